@@ -1,0 +1,93 @@
+// Package activities holds every I/O the workflows ask for: planning a job, allocating
+// slots, committing sinks (coordinator side, on the workers) and deploying or cancelling
+// tasks (runner side, on each runner's own task queue).
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/workflows"
+)
+
+// Coordinator runs the activities of the control plane.
+type Coordinator struct {
+	Client client.Client
+	Log    *slog.Logger
+}
+
+// PlanJob parses, checks and plans a job. A bad config fails without retry.
+func (a *Coordinator) PlanJob(ctx context.Context, in workflows.PlanInput) (*planner.PhysicalPlan, error) {
+	plan, err := planner.Plan(in.Source, connector.Job{ID: in.JobID})
+	if err != nil {
+		if planner.IsConfigError(err) {
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ConfigErrorType, nil)
+		}
+		return nil, err
+	}
+	return plan, nil
+}
+
+// AllocateSlots asks the resource manager for slots through its update.
+func (a *Coordinator) AllocateSlots(ctx context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+	h, err := a.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   contract.ResourceManagerID,
+		UpdateName:   contract.AllocateUpdate,
+		UpdateID:     req.Owner,
+		Args:         []any{req},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("not enough resources: the pipeline needs %d slots and no runner is registered", req.Slots),
+				workflows.NoEnoughResource, nil)
+		}
+		return nil, fmt.Errorf("allocate slots: %w", err)
+	}
+	var alloc contract.Allocation
+	if err := h.Get(ctx, &alloc); err != nil {
+		var ae *temporal.ApplicationError
+		if errors.As(err, &ae) && ae.Type() == workflows.NoEnoughResource {
+			return nil, temporal.NewNonRetryableApplicationError(ae.Message(), workflows.NoEnoughResource, nil)
+		}
+		return nil, fmt.Errorf("allocate slots: %w", err)
+	}
+	return &alloc, nil
+}
+
+// CommitSinks builds a sink's committer and commits one checkpoint's infos. Committers are
+// idempotent, so a retry after a failure is safe.
+func (a *Coordinator) CommitSinks(ctx context.Context, in workflows.CommitInput) error {
+	sink, err := planner.BuildSink(in.Job, in.Vertex)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ConfigErrorType, nil)
+	}
+	c, err := sink.CreateCommitter()
+	if err != nil {
+		return fmt.Errorf("%s: committer: %w", in.Vertex.Where, err)
+	}
+	if c == nil {
+		return nil
+	}
+	err = c.Commit(ctx, connector.CommitRequest{CheckpointID: in.CheckpointID, Final: in.Final, Infos: in.Infos})
+	if err == nil {
+		return nil
+	}
+	if connector.IsPermanent(err) {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Vertex.Where, err), workflows.CommitFailedType, nil)
+	}
+	activity.GetLogger(ctx).Warn("commit failed, will retry", "sink", in.Vertex.Where, "error", err)
+	return fmt.Errorf("%s: commit: %w", in.Vertex.Where, err)
+}

@@ -1,0 +1,70 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/taskrunner"
+	"github.com/strait-dev/strait/workflows"
+)
+
+// Runner runs the activities a runner serves on its own task queue.
+type Runner struct {
+	Runner *taskrunner.Runner
+}
+
+// DeployTasks hands a deployment to the runner and returns as soon as its tasks started.
+func (a *Runner) DeployTasks(ctx context.Context, d taskrunner.Deployment) error {
+	if err := a.Runner.Deploy(ctx, d); err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.DeployFailedType, nil)
+	}
+	return nil
+}
+
+// CancelTasks cancels a pipeline's tasks of an epoch (and older) on this runner.
+func (a *Runner) CancelTasks(ctx context.Context, req contract.CancelRequest) error {
+	a.Runner.Cancel(req)
+	return nil
+}
+
+// SignalReporter delivers task reports as signals to the pipeline workflow's id, so they
+// reach whichever run of it is current.
+type SignalReporter struct {
+	Client client.Client
+}
+
+// Report sends one report. A pipeline that no longer exists has nothing to hear: that is
+// not an error.
+func (r *SignalReporter) Report(ctx context.Context, workflowID string, rep contract.TaskReport) error {
+	err := r.Client.SignalWorkflow(ctx, workflowID, "", contract.TaskReportSignal, rep)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil
+	}
+	return err
+}
+
+// RegisterRunner tells the resource manager about a runner, starting the manager if it is
+// not running yet.
+func RegisterRunner(ctx context.Context, c client.Client, info contract.RunnerInfo) error {
+	if info.Started.IsZero() {
+		info.Started = time.Now()
+	}
+	_, err := c.SignalWithStartWorkflow(ctx, contract.ResourceManagerID, contract.RegisterRunnerSignal, info,
+		client.StartWorkflowOptions{
+			ID:            contract.ResourceManagerID,
+			TaskQueue:     contract.JobsQueue,
+			StaticSummary: "Strait resource manager: runners and slots",
+		}, contract.ResourceManagerWorkflowName, workflows.ResourceState{})
+	if err != nil {
+		return fmt.Errorf("register runner %s: %w", info.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+// Package contract holds what the control plane and the task runners say to each other:
+// task queue names, workflow ids, signal, update and query names, and the payloads. It has no
+// behaviour, so the runner can speak it without knowing any workflow.
+package contract
+
+import (
+	"fmt"
+	"time"
+)
+
+// Task queues and well-known ids.
+const (
+	// JobsQueue is where the workflows and the coordinator activities run.
+	JobsQueue = "strait-jobs"
+	// ResourceManagerID is the workflow id of the singleton resource manager.
+	ResourceManagerID = "strait-resource-manager"
+)
+
+// Workflow type names, registered explicitly.
+const (
+	JobWorkflowName             = "JobWorkflow"
+	PipelineWorkflowName        = "PipelineWorkflow"
+	ResourceManagerWorkflowName = "ResourceManagerWorkflow"
+)
+
+// Activity names, registered explicitly.
+const (
+	PlanJobActivity     = "PlanJob"
+	AllocateActivity    = "AllocateSlots"
+	CommitActivity      = "CommitSinks"
+	DeployActivity      = "DeployTasks"
+	CancelTasksActivity = "CancelTasks"
+)
+
+// Signal, update and query names.
+const (
+	TaskReportSignal     = "task-report"
+	RegisterRunnerSignal = "register-runner"
+	ReleaseSlotsSignal   = "release-slots"
+	AllocateUpdate       = "allocate-slots"
+	StatusQuery          = "status"
+	ClusterQuery         = "cluster"
+)
+
+// Search attributes Strait registers and keeps current on every job workflow.
+const (
+	SAJobName  = "StraitJobName"
+	SAJobState = "StraitJobState"
+	SAJobMode  = "StraitJobMode"
+)
+
+// RunnerQueue is the task queue a runner polls for deploy and cancel calls.
+func RunnerQueue(runnerID string) string { return "strait-runner-" + runnerID }
+
+// JobWorkflowID is the workflow id of job id.
+func JobWorkflowID(jobID int64) string { return fmt.Sprintf("strait-job-%d", jobID) }
+
+// PipelineWorkflowID is the workflow id of pipeline n (1-based) of a job.
+func PipelineWorkflowID(jobID int64, pipeline int) string {
+	return fmt.Sprintf("strait-job-%d-p%d", jobID, pipeline)
+}
+
+// JobState is SeaTunnel's job status.
+type JobState string
+
+// The job states.
+const (
+	JobCreated      JobState = "CREATED"
+	JobInitializing JobState = "INITIALIZING"
+	JobPending      JobState = "PENDING"
+	JobScheduled    JobState = "SCHEDULED"
+	JobRunning      JobState = "RUNNING"
+	JobFailing      JobState = "FAILING"
+	JobFailed       JobState = "FAILED"
+	JobCanceling    JobState = "CANCELING"
+	JobCanceled     JobState = "CANCELED"
+	JobFinished     JobState = "FINISHED"
+)
+
+// Terminal reports whether no change follows the state.
+func (s JobState) Terminal() bool {
+	return s == JobFailed || s == JobCanceled || s == JobFinished
+}
+
+// TaskState is the seed's task state machine: CREATED → INIT → READY_START → STARTING →
+// RUNNING → PREPARE_CLOSE → CLOSED, and CANCELING → CANCELED, FAILED from anywhere.
+type TaskState string
+
+// The task states.
+const (
+	TaskCreated      TaskState = "CREATED"
+	TaskInit         TaskState = "INIT"
+	TaskReadyStart   TaskState = "READY_START"
+	TaskStarting     TaskState = "STARTING"
+	TaskRunning      TaskState = "RUNNING"
+	TaskPrepareClose TaskState = "PREPARE_CLOSE"
+	TaskClosed       TaskState = "CLOSED"
+	TaskCanceling    TaskState = "CANCELING"
+	TaskCanceled     TaskState = "CANCELED"
+	TaskFailed       TaskState = "FAILED"
+)
+
+// Terminal reports whether the task has ended.
+func (s TaskState) Terminal() bool {
+	return s == TaskClosed || s == TaskCanceled || s == TaskFailed
+}
+
+// TaskID names one parallel instance of a task group.
+type TaskID struct {
+	Group   int `json:"group"`
+	Subtask int `json:"subtask"`
+}
+
+func (t TaskID) String() string { return fmt.Sprintf("g%d-%d", t.Group, t.Subtask) }
+
+// Counters are a task's row counts.
+type Counters struct {
+	RowsRead    int64 `json:"rowsRead"`
+	RowsWritten int64 `json:"rowsWritten"`
+	RowsFailed  int64 `json:"rowsFailed"`
+}
+
+// Add sums counters.
+func (c *Counters) Add(o Counters) {
+	c.RowsRead += o.RowsRead
+	c.RowsWritten += o.RowsWritten
+	c.RowsFailed += o.RowsFailed
+}
+
+// CommitInfo is one sink writer's prepared commit for a checkpoint.
+type CommitInfo struct {
+	Vertex  int    `json:"vertex"`
+	Subtask int    `json:"subtask"`
+	Info    []byte `json:"info"`
+}
+
+// TaskStatus is what a runner reports of one task.
+type TaskStatus struct {
+	Task     TaskID       `json:"task"`
+	State    TaskState    `json:"state"`
+	Error    string       `json:"error,omitempty"`
+	Counters Counters     `json:"counters"`
+	Commits  []CommitInfo `json:"commits,omitempty"` // the final commit infos of its sinks
+}
+
+// TaskReport is the one signal a runner sends a pipeline for a batch of task changes.
+type TaskReport struct {
+	RunnerID string       `json:"runnerId"`
+	Epoch    int          `json:"epoch"`
+	Tasks    []TaskStatus `json:"tasks"`
+}
+
+// RunnerInfo is what a runner tells the resource manager when it registers.
+type RunnerInfo struct {
+	ID        string            `json:"id"`
+	TaskQueue string            `json:"taskQueue"`
+	Slots     int               `json:"slots"`
+	Tags      map[string]string `json:"tags,omitempty"`
+	Address   string            `json:"address,omitempty"`
+	Started   time.Time         `json:"started"`
+}
+
+// AllocateRequest asks the resource manager for slots for one pipeline deployment.
+type AllocateRequest struct {
+	Owner     string            `json:"owner"` // the pipeline workflow id and epoch
+	Slots     int               `json:"slots"`
+	TagFilter map[string]string `json:"tagFilter,omitempty"`
+	Strategy  string            `json:"strategy,omitempty"`
+}
+
+// SlotGrant is the slots granted on one runner.
+type SlotGrant struct {
+	RunnerID  string `json:"runnerId"`
+	TaskQueue string `json:"taskQueue"`
+	Slots     []int  `json:"slots"`
+}
+
+// Allocation is the answer to an AllocateRequest.
+type Allocation struct {
+	Owner  string      `json:"owner"`
+	Grants []SlotGrant `json:"grants"`
+}
+
+// ReleaseRequest returns an owner's slots.
+type ReleaseRequest struct {
+	Owner string `json:"owner"`
+}
+
+// CancelRequest asks a runner to cancel a pipeline's tasks of an epoch.
+type CancelRequest struct {
+	JobID    int64 `json:"jobId"`
+	Pipeline int   `json:"pipeline"`
+	Epoch    int   `json:"epoch"`
+}
+
+// JobInput starts a job: the plain JSON a user may also give to `temporal workflow start
+// --type JobWorkflow --task-queue strait-jobs --input '{"config": "env {...} ..."}'`.
+type JobInput struct {
+	// JobID is the job's number; when 0 it is taken from a workflow id of the form
+	// strait-job-<id>, or derived from the run.
+	JobID int64 `json:"jobId,omitempty"`
+	// Config is the job config text, HOCON or JSON.
+	Config string `json:"config"`
+	// File names the config in messages; a .json name selects JSON.
+	File string `json:"file,omitempty"`
+	// Vars are -i variables.
+	Vars map[string]string `json:"vars,omitempty"`
+	// Name overrides env.job.name.
+	Name string `json:"name,omitempty"`
+	// Submitted is when the client submitted the job.
+	Submitted time.Time `json:"submitted,omitempty"`
+}
+
+// PipelineStatus is one pipeline's part of a job's status.
+type PipelineStatus struct {
+	ID       int          `json:"id"`
+	State    JobState     `json:"state"`
+	Error    string       `json:"error,omitempty"`
+	Tasks    []TaskStatus `json:"tasks,omitempty"`
+	Runners  []string     `json:"runners,omitempty"`
+	Counters Counters     `json:"counters"`
+}
+
+// JobStatus is what the job workflow's status query answers, and its result.
+type JobStatus struct {
+	JobID     int64            `json:"jobId"`
+	Name      string           `json:"name"`
+	Mode      string           `json:"mode,omitempty"`
+	State     JobState         `json:"state"`
+	Error     string           `json:"error,omitempty"`
+	Submitted time.Time        `json:"submitted,omitempty"`
+	Started   time.Time        `json:"started"`
+	Finished  time.Time        `json:"finished,omitempty"`
+	Pipelines []PipelineStatus `json:"pipelines,omitempty"`
+	Counters  Counters         `json:"counters"`
+	Warnings  []string         `json:"warnings,omitempty"`
+}

@@ -1,0 +1,19 @@
+package contract
+
+import (
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
+)
+
+// Deployment hands a runner the task instances of one pipeline it must run.
+type Deployment struct {
+	Job      connector.Job     `json:"job"`
+	Pipeline planner.Pipeline  `json:"pipeline"`
+	Vertices []*planner.Vertex `json:"vertices"` // the pipeline's vertices
+	// Epoch numbers the pipeline's deployments; a runner drops calls of an older epoch and
+	// the pipeline ignores their reports.
+	Epoch      int         `json:"epoch"`
+	WorkflowID string      `json:"workflowId"` // where reports go
+	Tasks      []TaskID    `json:"tasks"`      // the instances this runner runs
+	Env        planner.Env `json:"env"`
+}

@@ -1,0 +1,189 @@
+//go:build !noembed
+
+// Package devserver embeds a Temporal server (go.temporal.io/server on SQLite, in memory or
+// in a file) for `strait run`, `strait dev` and the tests. Production workers and runners
+// talk to a real Temporal cluster and are built without it (build tag noembed).
+package devserver
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+
+	"github.com/strait-dev/strait/contract"
+)
+
+// Available reports whether this build embeds the Temporal server.
+const Available = true
+
+// Options configure the embedded server.
+type Options struct {
+	// IP to listen on; default 127.0.0.1.
+	IP string
+	// Port of the frontend; 0 picks a free one.
+	Port int
+	// DBFile keeps the server's state in a SQLite file; empty keeps it in memory.
+	DBFile string
+	// Namespace to create; default "default".
+	Namespace string
+	// LogLevel of the server's own log (debug, info, warn, error); empty silences it.
+	LogLevel string
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	srv       temporal.Server
+	address   string
+	namespace string
+}
+
+// Address is the frontend's host:port.
+func (s *Server) Address() string { return s.address }
+
+// Namespace is the namespace the server created.
+func (s *Server) Namespace() string { return s.namespace }
+
+// SearchAttributes are the custom search attributes Strait's workflows use.
+var SearchAttributes = map[string]enumspb.IndexedValueType{
+	contract.SAJobName:  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	contract.SAJobState: enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	contract.SAJobMode:  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+}
+
+func freePort(ip string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start starts a server and returns once it serves.
+func Start(opts Options) (*Server, error) {
+	if opts.IP == "" {
+		opts.IP = "127.0.0.1"
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	var err error
+	if opts.Port == 0 {
+		if opts.Port, err = freePort(opts.IP); err != nil {
+			return nil, fmt.Errorf("embedded temporal: pick a port: %w", err)
+		}
+	}
+	sql := &config.SQL{PluginName: sqliteplugin.PluginName, ConnectAttributes: map[string]string{}}
+	if opts.DBFile == "" {
+		sql.ConnectAttributes["mode"] = "memory"
+		sql.ConnectAttributes["cache"] = "shared"
+		sql.DatabaseName = fmt.Sprintf("strait-%d-%d", os.Getpid(), time.Now().UnixNano())
+	} else {
+		sql.ConnectAttributes["mode"] = "rwc"
+		sql.ConnectAttributes["_journal_mode"] = "WAL"
+		sql.ConnectAttributes["_synchronous"] = "NORMAL"
+		sql.DatabaseName = opts.DBFile
+		if _, err := os.Stat(opts.DBFile); os.IsNotExist(err) {
+			if err := os.MkdirAll(filepath.Dir(opts.DBFile), 0o755); err != nil {
+				return nil, fmt.Errorf("embedded temporal: %w", err)
+			}
+			if err := sqliteschema.SetupSchema(sql); err != nil {
+				return nil, fmt.Errorf("embedded temporal: create schema in %s: %w", opts.DBFile, err)
+			}
+		}
+	}
+	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, SearchAttributes)
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: namespace: %w", err)
+	}
+	if err := sqliteschema.CreateNamespaces(sql, ns); err != nil {
+		return nil, fmt.Errorf("embedded temporal: create namespace: %w", err)
+	}
+	address := net.JoinHostPort(opts.IP, fmt.Sprint(opts.Port))
+	cfg := &config.Config{}
+	cfg.Global.Membership = config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: opts.IP}
+	cfg.Persistence = config.Persistence{
+		DefaultStore:     sqliteplugin.PluginName,
+		VisibilityStore:  sqliteplugin.PluginName,
+		NumHistoryShards: 1,
+		DataStores:       map[string]config.DataStore{sqliteplugin.PluginName: {SQL: sql}},
+	}
+	cfg.ClusterMetadata = &cluster.Config{
+		EnableGlobalNamespace:    false,
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        "active",
+		CurrentClusterName:       "active",
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			"active": {Enabled: true, InitialFailoverVersion: 1, RPCAddress: address},
+		},
+	}
+	cfg.DCRedirectionPolicy = config.DCRedirectionPolicy{Policy: "noop"}
+	cfg.Services = map[string]config.Service{}
+	for i, name := range []string{"frontend", "history", "matching", "worker"} {
+		port := opts.Port
+		if i > 0 {
+			if port, err = freePort(opts.IP); err != nil {
+				return nil, err
+			}
+		}
+		mport, err := freePort(opts.IP)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Services[name] = config.Service{RPC: config.RPC{GRPCPort: port, MembershipPort: mport, BindOnIP: opts.IP}}
+	}
+	cfg.Archival.History.State = "disabled"
+	cfg.Archival.Visibility.State = "disabled"
+	cfg.NamespaceDefaults.Archival.History.State = "disabled"
+	cfg.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	cfg.PublicClient = config.PublicClient{HostPort: address}
+
+	var logger log.Logger = log.NewNoopLogger()
+	if opts.LogLevel != "" {
+		logger = log.NewZapLogger(log.BuildZapLogger(log.Config{Stdout: false, Level: opts.LogLevel}))
+	}
+	authorizer, err := authorization.GetAuthorizerFromConfig(&cfg.Global.Authorization)
+	if err != nil {
+		return nil, err
+	}
+	claimMapper, err := authorization.GetClaimMapperFromConfig(&cfg.Global.Authorization, logger)
+	if err != nil {
+		return nil, err
+	}
+	dc := dynamicconfig.StaticClient{
+		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key():      true,
+		dynamicconfig.FrontendPersistenceMaxQPS.Key():                    10000,
+		dynamicconfig.HistoryPersistenceMaxQPS.Key():                     45000,
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(cfg),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithLogger(logger),
+		temporal.WithAuthorizer(authorizer),
+		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+		temporal.WithDynamicConfigClient(dc),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("embedded temporal: start: %w", err)
+	}
+	return &Server{srv: srv, address: address, namespace: opts.Namespace}, nil
+}
+
+// Stop stops the server.
+func (s *Server) Stop() error { return s.srv.Stop() }

@@ -1,0 +1,148 @@
+// Package jobclient is the client side of a job: submit it as a JobWorkflow, show its
+// progress, wait for its end and print SeaTunnel's job summary.
+package jobclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/workflows"
+)
+
+// NewJobID returns a fresh job number: milliseconds since the epoch and three random digits.
+func NewJobID() int64 {
+	return time.Now().UnixMilli()*1000 + rand.Int64N(1000)
+}
+
+// Submit starts the job's workflow and returns its run.
+func Submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
+	in := contract.JobInput{JobID: jobID, Config: src.Text, File: src.File, Vars: src.Vars, Name: src.Name, Submitted: time.Now()}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       contract.JobWorkflowID(jobID),
+		TaskQueue:                contract.JobsQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:            fmt.Sprintf("job %d: %s", jobID, name),
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SAJobName.ValueSet(name),
+			workflows.SAJobState.ValueSet(string(contract.JobCreated)),
+		),
+	}, contract.JobWorkflowName, in)
+	if err != nil {
+		return nil, fmt.Errorf("submit job %d: %w", jobID, err)
+	}
+	return run, nil
+}
+
+// Wait waits for the job to end and returns its final status, whatever the outcome.
+func Wait(ctx context.Context, run client.WorkflowRun) (*contract.JobStatus, error) {
+	var st contract.JobStatus
+	err := run.Get(ctx, &st)
+	if err == nil {
+		return &st, nil
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.HasDetails() {
+		if derr := ae.Details(&st); derr == nil {
+			if st.Error == "" {
+				st.Error = ae.Message()
+			}
+			return &st, nil
+		}
+	}
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) {
+		if ce.HasDetails() && ce.Details(&st) == nil {
+			st.State = contract.JobCanceled
+			return &st, nil
+		}
+		return &contract.JobStatus{State: contract.JobCanceled}, nil
+	}
+	var te *temporal.TerminatedError
+	if errors.As(err, &te) {
+		return &contract.JobStatus{State: contract.JobCanceled, Error: "the job's workflow was terminated"}, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, err
+}
+
+// ExitCode is SeaTunnel's: 0 when the job finished, 1 otherwise.
+func ExitCode(st *contract.JobStatus) int {
+	if st != nil && st.State == contract.JobFinished {
+		return 0
+	}
+	return 1
+}
+
+// PrintSummary prints SeaTunnel's job statistics block.
+func PrintSummary(w io.Writer, st *contract.JobStatus) {
+	const layout = "2006-01-02 15:04:05"
+	end := st.Finished
+	if end.IsZero() {
+		end = time.Now()
+	}
+	secs := int64(end.Sub(st.Started).Round(time.Second) / time.Second)
+	line := "***********************************************"
+	fmt.Fprintln(w, line)
+	fmt.Fprintln(w, "           Job Statistic Information")
+	fmt.Fprintln(w, line)
+	row := func(k string, v any) { fmt.Fprintf(w, "%-26s: %20v\n", k, v) }
+	row("Job Id", st.JobID)
+	row("Job Name", st.Name)
+	row("Job State", st.State)
+	row("Start Time", st.Started.Local().Format(layout))
+	row("End Time", end.Local().Format(layout))
+	row("Total Time(s)", secs)
+	row("Total Read Count", st.Counters.RowsRead)
+	row("Total Write Count", st.Counters.RowsWritten)
+	row("Total Failed Count", st.Counters.RowsFailed)
+	fmt.Fprintln(w, line)
+}
+
+// Progress draws a live line (rows read and written, rows/s, elapsed) from a counters
+// source until ctx ends; it is meant for a terminal.
+func Progress(ctx context.Context, w io.Writer, counters func() contract.Counters) {
+	start := time.Now()
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	var lastRows int64
+	lastAt := start
+	rate := 0.0
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprint(w, "\r\033[K")
+			return
+		case now := <-t.C:
+			c := counters()
+			if dt := now.Sub(lastAt).Seconds(); dt > 0 {
+				rate = float64(c.RowsRead-lastRows) / dt
+			}
+			lastRows, lastAt = c.RowsRead, now
+			fmt.Fprintf(w, "\r\033[Krows read %d  written %d  %s rows/s  elapsed %s",
+				c.RowsRead, c.RowsWritten, human(rate), now.Sub(start).Round(time.Second))
+		}
+	}
+}
+
+func human(f float64) string {
+	switch {
+	case f >= 1e6:
+		return fmt.Sprintf("%.2fM", f/1e6)
+	case f >= 1e3:
+		return fmt.Sprintf("%.1fk", f/1e3)
+	}
+	return fmt.Sprintf("%.0f", f)
+}

@@ -1,0 +1,178 @@
+// Package node composes Strait processes with fx: the embedded Temporal server (when no
+// address is given), the Temporal client, the jobs worker and task runners. The commands in
+// cmd/strait pick the parts they host.
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.uber.org/fx"
+
+	"github.com/strait-dev/strait/activities"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/taskrunner"
+	"github.com/strait-dev/strait/worker"
+)
+
+// Config says what a process hosts.
+type Config struct {
+	// Address of Temporal; empty starts the embedded server.
+	Address   string
+	Namespace string
+	// Embedded server options, when Address is empty.
+	Embedded devserver.Options
+	// Worker hosts the workflows and coordinator activities.
+	Worker bool
+	// Runner hosts a task runner with these settings (Slots 0 means no runner).
+	RunnerID string
+	Slots    int
+	Tags     map[string]string
+	Logger   *slog.Logger
+}
+
+// Node is what a composed process exposes to its command.
+type Node struct {
+	Client    client.Client
+	Runner    *taskrunner.Runner // nil without a runner
+	Address   string
+	Namespace string
+	Embedded  bool
+}
+
+// Module is the fx wiring of a process.
+func Module(cfg Config) fx.Option {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = "default"
+	}
+	return fx.Options(
+		fx.Supply(cfg),
+		fx.Provide(provideServer, provideClient, provideRunner, provideNode),
+		fx.Invoke(startWorker, startRunner),
+	)
+}
+
+// New starts a composed process and returns it with a stop function.
+func New(ctx context.Context, cfg Config) (*Node, func(context.Context) error, error) {
+	var n *Node
+	app := fx.New(Module(cfg), fx.Populate(&n), fx.NopLogger, fx.StartTimeout(2*time.Minute), fx.StopTimeout(time.Minute))
+	if err := app.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	return n, app.Stop, nil
+}
+
+type server struct{ s *devserver.Server }
+
+func provideServer(lc fx.Lifecycle, cfg Config) (*server, error) {
+	if cfg.Address != "" {
+		return &server{}, nil
+	}
+	cfg.Embedded.Namespace = cfg.Namespace
+	s, err := devserver.Start(cfg.Embedded)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(func() error { return s.Stop() }))
+	return &server{s: s}, nil
+}
+
+func provideClient(lc fx.Lifecycle, cfg Config, srv *server) (client.Client, error) {
+	addr := cfg.Address
+	if srv.s != nil {
+		addr = srv.s.Address()
+	}
+	c, err := client.Dial(client.Options{
+		HostPort:  addr,
+		Namespace: cfg.Namespace,
+		Logger:    sdklog.NewStructuredLogger(cfg.Logger),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
+	}
+	lc.Append(fx.StopHook(c.Close))
+	return c, nil
+}
+
+func provideRunner(cfg Config, c client.Client) *taskrunner.Runner {
+	if cfg.Slots <= 0 {
+		return nil
+	}
+	id := cfg.RunnerID
+	if id == "" {
+		id = DefaultRunnerID()
+	}
+	r := taskrunner.New(taskrunner.Config{ID: id, Slots: cfg.Slots, Tags: cfg.Tags, Logger: cfg.Logger},
+		&activities.SignalReporter{Client: c})
+	return r
+}
+
+func provideNode(cfg Config, c client.Client, r *taskrunner.Runner, srv *server) *Node {
+	n := &Node{Client: c, Runner: r, Address: cfg.Address, Namespace: cfg.Namespace}
+	if srv.s != nil {
+		n.Address, n.Embedded = srv.s.Address(), true
+	}
+	return n
+}
+
+func startWorker(lc fx.Lifecycle, cfg Config, c client.Client) {
+	if !cfg.Worker {
+		return
+	}
+	var w sdkworker.Worker
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := worker.EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
+				return err
+			}
+			w = worker.NewJobsWorker(c, cfg.Logger)
+			return w.Start()
+		},
+		OnStop: func(context.Context) error {
+			w.Stop()
+			return nil
+		},
+	})
+}
+
+func startRunner(lc fx.Lifecycle, cfg Config, c client.Client, r *taskrunner.Runner) {
+	if r == nil {
+		return
+	}
+	var w sdkworker.Worker
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			w = worker.NewRunnerWorker(c, r)
+			if err := w.Start(); err != nil {
+				return err
+			}
+			return activities.RegisterRunner(ctx, c, contract.RunnerInfo{
+				ID: r.ID(), TaskQueue: contract.RunnerQueue(r.ID()), Slots: r.Slots(), Tags: r.Tags(),
+			})
+		},
+		OnStop: func(context.Context) error {
+			r.Close()
+			w.Stop()
+			return nil
+		},
+	})
+}
+
+// DefaultRunnerID is stable across restarts on one host: the host name.
+func DefaultRunnerID() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "runner"
+	}
+	return h
+}

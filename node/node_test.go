@@ -1,0 +1,316 @@
+package node_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/jobclient"
+	"github.com/strait-dev/strait/node"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// Test plugins: a source of n sequential ints split over its readers, and a sink that keeps
+// what it received per job so the test can compare it with what was sent.
+
+type seqSource struct {
+	n, par int
+	table  *catalog.Table
+	block  bool
+}
+
+func (s *seqSource) Boundedness() connector.Boundedness { return connector.Bounded }
+func (s *seqSource) Tables() []*catalog.Table           { return []*catalog.Table{s.table} }
+func (s *seqSource) CreateEnumerator(ctx connector.EnumeratorContext, _ []byte) (connector.Enumerator, error) {
+	return &seqEnum{ctx: ctx}, nil
+}
+func (s *seqSource) CreateReader(ctx connector.ReaderContext) (connector.Reader, error) {
+	return &seqReader{src: s, idx: ctx.Index}, nil
+}
+
+type seqEnum struct{ ctx connector.EnumeratorContext }
+
+func (e *seqEnum) Open(context.Context) error { return nil }
+func (e *seqEnum) Run(context.Context) error {
+	for i := 0; i < e.ctx.Parallelism(); i++ {
+		e.ctx.Assign(i, connector.Split{ID: fmt.Sprint(i)})
+		e.ctx.SignalNoMoreSplits(i)
+	}
+	return nil
+}
+func (e *seqEnum) RegisterReader(int) error                   { return nil }
+func (e *seqEnum) HandleSplitRequest(int) error               { return nil }
+func (e *seqEnum) AddSplitsBack([]connector.Split, int) error { return nil }
+func (e *seqEnum) Snapshot(int64) ([]byte, error)             { return nil, nil }
+func (e *seqEnum) Close() error                               { return nil }
+
+type seqReader struct {
+	src    *seqSource
+	idx    int
+	next   int
+	splits int
+	noMore bool
+}
+
+func (r *seqReader) Open(context.Context) error                     { r.next = r.idx; return nil }
+func (r *seqReader) AddSplits(s []connector.Split)                  { r.splits += len(s) }
+func (r *seqReader) NoMoreSplits()                                  { r.noMore = true }
+func (r *seqReader) SnapshotState(int64) ([]connector.Split, error) { return nil, nil }
+func (r *seqReader) Close() error                                   { return nil }
+func (r *seqReader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
+	if r.src.block {
+		<-ctx.Done()
+		return false, ctx.Err()
+	}
+	if r.splits == 0 {
+		return r.noMore, nil
+	}
+	for r.next < r.src.n && !out.Full() {
+		rw := out.Add(row.Insert, r.src.table.ID(), 1)
+		rw.Fields[0] = row.BigIntValue(int64(r.next))
+		r.next += r.src.par
+	}
+	return r.next >= r.src.n, nil
+}
+
+var (
+	sinkMu   sync.Mutex
+	received = map[int64][]int64{}
+	commits  atomic.Int64
+)
+
+type keepSink struct {
+	failAt int64
+}
+
+func (k *keepSink) CreateWriter(ctx connector.WriterContext, _ [][]byte) (connector.Writer, error) {
+	return &keepWriter{job: ctx.Job.ID, failAt: k.failAt}, nil
+}
+func (k *keepSink) CreateCommitter() (connector.Committer, error) { return keepCommitter{}, nil }
+
+type keepWriter struct {
+	job    int64
+	failAt int64
+	n      int
+}
+
+func (w *keepWriter) Write(_ context.Context, b *row.Batch) error {
+	sinkMu.Lock()
+	defer sinkMu.Unlock()
+	for i := range b.Rows {
+		v := b.Rows[i].Fields[0].I
+		if w.failAt >= 0 && v == w.failAt {
+			return fmt.Errorf("row %d is poisoned", v)
+		}
+		received[w.job] = append(received[w.job], v)
+		w.n++
+	}
+	return nil
+}
+func (w *keepWriter) PrepareCommit(context.Context, int64) ([]byte, error) {
+	return json.Marshal(w.n)
+}
+func (w *keepWriter) SnapshotState(int64) ([]byte, error) { return nil, nil }
+func (w *keepWriter) Close(context.Context) error         { return nil }
+
+type keepCommitter struct{}
+
+func (keepCommitter) Commit(_ context.Context, req connector.CommitRequest) error {
+	if req.Final {
+		commits.Add(1)
+	}
+	return nil
+}
+func (keepCommitter) Abort(context.Context, [][]byte) error { return nil }
+
+func init() {
+	connector.RegisterSource("SeqSource", func(ctx *connector.SourceContext) (connector.Source, error) {
+		n, err := ctx.Options.Int("rows", 10)
+		if err != nil {
+			return nil, err
+		}
+		block, err := ctx.Options.Bool("block", false)
+		if err != nil {
+			return nil, err
+		}
+		rt := &types.RowType{Names: []string{"id"}, Types: []types.DataType{types.Of(types.BigInt)}}
+		return &seqSource{n: int(n), par: ctx.Parallelism, block: block,
+			table: catalog.FromRowType(catalog.TablePath{Table: "seq"}, rt)}, nil
+	})
+	connector.RegisterSink("KeepSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+		f, err := ctx.Options.Int("fail_at", -1)
+		if err != nil {
+			return nil, err
+		}
+		return &keepSink{failAt: f}, nil
+	})
+}
+
+var (
+	setupOnce sync.Once
+	shared    *node.Node
+	setupErr  error
+)
+
+// cluster starts one embedded server, a worker and a runner for all tests of the package.
+func cluster(t *testing.T) *node.Node {
+	t.Helper()
+	setupOnce.Do(func() {
+		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		shared, _, setupErr = node.New(context.Background(), node.Config{Worker: true, Slots: 8, RunnerID: "test", Logger: log})
+	})
+	if setupErr != nil {
+		t.Fatal(setupErr)
+	}
+	return shared
+}
+
+func runJob(t *testing.T, n *node.Node, text string) (*contract.JobStatus, int64) {
+	t.Helper()
+	id := jobclient.NewJobID()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run, err := jobclient.Submit(ctx, n.Client, id, planner.Source{File: "job.conf", Text: text}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := jobclient.Wait(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, id
+}
+
+func TestJobRunsToTheEnd(t *testing.T) {
+	n := cluster(t)
+	before := commits.Load()
+	st, id := runJob(t, n, `
+env { parallelism = 3, job.mode = BATCH }
+source { SeqSource { rows = 10000 } }
+sink { KeepSink {} }`)
+	if st.State != contract.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	sinkMu.Lock()
+	got := append([]int64(nil), received[id]...)
+	sinkMu.Unlock()
+	seen := make([]bool, 10000)
+	for _, v := range got {
+		if seen[v] {
+			t.Fatalf("row %d written twice", v)
+		}
+		seen[v] = true
+	}
+	if len(got) != 10000 {
+		t.Fatalf("sink got %d rows, want 10000", len(got))
+	}
+	if st.Counters.RowsRead != 10000 || st.Counters.RowsWritten != 10000 {
+		t.Fatalf("counters %+v", st.Counters)
+	}
+	if commits.Load() != before+1 {
+		t.Fatalf("the committer ran %d times", commits.Load()-before)
+	}
+}
+
+func TestTwoPipelinesAndAnExchange(t *testing.T) {
+	n := cluster(t)
+	st, id := runJob(t, n, `
+env { parallelism = 2 }
+source {
+  SeqSource { rows = 500, plugin_output = "a" }
+  SeqSource { rows = 300, plugin_output = "b", parallelism = 3 }
+}
+sink {
+  KeepSink { plugin_input = "a" }
+  KeepSink { plugin_input = "b" }
+}`)
+	if st.State != contract.JobFinished || len(st.Pipelines) != 2 {
+		t.Fatalf("state %s pipelines %d: %s", st.State, len(st.Pipelines), st.Error)
+	}
+	sinkMu.Lock()
+	got := len(received[id])
+	sinkMu.Unlock()
+	if got != 800 {
+		t.Fatalf("sink got %d rows, want 800", got)
+	}
+}
+
+func TestFailingTaskFailsTheJobWithItsCause(t *testing.T) {
+	n := cluster(t)
+	st, _ := runJob(t, n, `
+source { SeqSource { rows = 1000 } }
+sink { KeepSink { fail_at = 500 } }`)
+	if st.State != contract.JobFailed {
+		t.Fatalf("state %s", st.State)
+	}
+	if !strings.Contains(st.Error, "row 500 is poisoned") {
+		t.Fatalf("error %q does not name the cause", st.Error)
+	}
+}
+
+func TestConfigErrorFailsTheJob(t *testing.T) {
+	n := cluster(t)
+	st, _ := runJob(t, n, `
+source { SeqSource { rows = lots } }
+sink { KeepSink {} }`)
+	if st.State != contract.JobFailed || !strings.Contains(st.Error, `rows: "lots" is not an integer`) {
+		t.Fatalf("state %s error %q", st.State, st.Error)
+	}
+}
+
+func TestCancelStopsTheJob(t *testing.T) {
+	n := cluster(t)
+	id := jobclient.NewJobID()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run, err := jobclient.Submit(ctx, n.Client, id, planner.Source{File: "job.conf", Text: `
+source { SeqSource { block = true } }
+sink { KeepSink {} }`}, "blocked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// wait until the task runs, then cancel the workflow as `temporal workflow cancel` does
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		running := false
+		for _, ti := range n.Runner.Tasks() {
+			if ti.Job == id && ti.State == contract.TaskRunning {
+				running = true
+			}
+		}
+		if running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the task never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := n.Client.CancelWorkflow(ctx, run.GetID(), ""); err != nil {
+		t.Fatal(err)
+	}
+	st, err := jobclient.Wait(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != contract.JobCanceled {
+		t.Fatalf("state %s", st.State)
+	}
+	for _, ti := range n.Runner.Tasks() {
+		if ti.Job == id {
+			t.Fatalf("task %s still hosted in state %s", ti.Task, ti.State)
+		}
+	}
+}

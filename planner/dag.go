@@ -1,0 +1,345 @@
+package planner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner/hocon"
+)
+
+// VertexKind is source, transform or sink.
+type VertexKind string
+
+// The vertex kinds.
+const (
+	SourceVertex    VertexKind = "source"
+	TransformVertex VertexKind = "transform"
+	SinkVertex      VertexKind = "sink"
+)
+
+// Vertex is one plugin instance in the job's DAG. It is what travels to the runners: the
+// options are carried as JSON and the plugin is built again where it runs.
+type Vertex struct {
+	ID          int             `json:"id"`
+	Kind        VertexKind      `json:"kind"`
+	Plugin      string          `json:"plugin"` // canonical plugin name
+	Where       string          `json:"where"`  // `sink[0] Assert`
+	Options     json.RawMessage `json:"options"`
+	Inputs      []int           `json:"inputs,omitempty"` // vertex ids; several = union
+	Output      string          `json:"output,omitempty"` // dataset name
+	Parallelism int             `json:"parallelism"`
+	// Tables are the tables the vertex emits (sources, transforms) or receives (sinks).
+	Tables []*catalog.Table `json:"tables"`
+	// InputTables are the tables the vertex receives (transforms, sinks).
+	InputTables []*catalog.Table `json:"inputTables,omitempty"`
+}
+
+// LogicalDag is the job's vertices, in plan order (sources, transforms, sinks).
+type LogicalDag struct {
+	Job      connector.Job
+	Env      Env
+	Vertices []*Vertex
+	// Warnings are things SeaTunnel would accept silently but a user wants to know, such
+	// as options no plugin reads.
+	Warnings []string
+}
+
+// ConfigError is a job config that cannot run; it names the plugin and what is wrong.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// IsConfigError reports whether err is a bad job config (as opposed to a failure to run).
+func IsConfigError(err error) bool {
+	var ce *ConfigError
+	var he *hocon.Error
+	var oe *config.Error
+	return errors.As(err, &ce) || errors.As(err, &he) || errors.As(err, &oe)
+}
+
+func cfgErr(format string, args ...any) error {
+	return &ConfigError{Err: fmt.Errorf(format, args...)}
+}
+
+const defaultIdentifier = "default-identifier"
+
+// BuildDag wires the plugins into a DAG and builds every plugin once, which checks its
+// options and derives the tables that flow along each edge.
+func BuildDag(jc *JobConfig, job connector.Job) (*LogicalDag, error) {
+	if len(jc.Sources) == 0 || len(jc.Sinks) == 0 {
+		return nil, cfgErr("%s: a job needs at least one source and one sink", jc.File)
+	}
+	job.Name = jc.Env.Name
+	job.Mode = jc.Env.Mode
+	d := &LogicalDag{Job: job, Env: jc.Env}
+	simple := len(jc.Sources) == 1 && len(jc.Transforms) <= 1 && len(jc.Sinks) == 1
+	if !simple {
+		if err := checkComplexGraph(jc); err != nil {
+			return nil, err
+		}
+	}
+	// datasets: name -> producing vertex, and the order they were registered in
+	produced := map[string]*Vertex{}
+	var last *Vertex
+	newVertex := func(kind VertexKind, p *Plugin) (*Vertex, error) {
+		raw, err := json.Marshal(p.Options)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Where(), err)
+		}
+		return &Vertex{ID: len(d.Vertices) + 1, Kind: kind, Plugin: p.Name, Where: p.Where(), Options: raw, Output: p.Output}, nil
+	}
+	register := func(v *Vertex) {
+		name := v.Output
+		if name == "" {
+			name = defaultIdentifier
+		}
+		produced[name] = v
+		last = v
+		d.Vertices = append(d.Vertices, v)
+	}
+	for _, p := range jc.Sources {
+		v, err := newVertex(SourceVertex, p)
+		if err != nil {
+			return nil, err
+		}
+		v.Parallelism = jc.Env.Parallelism
+		if p.Parallelism > 0 {
+			v.Parallelism = p.Parallelism
+		}
+		if err := d.buildSource(v, p); err != nil {
+			return nil, err
+		}
+		register(v)
+	}
+	// resolve inputs; in a simple graph names are not checked and the chain is linear
+	inputsOf := func(p *Plugin, lastChance bool) ([]*Vertex, bool) {
+		if simple {
+			return []*Vertex{last}, true
+		}
+		names := p.Inputs
+		if len(names) == 0 {
+			names = []string{defaultIdentifier}
+		}
+		var ins []*Vertex
+		for _, n := range names {
+			v, ok := produced[n]
+			if !ok {
+				if lastChance {
+					return []*Vertex{last}, true
+				}
+				return nil, false
+			}
+			ins = append(ins, v)
+		}
+		return ins, true
+	}
+	// Transforms whose inputs are not there yet wait for a later round, so file order does
+	// not matter; a round without progress means the transforms feed each other in a cycle.
+	queue := jc.Transforms
+	for len(queue) > 0 {
+		var waiting []*Plugin
+		for _, p := range queue {
+			ins, ok := inputsOf(p, false)
+			if !ok {
+				waiting = append(waiting, p)
+				continue
+			}
+			v, err := newVertex(TransformVertex, p)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.connect(v, ins); err != nil {
+				return nil, err
+			}
+			v.Parallelism = ins[0].Parallelism
+			if p.Parallelism > 0 {
+				v.Parallelism = p.Parallelism
+			}
+			if err := d.buildTransform(v, p); err != nil {
+				return nil, err
+			}
+			register(v)
+		}
+		if len(waiting) == len(queue) {
+			return nil, cfgErr("%s: its input %s never becomes available: the transforms feed each other in a cycle", waiting[0].Where(), quoteList(waiting[0].Inputs))
+		}
+		queue = waiting
+	}
+	for _, p := range jc.Sinks {
+		ins, ok := inputsOf(p, true)
+		if !ok {
+			return nil, cfgErr("%s: input %s is produced by no source or transform", p.Where(), quoteList(p.Inputs))
+		}
+		v, err := newVertex(SinkVertex, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.connect(v, ins); err != nil {
+			return nil, err
+		}
+		// Sinks take the parallelism of their (first) input, as SeaTunnel's engine does.
+		v.Parallelism = ins[0].Parallelism
+		if err := d.buildSink(v, p); err != nil {
+			return nil, err
+		}
+		d.Vertices = append(d.Vertices, v)
+	}
+	return d, nil
+}
+
+func quoteList(names []string) string {
+	if len(names) == 0 {
+		return `"` + defaultIdentifier + `"`
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// checkComplexGraph applies SeaTunnel's validation to anything but one source → at most
+// one transform → one sink: names are required, unique, resolvable and all used.
+func checkComplexGraph(jc *JobConfig) error {
+	outputs := map[string]*Plugin{}
+	for _, group := range [][]*Plugin{jc.Sources, jc.Transforms} {
+		for _, p := range group {
+			if p.Output == "" {
+				return cfgErr("%s: plugin_output (or result_table_name) is required when a job has several sources, transforms or sinks", p.Where())
+			}
+			if prev, dup := outputs[p.Output]; dup {
+				return cfgErr("%s: plugin_output %q is already produced by %s; outputs must be different", p.Where(), p.Output, prev.Where())
+			}
+			outputs[p.Output] = p
+		}
+	}
+	used := map[string]bool{}
+	for _, group := range [][]*Plugin{jc.Transforms, jc.Sinks} {
+		for _, p := range group {
+			if len(p.Inputs) == 0 {
+				return cfgErr("%s: plugin_input (or source_table_name) is required when a job has several sources, transforms or sinks", p.Where())
+			}
+			for _, in := range p.Inputs {
+				if _, ok := outputs[in]; !ok {
+					return cfgErr("%s: input %q is produced by no source or transform", p.Where(), in)
+				}
+				used[in] = true
+			}
+		}
+	}
+	for _, group := range [][]*Plugin{jc.Sources, jc.Transforms} {
+		for _, p := range group {
+			if !used[p.Output] {
+				return cfgErr("%s: output %q is not used by any transform or sink", p.Where(), p.Output)
+			}
+		}
+	}
+	return nil
+}
+
+// connect sets v's inputs and the tables it receives; a union needs equal schemas.
+func (d *LogicalDag) connect(v *Vertex, ins []*Vertex) error {
+	for _, in := range ins {
+		v.Inputs = append(v.Inputs, in.ID)
+		v.InputTables = append(v.InputTables, in.Tables...)
+	}
+	if len(ins) > 1 {
+		first := ins[0].Tables
+		for _, in := range ins[1:] {
+			if len(in.Tables) != len(first) {
+				return cfgErr("%s: cannot union inputs with different structures (%s and %s)", v.Where, d.vertex(v.Inputs[0]).Where, in.Where)
+			}
+			for i, t := range in.Tables {
+				if !t.RowType().Equal(first[i].RowType()) {
+					return cfgErr("%s: cannot union inputs with different structures: %s emits %s, %s emits %s",
+						v.Where, d.vertex(v.Inputs[0]).Where, first[i].RowType(), in.Where, t.RowType())
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (d *LogicalDag) vertex(id int) *Vertex { return d.Vertices[id-1] }
+
+// Vertex returns the vertex with this id.
+func (d *LogicalDag) Vertex(id int) *Vertex { return d.vertex(id) }
+
+func (d *LogicalDag) warnUnused(o *config.Options) {
+	o.MarkUsed(commonKeys...)
+	for _, u := range o.Unused() {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: option %s is not used by the plugin (ignored)", o.Where(), u))
+	}
+}
+
+func (d *LogicalDag) buildSource(v *Vertex, p *Plugin) error {
+	f, name, ok := connector.LookupSource(p.Name)
+	if !ok {
+		return cfgErr("%s: unknown source plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SourceNames(), ", "), p.Pos)
+	}
+	v.Plugin = name
+	o := config.New(p.Options, p.Where())
+	src, err := f(&connector.SourceContext{Options: o, Job: d.Job, Parallelism: v.Parallelism, OutputName: p.Output})
+	if err != nil {
+		return wrapPluginErr(p, err)
+	}
+	if d.Job.Mode == connector.Batch && src.Boundedness() == connector.Unbounded {
+		return cfgErr("%s: the source is unbounded and cannot run in a BATCH job; set env.job.mode = STREAMING", p.Where())
+	}
+	v.Tables = src.Tables()
+	d.warnUnused(o)
+	return nil
+}
+
+func (d *LogicalDag) buildTransform(v *Vertex, p *Plugin) error {
+	f, name, ok := connector.LookupTransform(p.Name)
+	if !ok {
+		return cfgErr("%s: unknown transform plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.TransformNames(), ", "), p.Pos)
+	}
+	v.Plugin = name
+	o := config.New(p.Options, p.Where())
+	t, err := f(&connector.TransformContext{Options: o, Job: d.Job, Inputs: v.InputTables})
+	if err != nil {
+		return wrapPluginErr(p, err)
+	}
+	v.Tables = t.Outputs()
+	d.warnUnused(o)
+	return nil
+}
+
+func (d *LogicalDag) buildSink(v *Vertex, p *Plugin) error {
+	f, name, ok := connector.LookupSink(p.Name)
+	if !ok {
+		return cfgErr("%s: unknown sink plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SinkNames(), ", "), p.Pos)
+	}
+	v.Plugin = name
+	o := config.New(p.Options, p.Where())
+	if _, err := f(&connector.SinkContext{Options: o, Job: d.Job, Inputs: v.InputTables}); err != nil {
+		return wrapPluginErr(p, err)
+	}
+	v.Tables = v.InputTables
+	d.warnUnused(o)
+	return nil
+}
+
+func wrapPluginErr(p *Plugin, err error) error {
+	if IsConfigError(err) {
+		return &ConfigError{Err: err}
+	}
+	return &ConfigError{Err: fmt.Errorf("%s: %w", p.Where(), err)}
+}
+
+// OptionsOf parses a vertex's carried options back into config.Options.
+func OptionsOf(v *Vertex) (*config.Options, error) {
+	root, err := hocon.Parse(v.Options, hocon.Options{File: v.Where})
+	if err != nil {
+		return nil, fmt.Errorf("%s: options: %w", v.Where, err)
+	}
+	return config.New(root, v.Where), nil
+}

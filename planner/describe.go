@@ -1,0 +1,85 @@
+package planner
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText prints the logical DAG, the pipelines and the physical plan for people.
+func (pp *PhysicalPlan) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "Job %q (%s, parallelism %d)\n\n", pp.Job.Name, pp.Job.Mode, pp.Env.Parallelism)
+	fmt.Fprintln(w, "Logical DAG:")
+	for _, v := range pp.Vertices {
+		ins := make([]string, len(v.Inputs))
+		for i, in := range v.Inputs {
+			ins[i] = fmt.Sprintf("v%d", in)
+		}
+		from := ""
+		if len(ins) > 0 {
+			from = " <- " + strings.Join(ins, ", ")
+			if len(ins) > 1 {
+				from += " (union)"
+			}
+		}
+		fmt.Fprintf(w, "  v%d %-9s %-14s parallelism %d%s\n", v.ID, v.Kind, v.Plugin, v.Parallelism, from)
+		for _, t := range v.Tables {
+			if v.Kind != SinkVertex {
+				fmt.Fprintf(w, "       table %s %s\n", t.ID(), t.RowType())
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nPipelines: %d\n", len(pp.Pipelines))
+	for _, p := range pp.Pipelines {
+		vs := make([]string, len(p.Vertices))
+		for i, id := range p.Vertices {
+			vs[i] = fmt.Sprintf("v%d", id)
+		}
+		fmt.Fprintf(w, "  pipeline %d: %s (%d slots)\n", p.ID, strings.Join(vs, " "), p.Slots())
+		for _, g := range p.TaskGroups {
+			chain := make([]string, len(g.Vertices))
+			for i, id := range g.Vertices {
+				chain[i] = fmt.Sprintf("v%d %s", id, pp.Vertex(id).Plugin)
+			}
+			fused := ""
+			if len(g.Vertices) > 1 {
+				fused = " (fused)"
+			}
+			fmt.Fprintf(w, "    task group %d x%d: %s%s\n", g.ID, g.Parallelism, strings.Join(chain, " -> "), fused)
+		}
+		for _, e := range p.Edges {
+			fmt.Fprintf(w, "    exchange %s\n", e)
+		}
+	}
+	if len(pp.Warnings) > 0 {
+		fmt.Fprintln(w, "\nWarnings:")
+		for _, wn := range pp.Warnings {
+			fmt.Fprintf(w, "  %s\n", wn)
+		}
+	}
+}
+
+// WriteDot prints the plan as a Graphviz digraph: a cluster per pipeline, a box per task
+// group holding its fused vertices, dashed arrows for exchanges.
+func (pp *PhysicalPlan) WriteDot(w io.Writer) {
+	fmt.Fprintf(w, "digraph %q {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n", pp.Job.Name)
+	for _, p := range pp.Pipelines {
+		fmt.Fprintf(w, "  subgraph cluster_p%d {\n    label=\"pipeline %d\";\n", p.ID, p.ID)
+		for _, g := range p.TaskGroups {
+			fmt.Fprintf(w, "    subgraph cluster_p%d_g%d {\n      label=\"task group %d x%d\"; style=dashed;\n", p.ID, g.ID, g.ID, g.Parallelism)
+			for _, id := range g.Vertices {
+				v := pp.Vertex(id)
+				fmt.Fprintf(w, "      v%d [label=\"%s\\n%s\"];\n", id, v.Plugin, v.Kind)
+			}
+			for i := 1; i < len(g.Vertices); i++ {
+				fmt.Fprintf(w, "      v%d -> v%d;\n", g.Vertices[i-1], g.Vertices[i])
+			}
+			fmt.Fprintln(w, "    }")
+		}
+		for _, e := range p.Edges {
+			fmt.Fprintf(w, "    v%d -> v%d [style=dashed, label=%q];\n", e.FromVertex, e.ToVertex, string(e.Partitioning))
+		}
+		fmt.Fprintln(w, "  }")
+	}
+	fmt.Fprintln(w, "}")
+}

@@ -1,0 +1,255 @@
+package planner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// Minimal plugins for planning tests: they only declare tables.
+
+type testSource struct{ tables []*catalog.Table }
+
+func (s *testSource) Boundedness() connector.Boundedness { return connector.Bounded }
+func (s *testSource) Tables() []*catalog.Table           { return s.tables }
+func (s *testSource) CreateEnumerator(connector.EnumeratorContext, []byte) (connector.Enumerator, error) {
+	return nil, nil
+}
+func (s *testSource) CreateReader(connector.ReaderContext) (connector.Reader, error) { return nil, nil }
+
+type testTransform struct{ out []*catalog.Table }
+
+func (t *testTransform) Outputs() []*catalog.Table                                   { return t.out }
+func (t *testTransform) Open(context.Context) error                                  { return nil }
+func (t *testTransform) Close() error                                                { return nil }
+func (t *testTransform) Process(_ context.Context, b *row.Batch) (*row.Batch, error) { return b, nil }
+
+type testSink struct{}
+
+func (testSink) CreateWriter(connector.WriterContext, [][]byte) (connector.Writer, error) {
+	return nil, nil
+}
+func (testSink) CreateCommitter() (connector.Committer, error) { return nil, nil }
+
+func init() {
+	connector.RegisterSource("PlanSource", func(ctx *connector.SourceContext) (connector.Source, error) {
+		width, err := ctx.Options.Int("width", 1)
+		if err != nil {
+			return nil, err
+		}
+		rt := &types.RowType{}
+		for i := 0; i < int(width); i++ {
+			rt.Names = append(rt.Names, string(rune('a'+i)))
+			rt.Types = append(rt.Types, types.Of(types.Int))
+		}
+		return &testSource{tables: []*catalog.Table{catalog.FromRowType(catalog.TablePath{Table: ctx.OutputName}, rt)}}, nil
+	})
+	connector.RegisterTransform("PlanTransform", func(ctx *connector.TransformContext) (connector.Transform, error) {
+		return &testTransform{out: ctx.Inputs}, nil
+	})
+	connector.RegisterSink("PlanSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+		if _, err := ctx.Options.Enum("mode", "A", "A", "B"); err != nil {
+			return nil, err
+		}
+		return testSink{}, nil
+	})
+}
+
+func plan(t *testing.T, text string) (*PhysicalPlan, error) {
+	t.Helper()
+	return Plan(Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+}
+
+func TestPlanSimpleChainFuses(t *testing.T) {
+	pp, err := plan(t, `
+env { parallelism = 2, job.mode = batch, spark.master = local }
+source { PlanSource { result_table_name = "x" } }
+transform { plantransform { source_table_name = "whatever" } }
+sink { PLANSINK {} }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pp.Pipelines) != 1 || len(pp.Pipelines[0].TaskGroups) != 1 {
+		t.Fatalf("want one fused task group, got %+v", pp.Pipelines)
+	}
+	g := pp.Pipelines[0].TaskGroups[0]
+	if len(g.Vertices) != 3 || g.Parallelism != 2 {
+		t.Fatalf("group = %+v", g)
+	}
+	if pp.Job.Mode != connector.Batch || pp.Pipelines[0].Slots() != 2 {
+		t.Fatalf("mode %s slots %d", pp.Job.Mode, pp.Pipelines[0].Slots())
+	}
+}
+
+func TestPlanTwoPipelines(t *testing.T) {
+	pp, err := plan(t, `
+source {
+  PlanSource { result_table_name = "a" }
+  PlanSource { result_table_name = "b" }
+}
+sink {
+  PlanSink { source_table_name = "a" }
+  PlanSink { plugin_input = "b" }
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pp.Pipelines) != 2 {
+		t.Fatalf("want 2 pipelines, got %d", len(pp.Pipelines))
+	}
+	for _, p := range pp.Pipelines {
+		if len(p.TaskGroups) != 1 || len(p.TaskGroups[0].Vertices) != 2 {
+			t.Fatalf("pipeline %d: %+v", p.ID, p.TaskGroups)
+		}
+	}
+}
+
+func TestPlanUnionAndParallelismMakeExchanges(t *testing.T) {
+	pp, err := plan(t, `
+env { parallelism = 2 }
+source {
+  PlanSource { plugin_output = "a" }
+  PlanSource { plugin_output = "b", parallelism = 3 }
+}
+transform {
+  PlanTransform { plugin_input = ["a", "b"], plugin_output = "u", parallelism = 1 }
+}
+sink { PlanSink { plugin_input = "u" } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pp.Pipelines) != 1 {
+		t.Fatalf("want 1 pipeline, got %d", len(pp.Pipelines))
+	}
+	p := pp.Pipelines[0]
+	if len(p.TaskGroups) != 3 || len(p.Edges) != 2 {
+		t.Fatalf("groups %+v edges %+v", p.TaskGroups, p.Edges)
+	}
+	for _, e := range p.Edges {
+		if e.Partitioning != Rebalance {
+			t.Errorf("edge %s: want rebalance", e)
+		}
+	}
+	if p.Slots() != 2+3+1 {
+		t.Errorf("slots = %d", p.Slots())
+	}
+	var sb strings.Builder
+	pp.WriteText(&sb)
+	if !strings.Contains(sb.String(), "(union)") || !strings.Contains(sb.String(), "exchange") {
+		t.Errorf("text plan:\n%s", sb.String())
+	}
+	sb.Reset()
+	pp.WriteDot(&sb)
+	if !strings.HasPrefix(sb.String(), "digraph") {
+		t.Errorf("dot:\n%s", sb.String())
+	}
+}
+
+func TestPlanFanOutIsNotFused(t *testing.T) {
+	pp, err := plan(t, `
+source { PlanSource { plugin_output = "a" } }
+sink {
+  PlanSink { plugin_input = "a" }
+  PlanSink { plugin_input = "a" }
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pp.Pipelines[0]
+	if len(p.TaskGroups) != 3 || len(p.Edges) != 2 || p.Edges[0].Partitioning != Forward {
+		t.Fatalf("groups %+v edges %+v", p.TaskGroups, p.Edges)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	cases := []struct{ name, text, want string }{
+		{"no sink", `source { PlanSource {} }`, "at least one source and one sink"},
+		{"unknown source", `source { Nope {} }
+sink { PlanSink {} }`, `source[0] Nope: unknown source plugin "Nope"`},
+		{"bad enum", `source { PlanSource {} }
+sink { PlanSink { mode = c } }`, `sink[0] PlanSink: mode: unknown value "c"`},
+		{"complex needs outputs", `source { PlanSource {}, PlanSource { plugin_output = b } }
+sink { PlanSink { plugin_input = b } }`, "plugin_output (or result_table_name) is required"},
+		{"duplicate outputs", `source { PlanSource { plugin_output = a }, PlanSource { plugin_output = a } }
+sink { PlanSink { plugin_input = a } }`, "must be different"},
+		{"missing input", `source { PlanSource { plugin_output = a }, PlanSource { plugin_output = b } }
+sink { PlanSink { plugin_input = c } }`, `input "c" is produced by no source`},
+		{"unused output", `source { PlanSource { plugin_output = a }, PlanSource { plugin_output = b } }
+sink { PlanSink { plugin_input = a } }`, `output "b" is not used`},
+		{"union of different schemas", `source { PlanSource { plugin_output = a }, PlanSource { plugin_output = b, width = 2 } }
+sink { PlanSink { plugin_input = [a, b] } }`, "different structures"},
+		{"cycle", `source { PlanSource { plugin_output = a } }
+transform { PlanTransform { plugin_input = c, plugin_output = b }, PlanTransform { plugin_input = b, plugin_output = c } }
+sink { PlanSink { plugin_input = a } }`, "cycle"},
+		{"bad env", `env { parallelism = many }
+source { PlanSource {} }
+sink { PlanSink {} }`, `env: parallelism: "many" is not an integer`},
+		{"bad mode", `env { job.mode = sometimes }
+source { PlanSource {} }
+sink { PlanSink {} }`, `job.mode: unknown value "sometimes"`},
+		{"syntax", "source { PlanSource { a = } ", "job.conf:"},
+		{"unknown block", `sources { }
+source { PlanSource {} }
+sink { PlanSink {} }`, `unknown top-level block "sources"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := plan(t, c.text)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if !IsConfigError(err) {
+				t.Errorf("%v is not a config error", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestPlanJSONConfig(t *testing.T) {
+	pp, err := Plan(Source{File: "job.json", Text: `{
+  "env": {"job.mode": "BATCH", "parallelism": 3},
+  "source": [{"plugin_name": "PlanSource", "plugin_output": "t"}],
+  "sink": [{"plugin_name": "PlanSink", "plugin_input": ["t"]}]
+}`}, connector.Job{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pp.Vertices[0].Parallelism != 3 || pp.Vertices[1].Plugin != "PlanSink" {
+		t.Fatalf("%+v", pp.Vertices)
+	}
+}
+
+func TestPlanWarnsAboutUnusedOptions(t *testing.T) {
+	pp, err := plan(t, `source { PlanSource { widht = 3 } }
+sink { PlanSink {} }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pp.Warnings) != 1 || !strings.Contains(pp.Warnings[0], "widht") || !strings.Contains(pp.Warnings[0], "job.conf:1:") {
+		t.Fatalf("warnings %q", pp.Warnings)
+	}
+}
+
+func TestParseVars(t *testing.T) {
+	vars, err := ParseVars([]string{"a=1", "strTemplate=[abc,def]", "x=1,y=2", `q="a,b"`, "eq=a=b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "1", "strTemplate": "[abc,def]", "x": "1", "y": "2", "q": `"a,b"`, "eq": "a=b"}
+	for k, v := range want {
+		if vars[k] != v {
+			t.Errorf("%s = %q, want %q", k, vars[k], v)
+		}
+	}
+	if _, err := ParseVars([]string{"novalue"}); err == nil {
+		t.Error("want an error for a variable without =")
+	}
+}

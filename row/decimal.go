@@ -1,0 +1,65 @@
+package row
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+var bigTen = big.NewInt(10)
+
+func pow10(n int) *big.Int { return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil) }
+
+// CompareDecimal compares two decimal values numerically.
+func CompareDecimal(a, b Value) int {
+	ua, ub := a.Unscaled(), b.Unscaled()
+	sa, sb := int(a.I), int(b.I)
+	switch {
+	case sa == sb:
+		return ua.Cmp(ub)
+	case sa < sb:
+		return new(big.Int).Mul(ua, pow10(sb-sa)).Cmp(ub)
+	default:
+		return ua.Cmp(new(big.Int).Mul(ub, pow10(sa-sb)))
+	}
+}
+
+// ParseDecimal reads a decimal literal ("-12.5", "1e3", "99999.99999999") and rescales it to
+// the given scale, rounding half up. It fails when the result needs more than precision digits.
+func ParseDecimal(s string, precision, scale int) (Value, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok {
+		return Value{}, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return DecimalFromRat(r, precision, scale)
+}
+
+// DecimalFromRat rescales a rational to decimal(precision, scale), rounding half up.
+func DecimalFromRat(r *big.Rat, precision, scale int) (Value, error) {
+	num := new(big.Int).Mul(r.Num(), pow10(scale))
+	den := r.Denom()
+	q, m := new(big.Int).QuoRem(num, den, new(big.Int))
+	// round half away from zero
+	if m.Sign() != 0 {
+		twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
+		if twice.Cmp(den) >= 0 {
+			if num.Sign() < 0 {
+				q.Sub(q, big.NewInt(1))
+			} else {
+				q.Add(q, big.NewInt(1))
+			}
+		}
+	}
+	if precision > 0 {
+		digits := len(new(big.Int).Abs(q).String())
+		if digits > precision {
+			return Value{}, fmt.Errorf("%s does not fit decimal(%d, %d)", r.FloatString(scale), precision, scale)
+		}
+	}
+	return DecimalValue(q, scale), nil
+}
+
+// DecimalRat returns the decimal as an exact rational.
+func DecimalRat(v Value) *big.Rat {
+	return new(big.Rat).SetFrac(v.Unscaled(), pow10(int(v.I)))
+}

@@ -1,0 +1,264 @@
+package row
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/strait-dev/strait/types"
+)
+
+// AppendText appends the value as SeaTunnel prints it (Console, text files): dates as
+// 2012-12-21, timestamps as 2012-12-21T12:34:56, arrays and rows as [a, b], maps as JSON,
+// bytes as [1, 2], null as null. It allocates nothing for scalars.
+func AppendText(buf []byte, v Value) []byte {
+	switch v.T {
+	case types.Null:
+		return append(buf, "null"...)
+	case types.String:
+		return append(buf, v.S...)
+	case types.Boolean:
+		return strconv.AppendBool(buf, v.I != 0)
+	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
+		return strconv.AppendInt(buf, v.I, 10)
+	case types.Float:
+		return AppendJavaFloat(buf, float64(v.Float32()), 32)
+	case types.Double:
+		return AppendJavaFloat(buf, v.Float64(), 64)
+	case types.Decimal:
+		return AppendDecimal(buf, v)
+	case types.Bytes:
+		buf = append(buf, '[')
+		for i := 0; i < len(v.S); i++ {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = strconv.AppendInt(buf, int64(int8(v.S[i])), 10)
+		}
+		return append(buf, ']')
+	case types.Date:
+		return AppendDate(buf, v.I)
+	case types.Time:
+		return AppendTime(buf, v.I)
+	case types.Timestamp:
+		return AppendTimestamp(buf, v.I)
+	case types.Array, types.Row:
+		buf = append(buf, '[')
+		for i, e := range v.Fields() {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = AppendText(buf, e)
+		}
+		return append(buf, ']')
+	case types.Map:
+		return AppendJSON(buf, v)
+	}
+	return buf
+}
+
+// AppendJSON appends the value as JSON: strings quoted, dates and times as strings, bytes as
+// base64, maps as objects with their keys as strings, arrays and rows as arrays.
+func AppendJSON(buf []byte, v Value) []byte {
+	switch v.T {
+	case types.Null:
+		return append(buf, "null"...)
+	case types.String:
+		return strconv.AppendQuote(buf, v.S)
+	case types.Bytes:
+		buf = append(buf, '"')
+		buf = base64.StdEncoding.AppendEncode(buf, []byte(v.S))
+		return append(buf, '"')
+	case types.Float, types.Double:
+		f, _ := v.AsFloat64()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return append(buf, "null"...)
+		}
+		return AppendText(buf, v)
+	case types.Date, types.Time, types.Timestamp:
+		buf = append(buf, '"')
+		buf = AppendText(buf, v)
+		return append(buf, '"')
+	case types.Array, types.Row:
+		buf = append(buf, '[')
+		for i, e := range v.Fields() {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = AppendJSON(buf, e)
+		}
+		return append(buf, ']')
+	case types.Map:
+		m := v.Map()
+		buf = append(buf, '{')
+		for i := range m.Keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if m.Keys[i].T == types.String {
+				buf = strconv.AppendQuote(buf, m.Keys[i].S)
+			} else {
+				buf = strconv.AppendQuote(buf, string(AppendText(nil, m.Keys[i])))
+			}
+			buf = append(buf, ':')
+			buf = AppendJSON(buf, m.Vals[i])
+		}
+		return append(buf, '}')
+	}
+	return AppendText(buf, v)
+}
+
+// AppendJavaFloat formats a float the way Java's Float/Double.toString does for the common
+// range: always with a fraction ("1.0"), exponent form outside [1e-3, 1e7).
+func AppendJavaFloat(buf []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(buf, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(buf, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(buf, "-Infinity"...)
+	}
+	abs := math.Abs(f)
+	if abs != 0 && (abs < 1e-3 || abs >= 1e7) {
+		start := len(buf)
+		buf = strconv.AppendFloat(buf, f, 'E', -1, bits)
+		// Java writes 1.0E10, Go 1E+10: insert ".0" when there is no fraction and drop '+'.
+		out := buf[start:]
+		e := 0
+		for e < len(out) && out[e] != 'E' {
+			e++
+		}
+		mant, exp := string(out[:e]), string(out[e+1:])
+		buf = buf[:start]
+		buf = append(buf, mant...)
+		hasDot := false
+		for i := 0; i < len(mant); i++ {
+			if mant[i] == '.' {
+				hasDot = true
+			}
+		}
+		if !hasDot {
+			buf = append(buf, ".0"...)
+		}
+		buf = append(buf, 'E')
+		if len(exp) > 0 && exp[0] == '+' {
+			exp = exp[1:]
+		}
+		return append(buf, exp...)
+	}
+	start := len(buf)
+	buf = strconv.AppendFloat(buf, f, 'f', -1, bits)
+	for i := start; i < len(buf); i++ {
+		if buf[i] == '.' {
+			return buf
+		}
+	}
+	return append(buf, ".0"...)
+}
+
+// AppendDecimal writes a decimal with exactly its scale's digits after the point.
+func AppendDecimal(buf []byte, v Value) []byte {
+	u := v.Unscaled()
+	scale := int(v.I)
+	if u == nil {
+		return append(buf, "null"...)
+	}
+	digits := u.String()
+	neg := false
+	if digits[0] == '-' {
+		neg = true
+		digits = digits[1:]
+	}
+	if neg {
+		buf = append(buf, '-')
+	}
+	if scale <= 0 {
+		buf = append(buf, digits...)
+		for i := 0; i < -scale; i++ {
+			buf = append(buf, '0')
+		}
+		return buf
+	}
+	if len(digits) <= scale {
+		buf = append(buf, "0."...)
+		for i := len(digits); i < scale; i++ {
+			buf = append(buf, '0')
+		}
+		return append(buf, digits...)
+	}
+	buf = append(buf, digits[:len(digits)-scale]...)
+	buf = append(buf, '.')
+	return append(buf, digits[len(digits)-scale:]...)
+}
+
+func appendPad(buf []byte, n int64, width int) []byte {
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], n, 10)
+	for i := len(s); i < width; i++ {
+		buf = append(buf, '0')
+	}
+	return append(buf, s...)
+}
+
+// AppendDate writes days since the epoch as yyyy-MM-dd.
+func AppendDate(buf []byte, days int64) []byte {
+	y, m, d := time.Unix(days*86400, 0).UTC().Date()
+	buf = appendPad(buf, int64(y), 4)
+	buf = append(buf, '-')
+	buf = appendPad(buf, int64(m), 2)
+	buf = append(buf, '-')
+	return appendPad(buf, int64(d), 2)
+}
+
+// AppendTime writes nanoseconds of the day as HH:mm:ss[.fraction] (the fraction only when
+// non-zero, trailing zeros trimmed to milli, micro or nano precision as Java does).
+func AppendTime(buf []byte, nanos int64) []byte {
+	h := nanos / int64(time.Hour)
+	nanos -= h * int64(time.Hour)
+	mi := nanos / int64(time.Minute)
+	nanos -= mi * int64(time.Minute)
+	s := nanos / int64(time.Second)
+	nanos -= s * int64(time.Second)
+	buf = appendPad(buf, h, 2)
+	buf = append(buf, ':')
+	buf = appendPad(buf, mi, 2)
+	buf = append(buf, ':')
+	buf = appendPad(buf, s, 2)
+	return appendFraction(buf, nanos)
+}
+
+func appendFraction(buf []byte, nanos int64) []byte {
+	switch {
+	case nanos == 0:
+		return buf
+	case nanos%1_000_000 == 0:
+		buf = append(buf, '.')
+		return appendPad(buf, nanos/1_000_000, 3)
+	case nanos%1_000 == 0:
+		buf = append(buf, '.')
+		return appendPad(buf, nanos/1_000, 6)
+	}
+	buf = append(buf, '.')
+	return appendPad(buf, nanos, 9)
+}
+
+// AppendTimestamp writes nanoseconds since the epoch as yyyy-MM-ddTHH:mm:ss[.fraction].
+func AppendTimestamp(buf []byte, nanos int64) []byte {
+	days := floorDiv(nanos, 86400*int64(time.Second))
+	buf = AppendDate(buf, days)
+	buf = append(buf, 'T')
+	return AppendTime(buf, nanos-days*86400*int64(time.Second))
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// String renders the value as AppendText does.
+func (v Value) String() string { return string(AppendText(nil, v)) }

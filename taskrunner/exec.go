@@ -1,0 +1,439 @@
+package taskrunner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/row"
+)
+
+// execution is one deployment of a pipeline on this runner: its tasks, the split
+// coordinators of its sources and the exchanges between its task groups.
+type execution struct {
+	r        *Runner
+	d        Deployment
+	vertices map[int]*planner.Vertex
+	ctx      context.Context
+	cancel   context.CancelFunc
+	tasks    []*task
+	coords   map[int]*splitCoordinator // by source vertex
+	inboxes  map[contract.TaskID]*inbox
+
+	reports chan contract.TaskStatus
+
+	failMu sync.Mutex
+	failed *task
+}
+
+func newExecution(r *Runner, d Deployment) (*execution, error) {
+	ex := &execution{r: r, d: d, vertices: map[int]*planner.Vertex{}, coords: map[int]*splitCoordinator{},
+		inboxes: map[contract.TaskID]*inbox{}}
+	for _, v := range d.Vertices {
+		ex.vertices[v.ID] = v
+	}
+	local := map[contract.TaskID]bool{}
+	for _, t := range d.Tasks {
+		local[t] = true
+	}
+	// Every task of the pipeline must be here until the network exchange joins runners.
+	for _, g := range d.Pipeline.TaskGroups {
+		for i := 0; i < g.Parallelism; i++ {
+			if id := (contract.TaskID{Group: g.ID, Subtask: i}); !local[id] {
+				return nil, fmt.Errorf("task %s is not deployed on this runner; a pipeline runs on one runner until exchanges cross runners", id)
+			}
+		}
+	}
+	ex.ctx, ex.cancel = context.WithCancel(r.baseCtx)
+	// inboxes: one per consumer task, fed by every input edge
+	for _, g := range d.Pipeline.TaskGroups {
+		if len(g.Inputs) == 0 {
+			continue
+		}
+		for i := 0; i < g.Parallelism; i++ {
+			expect := 0
+			for _, eid := range g.Inputs {
+				e := d.Pipeline.Edge(eid)
+				if e.Partitioning == planner.Forward {
+					expect++
+				} else {
+					expect += d.Pipeline.Group(e.From).Parallelism
+				}
+			}
+			ex.inboxes[contract.TaskID{Group: g.ID, Subtask: i}] = newInbox(expect)
+		}
+	}
+	for _, g := range d.Pipeline.TaskGroups {
+		for i := 0; i < g.Parallelism; i++ {
+			ex.tasks = append(ex.tasks, newTask(ex, g, i))
+		}
+	}
+	ex.reports = make(chan contract.TaskStatus, len(ex.tasks)*4)
+	return ex, nil
+}
+
+// run builds and runs every task, reports their changes, and returns when all have ended.
+func (ex *execution) run() {
+	var wg sync.WaitGroup
+	reporterDone := make(chan struct{})
+	go ex.reportLoop(reporterDone)
+	// source coordinators are built before the tasks so readers can register with them
+	for _, g := range ex.d.Pipeline.TaskGroups {
+		head := ex.vertices[g.Vertices[0]]
+		if head.Kind != planner.SourceVertex {
+			continue
+		}
+		c, err := newSplitCoordinator(ex, head, g.Parallelism)
+		if err != nil {
+			for _, t := range ex.tasks {
+				t.fail(fmt.Errorf("%s: split enumerator: %w", head.Where, err))
+			}
+			ex.finishReports(reporterDone)
+			return
+		}
+		ex.coords[head.ID] = c
+	}
+	for _, c := range ex.coords {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.run(ex.ctx); err != nil && ex.ctx.Err() == nil {
+				ex.r.log.Error("split enumerator failed", "source", c.vertex.Where, "error", err)
+				ex.failAll(fmt.Errorf("%s: split enumerator: %w", c.vertex.Where, err))
+			}
+		}()
+	}
+	var tasksWG sync.WaitGroup
+	for _, t := range ex.tasks {
+		tasksWG.Add(1)
+		go func() {
+			defer tasksWG.Done()
+			t.run()
+		}()
+	}
+	tasksWG.Wait()
+	ex.cancel() // stops the coordinators
+	wg.Wait()
+	ex.finishReports(reporterDone)
+}
+
+func (ex *execution) finishReports(done chan struct{}) {
+	close(ex.reports)
+	<-done
+}
+
+// failAll ends the pipeline here after a failure: the failing task reports FAILED, the others
+// are canceled, so nothing waits on a task that will never send.
+func (ex *execution) failAll(err error) {
+	if len(ex.tasks) > 0 {
+		ex.markFailed(ex.tasks[0], err)
+	}
+	ex.cancel()
+}
+
+// statusChanged queues a task's new state for the next report.
+func (ex *execution) statusChanged(s contract.TaskStatus) {
+	ex.reports <- s
+}
+
+// reportLoop coalesces task changes: it waits for one, gathers what follows within a short
+// window, and sends them all as one report, so a runner sends one signal per burst of
+// changes, never one per task.
+func (ex *execution) reportLoop(done chan struct{}) {
+	defer close(done)
+	for {
+		first, ok := <-ex.reports
+		if !ok {
+			return
+		}
+		batch := []contract.TaskStatus{first}
+		timer := time.NewTimer(50 * time.Millisecond)
+	gather:
+		for {
+			select {
+			case s, ok := <-ex.reports:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, s)
+			case <-timer.C:
+				break gather
+			}
+		}
+		timer.Stop()
+		ex.r.report(ex.d.WorkflowID, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch, Tasks: latest(batch)})
+	}
+}
+
+// latest keeps the last status of each task, in first-seen order.
+func latest(in []contract.TaskStatus) []contract.TaskStatus {
+	idx := map[contract.TaskID]int{}
+	var out []contract.TaskStatus
+	for _, s := range in {
+		if i, ok := idx[s.Task]; ok {
+			out[i] = s
+			continue
+		}
+		idx[s.Task] = len(out)
+		out = append(out, s)
+	}
+	return out
+}
+
+// ---- exchange between task groups on this runner ----
+
+type message struct {
+	batch *row.Batch // nil for end of stream
+}
+
+// inbox is a consumer task's bounded input queue, fed by every producer of its input edges.
+type inbox struct {
+	ch     chan message
+	expect int // ends of stream to wait for
+}
+
+const inboxDepth = 4
+
+func newInbox(expect int) *inbox {
+	return &inbox{ch: make(chan message, inboxDepth), expect: expect}
+}
+
+// outlet sends one task's output batches over its output edges.
+type outlet struct {
+	edges []*edgeOut
+}
+
+type edgeOut struct {
+	part    planner.Partitioning
+	targets []*inbox // forward: just the one
+	next    int
+}
+
+func (ex *execution) outletFor(g planner.TaskGroup, subtask int) *outlet {
+	o := &outlet{}
+	for _, eid := range g.Outputs {
+		e := ex.d.Pipeline.Edge(eid)
+		to := ex.d.Pipeline.Group(e.To)
+		eo := &edgeOut{part: e.Partitioning}
+		if e.Partitioning == planner.Forward {
+			eo.targets = []*inbox{ex.inboxes[contract.TaskID{Group: to.ID, Subtask: subtask}]}
+		} else {
+			for i := 0; i < to.Parallelism; i++ {
+				eo.targets = append(eo.targets, ex.inboxes[contract.TaskID{Group: to.ID, Subtask: i}])
+			}
+			eo.next = subtask % to.Parallelism
+		}
+		o.edges = append(o.edges, eo)
+	}
+	return o
+}
+
+// send hands the batch on; with several output edges each gets its own copy. Sending blocks
+// while the consumer's inbox is full: that is the backpressure.
+func (o *outlet) send(ctx context.Context, b *row.Batch) error {
+	for i, e := range o.edges {
+		out := b
+		if i < len(o.edges)-1 {
+			out = b.Clone()
+		}
+		var target *inbox
+		switch e.part {
+		case planner.Broadcast:
+			for j, t := range e.targets {
+				c := out
+				if j < len(e.targets)-1 {
+					c = out.Clone()
+				}
+				if err := put(ctx, t, c); err != nil {
+					return err
+				}
+			}
+			continue
+		case planner.Forward:
+			target = e.targets[0]
+		default:
+			target = e.targets[e.next]
+			e.next = (e.next + 1) % len(e.targets)
+		}
+		if err := put(ctx, target, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close sends end of stream to every consumer this task may have sent to.
+func (o *outlet) close(ctx context.Context) error {
+	for _, e := range o.edges {
+		for _, t := range e.targets {
+			select {
+			case t.ch <- message{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+func put(ctx context.Context, t *inbox, b *row.Batch) error {
+	select {
+	case t.ch <- message{batch: b}:
+		return nil
+	case <-ctx.Done():
+		b.Release()
+		return ctx.Err()
+	}
+}
+
+// ---- split coordination ----
+
+// splitCoordinator runs a source's enumerator and hands its splits to the reader tasks.
+type splitCoordinator struct {
+	ex      *execution
+	vertex  *planner.Vertex
+	enum    connector.Enumerator
+	par     int
+	events  chan coordEvent
+	mailbox []*splitMailbox
+	mu      sync.Mutex
+	readers []int
+}
+
+type coordEvent struct {
+	kind   int // 0 register, 1 request
+	reader int
+}
+
+// splitMailbox carries assignments from the coordinator to one reader.
+type splitMailbox struct {
+	mu     sync.Mutex
+	splits []connector.Split
+	noMore bool
+	notify chan struct{}
+}
+
+func (m *splitMailbox) take() ([]connector.Split, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.splits
+	m.splits = nil
+	return s, m.noMore
+}
+
+func newSplitCoordinator(ex *execution, v *planner.Vertex, par int) (*splitCoordinator, error) {
+	src, err := planner.BuildSource(ex.d.Job, v, par)
+	if err != nil {
+		return nil, err
+	}
+	c := &splitCoordinator{ex: ex, vertex: v, par: par, events: make(chan coordEvent, par*4+4)}
+	for i := 0; i < par; i++ {
+		c.mailbox = append(c.mailbox, &splitMailbox{notify: make(chan struct{}, 1)})
+	}
+	enum, err := src.CreateEnumerator(c, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.enum = enum
+	return c, nil
+}
+
+func (c *splitCoordinator) Parallelism() int { return c.par }
+
+func (c *splitCoordinator) RegisteredReaders() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]int(nil), c.readers...)
+}
+
+func (c *splitCoordinator) Assign(reader int, splits ...connector.Split) {
+	if reader < 0 || reader >= c.par {
+		return
+	}
+	m := c.mailbox[reader]
+	m.mu.Lock()
+	m.splits = append(m.splits, splits...)
+	m.mu.Unlock()
+	select {
+	case m.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (c *splitCoordinator) SignalNoMoreSplits(reader int) {
+	if reader < 0 || reader >= c.par {
+		return
+	}
+	m := c.mailbox[reader]
+	m.mu.Lock()
+	m.noMore = true
+	m.mu.Unlock()
+	select {
+	case m.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (c *splitCoordinator) register(reader int) {
+	select {
+	case c.events <- coordEvent{kind: 0, reader: reader}:
+	case <-c.ex.ctx.Done():
+	}
+}
+
+func (c *splitCoordinator) request(reader int) {
+	select {
+	case c.events <- coordEvent{kind: 1, reader: reader}:
+	case <-c.ex.ctx.Done():
+	}
+}
+
+func (c *splitCoordinator) run(ctx context.Context) error {
+	defer c.enum.Close()
+	if err := c.enum.Open(ctx); err != nil {
+		return err
+	}
+	if err := c.enum.Run(ctx); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-c.events:
+			var err error
+			switch ev.kind {
+			case 0:
+				c.mu.Lock()
+				c.readers = append(c.readers, ev.reader)
+				c.mu.Unlock()
+				err = c.enum.RegisterReader(ev.reader)
+			case 1:
+				err = c.enum.HandleSplitRequest(ev.reader)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// markFailed records the first task that failed; later failures are consequences.
+func (ex *execution) markFailed(t *task, err error) {
+	ex.failMu.Lock()
+	if ex.failed == nil {
+		ex.failed = t
+	}
+	ex.failMu.Unlock()
+	t.setFailure(err)
+}
+
+func (ex *execution) failedTask() *task {
+	ex.failMu.Lock()
+	defer ex.failMu.Unlock()
+	return ex.failed
+}

@@ -1,0 +1,353 @@
+package taskrunner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/row"
+)
+
+// FinalCheckpointID is the checkpoint a bounded job's tasks prepare their last commit for
+// when the job takes no periodic checkpoints.
+const FinalCheckpointID = 1
+
+// task is one parallel instance of a task group: one goroutine runs its fused chain.
+type task struct {
+	ex      *execution
+	id      contract.TaskID
+	group   planner.TaskGroup
+	subtask int
+
+	mu      sync.Mutex
+	st      contract.TaskState
+	failure error
+
+	rowsRead    atomic.Int64
+	rowsWritten atomic.Int64
+	commits     []contract.CommitInfo
+}
+
+func newTask(ex *execution, g planner.TaskGroup, subtask int) *task {
+	return &task{ex: ex, id: contract.TaskID{Group: g.ID, Subtask: subtask}, group: g, subtask: subtask, st: contract.TaskCreated}
+}
+
+func (t *task) state() contract.TaskState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.st
+}
+
+func (t *task) counters() contract.Counters {
+	return contract.Counters{RowsRead: t.rowsRead.Load(), RowsWritten: t.rowsWritten.Load()}
+}
+
+// transition moves the task along its state machine; a terminal state is final. Changes
+// that matter to the pipeline (RUNNING and the terminal states) are reported.
+func (t *task) transition(to contract.TaskState) {
+	t.mu.Lock()
+	if t.st.Terminal() {
+		t.mu.Unlock()
+		return
+	}
+	t.st = to
+	status := contract.TaskStatus{Task: t.id, State: to, Counters: t.counters()}
+	if to == contract.TaskFailed && t.failure != nil {
+		status.Error = t.failure.Error()
+	}
+	if to == contract.TaskClosed {
+		status.Commits = t.commits
+	}
+	t.mu.Unlock()
+	if to == contract.TaskRunning || to.Terminal() {
+		t.ex.statusChanged(status)
+	}
+}
+
+// setFailure records the first failure of the pipeline on this task (the cause for the
+// task that failed; others end CANCELED).
+func (t *task) setFailure(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failure == nil {
+		t.failure = err
+	}
+}
+
+// fail ends a task that never ran.
+func (t *task) fail(err error) {
+	t.setFailure(err)
+	t.transition(contract.TaskFailed)
+}
+
+// chain is a task's operators, built from its group's vertices.
+type chain struct {
+	reader     connector.Reader
+	coord      *splitCoordinator
+	transforms []connector.Transform
+	writer     connector.Writer
+	sinkVertex int
+	in         *inbox
+	out        *outlet
+}
+
+func (t *task) run() {
+	ctx := t.ex.ctx
+	var c chain
+	err := t.guard(func() error { return t.build(&c) })
+	if err == nil {
+		err = t.guard(func() error { return t.execute(ctx, &c) })
+	}
+	cerr := t.guard(func() error { return c.close(context.Background()) })
+	if err == nil {
+		err = cerr
+	}
+	switch {
+	case err == nil:
+		t.transition(contract.TaskClosed)
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		// canceled from outside, or because a sibling failed
+		t.mu.Lock()
+		own := t.failure
+		t.mu.Unlock()
+		if own != nil && t.ex.failedTask() == t {
+			t.transition(contract.TaskFailed)
+		} else {
+			t.transition(contract.TaskCanceling)
+			t.transition(contract.TaskCanceled)
+		}
+	default:
+		t.ex.r.log.Error("task failed", "job", t.ex.d.Job.ID, "pipeline", t.ex.d.Pipeline.ID, "task", t.id.String(), "error", err)
+		t.ex.markFailed(t, err)
+		t.transition(contract.TaskFailed)
+		t.ex.cancel()
+	}
+}
+
+// guard turns a panic in plugin code into an error, so one bad plugin fails its task and
+// never the runner.
+func (t *task) guard(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.ex.r.log.Error("task panicked", "task", t.id.String(), "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("internal error in task %s: %v", t.id, p)
+		}
+	}()
+	return f()
+}
+
+func (t *task) build(c *chain) error {
+	t.transition(contract.TaskInit)
+	ex := t.ex
+	for i, vid := range t.group.Vertices {
+		v := ex.vertices[vid]
+		switch v.Kind {
+		case planner.SourceVertex:
+			coord := ex.coords[vid]
+			if coord == nil || i != 0 {
+				return fmt.Errorf("%s: source is not the head of its task group", v.Where)
+			}
+			src, err := planner.BuildSource(ex.d.Job, v, t.group.Parallelism)
+			if err != nil {
+				return err
+			}
+			sub := t.subtask
+			rd, err := src.CreateReader(connector.ReaderContext{Index: sub, Parallelism: t.group.Parallelism, Job: ex.d.Job,
+				RequestSplit: func() { coord.request(sub) }})
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.Where, err)
+			}
+			c.reader, c.coord = rd, coord
+		case planner.TransformVertex:
+			tr, err := planner.BuildTransform(ex.d.Job, v)
+			if err != nil {
+				return err
+			}
+			c.transforms = append(c.transforms, tr)
+		case planner.SinkVertex:
+			sk, err := planner.BuildSink(ex.d.Job, v)
+			if err != nil {
+				return err
+			}
+			w, err := sk.CreateWriter(connector.WriterContext{Index: t.subtask, Parallelism: t.group.Parallelism, Job: ex.d.Job}, nil)
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.Where, err)
+			}
+			c.writer, c.sinkVertex = w, vid
+		}
+	}
+	if c.reader == nil {
+		c.in = ex.inboxes[t.id]
+	}
+	if c.writer == nil {
+		c.out = ex.outletFor(t.group, t.subtask)
+	}
+	t.transition(contract.TaskReadyStart)
+	return nil
+}
+
+func (t *task) execute(ctx context.Context, c *chain) error {
+	t.transition(contract.TaskStarting)
+	if c.reader != nil {
+		if err := c.reader.Open(ctx); err != nil {
+			return err
+		}
+	}
+	for _, tr := range c.transforms {
+		if err := tr.Open(ctx); err != nil {
+			return err
+		}
+	}
+	t.transition(contract.TaskRunning)
+	var err error
+	if c.reader != nil {
+		err = t.pumpSource(ctx, c)
+	} else {
+		err = t.pumpInbox(ctx, c)
+	}
+	if err != nil {
+		return err
+	}
+	t.transition(contract.TaskPrepareClose)
+	if c.writer != nil {
+		info, err := c.writer.PrepareCommit(ctx, FinalCheckpointID)
+		if err != nil {
+			return err
+		}
+		if info != nil {
+			t.mu.Lock()
+			t.commits = append(t.commits, contract.CommitInfo{Vertex: c.sinkVertex, Subtask: t.subtask, Info: info})
+			t.mu.Unlock()
+		}
+	}
+	if c.out != nil {
+		return c.out.close(ctx)
+	}
+	return nil
+}
+
+// pumpSource reads the source until it is done, pushing each batch through the chain.
+func (t *task) pumpSource(ctx context.Context, c *chain) error {
+	c.coord.register(t.subtask)
+	mb := c.coord.mailbox[t.subtask]
+	noMoreSeen := false
+	size := t.ex.r.cfg.BatchSize
+	idle := time.Millisecond
+	for {
+		if splits, noMore := mb.take(); len(splits) > 0 || (noMore && !noMoreSeen) {
+			if len(splits) > 0 {
+				c.reader.AddSplits(splits)
+			}
+			if noMore && !noMoreSeen {
+				noMoreSeen = true
+				c.reader.NoMoreSplits()
+			}
+		}
+		b := row.NewBatch(size)
+		done, err := c.reader.PollNext(ctx, b)
+		if err != nil {
+			b.Release()
+			return err
+		}
+		if n := b.Len(); n > 0 {
+			t.rowsRead.Add(int64(n))
+			if err := t.push(ctx, c, b); err != nil {
+				return err
+			}
+			idle = time.Millisecond
+		} else {
+			b.Release()
+			if done {
+				return nil
+			}
+			// nothing yet: wait for an assignment or a moment, then poll again
+			select {
+			case <-mb.notify:
+			case <-time.After(idle):
+				idle = min(idle*2, 100*time.Millisecond)
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		if done {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// pumpInbox consumes the task's input until every producer has ended its stream.
+func (t *task) pumpInbox(ctx context.Context, c *chain) error {
+	ended := 0
+	for ended < c.in.expect {
+		select {
+		case m := <-c.in.ch:
+			if m.batch == nil {
+				ended++
+				continue
+			}
+			t.rowsRead.Add(int64(m.batch.Len()))
+			if err := t.push(ctx, c, m.batch); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// push runs a batch through the transforms and hands it to the sink or the outlet.
+func (t *task) push(ctx context.Context, c *chain, b *row.Batch) error {
+	var err error
+	for _, tr := range c.transforms {
+		if b, err = tr.Process(ctx, b); err != nil {
+			if b != nil {
+				b.Release()
+			}
+			return err
+		}
+		if b == nil {
+			return nil
+		}
+		if b.Len() == 0 {
+			b.Release()
+			return nil
+		}
+	}
+	if c.writer != nil {
+		n := b.Len()
+		err := c.writer.Write(ctx, b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		t.rowsWritten.Add(int64(n))
+		return nil
+	}
+	return c.out.send(ctx, b)
+}
+
+func (c *chain) close(ctx context.Context) error {
+	var errs []error
+	if c.writer != nil {
+		errs = append(errs, c.writer.Close(ctx))
+	}
+	for _, tr := range c.transforms {
+		errs = append(errs, tr.Close())
+	}
+	if c.reader != nil {
+		errs = append(errs, c.reader.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,88 @@
+// Package worker registers Strait's workflows and activities on Temporal workers: the jobs
+// worker (workflows and coordinator activities, any number of processes) and a runner's own
+// worker (deploy and cancel, on the runner's task queue).
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/strait-dev/strait/activities"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/taskrunner"
+	"github.com/strait-dev/strait/workflows"
+)
+
+// RegisterWorkflows registers the workflows under their explicit names.
+func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(workflows.JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+}
+
+// RegisterCoordinatorActivities registers the control plane's activities.
+func RegisterCoordinatorActivities(r sdkworker.ActivityRegistry, a *activities.Coordinator) {
+	r.RegisterActivityWithOptions(a.PlanJob, activity.RegisterOptions{Name: contract.PlanJobActivity})
+	r.RegisterActivityWithOptions(a.AllocateSlots, activity.RegisterOptions{Name: contract.AllocateActivity})
+	r.RegisterActivityWithOptions(a.CommitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
+}
+
+// RegisterRunnerActivities registers a runner's activities.
+func RegisterRunnerActivities(r sdkworker.ActivityRegistry, a *activities.Runner) {
+	r.RegisterActivityWithOptions(a.DeployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
+	r.RegisterActivityWithOptions(a.CancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
+}
+
+// NewJobsWorker makes the worker that hosts the workflows and coordinator activities.
+func NewJobsWorker(c client.Client, log *slog.Logger) sdkworker.Worker {
+	w := sdkworker.New(c, contract.JobsQueue, sdkworker.Options{})
+	RegisterWorkflows(w)
+	RegisterCoordinatorActivities(w, &activities.Coordinator{Client: c, Log: log})
+	return w
+}
+
+// NewRunnerWorker makes the worker a runner serves its deploy and cancel calls on.
+func NewRunnerWorker(c client.Client, r *taskrunner.Runner) sdkworker.Worker {
+	w := sdkworker.New(c, contract.RunnerQueue(r.ID()), sdkworker.Options{
+		MaxConcurrentActivityExecutionSize: max(r.Slots(), 4) * 2,
+	})
+	RegisterRunnerActivities(w, &activities.Runner{Runner: r})
+	return w
+}
+
+// EnsureSearchAttributes registers Strait's search attributes in the namespace if they are
+// missing, so a job can be listed and filtered by name, state and mode.
+func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+	want := map[string]enums.IndexedValueType{
+		contract.SAJobName:  enums.INDEXED_VALUE_TYPE_KEYWORD,
+		contract.SAJobState: enums.INDEXED_VALUE_TYPE_KEYWORD,
+		contract.SAJobMode:  enums.INDEXED_VALUE_TYPE_KEYWORD,
+	}
+	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("list search attributes: %w", err)
+	}
+	missing := map[string]enums.IndexedValueType{}
+	for k, t := range want {
+		if _, ok := have.GetCustomAttributes()[k]; !ok {
+			missing[k] = t
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if _, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: namespace, SearchAttributes: missing,
+	}); err != nil {
+		return fmt.Errorf("add search attributes: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+// Package workflows is Strait's control plane: JobWorkflow (the JobMaster), one
+// PipelineWorkflow per pipeline (scheduling, deployment, task reports, commit) and the
+// singleton ResourceManagerWorkflow. They are deterministic state machines; every I/O is an
+// activity, named in package contract.
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+)
+
+// Search attribute keys.
+var (
+	SAJobName  = temporal.NewSearchAttributeKeyKeyword(contract.SAJobName)
+	SAJobState = temporal.NewSearchAttributeKeyKeyword(contract.SAJobState)
+	SAJobMode  = temporal.NewSearchAttributeKeyKeyword(contract.SAJobMode)
+)
+
+// Error types the workflows fail with; clients match on them.
+const (
+	ConfigErrorType    = "ConfigError"
+	JobFailedType      = "JobFailed"
+	PipelineFailedType = "PipelineFailed"
+	NoEnoughResource   = "NoEnoughResource"
+	DeployFailedType   = "DeployFailed"
+	CommitFailedType   = "CommitFailed"
+)
+
+// PlanInput is the PlanJob activity's input.
+type PlanInput struct {
+	JobID  int64          `json:"jobId"`
+	Source planner.Source `json:"source"`
+}
+
+// PipelineInput starts a pipeline workflow.
+type PipelineInput struct {
+	Job      planner.PhysicalPlan `json:"-"`
+	JobID    int64                `json:"jobId"`
+	Env      planner.Env          `json:"env"`
+	JobInfo  jobInfo              `json:"job"`
+	Pipeline planner.Pipeline     `json:"pipeline"`
+	Vertices []*planner.Vertex    `json:"vertices"`
+}
+
+type jobInfo struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	Mode string `json:"mode"`
+}
+
+// JobIDFor resolves a job's number: the input's, or the one in a workflow id of the form
+// strait-job-<id>, or a stable number derived from the workflow id.
+func JobIDFor(in contract.JobInput, workflowID string) int64 {
+	if in.JobID > 0 {
+		return in.JobID
+	}
+	if rest, ok := strings.CutPrefix(workflowID, "strait-job-"); ok {
+		if n, err := strconv.ParseInt(rest, 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(workflowID))
+	return int64(h.Sum64() >> 1)
+}
+
+// JobWorkflow is the JobMaster: it plans the job, runs one child workflow per pipeline and
+// keeps the job's state in its search attributes and its status query.
+func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatus, error) {
+	info := workflow.GetInfo(ctx)
+	st := &contract.JobStatus{
+		JobID:     JobIDFor(in, info.WorkflowExecution.ID),
+		Name:      in.Name,
+		State:     contract.JobCreated,
+		Submitted: in.Submitted,
+		Started:   workflow.Now(ctx),
+	}
+	if st.Name == "" {
+		st.Name = "SeaTunnel_Job"
+	}
+	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (*contract.JobStatus, error) {
+		return st, nil
+	}); err != nil {
+		return nil, err
+	}
+	logger := workflow.GetLogger(ctx)
+	setState := func(s contract.JobState) {
+		st.State = s
+		if err := workflow.UpsertTypedSearchAttributes(ctx, SAJobState.ValueSet(string(s))); err != nil {
+			logger.Warn("search attribute not updated", "error", err)
+		}
+	}
+	_ = workflow.UpsertTypedSearchAttributes(ctx, SAJobName.ValueSet(st.Name), SAJobState.ValueSet(string(st.State)))
+
+	setState(contract.JobInitializing)
+	planCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3,
+			NonRetryableErrorTypes: []string{ConfigErrorType}},
+	})
+	var plan planner.PhysicalPlan
+	err := workflow.ExecuteActivity(planCtx, contract.PlanJobActivity, PlanInput{JobID: st.JobID, Source: planner.Source{
+		File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name,
+	}}).Get(ctx, &plan)
+	if err != nil {
+		return finishJob(ctx, st, setState, contract.JobFailed, causeOf(err))
+	}
+	st.Name = plan.Job.Name
+	st.Mode = string(plan.Job.Mode)
+	st.Warnings = plan.Warnings
+	_ = workflow.UpsertTypedSearchAttributes(ctx, SAJobName.ValueSet(st.Name), SAJobMode.ValueSet(st.Mode))
+	for _, p := range plan.Pipelines {
+		st.Pipelines = append(st.Pipelines, contract.PipelineStatus{ID: p.ID, State: contract.JobCreated})
+	}
+	setState(contract.JobScheduled)
+
+	// one child per pipeline; cancelling the job cancels them, and they clean up first
+	childCtx, cancelChildren := workflow.WithCancel(ctx)
+	futures := make([]workflow.ChildWorkflowFuture, len(plan.Pipelines))
+	for i, p := range plan.Pipelines {
+		cctx := workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
+			WorkflowID:          contract.PipelineWorkflowID(st.JobID, p.ID),
+			TaskQueue:           contract.JobsQueue,
+			WaitForCancellation: true,
+			ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
+			StaticSummary:       fmt.Sprintf("pipeline %d of job %d", p.ID, st.JobID),
+		})
+		futures[i] = workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, PipelineInput{
+			JobID:    st.JobID,
+			Env:      plan.Env,
+			JobInfo:  jobInfo{ID: st.JobID, Name: plan.Job.Name, Mode: string(plan.Job.Mode)},
+			Pipeline: p,
+			Vertices: verticesOf(&plan, p),
+		})
+		st.Pipelines[i].State = contract.JobScheduled
+	}
+	setState(contract.JobRunning)
+
+	var failure string
+	remaining := len(futures)
+	sel := workflow.NewSelector(ctx)
+	for i, f := range futures {
+		sel.AddFuture(f, func(f workflow.Future) {
+			remaining--
+			var res contract.PipelineStatus
+			err := f.Get(ctx, &res)
+			ps := &st.Pipelines[i]
+			switch {
+			case err == nil:
+				*ps = res
+			case temporal.IsCanceledError(err):
+				ps.State = contract.JobCanceled
+				var details contract.PipelineStatus
+				var ce *temporal.CanceledError
+				if errors.As(err, &ce) && ce.HasDetails() && ce.Details(&details) == nil {
+					*ps = details
+				}
+				ps.State = contract.JobCanceled
+			default:
+				ps.State = contract.JobFailed
+				ps.Error = causeOf(err)
+				var details contract.PipelineStatus
+				var ae *temporal.ApplicationError
+				if errors.As(err, &ae) && ae.HasDetails() && ae.Details(&details) == nil {
+					details.State, details.Error = contract.JobFailed, ps.Error
+					*ps = details
+				}
+				if failure == "" {
+					failure = fmt.Sprintf("pipeline %d: %s", ps.ID, ps.Error)
+					// one failed pipeline fails the job: stop the others
+					cancelChildren()
+				}
+			}
+			st.Counters = contract.Counters{}
+			for _, p := range st.Pipelines {
+				st.Counters.Add(p.Counters)
+			}
+		})
+	}
+	for remaining > 0 {
+		sel.Select(ctx)
+	}
+	switch {
+	case failure != "":
+		return finishJob(ctx, st, setState, contract.JobFailed, failure)
+	case ctx.Err() != nil:
+		return finishJob(ctx, st, setState, contract.JobCanceled, "")
+	}
+	return finishJob(ctx, st, setState, contract.JobFinished, "")
+}
+
+// finishJob records the final state. A failed job fails its workflow (with the status in the
+// error's details, so clients still get the summary); a canceled one ends canceled.
+func finishJob(ctx workflow.Context, st *contract.JobStatus, setState func(contract.JobState), state contract.JobState, cause string) (*contract.JobStatus, error) {
+	st.Error = cause
+	st.Finished = workflow.Now(ctx)
+	if ctx.Err() != nil {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		ctx = dctx
+	}
+	st.State = state
+	_ = workflow.UpsertTypedSearchAttributes(ctx, SAJobState.ValueSet(string(state)))
+	_ = setState
+	switch state {
+	case contract.JobFailed:
+		return nil, temporal.NewNonRetryableApplicationError(cause, JobFailedType, nil, st)
+	case contract.JobCanceled:
+		return nil, temporal.NewCanceledError(st)
+	}
+	return st, nil
+}
+
+func verticesOf(plan *planner.PhysicalPlan, p planner.Pipeline) []*planner.Vertex {
+	out := make([]*planner.Vertex, 0, len(p.Vertices))
+	for _, id := range p.Vertices {
+		out = append(out, plan.Vertex(id))
+	}
+	return out
+}
+
+// causeOf digs the plain cause out of Temporal's wrapping (activity error → application
+// error → message), so users read the cause once, not a chain of wrappers.
+func causeOf(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Error()
+	}
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) {
+		return "canceled"
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return "timed out: " + te.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,332 @@
+package workflows
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+)
+
+// CommitInput asks for one sink's committer to commit a checkpoint's infos.
+type CommitInput struct {
+	Job          connector.Job   `json:"job"`
+	Vertex       *planner.Vertex `json:"vertex"`
+	CheckpointID int64           `json:"checkpointId"`
+	Final        bool            `json:"final"`
+	Infos        [][]byte        `json:"infos"`
+}
+
+// cancelWait bounds how long a canceled or failed pipeline waits for its runners to confirm
+// that their tasks stopped.
+const cancelWait = time.Minute
+
+// pipelineRun is the state of one pipeline workflow.
+type pipelineRun struct {
+	in       PipelineInput
+	status   contract.PipelineStatus
+	epoch    int
+	tasks    map[contract.TaskID]*contract.TaskStatus
+	runnerOf map[contract.TaskID]string
+	queues   map[string]string // runner id -> task queue
+	failure  string
+}
+
+// PipelineWorkflow schedules, deploys and watches one pipeline: slots from the resource
+// manager, a short deploy activity per runner, task reports back by signal, the sinks'
+// commit at the end, slots released.
+func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.PipelineStatus, error) {
+	pr := &pipelineRun{
+		in:       in,
+		status:   contract.PipelineStatus{ID: in.Pipeline.ID, State: contract.JobCreated},
+		epoch:    1,
+		tasks:    map[contract.TaskID]*contract.TaskStatus{},
+		runnerOf: map[contract.TaskID]string{},
+		queues:   map[string]string{},
+	}
+	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (*contract.PipelineStatus, error) {
+		return pr.snapshot(), nil
+	}); err != nil {
+		return nil, err
+	}
+	reports := workflow.GetSignalChannel(ctx, contract.TaskReportSignal)
+	owner := fmt.Sprintf("%s#%d", workflow.GetInfo(ctx).WorkflowExecution.ID, pr.epoch)
+
+	pr.status.State = contract.JobScheduled
+	alloc, err := pr.allocate(ctx, owner)
+	if err != nil {
+		return pr.fail(ctx, owner, false, causeOf(err))
+	}
+	pr.status.State = "DEPLOYING"
+	if err := pr.deploy(ctx, alloc); err != nil {
+		pr.failure = causeOf(err)
+		return pr.stop(ctx, reports, owner)
+	}
+	pr.status.State = contract.JobRunning
+
+	// Watch the reports until every task has ended or the pipeline is canceled.
+	canceled := false
+	for !pr.allEnded() {
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(reports, func(c workflow.ReceiveChannel, _ bool) {
+			var r contract.TaskReport
+			c.Receive(ctx, &r)
+			pr.apply(r)
+		})
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { canceled = true })
+		sel.Select(ctx)
+		if canceled || pr.failure != "" {
+			break
+		}
+	}
+	if canceled || pr.failure != "" {
+		return pr.stop(ctx, reports, owner)
+	}
+	pr.status.State = "COMMITTING"
+	if err := pr.commit(ctx); err != nil {
+		return pr.fail(ctx, owner, true, causeOf(err))
+	}
+	pr.release(ctx, owner)
+	pr.status.State = contract.JobFinished
+	return pr.snapshot(), nil
+}
+
+func (pr *pipelineRun) allocate(ctx workflow.Context, owner string) (*contract.Allocation, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5,
+			NonRetryableErrorTypes: []string{NoEnoughResource}},
+	})
+	var alloc contract.Allocation
+	err := workflow.ExecuteActivity(actx, contract.AllocateActivity, contract.AllocateRequest{
+		Owner:     owner,
+		Slots:     pr.in.Pipeline.Slots(),
+		TagFilter: pr.in.Env.TagFilter,
+		Strategy:  pr.in.Env.SlotAllocationStrategy,
+	}).Get(ctx, &alloc)
+	return &alloc, err
+}
+
+// deploy spreads the task instances over the granted slots and hands each runner its part.
+func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation) error {
+	var all []contract.TaskID
+	for _, g := range pr.in.Pipeline.TaskGroups {
+		for i := 0; i < g.Parallelism; i++ {
+			all = append(all, contract.TaskID{Group: g.ID, Subtask: i})
+		}
+	}
+	perRunner := map[string][]contract.TaskID{}
+	var order []string
+	next := 0
+	for _, g := range alloc.Grants {
+		pr.queues[g.RunnerID] = g.TaskQueue
+		if _, seen := perRunner[g.RunnerID]; !seen {
+			order = append(order, g.RunnerID)
+		}
+		for range g.Slots {
+			if next < len(all) {
+				perRunner[g.RunnerID] = append(perRunner[g.RunnerID], all[next])
+				pr.runnerOf[all[next]] = g.RunnerID
+				next++
+			}
+		}
+	}
+	if next < len(all) {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("allocation gave %d slots for %d tasks", next, len(all)), DeployFailedType, nil)
+	}
+	for _, t := range all {
+		pr.tasks[t] = &contract.TaskStatus{Task: t, State: contract.TaskCreated}
+	}
+	futures := make([]workflow.Future, 0, len(order))
+	for _, rid := range order {
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			TaskQueue:              pr.queues[rid],
+			ScheduleToStartTimeout: 30 * time.Second,
+			StartToCloseTimeout:    time.Minute,
+			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 3},
+		})
+		futures = append(futures, workflow.ExecuteActivity(actx, contract.DeployActivity, contract.Deployment{
+			Job:        connector.Job{ID: pr.in.JobInfo.ID, Name: pr.in.JobInfo.Name, Mode: connector.JobMode(pr.in.JobInfo.Mode)},
+			Pipeline:   pr.in.Pipeline,
+			Vertices:   pr.in.Vertices,
+			Epoch:      pr.epoch,
+			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+			Tasks:      perRunner[rid],
+			Env:        pr.in.Env,
+		}))
+	}
+	var firstErr error
+	for _, f := range futures {
+		if err := f.Get(ctx, nil); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	pr.status.Runners = order
+	return firstErr
+}
+
+// apply records a runner's report; reports of another epoch are stale and ignored.
+func (pr *pipelineRun) apply(r contract.TaskReport) {
+	if r.Epoch != pr.epoch {
+		return
+	}
+	for _, s := range r.Tasks {
+		cur, ok := pr.tasks[s.Task]
+		if !ok || cur.State.Terminal() {
+			continue
+		}
+		s := s
+		*cur = s
+		if s.State == contract.TaskFailed && pr.failure == "" {
+			pr.failure = fmt.Sprintf("task %s on runner %s: %s", s.Task, r.RunnerID, s.Error)
+		}
+	}
+}
+
+func (pr *pipelineRun) allEnded() bool {
+	for _, t := range pr.tasks {
+		if !t.State.Terminal() {
+			return false
+		}
+	}
+	return len(pr.tasks) > 0
+}
+
+// stop cancels the pipeline's tasks on every runner, waits a bounded time for them to
+// confirm, releases the slots and ends the workflow failed or canceled.
+func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChannel, owner string) (*contract.PipelineStatus, error) {
+	canceled := ctx.Err() != nil
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	if canceled {
+		pr.status.State = contract.JobCanceling
+	} else {
+		pr.status.State = contract.JobFailing
+	}
+	var futures []workflow.Future
+	for _, rid := range pr.status.Runners {
+		actx := workflow.WithActivityOptions(dctx, workflow.ActivityOptions{
+			TaskQueue:              pr.queues[rid],
+			ScheduleToStartTimeout: 30 * time.Second,
+			StartToCloseTimeout:    30 * time.Second,
+			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 2},
+		})
+		futures = append(futures, workflow.ExecuteActivity(actx, contract.CancelTasksActivity, contract.CancelRequest{
+			JobID: pr.in.JobID, Pipeline: pr.in.Pipeline.ID, Epoch: pr.epoch}))
+	}
+	for _, f := range futures {
+		_ = f.Get(dctx, nil) // a runner that cannot be reached fences itself
+	}
+	if len(pr.tasks) > 0 {
+		deadline := workflow.Now(dctx).Add(cancelWait)
+		for !pr.allEnded() {
+			timedOut := false
+			tctx, cancelTimer := workflow.WithCancel(dctx)
+			timer := workflow.NewTimer(tctx, deadline.Sub(workflow.Now(dctx)))
+			sel := workflow.NewSelector(dctx)
+			sel.AddReceive(reports, func(c workflow.ReceiveChannel, _ bool) {
+				var r contract.TaskReport
+				c.Receive(dctx, &r)
+				pr.apply(r)
+			})
+			sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
+			sel.Select(dctx)
+			cancelTimer()
+			if timedOut {
+				break
+			}
+		}
+	}
+	if canceled && pr.failure == "" {
+		pr.release(dctx, owner)
+		pr.status.State = contract.JobCanceled
+		return nil, temporal.NewCanceledError(pr.snapshot())
+	}
+	return pr.fail(dctx, owner, true, pr.failure)
+}
+
+func (pr *pipelineRun) fail(ctx workflow.Context, owner string, release bool, cause string) (*contract.PipelineStatus, error) {
+	if release {
+		pr.release(ctx, owner)
+	}
+	pr.status.State = contract.JobFailed
+	pr.status.Error = cause
+	return nil, temporal.NewNonRetryableApplicationError(cause, PipelineFailedType, nil, pr.snapshot())
+}
+
+// commit runs each sink's committer with the final commit infos of its writers.
+func (pr *pipelineRun) commit(ctx workflow.Context) error {
+	infos := map[int][]contract.CommitInfo{}
+	for _, t := range pr.tasks {
+		for _, c := range t.Commits {
+			infos[c.Vertex] = append(infos[c.Vertex], c)
+		}
+	}
+	vertices := make([]int, 0, len(infos))
+	for v := range infos {
+		vertices = append(vertices, v)
+	}
+	sort.Ints(vertices)
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 10,
+			NonRetryableErrorTypes: []string{CommitFailedType, ConfigErrorType}},
+	})
+	for _, vid := range vertices {
+		cs := infos[vid]
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Subtask < cs[j].Subtask })
+		raw := make([][]byte, len(cs))
+		for i, c := range cs {
+			raw[i] = c.Info
+		}
+		var vertex *planner.Vertex
+		for _, v := range pr.in.Vertices {
+			if v.ID == vid {
+				vertex = v
+			}
+		}
+		if err := workflow.ExecuteActivity(actx, contract.CommitActivity, CommitInput{
+			Job:          connector.Job{ID: pr.in.JobInfo.ID, Name: pr.in.JobInfo.Name, Mode: connector.JobMode(pr.in.JobInfo.Mode)},
+			Vertex:       vertex,
+			CheckpointID: 1,
+			Final:        true,
+			Infos:        raw,
+		}).Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (pr *pipelineRun) release(ctx workflow.Context, owner string) {
+	f := workflow.SignalExternalWorkflow(ctx, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, contract.ReleaseRequest{Owner: owner})
+	if err := f.Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("slots not released", "owner", owner, "error", err)
+	}
+}
+
+// snapshot is the pipeline's status with its tasks in order and counters summed.
+func (pr *pipelineRun) snapshot() *contract.PipelineStatus {
+	s := pr.status
+	s.Tasks = s.Tasks[:0:0]
+	s.Counters = contract.Counters{}
+	for _, t := range pr.tasks {
+		ts := *t
+		ts.Commits = nil // commit infos go to the committer, not into statuses
+		s.Tasks = append(s.Tasks, ts)
+		s.Counters.Add(t.Counters)
+	}
+	sort.Slice(s.Tasks, func(i, j int) bool {
+		a, b := s.Tasks[i].Task, s.Tasks[j].Task
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		return a.Subtask < b.Subtask
+	})
+	return &s
+}
