@@ -215,9 +215,9 @@ func finishJob(ctx workflow.Context, st *contract.JobStatus, setState func(contr
 	_ = setState
 	switch state {
 	case contract.JobFailed:
-		return nil, temporal.NewNonRetryableApplicationError(cause, JobFailedType, nil, st)
+		return nil, temporal.NewNonRetryableApplicationError(cause, JobFailedType, nil, *st)
 	case contract.JobCanceled:
-		return nil, temporal.NewCanceledError(st)
+		return nil, temporal.NewCanceledError(*st)
 	}
 	return st, nil
 }

@@ -245,7 +245,7 @@ func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChanne
 	if canceled && pr.failure == "" {
 		pr.release(dctx, owner)
 		pr.status.State = contract.JobCanceled
-		return nil, temporal.NewCanceledError(pr.snapshot())
+		return nil, temporal.NewCanceledError(*pr.snapshot())
 	}
 	return pr.fail(dctx, owner, true, pr.failure)
 }
@@ -256,7 +256,7 @@ func (pr *pipelineRun) fail(ctx workflow.Context, owner string, release bool, ca
 	}
 	pr.status.State = contract.JobFailed
 	pr.status.Error = cause
-	return nil, temporal.NewNonRetryableApplicationError(cause, PipelineFailedType, nil, pr.snapshot())
+	return nil, temporal.NewNonRetryableApplicationError(cause, PipelineFailedType, nil, *pr.snapshot())
 }
 
 // commit runs each sink's committer with the final commit infos of its writers.

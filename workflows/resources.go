@@ -54,7 +54,7 @@ type RunnerView struct {
 
 // eventsBeforeContinue bounds one run's history: after this many signals and updates the
 // workflow continues as new, well before Temporal's limits (10,000 signals, 51,200 events).
-const eventsBeforeContinue = 1000
+var eventsBeforeContinue = 1000
 
 // ResourceManagerWorkflow is the singleton slot table: runners register by signal, slots
 // are allocated through an update (called from an activity) and released by signal.

@@ -1,0 +1,214 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+)
+
+// Activity stand-ins with the real names and signatures; each test sets what they return.
+func planJob(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return nil, nil }
+func allocateSlots(context.Context, contract.AllocateRequest) (*contract.Allocation, error) {
+	return nil, nil
+}
+func deployTasks(context.Context, contract.Deployment) error    { return nil }
+func cancelTasks(context.Context, contract.CancelRequest) error { return nil }
+func commitSinks(context.Context, CommitInput) error            { return nil }
+
+func testPlan() *planner.PhysicalPlan {
+	src := &planner.Vertex{ID: 1, Kind: planner.SourceVertex, Plugin: "FakeSource", Parallelism: 2}
+	sink := &planner.Vertex{ID: 2, Kind: planner.SinkVertex, Plugin: "Assert", Inputs: []int{1}, Parallelism: 2}
+	return &planner.PhysicalPlan{
+		Job:      connector.Job{ID: 7, Name: "t", Mode: connector.Batch},
+		Env:      planner.Env{Mode: connector.Batch, Parallelism: 2},
+		Vertices: []*planner.Vertex{src, sink},
+		Pipelines: []planner.Pipeline{{ID: 1, Vertices: []int{1, 2},
+			TaskGroups: []planner.TaskGroup{{ID: 1, Vertices: []int{1, 2}, Parallelism: 2}}}},
+	}
+}
+
+type harness struct {
+	testsuite.WorkflowTestSuite
+	env      *testsuite.TestWorkflowEnvironment
+	commits  []CommitInput
+	canceled []contract.CancelRequest
+
+	plan   func(context.Context, PlanInput) (*planner.PhysicalPlan, error)
+	alloc  func(context.Context, contract.AllocateRequest) (*contract.Allocation, error)
+	deploy func(context.Context, contract.Deployment) error
+	cancel func(context.Context, contract.CancelRequest) error
+}
+
+func newHarness(t *testing.T) *harness {
+	h := &harness{}
+	h.env = h.NewTestWorkflowEnvironment()
+	h.env.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
+	h.env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
+	h.env.RegisterActivityWithOptions(planJob, activity.RegisterOptions{Name: contract.PlanJobActivity})
+	h.env.RegisterActivityWithOptions(allocateSlots, activity.RegisterOptions{Name: contract.AllocateActivity})
+	h.env.RegisterActivityWithOptions(deployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
+	h.env.RegisterActivityWithOptions(cancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
+	h.env.RegisterActivityWithOptions(commitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
+	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return testPlan(), nil }
+	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
+	}
+	h.deploy = func(context.Context, contract.Deployment) error { return nil }
+	h.cancel = func(_ context.Context, req contract.CancelRequest) error {
+		h.canceled = append(h.canceled, req)
+		return nil
+	}
+	h.env.OnActivity(contract.PlanJobActivity, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in PlanInput) (*planner.PhysicalPlan, error) { return h.plan(ctx, in) })
+	h.env.OnActivity(contract.AllocateActivity, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+			return h.alloc(ctx, req)
+		})
+	h.env.OnActivity(contract.DeployActivity, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, d contract.Deployment) error { return h.deploy(ctx, d) })
+	h.env.OnActivity(contract.CancelTasksActivity, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, req contract.CancelRequest) error { return h.cancel(ctx, req) })
+	h.env.OnActivity(contract.CommitActivity, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in CommitInput) error { h.commits = append(h.commits, in); return nil })
+	h.env.OnSignalExternalWorkflow(mock.Anything, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, mock.Anything).Return(nil)
+	return h
+}
+
+// reportAfterDeploy sends the reports to the pipeline one second apart, as a runner would
+// once its tasks end.
+func (h *harness) reportAfterDeploy(reports ...contract.TaskReport) {
+	for i, r := range reports {
+		h.env.RegisterDelayedCallback(func() {
+			_ = h.env.SignalWorkflowByID(contract.PipelineWorkflowID(7, 1), contract.TaskReportSignal, r)
+		}, time.Duration(i+1)*time.Second)
+	}
+}
+
+func closed(sub int, rows int64, info string) contract.TaskStatus {
+	return contract.TaskStatus{Task: contract.TaskID{Group: 1, Subtask: sub}, State: contract.TaskClosed,
+		Counters: contract.Counters{RowsRead: rows, RowsWritten: rows},
+		Commits:  []contract.CommitInfo{{Vertex: 2, Subtask: sub, Info: []byte(info)}}}
+}
+
+func TestJobFinishes(t *testing.T) {
+	h := newHarness(t)
+	h.reportAfterDeploy(
+		contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{closed(1, 5, "b")}},
+		contract.TaskReport{RunnerID: "r1", Epoch: 9, Tasks: []contract.TaskStatus{{Task: contract.TaskID{Group: 1}, State: contract.TaskFailed, Error: "stale"}}},
+		contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{closed(0, 3, "a")}},
+	)
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7, Config: "unused"})
+	if !h.env.IsWorkflowCompleted() {
+		t.Fatal("not completed")
+	}
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var st contract.JobStatus
+	if err := h.env.GetWorkflowResult(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.State != contract.JobFinished || st.Counters.RowsWritten != 8 || st.Name != "t" {
+		t.Fatalf("status %+v", st)
+	}
+	if len(h.commits) != 1 || !h.commits[0].Final || len(h.commits[0].Infos) != 2 ||
+		string(h.commits[0].Infos[0]) != "a" || string(h.commits[0].Infos[1]) != "b" {
+		t.Fatalf("commits %+v", h.commits)
+	}
+}
+
+func TestTaskFailureFailsTheJob(t *testing.T) {
+	h := newHarness(t)
+	h.reportAfterDeploy(
+		contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{
+			{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskFailed, Error: "row 3 fail rule: MAX"},
+			{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled},
+		}},
+	)
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	err := h.env.GetWorkflowError()
+	var ae *temporal.ApplicationError
+	if !errors.As(err, &ae) || ae.Type() != JobFailedType {
+		t.Fatalf("error %v", err)
+	}
+	if !strings.Contains(ae.Message(), "row 3 fail rule: MAX") {
+		t.Fatalf("message %q", ae.Message())
+	}
+	var st contract.JobStatus
+	if err := ae.Details(&st); err != nil || st.State != contract.JobFailed {
+		t.Fatalf("details %+v %v", st, err)
+	}
+	if len(h.canceled) != 1 || len(h.commits) != 0 {
+		t.Fatalf("canceled %v commits %v", h.canceled, h.commits)
+	}
+}
+
+func TestConfigErrorFailsWithoutRetry(t *testing.T) {
+	h := newHarness(t)
+	calls := 0
+	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) {
+		calls++
+		return nil, temporal.NewNonRetryableApplicationError(`sink[0] Assert: rules: bad`, ConfigErrorType, nil)
+	}
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	err := h.env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "sink[0] Assert: rules: bad") || calls != 1 {
+		t.Fatalf("error %v after %d calls", err, calls)
+	}
+}
+
+func TestNoResourcesFailsThePipeline(t *testing.T) {
+	h := newHarness(t)
+	h.alloc = func(context.Context, contract.AllocateRequest) (*contract.Allocation, error) {
+		return nil, temporal.NewNonRetryableApplicationError("not enough resources: the pipeline needs 2 slots on one runner", NoEnoughResource, nil)
+	}
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	err := h.env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "needs 2 slots") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestCancelCancelsTasksAndEndsCanceled(t *testing.T) {
+	h := newHarness(t)
+	h.env.RegisterDelayedCallback(func() { h.env.CancelWorkflow() }, time.Second)
+	h.env.RegisterDelayedCallback(func() {
+		_ = h.env.SignalWorkflowByID(contract.PipelineWorkflowID(7, 1), contract.TaskReportSignal, contract.TaskReport{
+			RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{
+				{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskCanceled},
+				{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled}}})
+	}, 3*time.Second)
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	err := h.env.GetWorkflowError()
+	if !temporal.IsCanceledError(err) {
+		t.Fatalf("error %v", err)
+	}
+	if len(h.canceled) != 1 || h.canceled[0].Pipeline != 1 {
+		t.Fatalf("canceled %+v", h.canceled)
+	}
+}
+
+func TestJobIDFor(t *testing.T) {
+	if id := JobIDFor(contract.JobInput{JobID: 5}, "x"); id != 5 {
+		t.Fatal(id)
+	}
+	if id := JobIDFor(contract.JobInput{}, "strait-job-123"); id != 123 {
+		t.Fatal(id)
+	}
+	a, b := JobIDFor(contract.JobInput{}, "my-job"), JobIDFor(contract.JobInput{}, "my-job")
+	if a != b || a <= 0 {
+		t.Fatal(a, b)
+	}
+}
