@@ -1,0 +1,187 @@
+// Package e2e drives the built strait binary on SeaTunnel's own end-to-end job configs,
+// kept unchanged in testdata/seatunnel-e2e, and on copies with an expectation broken.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var strait string // the binary under test
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "strait-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	strait = filepath.Join(dir, "strait")
+	build := exec.Command("go", "build", "-o", strait, "../cmd/strait")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build strait:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func seatunnel(parts ...string) string {
+	return filepath.Join(append([]string{"..", "testdata", "seatunnel-e2e"}, parts...)...)
+}
+
+// run runs strait with args and returns its exit code and combined output.
+func run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, strait, args...)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String()
+	}
+	t.Fatalf("strait %v: %v\n%s", args, err, out.String())
+	return -1, ""
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// The SeaTunnel configs must run unchanged and exit 0.
+func TestSeaTunnelConfigs(t *testing.T) {
+	cases := []struct {
+		file string
+		args []string
+	}{
+		{file: "engine/fakesource_to_console.conf"},
+		{file: "engine/batch_fake_multi_table_to_console.conf"},
+		{file: "fake/fake_full_types_to_assert.conf"},
+		{file: "fake/fake_row_to_assert.conf"},
+		{file: "fake/fake_to_assert_with_range.conf"},
+		{file: "fake/fake_to_assert_with_template.conf"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			code, out := run(t, append(append([]string{"run"}, c.args...), seatunnel(c.file))...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, tail(out, 30))
+			}
+			if !strings.Contains(out, "Job Statistic Information") || !strings.Contains(out, "FINISHED") {
+				t.Fatalf("no job summary:\n%s", tail(out, 30))
+			}
+		})
+	}
+}
+
+// Copies of the configs with one expectation broken must fail, naming the rule.
+func TestBrokenExpectationsFail(t *testing.T) {
+	cases := []struct {
+		file, old, new, want string
+	}{
+		{"fake/fake_full_types_to_assert.conf", `equals_to = "AAA"`, `equals_to = "AAB"`, "AAB"},
+		{"fake/fake_full_types_to_assert.conf", "rule_type = MIN_ROW\n            rule_value = 1", "rule_type = MIN_ROW\n            rule_value = 2", "MIN_ROW"},
+		{"fake/fake_to_assert_with_range.conf", "rule_value = 29", "rule_value = 22", "MAX"},
+		{"fake/fake_to_assert_with_template.conf", "rule_type = MAX_ROW\n                rule_value = 5", "rule_type = MAX_ROW\n                rule_value = 4", "MAX_ROW"},
+	}
+	for _, c := range cases {
+		t.Run(c.file+" "+c.want, func(t *testing.T) {
+			b, err := os.ReadFile(seatunnel(c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), c.old) {
+				t.Fatalf("%s does not contain %q", c.file, c.old)
+			}
+			broken := filepath.Join(t.TempDir(), filepath.Base(c.file))
+			if err := os.WriteFile(broken, []byte(strings.Replace(string(b), c.old, c.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out := run(t, "run", broken)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", code, tail(out, 30))
+			}
+			if !strings.Contains(out, c.want) || !strings.Contains(out, "FAILED") {
+				t.Fatalf("output does not name %q:\n%s", c.want, tail(out, 30))
+			}
+		})
+	}
+}
+
+// A config error is reported before anything runs, naming the place, with exit code 2.
+func TestConfigErrorsExit2(t *testing.T) {
+	b, err := os.ReadFile(seatunnel("fake/fake_full_types_to_assert.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, text, want string }{
+		{"unknown field type", strings.Replace(string(b), "field_type = string", `field_type = "strng"`, 1),
+			`sink[0] Assert: rules.field_rules[1].field_type: unknown type "strng"`},
+		{"syntax", "env {\n  job.mode = \n", "job.conf:"},
+		{"unknown plugin", "source { NoSuchSource {} }\nsink { Console {} }", `unknown source plugin "NoSuchSource"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "job.conf")
+			if err := os.WriteFile(f, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out := run(t, "run", f)
+			if code != 2 || !strings.Contains(out, c.want) {
+				t.Fatalf("exit %d, want 2 and %q:\n%s", code, c.want, tail(out, 10))
+			}
+			if strings.Contains(out, "submitted") {
+				t.Fatalf("the job ran despite the config error:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestPlanCommand(t *testing.T) {
+	code, out := run(t, "plan", seatunnel("engine/batch_fake_multi_table_to_console.conf"))
+	if code != 0 || !strings.Contains(out, "Pipelines: 2") || !strings.Contains(out, "(fused)") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	code, out = run(t, "plan", "--dot", seatunnel("engine/fakesource_to_console.conf"))
+	if code != 0 || !strings.HasPrefix(out, "digraph") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestJSONConfig(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "job.json")
+	err := os.WriteFile(f, []byte(`{
+  "env": {"job.mode": "BATCH", "parallelism": 2},
+  "source": [{"plugin_name": "FakeSource", "plugin_output": "fake", "row.num": 7,
+              "schema": {"fields": {"id": "bigint", "name": "string"}}}],
+  "sink": [{"plugin_name": "Assert", "plugin_input": ["fake"],
+            "rules": {"row_rules": [{"rule_type": "MIN_ROW", "rule_value": 14}, {"rule_type": "MAX_ROW", "rule_value": 14}]}}]
+}`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := run(t, "run", f)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tail(out, 20))
+	}
+}
