@@ -6,11 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	sdkworker "go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -20,6 +26,7 @@ import (
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
+	"github.com/strait-dev/strait/worker"
 )
 
 // Test plugins: a source of n sequential ints split over its readers, and a sink that keeps
@@ -313,4 +320,56 @@ sink { KeepSink {} }`}, "blocked")
 			t.Fatalf("task %s still hosted in state %s", ti.Task, ti.State)
 		}
 	}
+}
+
+// TestHistoriesReplay replays the histories of a finished job's workflows against the
+// current workflow code: a change that breaks determinism fails here. With
+// STRAIT_RECORD_HISTORY=dir the histories are also written there (workflows/testdata keeps a
+// recorded set that the workflows package replays on every run).
+func TestHistoriesReplay(t *testing.T) {
+	n := cluster(t)
+	st, id := runJob(t, n, `
+env { parallelism = 2 }
+source { SeqSource { rows = 100, plugin_output = "a" } }
+sink { KeepSink { plugin_input = "a" } }`)
+	if st.State != contract.JobFinished {
+		t.Fatalf("state %s", st.State)
+	}
+	ctx := context.Background()
+	for name, wid := range map[string]string{
+		"job":      contract.JobWorkflowID(id),
+		"pipeline": contract.PipelineWorkflowID(id, 1),
+	} {
+		hist, err := fetchHistory(ctx, n, wid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replayer := sdkworker.NewWorkflowReplayer()
+		worker.RegisterWorkflows(replayer)
+		if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+			t.Fatalf("replay %s: %v", name, err)
+		}
+		if dir := os.Getenv("STRAIT_RECORD_HISTORY"); dir != "" {
+			b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+"_history.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func fetchHistory(ctx context.Context, n *node.Node, wid string) (*historypb.History, error) {
+	it := n.Client.GetWorkflowHistory(ctx, wid, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h, nil
 }
