@@ -1,0 +1,190 @@
+package taskrunner_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strait-dev/strait/connector"
+	_ "github.com/strait-dev/strait/connectors/all"
+	"github.com/strait-dev/strait/connectors/console"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/taskrunner"
+)
+
+// collect is a Reporter that keeps reports in memory.
+type collect struct {
+	mu      sync.Mutex
+	reports []contract.TaskReport
+	ended   chan struct{}
+	want    int
+	done    int
+}
+
+func (c *collect) Report(_ context.Context, _ string, r contract.TaskReport) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reports = append(c.reports, r)
+	for _, s := range r.Tasks {
+		if s.State.Terminal() {
+			c.done++
+		}
+	}
+	if c.done == c.want {
+		close(c.ended)
+	}
+	return nil
+}
+
+func (c *collect) final() map[contract.TaskID]contract.TaskStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[contract.TaskID]contract.TaskStatus{}
+	for _, r := range c.reports {
+		for _, s := range r.Tasks {
+			out[s.Task] = s
+		}
+	}
+	return out
+}
+
+// deploy plans a job and runs its first pipeline on a runner, without Temporal.
+func deploy(t testing.TB, text string) (*collect, *taskrunner.Runner) {
+	t.Helper()
+	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plan.Pipelines[0]
+	var tasks []contract.TaskID
+	for _, g := range p.TaskGroups {
+		for i := 0; i < g.Parallelism; i++ {
+			tasks = append(tasks, contract.TaskID{Group: g.ID, Subtask: i})
+		}
+	}
+	c := &collect{ended: make(chan struct{}), want: len(tasks)}
+	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 16}, c)
+	var vs []*planner.Vertex
+	for _, id := range p.Vertices {
+		vs = append(vs, plan.Vertex(id))
+	}
+	err = r.Deploy(context.Background(), contract.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, WorkflowID: "w", Tasks: tasks, Env: plan.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, r
+}
+
+func wait(t testing.TB, c *collect) {
+	t.Helper()
+	select {
+	case <-c.ended:
+	case <-time.After(time.Minute):
+		t.Fatal("tasks did not end")
+	}
+}
+
+func TestFusedChainAndExchanges(t *testing.T) {
+	console.SetOutput(io.Discard)
+	c, r := deploy(t, `
+env { parallelism = 2 }
+source {
+  FakeSource { plugin_output = "a", row.num = 1000, schema = { fields { id = bigint } } }
+  FakeSource { plugin_output = "b", row.num = 500, parallelism = 3, schema = { fields { id = bigint } } }
+}
+sink {
+  Assert { plugin_input = ["a", "b"], rules { row_rules = [{ rule_type = MIN_ROW, rule_value = 3500 }] } }
+  Console { plugin_input = "b", log.print.data = false }
+}`)
+	defer r.Close()
+	wait(t, c)
+	var read, written int64
+	commits := 0
+	for id, s := range c.final() {
+		if s.State != contract.TaskClosed {
+			t.Fatalf("task %s ended %s: %s", id, s.State, s.Error)
+		}
+		read += s.Counters.RowsRead
+		written += s.Counters.RowsWritten
+		commits += len(s.Commits)
+	}
+	// sources read 2x1000 + 3x500 rows; the Assert writers get all 3500 and Console 1500
+	if written != 3500+1500 {
+		t.Fatalf("written %d", written)
+	}
+	if commits != 2 { // the Assert sink's two writers prepared their commit
+		t.Fatalf("commits %d", commits)
+	}
+}
+
+func TestTaskFailureCancelsTheOthers(t *testing.T) {
+	c, r := deploy(t, `
+env { parallelism = 2 }
+source { FakeSource { row.num = 100, schema = { fields { id = int } } } }
+sink { Assert { rules { field_rules = [{ field_name = id, field_type = int, field_value = [{ rule_type = MAX, rule_value = -1 }] }] } } }`)
+	defer r.Close()
+	wait(t, c)
+	failed := 0
+	for _, s := range c.final() {
+		switch s.State {
+		case contract.TaskFailed:
+			failed++
+			if !strings.Contains(s.Error, "MAX") {
+				t.Errorf("error %q does not name the rule", s.Error)
+			}
+		case contract.TaskCanceled, contract.TaskClosed:
+		default:
+			t.Errorf("task %s ended %s", s.Task, s.State)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no task failed")
+	}
+}
+
+func TestCancelStopsAnUnboundedSource(t *testing.T) {
+	c, r := deploy(t, `
+env { job.mode = STREAMING }
+source { FakeSource { row.num = 10, schema = { fields { id = int } } } }
+sink { Console { log.print.data = false } }`)
+	defer r.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(r.Tasks()) == 0 || r.Tasks()[0].State != contract.TaskRunning {
+		if time.Now().After(deadline) {
+			t.Fatal("the task never ran")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.Cancel(contract.CancelRequest{JobID: 1, Pipeline: 1, Epoch: 1})
+	wait(t, c)
+	for _, s := range c.final() {
+		if s.State != contract.TaskCanceled {
+			t.Fatalf("task %s ended %s", s.Task, s.State)
+		}
+	}
+}
+
+// BenchmarkFusedChain runs FakeSource → Console (log.print.data = false) fused in one task,
+// five columns, without Temporal: the data path alone.
+func BenchmarkFusedChain(b *testing.B) {
+	console.SetOutput(io.Discard)
+	const rows = 2_000_000
+	job := fmt.Sprintf(`
+env { parallelism = 1 }
+source { FakeSource { row.num = %d, schema = { fields { id = bigint, name = string, age = int, score = double, created = timestamp } } } }
+sink { Console { log.print.data = false } }`, rows)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		c, r := deploy(b, job)
+		wait(b, c)
+		r.Close()
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+}
