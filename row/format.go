@@ -146,6 +146,14 @@ func AppendJavaFloat(buf []byte, f float64, bits int) []byte {
 		if len(exp) > 0 && exp[0] == '+' {
 			exp = exp[1:]
 		}
+		if len(exp) > 0 && exp[0] == '-' {
+			buf = append(buf, '-')
+			exp = exp[1:]
+		}
+		// Go pads the exponent to two digits (1E-07), Java does not (1E-7).
+		for len(exp) > 1 && exp[0] == '0' {
+			exp = exp[1:]
+		}
 		return append(buf, exp...)
 	}
 	start := len(buf)
@@ -212,8 +220,9 @@ func AppendDate(buf []byte, days int64) []byte {
 	return appendPad(buf, int64(d), 2)
 }
 
-// AppendTime writes nanoseconds of the day as HH:mm:ss[.fraction] (the fraction only when
-// non-zero, trailing zeros trimmed to milli, micro or nano precision as Java does).
+// AppendTime writes nanoseconds of the day as Java's LocalTime.toString does: HH:mm when
+// seconds and fraction are zero, else HH:mm:ss and the fraction (when non-zero) in milli,
+// micro or nano precision.
 func AppendTime(buf []byte, nanos int64) []byte {
 	h := nanos / int64(time.Hour)
 	nanos -= h * int64(time.Hour)
@@ -224,6 +233,9 @@ func AppendTime(buf []byte, nanos int64) []byte {
 	buf = appendPad(buf, h, 2)
 	buf = append(buf, ':')
 	buf = appendPad(buf, mi, 2)
+	if s == 0 && nanos == 0 {
+		return buf
+	}
 	buf = append(buf, ':')
 	buf = appendPad(buf, s, 2)
 	return appendFraction(buf, nanos)

@@ -1,0 +1,8 @@
+// Package all links every connector into the binary: import it for its side effects.
+package all
+
+import (
+	_ "github.com/strait-dev/strait/connectors/assert"
+	_ "github.com/strait-dev/strait/connectors/console"
+	_ "github.com/strait-dev/strait/connectors/fake"
+)

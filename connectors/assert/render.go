@@ -1,0 +1,230 @@
+package assert
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// The renderers here write values, types and rules the way SeaTunnel's messages show them
+// (Java's toString of the row's objects), so failures read the same in both engines.
+
+// appendJava appends a value as Java's String.valueOf renders the object SeaTunnel holds.
+func appendJava(buf []byte, v row.Value) []byte {
+	switch v.T {
+	case types.Null:
+		return append(buf, "null"...)
+	case types.Decimal:
+		return appendBigDecimal(buf, v)
+	case types.Time:
+		return appendLocalTime(buf, v.I)
+	case types.Timestamp:
+		const day = int64(24 * time.Hour)
+		days := v.I / day
+		if v.I%day < 0 {
+			days--
+		}
+		buf = row.AppendDate(buf, days)
+		buf = append(buf, 'T')
+		return appendLocalTime(buf, v.I-days*day)
+	case types.Array:
+		buf = append(buf, '[')
+		for i, e := range v.Elems() {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = appendJava(buf, e)
+		}
+		return append(buf, ']')
+	case types.Map:
+		m := v.Map()
+		if m == nil {
+			return append(buf, "null"...)
+		}
+		buf = append(buf, '{')
+		for i := range m.Keys {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = appendJava(buf, m.Keys[i])
+			buf = append(buf, '=')
+			buf = appendJava(buf, m.Vals[i])
+		}
+		return append(buf, '}')
+	case types.Row:
+		return appendRow(buf, "", "+I", v.Fields())
+	}
+	return row.AppendText(buf, v)
+}
+
+// appendRow renders SeaTunnelRow.toString: SeaTunnelRow{tableId=t, kind=+I, fields=[...]}.
+func appendRow(buf []byte, table, kind string, fields []row.Value) []byte {
+	buf = append(buf, "SeaTunnelRow{tableId="...)
+	buf = append(buf, table...)
+	buf = append(buf, ", kind="...)
+	buf = append(buf, kind...)
+	buf = append(buf, ", fields=["...)
+	for i, f := range fields {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = appendJava(buf, f)
+	}
+	return append(buf, "]}"...)
+}
+
+// appendLocalTime renders Java's LocalTime.toString: HH:mm, then :ss unless the seconds and
+// the fraction are zero, then the fraction in groups of three digits.
+func appendLocalTime(buf []byte, nanos int64) []byte {
+	h := nanos / int64(time.Hour)
+	m := nanos / int64(time.Minute) % 60
+	s := nanos / int64(time.Second) % 60
+	n := nanos % int64(time.Second)
+	buf = pad(buf, h, 2)
+	buf = append(buf, ':')
+	buf = pad(buf, m, 2)
+	if s == 0 && n == 0 {
+		return buf
+	}
+	buf = append(buf, ':')
+	buf = pad(buf, s, 2)
+	switch {
+	case n == 0:
+	case n%1_000_000 == 0:
+		buf = append(buf, '.')
+		buf = pad(buf, n/1_000_000, 3)
+	case n%1_000 == 0:
+		buf = append(buf, '.')
+		buf = pad(buf, n/1_000, 6)
+	default:
+		buf = append(buf, '.')
+		buf = pad(buf, n, 9)
+	}
+	return buf
+}
+
+func pad(buf []byte, n int64, width int) []byte {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s); i < width; i++ {
+		buf = append(buf, '0')
+	}
+	return append(buf, s...)
+}
+
+// appendBigDecimal renders Java's BigDecimal.toString: plain unless the scale is negative or
+// the adjusted exponent is below -6, then scientific (1E-8, 1.5E+3).
+func appendBigDecimal(buf []byte, v row.Value) []byte {
+	u := v.Unscaled()
+	if u == nil {
+		return append(buf, "null"...)
+	}
+	scale := v.DecimalScale()
+	digits := u.String()
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	adjusted := -scale + len(digits) - 1
+	if scale >= 0 && adjusted >= -6 {
+		return row.AppendDecimal(buf, v)
+	}
+	if neg {
+		buf = append(buf, '-')
+	}
+	buf = append(buf, digits[0])
+	if len(digits) > 1 {
+		buf = append(buf, '.')
+		buf = append(buf, digits[1:]...)
+	}
+	buf = append(buf, 'E')
+	if adjusted >= 0 {
+		buf = append(buf, '+')
+	}
+	return strconv.AppendInt(buf, int64(adjusted), 10)
+}
+
+// javaLength is String.valueOf(value).length(): UTF-16 code units; null counts as "".
+func javaLength(v row.Value) int {
+	var s string
+	switch v.T {
+	case types.Null:
+		return 0
+	case types.String:
+		s = v.S
+	default:
+		s = string(appendJava(nil, v))
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r > 0xFFFF {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}
+
+// javaType renders a type as SeaTunnel's SeaTunnelDataType.toString does.
+func javaType(t types.DataType) string {
+	switch t.Kind {
+	case types.Decimal:
+		return "Decimal(" + strconv.Itoa(t.Precision) + ", " + strconv.Itoa(t.Scale) + ")"
+	case types.Array:
+		return "ARRAY<" + javaType(*t.Elem) + ">"
+	case types.Map:
+		return "Map<" + javaType(*t.Key) + ", " + javaType(*t.Elem) + ">"
+	case types.Row:
+		var b strings.Builder
+		b.WriteString("ROW<")
+		for i, n := range t.Row.Names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(n)
+			b.WriteByte(' ')
+			b.WriteString(javaType(t.Row.Types[i]))
+		}
+		b.WriteByte('>')
+		return b.String()
+	}
+	return strings.ToUpper(t.Kind.String())
+}
+
+// javaConfig renders a config value as Java's toString of its unwrapped form.
+func javaConfig(v *hocon.Value) string {
+	if v == nil {
+		return "null"
+	}
+	switch v.Kind {
+	case hocon.String, hocon.Number:
+		return v.Str
+	case hocon.Bool:
+		return strconv.FormatBool(v.Bool)
+	case hocon.Array:
+		parts := make([]string, len(v.Elems))
+		for i, e := range v.Elems {
+			parts[i] = javaConfig(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case hocon.Object:
+		parts := make([]string, len(v.Fields))
+		for i, f := range v.Fields {
+			parts[i] = f.Key + "=" + javaConfig(f.Value)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return "null"
+}
+
+func javaDouble(f float64) string { return string(row.AppendJavaFloat(nil, f, 64)) }

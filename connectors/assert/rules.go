@@ -1,0 +1,434 @@
+package assert
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/literal"
+	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// ruleType is an Assert rule_type.
+type ruleType uint8
+
+const (
+	ruleNone ruleType = iota
+	ruleNull
+	ruleNotNull
+	ruleMin
+	ruleMax
+	ruleMinLength
+	ruleMaxLength
+	ruleMaxRow
+	ruleMinRow
+)
+
+var ruleNames = [...]string{"null", "NULL", "NOT_NULL", "MIN", "MAX", "MIN_LENGTH", "MAX_LENGTH", "MAX_ROW", "MIN_ROW"}
+
+func (r ruleType) String() string { return ruleNames[r] }
+
+// valueRule is one entry of field_value or row_rules.
+type valueRule struct {
+	typ      ruleType
+	value    float64
+	hasValue bool
+	equalsTo *hocon.Value
+	opts     *config.Options
+}
+
+// String renders the rule as SeaTunnel's AssertRule does.
+func (v *valueRule) String() string {
+	var b strings.Builder
+	b.WriteString("AssertFieldRule.AssertRule(ruleType=")
+	b.WriteString(v.typ.String())
+	b.WriteString(", ruleValue=")
+	if v.hasValue {
+		b.WriteString(javaDouble(v.value))
+	} else {
+		b.WriteString("null")
+	}
+	b.WriteString(", equalTo=")
+	if v.equalsTo == nil || v.equalsTo.Kind == hocon.Null {
+		b.WriteString("null")
+	} else {
+		b.WriteString(javaConfig(v.equalsTo))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// fieldRule is one entry of field_rules.
+type fieldRule struct {
+	name   string
+	typ    types.DataType
+	values []valueRule
+	opts   *config.Options
+}
+
+// String renders the rule as SeaTunnel's AssertFieldRule does.
+func (f *fieldRule) String() string {
+	var b strings.Builder
+	b.WriteString("AssertFieldRule(fieldName=")
+	b.WriteString(f.name)
+	b.WriteString(", fieldType=")
+	b.WriteString(javaType(f.typ))
+	b.WriteString(", fieldRules=[")
+	for i := range f.values {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.values[i].String())
+	}
+	b.WriteString("])")
+	return b.String()
+}
+
+// tableRules are the rules of one table: the whole `rules` block, or one tables_configs entry.
+type tableRules struct {
+	path          string // table_path; "" for the rules of every input table
+	rowRules      []valueRule
+	hasRowRules   bool
+	fieldRules    []fieldRule
+	hasFieldRules bool
+	catalog       *catalogRule
+	opts          *config.Options
+}
+
+var ruleByName = map[string]ruleType{
+	"NULL": ruleNull, "NOT_NULL": ruleNotNull, "MIN": ruleMin, "MAX": ruleMax,
+	"MIN_LENGTH": ruleMinLength, "MAX_LENGTH": ruleMaxLength, "MAX_ROW": ruleMaxRow, "MIN_ROW": ruleMinRow,
+}
+
+func parseTableRules(o *config.Options, path string) (*tableRules, error) {
+	tr := &tableRules{path: path, opts: o}
+	if o.Has("row_rules") {
+		list, err := o.ObjectList("row_rules")
+		if err != nil {
+			return nil, err
+		}
+		tr.hasRowRules = true
+		for _, ro := range list {
+			vr, err := parseValueRule(ro, true)
+			if err != nil {
+				return nil, err
+			}
+			tr.rowRules = append(tr.rowRules, vr)
+		}
+	}
+	if o.Has("field_rules") {
+		list, err := o.ObjectList("field_rules")
+		if err != nil {
+			return nil, err
+		}
+		tr.hasFieldRules = true
+		for _, fo := range list {
+			fr, err := parseFieldRule(fo)
+			if err != nil {
+				return nil, err
+			}
+			tr.fieldRules = append(tr.fieldRules, fr)
+		}
+	}
+	if o.Has("catalog_table_rule") {
+		co, err := o.Object("catalog_table_rule")
+		if err != nil {
+			return nil, err
+		}
+		if tr.catalog, err = parseCatalogRule(co); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
+
+func parseValueRule(o *config.Options, rowRule bool) (valueRule, error) {
+	vr := valueRule{opts: o}
+	name, err := o.String("rule_type", "")
+	if err != nil {
+		return vr, err
+	}
+	if name != "" {
+		t, ok := ruleByName[strings.ToUpper(strings.TrimSpace(name))]
+		if !ok {
+			return vr, o.Errorf("rule_type", "unknown rule type %q; expected NULL, NOT_NULL, MIN, MAX, MIN_LENGTH or MAX_LENGTH in field_value, MIN_ROW or MAX_ROW in row_rules", name)
+		}
+		vr.typ = t
+	}
+	switch {
+	case rowRule && vr.typ == ruleNone:
+		return vr, o.Errorf("rule_type", "option is required in row_rules (MIN_ROW or MAX_ROW)")
+	case !rowRule && (vr.typ == ruleMinRow || vr.typ == ruleMaxRow):
+		return vr, o.Errorf("rule_type", "%s is a row rule; put it in row_rules", vr.typ)
+	}
+	if o.Has("rule_value") {
+		if vr.value, err = o.Float("rule_value", 0); err != nil {
+			return vr, err
+		}
+		vr.hasValue = true
+	}
+	switch vr.typ {
+	case ruleMin, ruleMax, ruleMinLength, ruleMaxLength, ruleMinRow, ruleMaxRow:
+		if !vr.hasValue {
+			return vr, o.Errorf("rule_value", "option is required for rule_type %s", vr.typ)
+		}
+	}
+	if !rowRule {
+		if eq := o.Get("equals_to"); eq != nil && eq.Kind != hocon.Null {
+			vr.equalsTo = eq
+		}
+	}
+	return vr, nil
+}
+
+func parseFieldRule(o *config.Options) (fieldRule, error) {
+	fr := fieldRule{opts: o}
+	var err error
+	if fr.name, err = o.RequiredString("field_name"); err != nil {
+		return fr, err
+	}
+	tv := o.Get("field_type")
+	if tv == nil {
+		return fr, o.Errorf("field_type", "option is required (Assert checks every value's type first)")
+	}
+	switch tv.Kind {
+	case hocon.Null: // `field_type = null` unquoted: SeaTunnel users quote it, accept both
+		fr.typ = types.Of(types.Null)
+	case hocon.String:
+		fr.typ, err = types.Parse(tv.Str)
+	case hocon.Object:
+		fr.typ, err = catalog.TypeOf(tv)
+	default:
+		return fr, o.Errorf("field_type", "expected a type (a name such as int, or an object of row fields), found %s", tv.Kind)
+	}
+	if err != nil {
+		var pe *types.ParseError
+		if errors.As(err, &pe) && pe.Offset <= 0 && tv.Kind == hocon.String {
+			return fr, o.Errorf("field_type", "%s", pe.Msg)
+		}
+		return fr, o.Errorf("field_type", "%v", err)
+	}
+	if o.Has("field_value") {
+		list, err := o.ObjectList("field_value")
+		if err != nil {
+			return fr, err
+		}
+		for _, vo := range list {
+			vr, err := parseValueRule(vo, false)
+			if err != nil {
+				return fr, err
+			}
+			fr.values = append(fr.values, vr)
+		}
+	}
+	return fr, nil
+}
+
+// ---- field rules compiled for a table ----
+
+// compiledField is a field rule bound to a column of one table, its equals_to values
+// converted to the column's type.
+type compiledField struct {
+	rule   *fieldRule
+	index  int
+	eq     []row.Value // per value rule; meaningful where hasEq
+	hasEq  []bool
+	column types.DataType
+}
+
+type compiled struct {
+	table  *catalog.Table
+	fields []compiledField
+}
+
+func compile(tr *tableRules, t *catalog.Table) (*compiled, error) {
+	c := &compiled{table: t}
+	if tr == nil {
+		return c, nil
+	}
+	conv := literal.Converter{}
+	for i := range tr.fieldRules {
+		fr := &tr.fieldRules[i]
+		idx := t.ColumnIndex(fr.name)
+		if idx < 0 {
+			names := make([]string, len(t.Columns))
+			for j, col := range t.Columns {
+				names[j] = col.Name
+			}
+			return nil, fr.opts.Errorf("field_name", "unknown field %q in table %s (fields: %s)", fr.name, t.ID(), strings.Join(names, ", "))
+		}
+		cf := compiledField{rule: fr, index: idx, column: t.Columns[idx].Type,
+			eq: make([]row.Value, len(fr.values)), hasEq: make([]bool, len(fr.values))}
+		for j := range fr.values {
+			vr := &fr.values[j]
+			if vr.equalsTo == nil {
+				continue
+			}
+			v, err := conv.Convert(vr.equalsTo, cf.column)
+			if err != nil {
+				return nil, literalError(vr.opts, "equals_to", fmt.Errorf("as %s of field %s: %w", cf.column, fr.name, err))
+			}
+			cf.eq[j], cf.hasEq[j] = v, true
+		}
+		c.fields = append(c.fields, cf)
+	}
+	return c, nil
+}
+
+// literalError turns a literal conversion error into a config error pointing at the part of
+// the literal that failed.
+func literalError(o *config.Options, key string, err error) error {
+	ce, ok := o.Errorf(key, "%v", err).(*config.Error)
+	if !ok {
+		return err
+	}
+	var le *literal.Error
+	if errors.As(err, &le) && le.Pos.Line > 0 {
+		ce.Pos = le.Pos
+	}
+	return ce
+}
+
+// failure explains why a value broke a field rule.
+type failure struct {
+	field *compiledField
+	value row.Value
+	rule  *valueRule // nil for the type check
+	eq    bool       // the equals_to part failed
+}
+
+// check runs the field rules on a row and returns the first failure.
+func (c *compiled) check(r *row.Row) *failure {
+	for i := range c.fields {
+		cf := &c.fields[i]
+		if cf.index >= len(r.Fields) {
+			return &failure{field: cf}
+		}
+		v := r.Fields[cf.index]
+		if !typeMatches(v, cf.rule.typ) {
+			return &failure{field: cf, value: v}
+		}
+		for j := range cf.rule.values {
+			vr := &cf.rule.values[j]
+			if vr.typ != ruleNone && !passes(v, vr) {
+				return &failure{field: cf, value: v, rule: vr}
+			}
+			if cf.hasEq[j] && !v.IsNull() && !row.Equal(v, cf.eq[j]) {
+				return &failure{field: cf, value: v, rule: vr, eq: true}
+			}
+		}
+	}
+	return nil
+}
+
+// typeMatches is SeaTunnel's type check: a null passes only the null type; otherwise the
+// value's type must be exactly the declared one, element by element for arrays, maps and
+// rows; a decimal needs the declared scale and at most the declared precision.
+func typeMatches(v row.Value, t types.DataType) bool {
+	if v.T == types.Null {
+		return t.Kind == types.Null
+	}
+	if v.T != t.Kind {
+		return false
+	}
+	switch t.Kind {
+	case types.Decimal:
+		u := v.Unscaled()
+		if u == nil || v.DecimalScale() != t.Scale {
+			return false
+		}
+		digits := len(u.String())
+		if u.Sign() < 0 {
+			digits--
+		}
+		return digits <= t.Precision
+	case types.Array:
+		for _, e := range v.Elems() {
+			if !typeMatches(e, *t.Elem) {
+				return false
+			}
+		}
+	case types.Map:
+		m := v.Map()
+		if m == nil {
+			return false
+		}
+		for i := range m.Keys {
+			if !typeMatches(m.Keys[i], *t.Key) || !typeMatches(m.Vals[i], *t.Elem) {
+				return false
+			}
+		}
+	case types.Row:
+		f := v.Fields()
+		if len(f) != t.Row.Len() {
+			return false
+		}
+		for i := range f {
+			if !typeMatches(f[i], t.Row.Types[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// passes checks one rule_type on a value.
+func passes(v row.Value, vr *valueRule) bool {
+	switch vr.typ {
+	case ruleNull:
+		return v.IsNull()
+	case ruleNotNull:
+		return !v.IsNull()
+	case ruleMin, ruleMax:
+		if !v.T.IsNumeric() {
+			return false
+		}
+		f, _ := v.AsFloat64()
+		if vr.typ == ruleMin {
+			return f >= vr.value
+		}
+		return f <= vr.value
+	case ruleMinLength:
+		return float64(javaLength(v)) >= vr.value
+	case ruleMaxLength:
+		return float64(javaLength(v)) <= vr.value
+	}
+	return false
+}
+
+// describe says which field broke which rule, for the error after SeaTunnel's message.
+func (f *failure) describe() string {
+	name := f.field.rule.name
+	val := string(appendJava(nil, f.value))
+	switch {
+	case f.rule == nil && f.value.T == types.Null && f.field.rule.typ.Kind != types.Null:
+		return fmt.Sprintf("field %s is null, which only field_type \"null\" accepts", name)
+	case f.rule == nil:
+		return fmt.Sprintf("field %s = %s is a %s, not field_type %s", name, val, valueType(f.value), f.field.rule.typ)
+	case f.eq:
+		return fmt.Sprintf("field %s = %s is not equal to equals_to %s", name, val, javaConfig(f.rule.equalsTo))
+	case f.rule.typ == ruleNull || f.rule.typ == ruleNotNull:
+		return fmt.Sprintf("field %s = %s breaks rule_type %s", name, val, f.rule.typ)
+	case (f.rule.typ == ruleMin || f.rule.typ == ruleMax) && !f.value.T.IsNumeric():
+		return fmt.Sprintf("field %s = %s is not a number, so it breaks rule_type %s", name, val, f.rule.typ)
+	}
+	return fmt.Sprintf("field %s = %s breaks rule_type %s with rule_value %s", name, val, f.rule.typ, javaDouble(f.rule.value))
+}
+
+// valueType names the runtime type of a value, for messages.
+func valueType(v row.Value) string {
+	switch v.T {
+	case types.Decimal:
+		u := v.Unscaled()
+		if u == nil {
+			return "decimal"
+		}
+		digits := len(strings.TrimPrefix(u.String(), "-"))
+		return fmt.Sprintf("decimal(%d, %d)", max(digits, v.DecimalScale()), v.DecimalScale())
+	}
+	return v.T.String()
+}

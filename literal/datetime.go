@@ -1,0 +1,219 @@
+package literal
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+func errorf(format string, args ...any) error { return errors.New(fmt.Sprintf(format, args...)) }
+
+const (
+	nanosPerSecond = int64(1_000_000_000)
+	nanosPerDay    = 86400 * nanosPerSecond
+)
+
+// DaysFromCivil returns the number of days from 1970-01-01 to the proleptic Gregorian date
+// y-m-d. Out-of-range months and days are not checked.
+func DaysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+
+// DaysInMonth is the number of days of month m (1..12) in year y.
+func DaysInMonth(y, m int64) int64 {
+	switch m {
+	case 2:
+		if isLeap(y) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+func digits(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func civil(y, m, d int64) (int64, bool) {
+	if m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, m) {
+		return 0, false
+	}
+	return DaysFromCivil(y, m, d), true
+}
+
+// splitDate reads yyyy?MM?dd where ? is sep.
+func splitDate(s string, sep byte) (int64, bool) {
+	if len(s) != 10 || s[4] != sep || s[7] != sep {
+		return 0, false
+	}
+	y, ok1 := digits(s[:4])
+	m, ok2 := digits(s[5:7])
+	d, ok3 := digits(s[8:])
+	if !ok1 || !ok2 || !ok3 {
+		return 0, false
+	}
+	return civil(y, m, d)
+}
+
+// ParseDate reads a date in the layouts SeaTunnel detects: yyyy-MM-dd, yyyy/MM/dd,
+// yyyy.MM.dd, yyyyMMdd and yyyy年MM月dd日. It returns days since 1970-01-01.
+func ParseDate(s string) (int64, bool) {
+	switch {
+	case len(s) == 10 && s[4] == '-':
+		return splitDate(s, '-')
+	case len(s) == 10 && s[4] == '/':
+		return splitDate(s, '/')
+	case len(s) == 10 && s[4] == '.':
+		return splitDate(s, '.')
+	case len(s) == 8:
+		y, ok1 := digits(s[:4])
+		m, ok2 := digits(s[4:6])
+		d, ok3 := digits(s[6:])
+		if !ok1 || !ok2 || !ok3 {
+			return 0, false
+		}
+		return civil(y, m, d)
+	}
+	return parseCJKDate(s)
+}
+
+func parseCJKDate(s string) (int64, bool) {
+	// yyyy年MM月dd日: each of 年 月 日 is three bytes in UTF-8.
+	if len(s) != 4+3+2+3+2+3 || s[4:7] != "年" || s[9:12] != "月" || s[14:] != "日" {
+		return 0, false
+	}
+	y, ok1 := digits(s[:4])
+	m, ok2 := digits(s[7:9])
+	d, ok3 := digits(s[12:14])
+	if !ok1 || !ok2 || !ok3 {
+		return 0, false
+	}
+	return civil(y, m, d)
+}
+
+// ParseTime reads HH:mm:ss with an optional fraction of up to nine digits (12:34:56.789)
+// and returns nanoseconds since midnight.
+func ParseTime(s string) (int64, bool) {
+	if len(s) < 8 || s[2] != ':' || s[5] != ':' {
+		return 0, false
+	}
+	h, ok1 := digits(s[:2])
+	mi, ok2 := digits(s[3:5])
+	sec, ok3 := digits(s[6:8])
+	if !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	nanos := (h*3600 + mi*60 + sec) * nanosPerSecond
+	rest := s[8:]
+	if rest == "" {
+		return nanos, true
+	}
+	if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
+		return 0, false
+	}
+	frac, ok := digits(rest[1:])
+	if !ok {
+		return 0, false
+	}
+	for i := len(rest) - 1; i < 9; i++ {
+		frac *= 10
+	}
+	return nanos + frac, true
+}
+
+// ParseTimestamp reads a zone-less date and time in the layouts SeaTunnel detects:
+// yyyy-MM-ddTHH:mm:ss and yyyy-MM-dd HH:mm:ss, the date also with / or . separators (then
+// with a space), each with an optional fraction; yyyyMMddHHmmss; and
+// yyyy年MM月dd日 HH时mm分ss秒. It returns nanoseconds since 1970-01-01T00:00:00.
+func ParseTimestamp(s string) (int64, bool) {
+	if len(s) == 14 {
+		days, ok := ParseDate(s[:8])
+		if !ok {
+			return 0, false
+		}
+		tod, ok := ParseTime(s[8:10] + ":" + s[10:12] + ":" + s[12:14])
+		if !ok {
+			return 0, false
+		}
+		return days*nanosPerDay + tod, true
+	}
+	if strings.Contains(s, "年") {
+		return parseCJKTimestamp(s)
+	}
+	if len(s) < 19 {
+		return 0, false
+	}
+	sep := s[4]
+	if sep != '-' && sep != '/' && sep != '.' {
+		return 0, false
+	}
+	days, ok := splitDate(s[:10], sep)
+	if !ok {
+		return 0, false
+	}
+	switch s[10] {
+	case ' ':
+	case 'T':
+		if sep != '-' {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	tod, ok := ParseTime(s[11:])
+	if !ok {
+		return 0, false
+	}
+	return days*nanosPerDay + tod, true
+}
+
+func parseCJKTimestamp(s string) (int64, bool) {
+	i := strings.IndexByte(s, ' ')
+	if i < 0 {
+		return 0, false
+	}
+	days, ok := parseCJKDate(s[:i])
+	if !ok {
+		return 0, false
+	}
+	t := s[i+1:]
+	// HH时mm分ss秒
+	if len(t) != 2+3+2+3+2+3 || t[2:5] != "时" || t[7:10] != "分" || t[12:] != "秒" {
+		return 0, false
+	}
+	tod, ok := ParseTime(t[:2] + ":" + t[5:7] + ":" + t[10:12])
+	if !ok {
+		return 0, false
+	}
+	return days*nanosPerDay + tod, true
+}
