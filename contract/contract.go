@@ -137,6 +137,7 @@ type CommitInfo struct {
 // TaskStatus is what a runner reports of one task.
 type TaskStatus struct {
 	Task     TaskID       `json:"task"`
+	Runner   string       `json:"runner,omitempty"`
 	State    TaskState    `json:"state"`
 	Error    string       `json:"error,omitempty"`
 	Counters Counters     `json:"counters"`
@@ -158,6 +159,13 @@ type RunnerInfo struct {
 	Tags      map[string]string `json:"tags,omitempty"`
 	Address   string            `json:"address,omitempty"`
 	Started   time.Time         `json:"started"`
+}
+
+// Load is a runner's resource use as it reports it: fractions of CPU and memory in use.
+type Load struct {
+	CPU    float64   `json:"cpu"`
+	Memory float64   `json:"memory"`
+	At     time.Time `json:"at"`
 }
 
 // AllocateRequest asks the resource manager for slots for one pipeline deployment.

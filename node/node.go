@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 
 	"github.com/strait-dev/strait/activities"
@@ -31,17 +32,23 @@ type Config struct {
 	Embedded devserver.Options
 	// Worker hosts the workflows and coordinator activities.
 	Worker bool
-	// Runner hosts a task runner with these settings (Slots 0 means no runner).
-	RunnerID string
-	Slots    int
-	Tags     map[string]string
-	Logger   *slog.Logger
+	// Runners are the task runners the process hosts.
+	Runners []RunnerSpec
+	Logger  *slog.Logger
+}
+
+// RunnerSpec configures one task runner.
+type RunnerSpec struct {
+	ID    string
+	Slots int
+	Tags  map[string]string
 }
 
 // Node is what a composed process exposes to its command.
 type Node struct {
 	Client    client.Client
-	Runner    *taskrunner.Runner // nil without a runner
+	Runners   []*taskrunner.Runner
+	Runner    *taskrunner.Runner // the first runner, nil without one
 	Address   string
 	Namespace string
 	Embedded  bool
@@ -66,8 +73,11 @@ func Module(cfg Config) fx.Option {
 func New(ctx context.Context, cfg Config) (*Node, func(context.Context) error, error) {
 	var n *Node
 	app := fx.New(Module(cfg), fx.Populate(&n), fx.NopLogger, fx.StartTimeout(2*time.Minute), fx.StopTimeout(time.Minute))
+	if err := app.Err(); err != nil {
+		return nil, nil, dig.RootCause(err)
+	}
 	if err := app.Start(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, dig.RootCause(err)
 	}
 	return n, app.Stop, nil
 }
@@ -104,21 +114,26 @@ func provideClient(lc fx.Lifecycle, cfg Config, srv *server) (client.Client, err
 	return c, nil
 }
 
-func provideRunner(cfg Config, c client.Client) *taskrunner.Runner {
-	if cfg.Slots <= 0 {
-		return nil
+type runners []*taskrunner.Runner
+
+func provideRunner(cfg Config, c client.Client) runners {
+	var out runners
+	for _, spec := range cfg.Runners {
+		id := spec.ID
+		if id == "" {
+			id = DefaultRunnerID()
+		}
+		out = append(out, taskrunner.New(taskrunner.Config{ID: id, Slots: spec.Slots, Tags: spec.Tags, Logger: cfg.Logger},
+			&activities.SignalReporter{Client: c}))
 	}
-	id := cfg.RunnerID
-	if id == "" {
-		id = DefaultRunnerID()
-	}
-	r := taskrunner.New(taskrunner.Config{ID: id, Slots: cfg.Slots, Tags: cfg.Tags, Logger: cfg.Logger},
-		&activities.SignalReporter{Client: c})
-	return r
+	return out
 }
 
-func provideNode(cfg Config, c client.Client, r *taskrunner.Runner, srv *server) *Node {
-	n := &Node{Client: c, Runner: r, Address: cfg.Address, Namespace: cfg.Namespace}
+func provideNode(cfg Config, c client.Client, rs runners, srv *server) *Node {
+	n := &Node{Client: c, Runners: rs, Address: cfg.Address, Namespace: cfg.Namespace}
+	if len(rs) > 0 {
+		n.Runner = rs[0]
+	}
 	if srv.s != nil {
 		n.Address, n.Embedded = srv.s.Address(), true
 	}
@@ -145,10 +160,13 @@ func startWorker(lc fx.Lifecycle, cfg Config, c client.Client) {
 	})
 }
 
-func startRunner(lc fx.Lifecycle, cfg Config, c client.Client, r *taskrunner.Runner) {
-	if r == nil {
-		return
+func startRunner(lc fx.Lifecycle, c client.Client, rs runners) {
+	for _, r := range rs {
+		startOneRunner(lc, c, r)
 	}
+}
+
+func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner) {
 	var w sdkworker.Worker
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {

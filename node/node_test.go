@@ -176,7 +176,7 @@ func cluster(t *testing.T) *node.Node {
 	t.Helper()
 	setupOnce.Do(func() {
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		shared, _, setupErr = node.New(context.Background(), node.Config{Worker: true, Slots: 8, RunnerID: "test", Logger: log})
+		shared, _, setupErr = node.New(context.Background(), node.Config{Worker: true, Runners: []node.RunnerSpec{{ID: "test", Slots: 8}}, Logger: log})
 	})
 	if setupErr != nil {
 		t.Fatal(setupErr)

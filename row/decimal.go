@@ -3,6 +3,7 @@ package row
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -27,7 +28,19 @@ func CompareDecimal(a, b Value) int {
 // ParseDecimal reads a decimal literal ("-12.5", "1e3", "99999.99999999") and rescales it to
 // the given scale, rounding half up. It fails when the result needs more than precision digits.
 func ParseDecimal(s string, precision, scale int) (Value, error) {
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	// An exponent far beyond any decimal's 38 digits would make big.Rat build a number
+	// with that many digits; refuse it before it costs anything.
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(s[i+1:])
+		if err != nil || exp > 400 || exp < -400 {
+			return Value{}, fmt.Errorf("%q is not a decimal number in range", s)
+		}
+	}
+	if len(s) > 1000 {
+		return Value{}, fmt.Errorf("decimal literal of %d characters is too long", len(s))
+	}
+	r, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return Value{}, fmt.Errorf("%q is not a decimal number", s)
 	}

@@ -65,7 +65,7 @@ func AppendJSON(buf []byte, v Value) []byte {
 	case types.Null:
 		return append(buf, "null"...)
 	case types.String:
-		return strconv.AppendQuote(buf, v.S)
+		return AppendJSONString(buf, v.S)
 	case types.Bytes:
 		buf = append(buf, '"')
 		buf = base64.StdEncoding.AppendEncode(buf, []byte(v.S))
@@ -97,9 +97,9 @@ func AppendJSON(buf []byte, v Value) []byte {
 				buf = append(buf, ',')
 			}
 			if m.Keys[i].T == types.String {
-				buf = strconv.AppendQuote(buf, m.Keys[i].S)
+				buf = AppendJSONString(buf, m.Keys[i].S)
 			} else {
-				buf = strconv.AppendQuote(buf, string(AppendText(nil, m.Keys[i])))
+				buf = AppendJSONString(buf, string(AppendText(nil, m.Keys[i])))
 			}
 			buf = append(buf, ':')
 			buf = AppendJSON(buf, m.Vals[i])
@@ -274,3 +274,34 @@ func floorDiv(a, b int64) int64 {
 
 // String renders the value as AppendText does.
 func (v Value) String() string { return string(AppendText(nil, v)) }
+
+const hexDigits = "0123456789abcdef"
+
+// AppendJSONString appends s as a JSON string: quotes, backslashes and control characters
+// escaped, everything else (UTF-8 included) as is.
+func AppendJSONString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			buf = append(buf, '\\', c)
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		default:
+			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}

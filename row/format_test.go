@@ -87,3 +87,13 @@ func TestDecimal(t *testing.T) {
 		t.Fatalf("rounding: %s", r)
 	}
 }
+
+func TestAppendJSONString(t *testing.T) {
+	got := string(AppendJSONString(nil, "a\"b\\c\n\x01é"))
+	if got != `"a\"b\\c\n\u0001é"` {
+		t.Fatalf("%s", got)
+	}
+	if _, err := ParseDecimal("1e999999999", 38, 2); err == nil {
+		t.Fatal("a huge exponent must be refused")
+	}
+}

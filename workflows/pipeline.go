@@ -141,7 +141,7 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation) 
 			fmt.Sprintf("allocation gave %d slots for %d tasks", next, len(all)), DeployFailedType, nil)
 	}
 	for _, t := range all {
-		pr.tasks[t] = &contract.TaskStatus{Task: t, State: contract.TaskCreated}
+		pr.tasks[t] = &contract.TaskStatus{Task: t, State: contract.TaskCreated, Runner: pr.runnerOf[t]}
 	}
 	futures := make([]workflow.Future, 0, len(order))
 	for _, rid := range order {
@@ -181,7 +181,7 @@ func (pr *pipelineRun) apply(r contract.TaskReport) {
 		if !ok || cur.State.Terminal() {
 			continue
 		}
-		s := s
+		s.Runner = r.RunnerID
 		*cur = s
 		if s.State == contract.TaskFailed && pr.failure == "" {
 			pr.failure = fmt.Sprintf("task %s on runner %s: %s", s.Task, r.RunnerID, s.Error)

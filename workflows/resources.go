@@ -47,9 +47,18 @@ type ClusterStatus struct {
 // RunnerView is one runner in a cluster status.
 type RunnerView struct {
 	contract.RunnerInfo
-	State string   `json:"state"`
-	Free  int      `json:"free"`
-	Owner []string `json:"owners"`
+	State string         `json:"state"`
+	Free  int            `json:"free"`
+	Owner []string       `json:"owners"`
+	Load  *contract.Load `json:"load,omitempty"`
+}
+
+// LoadText renders the runner's last load report.
+func (v RunnerView) LoadText() string {
+	if v.Load == nil {
+		return "-"
+	}
+	return fmt.Sprintf("cpu %.0f%% mem %.0f%%", v.Load.CPU*100, v.Load.Memory*100)
 }
 
 // eventsBeforeContinue bounds one run's history: after this many signals and updates the

@@ -1,0 +1,99 @@
+// Package fieldmapper is the FieldMapper transform: `field_mapper = { input = output ... }`
+// picks input fields, renames them and orders them as the mapping is written, dropping the
+// rest, as SeaTunnel's FieldMapper does. The primary key and constraint keys survive when all
+// the column names they list are among the output names. A mapping that keeps every field in
+// order (renaming only) leaves batches untouched.
+package fieldmapper
+
+import (
+	"context"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/xform"
+)
+
+// Name is the plugin name.
+const Name = "FieldMapper"
+
+func init() { connector.RegisterTransform(Name, New) }
+
+// Transform is a configured FieldMapper.
+type Transform struct {
+	proj    *xform.Projection
+	outputs []*catalog.Table
+}
+
+// New builds a FieldMapper from its options.
+func New(ctx *connector.TransformContext) (connector.Transform, error) {
+	inputs, err := xform.Inputs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := ctx.Options
+	if !o.Has("field_mapper") {
+		return nil, o.Errorf("field_mapper", "option is required")
+	}
+	m, err := o.Object("field_mapper")
+	if err != nil {
+		return nil, err
+	}
+	keys := m.Keys()
+	from := make([]string, 0, len(keys))
+	to := make([]string, 0, len(keys))
+	seen := map[string]string{}
+	for _, k := range keys {
+		name, err := m.String(k, "")
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			return nil, m.Errorf(k, "the output name of field %q is empty", k)
+		}
+		if prev, dup := seen[name]; dup {
+			return nil, m.Errorf(k, "output field %q is already the name of %q", name, prev)
+		}
+		seen[name] = k
+		from = append(from, k)
+		to = append(to, name)
+	}
+	t := &Transform{}
+	var idx [][]int
+	var widths []int
+	for _, in := range inputs {
+		pick := make([]int, len(from))
+		var missing []string
+		for i, f := range from {
+			if pick[i] = in.ColumnIndex(f); pick[i] < 0 {
+				missing = append(missing, f)
+			}
+		}
+		switch len(missing) {
+		case 0:
+		case 1:
+			return nil, xform.FieldNotFound(o, "field_mapper", missing[0], in)
+		default:
+			return nil, xform.FieldsNotFound(o, "field_mapper", missing, in)
+		}
+		idx = append(idx, pick)
+		widths = append(widths, len(in.Columns))
+		t.outputs = append(t.outputs, xform.Project(in, pick, to))
+	}
+	t.proj = xform.NewProjection(o.Where(), xform.NewRouter(inputs), idx, widths)
+	return t, nil
+}
+
+// Outputs are the mapped tables.
+func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
+
+// Open does nothing.
+func (t *Transform) Open(context.Context) error { return nil }
+
+// Close does nothing.
+func (t *Transform) Close() error { return nil }
+
+// Process maps the fields of every row.
+func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
+	return t.proj.Process(in)
+}

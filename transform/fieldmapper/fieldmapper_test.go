@@ -1,0 +1,111 @@
+package fieldmapper_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/row"
+	_ "github.com/strait-dev/strait/transform/fieldmapper"
+	"github.com/strait-dev/strait/transform/internal/transformtest"
+)
+
+func input(t testing.TB) *catalog.Table {
+	tab := transformtest.Table(t, `id = int, name = string, age = int, card = int`)
+	tab.Columns[1].Comment = "the name"
+	tab.Columns[1].Length = 64
+	tab.PrimaryKey = &catalog.PrimaryKey{Name: "pk", Columns: []string{"id"}}
+	tab.ConstraintKeys = []catalog.ConstraintKey{{Name: "uk", Type: "UNIQUE_KEY", Columns: []catalog.ConstraintCol{{Name: "card"}}}}
+	return tab
+}
+
+func TestFieldMapper(t *testing.T) {
+	tab := input(t)
+	for _, c := range []struct {
+		opts, cols string
+		pk, uk     bool
+		first      string
+		same       bool
+	}{
+		{`field_mapper = { id = id, card = card, name = new_name }`, "id card new_name", true, true, "[1 123 Joy Ding]", false},
+		{`field_mapper { card = card_no, id = id }`, "card_no id", true, false, "[123 1]", false},
+		{`field_mapper { id = key, name = name }`, "key name", false, false, "[1 Joy Ding]", false},
+		{`field_mapper { id = a, name = b, age = c, card = d }`, "a b c d", false, false, "[1 Joy Ding 20 123]", true},
+		{`field_mapper { id = id, name = name, age = age, card = card }`, "id name age card", true, true, "[1 Joy Ding 20 123]", true},
+	} {
+		tr := transformtest.MustBuild(t, "FieldMapper", c.opts, tab)
+		out := tr.Outputs()[0]
+		var names []string
+		for _, col := range out.Columns {
+			names = append(names, col.Name)
+		}
+		if strings.Join(names, " ") != c.cols || (out.PrimaryKey != nil) != c.pk || (len(out.ConstraintKeys) > 0) != c.uk {
+			t.Errorf("%s: columns %v pk %v keys %v", c.opts, names, out.PrimaryKey, out.ConstraintKeys)
+		}
+		if i := out.ColumnIndex("new_name"); i >= 0 && (out.Columns[i].Comment != "the name" || out.Columns[i].Length != 64) {
+			t.Errorf("%s: renamed column lost its attributes: %+v", c.opts, out.Columns[i])
+		}
+		in := transformtest.Batch(tab.ID(), row.Delete,
+			[]row.Value{row.IntValue(1), row.StringValue("Joy Ding"), row.IntValue(20), row.IntValue(123)})
+		res, err := tr.Process(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res == in) != c.same {
+			t.Errorf("%s: batch reused %v, want %v", c.opts, res == in, c.same)
+		}
+		if s := fmt.Sprint(res.Rows[0].Fields); s != c.first || res.Rows[0].Kind != row.Delete {
+			t.Errorf("%s: row %s %s, want %s", c.opts, res.Rows[0].Kind, s, c.first)
+		}
+		res.Release()
+	}
+}
+
+func TestFieldMapperErrors(t *testing.T) {
+	tab := input(t)
+	for _, c := range []struct{ opts, msg string }{
+		{``, "field_mapper: option is required"},
+		{`field_mapper = [id]`, "field_mapper: expected an object"},
+		{`field_mapper { nom = x }`, `field_mapper: field "nom" is not in the input table`},
+		{`field_mapper { nom = x, y = z }`, `field_mapper: fields "nom", "y" are not in`},
+		{`field_mapper { id = x, name = x }`, `field_mapper.name: output field "x" is already the name of "id"`},
+		{`field_mapper { id = {a = b} }`, `field_mapper.id: expected a string`},
+		{`field_mapper { id = "" }`, `field_mapper.id: the output name of field "id" is empty`},
+	} {
+		_, err := transformtest.Build(t, "FieldMapper", c.opts, tab)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
+		}
+	}
+}
+
+func TestFieldMapperE2E(t *testing.T) {
+	job := transformtest.BuildJob(t, transformtest.LoadJob(t, "transform/field_mapper_transform.conf"))
+	if got := job.Output.RowType().String(); got != "{id = int, age_as = int, int1_as = int, name = string, c_row = {c_row = {c_int = int}}}" {
+		t.Errorf("output %s", got)
+	}
+	rows := job.RunJob(t, 40, 4)
+	if fails := job.CheckAssert(rows); len(fails) > 0 {
+		t.Fatal(fails)
+	}
+}
+
+func BenchmarkFieldMapper(b *testing.B) {
+	tab := input(b)
+	tr := transformtest.MustBuild(b, "FieldMapper", `field_mapper = { id = id, card = card, name = new_name }`, tab)
+	transformtest.BenchRows(b, tab.ID(), tr.Process, func(i int) []row.Value {
+		return []row.Value{row.IntValue(int32(i)), row.StringValue("Joy Ding"), row.IntValue(20), row.IntValue(123)}
+	})
+}
+
+// TestFieldMapperE2EWithConnectors runs the job file with the real FakeSource and Assert sink.
+func TestFieldMapperE2EWithConnectors(t *testing.T) {
+	n, err := transformtest.RunWithConnectors(t, transformtest.LoadJob(t, "transform/field_mapper_transform.conf"))
+	if err != nil {
+		t.Fatalf("after %d rows: %v", n, err)
+	}
+	if n == 0 {
+		t.Fatal("no rows reached the sink")
+	}
+}

@@ -1,0 +1,109 @@
+// Package filterrowkind is the FilterRowKind transform: it keeps or drops rows by their kind
+// (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE), as SeaTunnel's FilterRowKind does. Exactly one
+// of include_kinds and exclude_kinds is set, to a non-empty list. The table is unchanged and
+// batches are filtered in place.
+package filterrowkind
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/xform"
+)
+
+// Name is the plugin name.
+const Name = "FilterRowKind"
+
+func init() { connector.RegisterTransform(Name, New) }
+
+// Transform is a configured FilterRowKind.
+type Transform struct {
+	keep    [4]bool // by row.Kind
+	outputs []*catalog.Table
+}
+
+// New builds a FilterRowKind from its options.
+func New(ctx *connector.TransformContext) (connector.Transform, error) {
+	inputs, err := xform.Inputs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := ctx.Options
+	hasIn, hasEx := o.Has("include_kinds"), o.Has("exclude_kinds")
+	switch {
+	case hasIn && hasEx:
+		return nil, o.Errorf("exclude_kinds", "include_kinds and exclude_kinds are mutually exclusive; set only one")
+	case !hasIn && !hasEx:
+		return nil, o.Errorf("", "set one of include_kinds and exclude_kinds")
+	}
+	key := "include_kinds"
+	if hasEx {
+		key = "exclude_kinds"
+	}
+	kinds, err := readKinds(o, key)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transform{}
+	for k := range t.keep {
+		t.keep[k] = kinds[k] == hasIn
+	}
+	for _, in := range inputs {
+		t.outputs = append(t.outputs, in.Copy())
+	}
+	return t, nil
+}
+
+func readKinds(o *config.Options, key string) ([4]bool, error) {
+	var set [4]bool
+	names, err := o.StringList(key)
+	if err != nil {
+		return set, err
+	}
+	if len(names) == 0 {
+		return set, o.Errorf(key, "list at least one row kind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)")
+	}
+	for i, n := range names {
+		k, ok := row.ParseKind(n)
+		if !ok {
+			return set, o.Errorf(fmt.Sprintf("%s[%d]", key, i), "unknown row kind %q; expected INSERT, UPDATE_BEFORE, UPDATE_AFTER or DELETE", n)
+		}
+		set[k] = true
+	}
+	return set, nil
+}
+
+// Outputs are the input tables, unchanged.
+func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
+
+// Open does nothing.
+func (t *Transform) Open(context.Context) error { return nil }
+
+// Close does nothing.
+func (t *Transform) Close() error { return nil }
+
+// Keeps reports whether rows of kind k pass.
+func (t *Transform) Keeps(k row.Kind) bool { return int(k) < len(t.keep) && t.keep[k] }
+
+// Process drops the filtered rows from the batch in place.
+func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
+	rows := in.Rows
+	n := 0
+	for i := range rows {
+		if k := rows[i].Kind; int(k) < len(t.keep) && t.keep[k] {
+			if n != i {
+				rows[n] = rows[i]
+			}
+			n++
+		}
+	}
+	for i := n; i < len(rows); i++ {
+		rows[i] = row.Row{}
+	}
+	in.Rows = rows[:n]
+	return in, nil
+}

@@ -1,0 +1,362 @@
+// Package jsonpath is the JsonPath transform: it reads JSON held in a field and extracts
+// values with JSONPath expressions into new fields, as SeaTunnel's JsonPath does.
+//
+//	JsonPath {
+//	  row_error_handle_way = FAIL              # or SKIP: drop the row
+//	  columns = [
+//	    { src_field = data, path = "$.a.b", dest_field = b, dest_type = int,
+//	      column_error_handle_way = SKIP }     # FAIL, SKIP (null) or SKIP_ROW
+//	  ]
+//	}
+//
+// The source field is a string or bytes holding JSON text, or an array, map or row, which is
+// first written as JSON (a row as an array of its fields). dest_type (default string) is any
+// Strait type. Each output field is appended after the input fields (or overwrites an input
+// field of the same name, taking the new type); like SeaTunnel, it is a nullable column of
+// length 200 whose default is "".
+//
+// Errors of the data follow SeaTunnel: text that is not valid JSON, and a definite path that
+// selects nothing or meets a value it cannot step into, are handled by the column's
+// column_error_handle_way, or when that is unset by row_error_handle_way (default FAIL). An
+// empty text and a selected value that does not convert to dest_type fail the job whatever
+// the options say. A null source field gives null.
+//
+// Strait reads JSON strictly (RFC 8259); the reader SeaTunnel uses also accepts single quotes,
+// unquoted names and NaN.
+package jsonpath
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/xform"
+	"github.com/strait-dev/strait/types"
+)
+
+// Name is the plugin name.
+const Name = "JsonPath"
+
+func init() { connector.RegisterTransform(Name, New) }
+
+// Way is an error handling way.
+type Way uint8
+
+// The ways; WayUnset is a column that defers to the row's way.
+const (
+	WayUnset Way = iota
+	WayFail
+	WaySkip
+	WaySkipRow
+)
+
+var wayNames = [...]string{"", "FAIL", "SKIP", "SKIP_ROW"}
+
+func (w Way) String() string { return wayNames[w] }
+
+func parseWay(s string) Way {
+	for i, n := range wayNames {
+		if i > 0 && n == s {
+			return Way(i)
+		}
+	}
+	return WayUnset
+}
+
+type column struct {
+	opts    *config.Options
+	key     string // columns[i], for errors
+	src     string
+	dest    string
+	path    *Path
+	typ     types.DataType
+	way     Way
+	srcSlot int // index into the distinct source fields
+}
+
+// Transform is a configured JsonPath.
+type Transform struct {
+	where   string
+	rowWay  Way
+	cols    []column
+	srcIdx  [][]int // per table, per source slot: the field's position
+	w       *xform.Widen
+	outputs []*catalog.Table
+
+	conv    converter
+	vals    []row.Value
+	spans   []span
+	docs    []docState
+	jsonBuf []byte
+	listBuf []byte
+}
+
+type docState struct {
+	ready  bool
+	null   bool
+	doc    string
+	err    error // the text is not JSON
+	shared bool  // several columns read this source: remember its objects
+	memo   memo
+}
+
+// New builds a JsonPath from its options.
+func New(ctx *connector.TransformContext) (connector.Transform, error) {
+	inputs, err := xform.Inputs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := ctx.Options
+	t := &Transform{where: o.Where()}
+	rw, err := o.Enum("row_error_handle_way", "FAIL", "FAIL", "SKIP")
+	if err != nil {
+		return nil, err
+	}
+	t.rowWay = parseWay(rw)
+	if !o.Has("columns") {
+		return nil, o.Errorf("columns", "option is required")
+	}
+	cols, err := o.ObjectList("columns")
+	if err != nil {
+		return nil, err
+	}
+	slots := map[string]int{}
+	var srcNames []string
+	for i, c := range cols {
+		col, err := readColumn(c, fmt.Sprintf("columns[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		slot, ok := slots[col.src]
+		if !ok {
+			slot = len(srcNames)
+			slots[col.src] = slot
+			srcNames = append(srcNames, col.src)
+		}
+		col.srcSlot = slot
+		t.cols = append(t.cols, col)
+	}
+	out := make([]catalog.Column, len(t.cols))
+	for i, c := range t.cols {
+		out[i] = catalog.Column{Name: c.dest, Type: c.typ, Nullable: true, Length: 200, DefaultValue: ""}
+	}
+	all := make([][]catalog.Column, len(inputs))
+	for k, in := range inputs {
+		idx := make([]int, len(srcNames))
+		for s, name := range srcNames {
+			var first *column // the first column reading this field, for errors
+			for i := range t.cols {
+				if t.cols[i].srcSlot == s {
+					first = &t.cols[i]
+					break
+				}
+			}
+			j := in.ColumnIndex(name)
+			if j < 0 {
+				return nil, xform.FieldNotFound(first.opts, "src_field", name, in)
+			}
+			switch in.Columns[j].Type.Kind {
+			case types.String, types.Bytes, types.Array, types.Map, types.Row, types.Null:
+			default:
+				return nil, first.opts.Errorf("src_field", "field %q is of type %s; JsonPath reads JSON from string, bytes, array, map or row fields", name, in.Columns[j].Type)
+			}
+			idx[s] = j
+		}
+		t.srcIdx = append(t.srcIdx, idx)
+		all[k] = out
+	}
+	t.w, t.outputs = xform.NewWiden(o.Where(), inputs, all)
+	t.vals = make([]row.Value, len(t.cols))
+	t.docs = make([]docState, len(srcNames))
+	for i := range t.cols {
+		for j := range t.cols {
+			if i != j && t.cols[i].srcSlot == t.cols[j].srcSlot {
+				t.docs[t.cols[i].srcSlot].shared = true
+			}
+		}
+	}
+	return t, nil
+}
+
+func readColumn(c *config.Options, key string) (column, error) {
+	col := column{opts: c, key: key}
+	path, err := nonBlank(c, "path")
+	if err != nil {
+		return col, err
+	}
+	if col.path, err = Compile(path); err != nil {
+		return col, c.Errorf("path", "%v", err)
+	}
+	if col.src, err = nonBlank(c, "src_field"); err != nil {
+		return col, err
+	}
+	if col.dest, err = nonBlank(c, "dest_field"); err != nil {
+		return col, err
+	}
+	col.typ = types.Of(types.String)
+	if v := c.Get("dest_type"); v != nil && v.Kind != hocon.Null {
+		if col.typ, err = catalog.TypeOf(v); err != nil {
+			return col, c.Errorf("dest_type", "%v", err)
+		}
+	}
+	w, err := c.Enum("column_error_handle_way", "", "FAIL", "SKIP", "SKIP_ROW")
+	if err != nil {
+		return col, err
+	}
+	col.way = parseWay(w)
+	return col, nil
+}
+
+func nonBlank(c *config.Options, key string) (string, error) {
+	s, err := c.String(key, "")
+	if err != nil {
+		return "", err
+	}
+	if xform.TrimJava(s) == "" {
+		return "", c.Errorf(key, "option is required and must not be blank")
+	}
+	return s, nil
+}
+
+// Outputs are the tables with the extracted fields.
+func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
+
+// Open does nothing.
+func (t *Transform) Open(context.Context) error { return nil }
+
+// Close does nothing.
+func (t *Transform) Close() error { return nil }
+
+// Process extracts the fields of every row.
+func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
+	b := t.w.Begin(in)
+	p := &t.w.Plans[0]
+	srcIdx := t.srcIdx[0]
+	multi := len(t.srcIdx) > 1
+rows:
+	for i := range in.Rows {
+		r := &in.Rows[i]
+		if multi {
+			var k int
+			if p, k = t.w.Plan(r.Table); p == nil {
+				b.Fail()
+				return nil, xform.UnknownTable(t.where, r.Table)
+			}
+			srcIdx = t.srcIdx[k]
+		}
+		if len(r.Fields) != p.InWidth {
+			b.Fail()
+			return nil, xform.WidthError(t.where, r, p.InWidth)
+		}
+		for s := range t.docs {
+			t.docs[s].ready = false
+		}
+		for c := range t.cols {
+			col := &t.cols[c]
+			v, err := t.extract(r, col, srcIdx[col.srcSlot])
+			if err == nil {
+				t.vals[c] = v
+				continue
+			}
+			var de *dataError
+			if errors.As(err, &de) {
+				switch col.way {
+				case WaySkip: // the column is null
+					t.vals[c] = row.NullValue()
+					continue
+				case WaySkipRow:
+					continue rows
+				case WayUnset:
+					if t.rowWay == WaySkip {
+						continue rows
+					}
+				}
+			}
+			b.Fail()
+			return nil, t.rowError(col, r, srcIdx[col.srcSlot], err)
+		}
+		o := b.Row(r, r.Kind, p)
+		for c, x := range p.Idx {
+			o.Fields[x] = t.vals[c]
+		}
+	}
+	return b.Done(), nil
+}
+
+func (t *Transform) rowError(col *column, r *row.Row, src int, err error) error {
+	var text string
+	if d := &t.docs[col.srcSlot]; d.ready {
+		text = d.doc
+	} else {
+		text = r.Fields[src].String()
+	}
+	return fmt.Errorf("%s: %s (src_field %q, path %q, dest_field %q): %v; value: %s",
+		t.where, col.key, col.src, col.path.text, col.dest, err, xform.Clip(text))
+}
+
+// extract evaluates one column on one row. Errors of the data come back as *dataError.
+func (t *Transform) extract(r *row.Row, col *column, src int) (row.Value, error) {
+	d := &t.docs[col.srcSlot]
+	if !d.ready {
+		t.load(d, r.Fields[src])
+	}
+	switch {
+	case d.null:
+		return row.NullValue(), nil
+	case d.doc == "":
+		return row.Value{}, errors.New("the JSON text is empty")
+	case d.err != nil:
+		return row.Value{}, d.err
+	}
+	var m *memo
+	if d.shared {
+		m = &d.memo
+	}
+	spans, err := col.path.Eval(d.doc, t.spans, m)
+	t.spans = spans
+	if err != nil {
+		return row.Value{}, err
+	}
+	doc, at := d.doc, 0
+	if col.path.definite {
+		at = spans[0].start
+	} else {
+		// the list of selected values, as one JSON array
+		t.listBuf = append(t.listBuf[:0], '[')
+		for j, s := range spans {
+			if j > 0 {
+				t.listBuf = append(t.listBuf, ',')
+			}
+			t.listBuf = append(t.listBuf, d.doc[s.start:s.end]...)
+		}
+		t.listBuf = append(t.listBuf, ']')
+		doc = string(t.listBuf)
+	}
+	return t.conv.convert(doc, at, col.typ)
+}
+
+// load prepares the JSON text of a source field for this row.
+func (t *Transform) load(d *docState, v row.Value) {
+	d.ready, d.null, d.doc, d.err = true, false, "", nil
+	d.memo.reset()
+	switch {
+	case v.T == types.Null:
+		d.null = true
+		return
+	case v.T == types.String || v.T == types.Bytes:
+		d.doc = v.S
+	default:
+		t.jsonBuf = appendValue(t.jsonBuf[:0], v)
+		d.doc = string(t.jsonBuf)
+	}
+	if d.doc != "" {
+		if err := Check(d.doc); err != nil {
+			d.err = &dataError{err.Error()}
+		}
+	}
+}

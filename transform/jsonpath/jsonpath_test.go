@@ -1,0 +1,284 @@
+package jsonpath_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/transformtest"
+	_ "github.com/strait-dev/strait/transform/jsonpath"
+)
+
+const dataDoc = `{"data": {"c_string": "this is a string", "c_boolean": true, "c_integer": 42, "c_float": 3.14,
+ "c_double": 3.14, "c_decimal": 10.55, "c_date": "2023-10-29", "c_datetime": "16:12:43.459",
+ "c_array": ["item1", "item2", "item3"]}}`
+
+func TestJsonPathDocExample(t *testing.T) {
+	tab := transformtest.Table(t, `data = string`)
+	tr := transformtest.MustBuild(t, "JsonPath", `
+columns = [
+  { "src_field" = "data", "path" = "$.data.c_string", "dest_field" = "c1_string" },
+  { "src_field" = "data", "path" = "$.data.c_boolean", "dest_field" = "c1_boolean", "dest_type" = "boolean" },
+  { "src_field" = "data", "path" = "$.data.c_integer", "dest_field" = "c1_integer", "dest_type" = "int" },
+  { "src_field" = "data", "path" = "$.data.c_float", "dest_field" = "c1_float", "dest_type" = "float" },
+  { "src_field" = "data", "path" = "$.data.c_double", "dest_field" = "c1_double", "dest_type" = "double" },
+  { "src_field" = "data", "path" = "$.data.c_decimal", "dest_field" = "c1_decimal", "dest_type" = "decimal(4,2)" },
+  { "src_field" = "data", "path" = "$.data.c_date", "dest_field" = "c1_date", "dest_type" = "date" },
+  { "src_field" = "data", "path" = "$.data.c_datetime", "dest_field" = "c1_datetime", "dest_type" = "time" },
+  { "src_field" = "data", "path" = "$.data.c_array", "dest_field" = "c1_array", "dest_type" = "array<string>" }
+]`, tab)
+	out := tr.Outputs()[0]
+	want := "{data = string, c1_string = string, c1_boolean = boolean, c1_integer = int, c1_float = float, c1_double = double, c1_decimal = decimal(4, 2), c1_date = date, c1_datetime = time, c1_array = array<string>}"
+	if got := out.RowType().String(); got != want {
+		t.Fatalf("output %s\nwant %s", got, want)
+	}
+	for _, c := range out.Columns[1:] {
+		if !c.Nullable || c.Length != 200 || c.DefaultValue != "" {
+			t.Errorf("column %+v", c)
+		}
+	}
+	rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(dataDoc)}), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(rows[0].Fields[1:])
+	if got != "[this is a string true 42 3.14 3.14 10.55 2023-10-29 16:12:43.459 [item1, item2, item3]]" {
+		t.Fatalf("row %s", got)
+	}
+	for i, c := range out.Columns {
+		if v := rows[0].Fields[i]; v.T != c.Type.Kind {
+			t.Errorf("%s holds a %s", c.Name, v.T)
+		}
+	}
+}
+
+func TestJsonPathSources(t *testing.T) {
+	tab := transformtest.Table(t, `s = string, b = bytes, m = "map<string, string>", a = "array<int>", r = { name = string, age = int }, n = string`)
+	tr := transformtest.MustBuild(t, "JsonPath", `
+columns = [
+  { src_field = s, path = "$.k", dest_field = from_s },
+  { src_field = b, path = "$.k", dest_field = from_b },
+  { src_field = m, path = "$.k", dest_field = from_m },
+  { src_field = a, path = "$[1]", dest_field = from_a, dest_type = int },
+  { src_field = r, path = "$[0]", dest_field = name },
+  { src_field = r, path = "$[1]", dest_field = age, dest_type = int },
+  { src_field = r, path = "$", dest_field = whole },
+  { src_field = n, path = "$.k", dest_field = from_n },
+]`, tab)
+	m := &row.MapValue{Keys: []row.Value{row.StringValue("k")}, Vals: []row.Value{row.StringValue("from map")}}
+	rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{
+		row.StringValue(`{"k": "from string"}`), row.BytesValue([]byte(`{"k": "from bytes"}`)), row.MapOfValues(m),
+		row.ArrayValue([]row.Value{row.IntValue(1), row.IntValue(2)}),
+		row.RowValue([]row.Value{row.StringValue("a"), row.IntValue(18)}), row.NullValue(),
+	}), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rows[0].Fields[6:]); got != `[from string from bytes from map 2 a 18 ["a",18] null]` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestJsonPathErrorHandling(t *testing.T) {
+	tab := transformtest.Table(t, `id = bigint, data = string`)
+	batch := func() *row.Batch {
+		return transformtest.Batch(tab.ID(), row.Insert,
+			[]row.Value{row.BigIntValue(1), row.StringValue(`{"f1": "v1"}`)},
+			[]row.Value{row.BigIntValue(2), row.StringValue(`{"f1": "v1", "f2": "v2"}`)},
+			[]row.Value{row.BigIntValue(3), row.StringValue(`{"f1": `)},
+			[]row.Value{row.BigIntValue(4), row.NullValue()})
+	}
+	for _, c := range []struct {
+		row, col  string // row_error_handle_way, column_error_handle_way of the f2 column
+		want, err string
+	}{
+		{"", "", "", "No results for path: $['f2']"},
+		{"FAIL", "", "", "No results for path: $['f2']"},
+		{"SKIP", "", "[2 v1 v2] [4 null null]", ""},
+		{"", "SKIP", "[1 v1 null] [2 v1 v2] [4 null null]", "invalid JSON"},
+		{"SKIP", "SKIP", "[1 v1 null] [2 v1 v2] [4 null null]", ""},
+		{"", "SKIP_ROW", "", "invalid JSON"},
+		{"SKIP", "SKIP_ROW", "[2 v1 v2] [4 null null]", ""},
+		{"SKIP", "FAIL", "", "No results for path: $['f2']"},
+		{"skip", "skip", "[1 v1 null] [2 v1 v2] [4 null null]", ""},
+	} {
+		opts := "columns = [{src_field = data, path = \"$.f1\", dest_field = data_f1},\n" +
+			"{src_field = data, path = \"$.f2\", dest_field = data_f2"
+		if c.col != "" {
+			opts += ", column_error_handle_way = " + c.col
+		}
+		opts += "}]"
+		if c.row != "" {
+			opts += "\nrow_error_handle_way = " + c.row
+		}
+		tr := transformtest.MustBuild(t, "JsonPath", opts, tab)
+		rows, err := transformtest.Run(t, batch(), tr)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("row %q column %q: error %v, want %q", c.row, c.col, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("row %q column %q: %v", c.row, c.col, err)
+			continue
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, fmt.Sprintf("[%v %v %v]", r.Fields[0], r.Fields[2], r.Fields[3]))
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("row %q column %q: rows %s, want %s", c.row, c.col, strings.Join(got, " "), c.want)
+		}
+	}
+}
+
+func TestJsonPathFatalErrors(t *testing.T) {
+	tab := transformtest.Table(t, `data = string`)
+	for _, c := range []struct{ opts, doc, msg string }{
+		// a value that does not convert fails whatever the options say, as in SeaTunnel
+		{`row_error_handle_way = SKIP, columns = [{src_field = data, path = "$.a", dest_field = a, dest_type = int, column_error_handle_way = SKIP}]`,
+			`{"a": "x"}`, `"x" is not an int`},
+		{`row_error_handle_way = SKIP, columns = [{src_field = data, path = "$.a", dest_field = a}]`,
+			``, "the JSON text is empty"},
+	} {
+		tr := transformtest.MustBuild(t, "JsonPath", c.opts, tab)
+		_, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(c.doc)}), tr)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "columns[0]") {
+			t.Errorf("%s: error %v, want %q", c.opts, err, c.msg)
+		}
+	}
+}
+
+func TestJsonPathOverwrite(t *testing.T) {
+	tab := transformtest.Table(t, `id = int, data = string`)
+	tab.PrimaryKey = &catalog.PrimaryKey{Name: "pk", Columns: []string{"id"}}
+	tr := transformtest.MustBuild(t, "JsonPath", `columns = [{src_field = data, path = "$.n", dest_field = data, dest_type = int}]`, tab)
+	out := tr.Outputs()[0]
+	if got := out.RowType().String(); got != "{id = int, data = int}" || out.PrimaryKey == nil {
+		t.Fatalf("output %s", got)
+	}
+	in := transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.IntValue(1), row.StringValue(`{"n": 7}`)},
+		[]row.Value{row.IntValue(2), row.StringValue(`{}`)})
+	if _, err := tr.Process(t.Context(), in); err == nil {
+		t.Fatal("a missing value passed with FAIL")
+	}
+	tr = transformtest.MustBuild(t, "JsonPath", `row_error_handle_way = SKIP, columns = [{src_field = data, path = "$.n", dest_field = data, dest_type = int}]`, tab)
+	in = transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.IntValue(1), row.StringValue(`{"n": 7}`)},
+		[]row.Value{row.IntValue(2), row.StringValue(`{}`)}, []row.Value{row.IntValue(3), row.StringValue(`{"n": 9}`)})
+	res, err := tr.Process(t.Context(), in)
+	if err != nil || res != in {
+		t.Fatalf("in place: %v, reused %v", err, res == in)
+	}
+	if got := fmt.Sprint(res.Rows); res.Len() != 2 || res.Rows[0].Fields[1] != row.IntValue(7) || res.Rows[1].Fields[1] != row.IntValue(9) {
+		t.Fatalf("rows %s", got)
+	}
+	res.Release()
+}
+
+func TestJsonPathConfigErrors(t *testing.T) {
+	tab := transformtest.Table(t, `data = string, n = int`)
+	for _, c := range []struct{ opts, msg string }{
+		{``, "columns: option is required"},
+		{`columns = {a = b}`, "columns: expected a list of objects"},
+		{`columns = [{path = "$.a", dest_field = x}]`, "columns[0].src_field: option is required"},
+		{`columns = [{src_field = data, dest_field = x}]`, "columns[0].path: option is required"},
+		{`columns = [{src_field = data, path = "$.a"}]`, "columns[0].dest_field: option is required"},
+		{`columns = [{src_field = data, path = " ", dest_field = x}]`, "columns[0].path: option is required and must not be blank"},
+		{`columns = [{src_field = nope, path = "$.a", dest_field = x}]`, `columns[0].src_field: field "nope" is not in the input table`},
+		{`columns = [{src_field = n, path = "$.a", dest_field = x}]`, `columns[0].src_field: field "n" is of type int`},
+		{`columns = [{src_field = data, path = "$.a(", dest_field = x}]`, "columns[0].path: path \"$.a(\": functions"},
+		{`columns = [{src_field = data, path = "$[?(@.a)]", dest_field = x}]`, "columns[0].path: path \"$[?(@.a)]\": filters"},
+		{`columns = [{src_field = data, path = "$.a", dest_field = x, dest_type = "integr"}]`, "columns[0].dest_type:"},
+		{`columns = [{src_field = data, path = "$.a", dest_field = x, column_error_handle_way = IGNORE}]`, `columns[0].column_error_handle_way: unknown value "IGNORE"`},
+		{`row_error_handle_way = SKIP_ROW, columns = []`, `row_error_handle_way: unknown value "SKIP_ROW"`},
+	} {
+		_, err := transformtest.Build(t, "JsonPath", c.opts, tab)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
+		}
+	}
+}
+
+func TestJsonPathJobs(t *testing.T) {
+	for _, c := range []struct {
+		name, conf string
+		check      func(t *testing.T, out *catalog.Table, rows []row.Row)
+	}{
+		{"array source", `
+source { FakeSource { result_table_name = "fake", row.num = 50, schema = { fields { c_array = "array<string>" } } } }
+transform { JsonPath { source_table_name = "fake", result_table_name = "fake1",
+  columns = [ { "src_field" = "c_array", "path" = "$[0]", "dest_field" = "first" } ] } }
+sink { Assert { source_table_name = "fake1", rules = {
+  row_rules = [ { rule_type = MIN_ROW, rule_value = 50 } ],
+  field_rules = [ { field_name = first, field_type = string, field_value = [ { rule_type = NOT_NULL } ] } ] } } }`,
+			func(t *testing.T, out *catalog.Table, rows []row.Row) {
+				for _, r := range rows {
+					if r.Fields[1].S != r.Fields[0].Elems()[0].S {
+						t.Fatalf("first of %v is %v", r.Fields[0], r.Fields[1])
+					}
+				}
+			}},
+		{"nested row source", `
+source { FakeSource { result_table_name = "fake", row.num = 10, schema = { fields {
+  c_row = { c_map = "map<string, map<string, string>>", c_array = "array<int>", c_string = string } } } } }
+transform { JsonPath { source_table_name = "fake", result_table_name = "fake1",
+  columns = [ { "src_field" = "c_row", "path" = "$[2]", "dest_field" = "test_str", "dest_type" = "string" },
+              { "src_field" = "c_row", "path" = "$[1][*]", "dest_field" = "ints", "dest_type" = "array<int>" } ] } }
+sink { Assert { source_table_name = "fake1", rules = {
+  row_rules = [ { rule_type = MIN_ROW, rule_value = 10 } ],
+  field_rules = [ { field_name = test_str, field_type = string, field_value = [ { rule_type = NOT_NULL } ] } ] } } }`,
+			func(t *testing.T, out *catalog.Table, rows []row.Row) {
+				for _, r := range rows {
+					nested := r.Fields[0].Fields()
+					if r.Fields[1].S != nested[2].S || !row.Equal(r.Fields[2], nested[1]) {
+						t.Fatalf("row %v gave %v %v", nested, r.Fields[1], r.Fields[2])
+					}
+				}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			job := transformtest.BuildJob(t, transformtest.Parse(t, c.conf))
+			rows := job.RunJob(t, 16, 7)
+			if fails := job.CheckAssert(rows); len(fails) > 0 {
+				t.Fatal(fails)
+			}
+			c.check(t, job.Output, rows)
+			if n, err := transformtest.RunWithConnectors(t, transformtest.Parse(t, c.conf)); err != nil || n == 0 {
+				t.Fatalf("with the real connectors: %d rows, %v", n, err)
+			}
+		})
+	}
+}
+
+func BenchmarkJsonPath(b *testing.B) {
+	tab := transformtest.Table(b, `id = int, data = string`)
+	for _, c := range []struct{ name, opts string }{
+		{"one_string", `columns = [{src_field = data, path = "$.data.c_string", dest_field = s}]`},
+		{"five_typed", `columns = [
+  {src_field = data, path = "$.data.c_string", dest_field = s},
+  {src_field = data, path = "$.data.c_integer", dest_field = i, dest_type = int},
+  {src_field = data, path = "$.data.c_double", dest_field = d, dest_type = double},
+  {src_field = data, path = "$.data.c_date", dest_field = dt, dest_type = date},
+  {src_field = data, path = "$.data.c_array[1]", dest_field = a},
+]`},
+		{"wildcard", `columns = [{src_field = data, path = "$.data.c_array[*]", dest_field = a, dest_type = "array<string>"}]`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tr := transformtest.MustBuild(b, "JsonPath", c.opts, tab)
+			transformtest.BenchRows(b, tab.ID(), tr.Process, func(i int) []row.Value {
+				return []row.Value{row.IntValue(int32(i)), row.StringValue(dataDoc)}
+			})
+		})
+	}
+}
+
+func TestJsonPathErrorPosition(t *testing.T) {
+	tab := transformtest.Table(t, `data = string, n = int`)
+	_, err := transformtest.Build(t, "JsonPath", "columns = [\n  {src_field = data, path = \"$.a\", dest_field = a},\n  {src_field = n, path = \"$.a\", dest_field = b}\n]", tab)
+	if err == nil || !strings.Contains(err.Error(), "columns[1].src_field") || !strings.Contains(err.Error(), "(at test.conf:3:") {
+		t.Fatalf("error %v does not point at the option", err)
+	}
+}

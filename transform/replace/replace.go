@@ -1,0 +1,155 @@
+// Package replace is the Replace transform: it rewrites one field, replacing a literal
+// substring or the matches of a regular expression with a replacement, as SeaTunnel's Replace
+// does. The table keeps its shape, so batches are changed in place.
+//
+// Options: replace_field (the field), pattern, replacement, is_regex (default false: a plain
+// substring, every occurrence replaced) and replace_first (default false; with is_regex, only
+// the first match is replaced). A regex replacement may use Java's $1 and ${name}.
+//
+// SeaTunnel replaces in the Java text of any value; Strait does so for string fields and, for
+// numbers, booleans, dates and times, reads the result back into the field's type (a result
+// that is no longer a valid value of the type fails the job, naming the row's value). Bytes,
+// arrays, maps and rows have no usable text form there and are refused when the job is built.
+package replace
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/jregex"
+	"github.com/strait-dev/strait/transform/internal/xform"
+	"github.com/strait-dev/strait/types"
+)
+
+// Name is the plugin name.
+const Name = "Replace"
+
+func init() { connector.RegisterTransform(Name, New) }
+
+type plan struct {
+	idx   int            // the field's position
+	typ   types.DataType // its type
+	width int            // the table's field count
+}
+
+// Transform is a configured Replace.
+type Transform struct {
+	where   string
+	field   string
+	pattern string
+	repl    string
+	re      *jregex.Regexp
+	rep     *jregex.Replacement
+	first   bool
+	plans   []plan
+	outputs []*catalog.Table
+	router  *xform.Router
+	buf     []byte
+}
+
+// New builds a Replace from its options.
+func New(ctx *connector.TransformContext) (connector.Transform, error) {
+	inputs, err := xform.Inputs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := ctx.Options
+	t := &Transform{where: o.Where()}
+	if t.field, err = o.RequiredString("replace_field"); err != nil {
+		return nil, err
+	}
+	if t.pattern, err = o.RequiredString("pattern"); err != nil {
+		return nil, err
+	}
+	if t.repl, err = o.RequiredString("replacement"); err != nil {
+		return nil, err
+	}
+	isRegex, err := o.Bool("is_regex", false)
+	if err != nil {
+		return nil, err
+	}
+	if t.first, err = o.Bool("replace_first", false); err != nil {
+		return nil, err
+	}
+	if isRegex {
+		if t.re, err = jregex.Compile(t.pattern); err != nil {
+			return nil, o.Errorf("pattern", "%v", err)
+		}
+		if t.rep, err = t.re.ParseReplacement(t.repl); err != nil {
+			return nil, o.Errorf("replacement", "%v", err)
+		}
+	}
+	for _, in := range inputs {
+		i := in.ColumnIndex(t.field)
+		if i < 0 {
+			return nil, xform.FieldNotFound(o, "replace_field", t.field, in)
+		}
+		typ := in.Columns[i].Type
+		switch typ.Kind {
+		case types.Bytes, types.Array, types.Map, types.Row:
+			return nil, o.Errorf("replace_field", "field %q is of type %s; Replace works on text, numbers, booleans, dates and times", t.field, typ)
+		}
+		t.plans = append(t.plans, plan{idx: i, typ: typ, width: len(in.Columns)})
+		t.outputs = append(t.outputs, in.Copy())
+	}
+	t.router = xform.NewRouter(inputs)
+	return t, nil
+}
+
+// Outputs are the input tables, unchanged.
+func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
+
+// Open does nothing.
+func (t *Transform) Open(context.Context) error { return nil }
+
+// Close does nothing.
+func (t *Transform) Close() error { return nil }
+
+// Apply replaces in one string as the transform is configured to.
+func (t *Transform) Apply(s string) string {
+	switch {
+	case t.re == nil:
+		return strings.ReplaceAll(s, t.pattern, t.repl)
+	case t.first:
+		return t.re.ReplaceFirst(s, t.rep)
+	}
+	return t.re.ReplaceAll(s, t.rep)
+}
+
+// Process rewrites the field of every row in place.
+func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
+	p := t.plans[0]
+	for i := range in.Rows {
+		r := &in.Rows[i]
+		if len(t.plans) > 1 {
+			k := t.router.Route(r.Table)
+			if k < 0 {
+				return nil, xform.UnknownTable(t.where, r.Table)
+			}
+			p = t.plans[k]
+		}
+		if len(r.Fields) != p.width {
+			return nil, xform.WidthError(t.where, r, p.width)
+		}
+		v := r.Fields[p.idx]
+		switch {
+		case v.T == types.Null:
+		case v.T == types.String:
+			r.Fields[p.idx].S = t.Apply(v.S)
+		default:
+			t.buf = xform.AppendText(t.buf[:0], v)
+			s := t.Apply(string(t.buf))
+			nv, err := xform.ParseText(s, p.typ)
+			if err != nil {
+				return nil, fmt.Errorf("%s: replacing in field %q turned %q into something that is not a %s: %w",
+					t.where, t.field, xform.Clip(string(t.buf)), p.typ, err)
+			}
+			r.Fields[p.idx] = nv
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,138 @@
+package rowkindextractor_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/transformtest"
+	_ "github.com/strait-dev/strait/transform/rowkindextractor"
+	"github.com/strait-dev/strait/types"
+)
+
+func changelog(table string) *row.Batch {
+	b := row.NewBatch(8)
+	for i, k := range []row.Kind{row.Insert, row.UpdateBefore, row.UpdateAfter, row.Delete} {
+		r := b.Add(k, table, 2)
+		r.Fields[0] = row.BigIntValue(int64(i))
+		r.Fields[1] = row.StringValue("n")
+	}
+	return b
+}
+
+func TestRowKindExtractor(t *testing.T) {
+	tab := transformtest.Table(t, `pk_id = bigint, name = string`)
+	tab.PrimaryKey = &catalog.PrimaryKey{Name: "pk", Columns: []string{"pk_id"}}
+	for _, c := range []struct{ opts, field, want string }{
+		{``, "row_kind", "+I -U +U -D"},
+		{`transform_type = SHORT`, "row_kind", "+I -U +U -D"},
+		{`custom_field_name = custom_name, transform_type = FULL`, "custom_name", "INSERT UPDATE_BEFORE UPDATE_AFTER DELETE"},
+		{`transform_type = full`, "row_kind", "INSERT UPDATE_BEFORE UPDATE_AFTER DELETE"},
+	} {
+		tr := transformtest.MustBuild(t, "RowKindExtractor", c.opts, tab)
+		out := tr.Outputs()[0]
+		col := out.Columns[len(out.Columns)-1]
+		if len(out.Columns) != 3 || col.Name != c.field || col.Type.Kind != types.String || col.Nullable ||
+			col.Length != 13 || col.DefaultValue != "+I" || out.PrimaryKey == nil {
+			t.Errorf("%s: output %+v", c.opts, out)
+		}
+		rows, err := transformtest.Run(t, changelog(tab.ID()), tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, r := range rows {
+			if r.Kind != row.Insert || r.Fields[0].I != int64(i) || r.Fields[1].S != "n" {
+				t.Errorf("%s: row %d is %s %v", c.opts, i, r.Kind, r.Fields)
+			}
+			got = append(got, r.Fields[2].S)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s: kinds %v, want %s", c.opts, got, c.want)
+		}
+	}
+}
+
+func TestRowKindExtractorErrors(t *testing.T) {
+	tab := transformtest.Table(t, `row_kind = string, name = string`)
+	for _, c := range []struct{ opts, msg string }{
+		{``, `custom_field_name: field "row_kind" already exists`},
+		{`custom_field_name = name`, `custom_field_name: field "name" already exists`},
+		{`custom_field_name = k, transform_type = LONG`, `transform_type: unknown value "LONG"`},
+		{`custom_field_name = ""`, `custom_field_name: the field name is empty`},
+	} {
+		_, err := transformtest.Build(t, "RowKindExtractor", c.opts, tab)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
+		}
+	}
+}
+
+// The documentation's example: a changelog becomes append-only rows carrying their kind.
+func TestRowKindExtractorJob(t *testing.T) {
+	root := transformtest.Parse(t, `
+source {
+  FakeSource {
+    schema = { fields { pk_id = bigint, name = string, score = int } }
+  }
+}
+transform {
+  RowKindExtractor {
+    custom_field_name = "custom_name"
+    transform_type = FULL
+    result_table_name = "trans_result"
+  }
+}
+sink { Console { source_table_name = "trans_result" } }
+`)
+	job := transformtest.BuildJob(t, root)
+	if got := fmt.Sprint(job.Output.RowType()); got != "{pk_id = bigint, name = string, score = int, custom_name = string}" {
+		t.Fatalf("output %s", got)
+	}
+}
+
+func BenchmarkRowKindExtractor(b *testing.B) {
+	tab := transformtest.Table(b, `pk_id = bigint, name = string`)
+	tr := transformtest.MustBuild(b, "RowKindExtractor", ``, tab)
+	kinds := []row.Kind{row.Insert, row.UpdateBefore, row.UpdateAfter, row.Delete}
+	transformtest.BenchRowsKind(b, tab.ID(), tr.Process, func(i int) row.Kind { return kinds[i%4] }, func(i int) []row.Value {
+		return []row.Value{row.BigIntValue(int64(i)), row.StringValue("name")}
+	})
+}
+
+// A changelog from FakeSource's literal rows reaches the Assert sink as INSERTs carrying
+// their kinds.
+func TestRowKindExtractorWithConnectors(t *testing.T) {
+	root := transformtest.Parse(t, `
+env { job.mode = "BATCH" }
+source {
+  FakeSource {
+    schema = { fields { pk_id = bigint, name = string, score = int } }
+    rows = [
+      { kind = INSERT, fields = [1, "A", 100] },
+      { kind = INSERT, fields = [3, "C", 100] },
+      { kind = UPDATE_BEFORE, fields = [1, "A", 100] },
+      { kind = UPDATE_AFTER, fields = [1, "F", 100] },
+      { kind = DELETE, fields = [3, "C", 100] }
+    ]
+  }
+}
+transform {
+  RowKindExtractor { custom_field_name = "custom_name", transform_type = FULL }
+}
+sink {
+  Assert {
+    rules = {
+      row_rules = [ { rule_type = MIN_ROW, rule_value = 5 }, { rule_type = MAX_ROW, rule_value = 5 } ],
+      field_rules = [ { field_name = custom_name, field_type = string, field_value = [
+        { rule_type = NOT_NULL }, { rule_type = MIN_LENGTH, rule_value = 6 }, { rule_type = MAX_LENGTH, rule_value = 13 } ] } ]
+    }
+  }
+}`)
+	n, err := transformtest.RunWithConnectors(t, root)
+	if err != nil || n != 5 {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+}

@@ -1,0 +1,120 @@
+package split_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/transformtest"
+	_ "github.com/strait-dev/strait/transform/split"
+	"github.com/strait-dev/strait/types"
+)
+
+func TestSplit(t *testing.T) {
+	tab := transformtest.Table(t, `name = string, age = int, card = int`)
+	for _, c := range []struct {
+		opts, in, out string
+		schema        string
+	}{
+		{`separator = " ", split_field = name, output_fields = [first_name, second_name]`, "Joy Ding", "[Joy Ding 20 123 Joy Ding]",
+			"{name = string, age = int, card = int, first_name = string, second_name = string}"},
+		{`separator = " ", split_field = name, output_fields = [a, b]`, "Joy Ding Dom", "[Joy Ding Dom 20 123 Joy Ding Dom]", ""},
+		{`separator = " ", split_field = name, output_fields = [a, b, c]`, "Joy", "[Joy 20 123 Joy null null]", ""},
+		{`separator = "\\s*,\\s*", split_field = name, output_fields = [a, b, c]`, "x , y,z", "[x , y,z 20 123 x y z]", ""},
+		{`separator = ",", split_field = name, output_fields = [a, b, c]`, "x,,", "[x,, 20 123 x  ]", ""},
+		{`separator = "2", split_field = age, output_fields = [a, b]`, "", "[ 20 123  0]", ""},
+		{`separator = "1", split_field = card, output_fields = ["card", "x"]`, "", "[ 20  23]",
+			"{name = string, age = int, card = string, x = string}"},
+		{`separator = " ", split_field = name, output_fields = "f1, f2"`, "a b", "[a b 20 123 a b]", ""},
+	} {
+		tr := transformtest.MustBuild(t, "Split", c.opts, tab)
+		out := tr.Outputs()[0]
+		if c.schema != "" && out.RowType().String() != c.schema {
+			t.Errorf("%s: schema %s, want %s", c.opts, out.RowType(), c.schema)
+		}
+		for _, col := range out.Columns[len(tab.Columns):] {
+			if col.Type.Kind != types.String || !col.Nullable || col.Length != 200 || col.DefaultValue != "" {
+				t.Errorf("%s: new column %+v", c.opts, col)
+			}
+		}
+		rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert,
+			[]row.Value{row.StringValue(c.in), row.IntValue(20), row.IntValue(123)},
+			[]row.Value{row.NullValue(), row.NullValue(), row.NullValue()}), tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprint(rows[0].Fields); s != c.out {
+			t.Errorf("%s: %q -> %s, want %s", c.opts, c.in, s, c.out)
+		}
+		for _, v := range rows[1].Fields {
+			if !v.IsNull() {
+				t.Errorf("%s: a null input gave %v", c.opts, rows[1].Fields)
+			}
+		}
+	}
+}
+
+func TestSplitErrors(t *testing.T) {
+	tab := transformtest.Table(t, `name = string, age = int`)
+	for _, c := range []struct{ opts, msg string }{
+		{`split_field = name, output_fields = [a]`, "separator: option is required"},
+		{`separator = " ", output_fields = [a]`, "split_field: option is required"},
+		{`separator = " ", split_field = name`, "output_fields: option is required"},
+		{`separator = " ", split_field = name, output_fields = []`, "output_fields: list at least one output field"},
+		{`separator = " ", split_field = nom, output_fields = [a]`, `split_field: field "nom" is not in the input table`},
+		{`separator = "[", split_field = name, output_fields = [a]`, "separator: error parsing regexp"},
+		{`separator = " ", split_field = name, output_fields = [a, a]`, `output_fields[1]: field "a" is listed twice`},
+	} {
+		_, err := transformtest.Build(t, "Split", c.opts, tab)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
+		}
+	}
+}
+
+func TestSplitE2E(t *testing.T) {
+	job := transformtest.BuildJob(t, transformtest.LoadJob(t, "transform/split_transform.conf"))
+	want := "{id = int, name = string, age = int, c_row = {c_row = {c_int = int}}, f1 = string, f2 = string}"
+	if got := job.Output.RowType().String(); got != want {
+		t.Errorf("output %s, want %s", got, want)
+	}
+	rows := job.RunJob(t, 16, 6)
+	if fails := job.CheckAssert(rows); len(fails) > 0 {
+		t.Fatal(fails)
+	}
+	for _, r := range rows {
+		age := r.Fields[2].String()
+		parts := strings.SplitN(age, "1", 2)
+		if r.Fields[4].S != parts[0] || (len(parts) == 2) != !r.Fields[5].IsNull() || len(parts) == 2 && r.Fields[5].S != parts[1] {
+			t.Fatalf("age %s split into %v", age, r.Fields[4:])
+		}
+	}
+}
+
+func BenchmarkSplit(b *testing.B) {
+	tab := transformtest.Table(b, `name = string, age = int`)
+	for _, c := range []struct{ name, opts string }{
+		{"literal", `separator = " ", split_field = name, output_fields = [a, b, c]`},
+		{"regex", `separator = "\\s+", split_field = name, output_fields = [a, b, c]`},
+		{"int", `separator = "1", split_field = age, output_fields = [a, b]`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tr := transformtest.MustBuild(b, "Split", c.opts, tab)
+			transformtest.BenchRows(b, tab.ID(), tr.Process, func(i int) []row.Value {
+				return []row.Value{row.StringValue("Joy Ding May"), row.IntValue(int32(1000 + i))}
+			})
+		})
+	}
+}
+
+// TestSplitE2EWithConnectors runs the job file with the real FakeSource and Assert sink.
+func TestSplitE2EWithConnectors(t *testing.T) {
+	n, err := transformtest.RunWithConnectors(t, transformtest.LoadJob(t, "transform/split_transform.conf"))
+	if err != nil {
+		t.Fatalf("after %d rows: %v", n, err)
+	}
+	if n == 0 {
+		t.Fatal("no rows reached the sink")
+	}
+}
