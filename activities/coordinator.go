@@ -51,7 +51,7 @@ func (a *Coordinator) AllocateSlots(ctx context.Context, req contract.AllocateRe
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			return nil, temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("not enough resources: the pipeline needs %d slots and no runner is registered", req.Slots),
+				fmt.Sprintf("not enough resources: the pipeline needs %d slots and no runner is registered", req.Total()),
 				workflows.NoEnoughResource, nil)
 		}
 		return nil, fmt.Errorf("allocate slots: %w", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -67,4 +68,27 @@ func RegisterRunner(ctx context.Context, c client.Client, info contract.RunnerIn
 		return fmt.Errorf("register runner %s: %w", info.ID, err)
 	}
 	return nil
+}
+
+// RunnerLease holds the runner's lease for as long as the runner lives: it heartbeats (kept
+// outside history by Temporal) well inside the heartbeat timeout and ends cleanly when the
+// runner stops, which tells the resource manager the runner left. If the process dies the
+// heartbeats stop and the resource manager declares the runner lost.
+func (a *Runner) RunnerLease(ctx context.Context, in contract.LeaseInput) error {
+	interval := activity.GetInfo(ctx).HeartbeatTimeout / 4
+	if interval <= 0 || interval > 5*time.Second {
+		interval = 2 * time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		activity.RecordHeartbeat(ctx, in.Generation)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-a.Runner.Done():
+			return nil
+		case <-t.C:
+		}
+	}
 }

@@ -30,6 +30,9 @@ const (
 	CommitActivity      = "CommitSinks"
 	DeployActivity      = "DeployTasks"
 	CancelTasksActivity = "CancelTasks"
+	// RunnerLeaseActivity runs on a runner for as long as it lives; its heartbeats (kept
+	// outside history) are the runner's liveness.
+	RunnerLeaseActivity = "RunnerLease"
 )
 
 // Signal, update and query names.
@@ -37,6 +40,8 @@ const (
 	TaskReportSignal     = "task-report"
 	RegisterRunnerSignal = "register-runner"
 	ReleaseSlotsSignal   = "release-slots"
+	RunnerLoadSignal     = "runner-load"
+	RunnerLostSignal     = "runner-lost"
 	AllocateUpdate       = "allocate-slots"
 	StatusQuery          = "status"
 	ClusterQuery         = "cluster"
@@ -168,19 +173,55 @@ type Load struct {
 	At     time.Time `json:"at"`
 }
 
-// AllocateRequest asks the resource manager for slots for one pipeline deployment.
+// AllocateRequest asks the resource manager for slots for one pipeline deployment: each
+// task group's instances go to one runner; different groups may land on different runners.
 type AllocateRequest struct {
 	Owner     string            `json:"owner"` // the pipeline workflow id and epoch
-	Slots     int               `json:"slots"`
+	Groups    []GroupNeed       `json:"groups"`
 	TagFilter map[string]string `json:"tagFilter,omitempty"`
 	Strategy  string            `json:"strategy,omitempty"`
 }
 
-// SlotGrant is the slots granted on one runner.
+// GroupNeed is one task group's slot need.
+type GroupNeed struct {
+	Group int `json:"group"`
+	Slots int `json:"slots"`
+}
+
+// Total is the number of slots the request needs.
+func (r AllocateRequest) Total() int {
+	n := 0
+	for _, g := range r.Groups {
+		n += g.Slots
+	}
+	return n
+}
+
+// SlotGrant is the slots granted to one task group on one runner.
 type SlotGrant struct {
+	Group     int    `json:"group"`
 	RunnerID  string `json:"runnerId"`
 	TaskQueue string `json:"taskQueue"`
+	Address   string `json:"address,omitempty"` // the runner's exchange address
 	Slots     []int  `json:"slots"`
+}
+
+// LeaseInput starts a runner's lease.
+type LeaseInput struct {
+	RunnerID   string `json:"runnerId"`
+	Generation int    `json:"generation"`
+}
+
+// RunnerLost tells a pipeline that a runner holding its slots is gone.
+type RunnerLost struct {
+	RunnerID string `json:"runnerId"`
+	Reason   string `json:"reason"`
+}
+
+// RunnerLoad is a runner's occasional load report.
+type RunnerLoad struct {
+	RunnerID string `json:"runnerId"`
+	Load     Load   `json:"load"`
 }
 
 // Allocation is the answer to an AllocateRequest.

@@ -12,8 +12,18 @@ type Deployment struct {
 	Vertices []*planner.Vertex `json:"vertices"` // the pipeline's vertices
 	// Epoch numbers the pipeline's deployments; a runner drops calls of an older epoch and
 	// the pipeline ignores their reports.
-	Epoch      int         `json:"epoch"`
-	WorkflowID string      `json:"workflowId"` // where reports go
-	Tasks      []TaskID    `json:"tasks"`      // the instances this runner runs
-	Env        planner.Env `json:"env"`
+	Epoch      int      `json:"epoch"`
+	WorkflowID string   `json:"workflowId"` // where reports go
+	Tasks      []TaskID `json:"tasks"`      // the instances this runner runs
+	// Placement says where every task of the pipeline runs, so exchanges can reach the
+	// tasks on other runners.
+	Placement []TaskPlacement `json:"placement,omitempty"`
+	Env       planner.Env     `json:"env"`
+}
+
+// TaskPlacement is where one task runs.
+type TaskPlacement struct {
+	Task    TaskID `json:"task"`
+	Runner  string `json:"runner"`
+	Address string `json:"address,omitempty"`
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/strait-dev/strait/devserver"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/worker"
+	"github.com/strait-dev/strait/workflows"
 )
 
 // Config says what a process hosts.
@@ -160,25 +161,31 @@ func startWorker(lc fx.Lifecycle, cfg Config, c client.Client) {
 	})
 }
 
-func startRunner(lc fx.Lifecycle, c client.Client, rs runners) {
+func startRunner(lc fx.Lifecycle, cfg Config, c client.Client, rs runners) {
 	for _, r := range rs {
-		startOneRunner(lc, c, r)
+		startOneRunner(lc, c, r, cfg.Logger)
 	}
 }
 
-func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner) {
+func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner, log *slog.Logger) {
 	var w sdkworker.Worker
+	mctx, stopMonitor := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			w = worker.NewRunnerWorker(c, r)
 			if err := w.Start(); err != nil {
 				return err
 			}
-			return activities.RegisterRunner(ctx, c, contract.RunnerInfo{
-				ID: r.ID(), TaskQueue: contract.RunnerQueue(r.ID()), Slots: r.Slots(), Tags: r.Tags(),
-			})
+			if err := activities.RegisterRunner(ctx, c, contract.RunnerInfo{
+				ID: r.ID(), TaskQueue: contract.RunnerQueue(r.ID()), Slots: r.Slots(), Tags: r.Tags(), Address: r.Address(),
+			}); err != nil {
+				return err
+			}
+			go monitor(mctx, c, r, log, workflows.DefaultLeaseTimeout, 30*time.Second)
+			return nil
 		},
 		OnStop: func(context.Context) error {
+			stopMonitor()
 			r.Close()
 			w.Stop()
 			return nil

@@ -27,6 +27,8 @@ type Config struct {
 	Tags      map[string]string
 	BatchSize int
 	Logger    *slog.Logger
+	// Address is the exchange address other runners reach this one at.
+	Address string
 }
 
 // Deployment hands a runner the task instances of one pipeline it must run.
@@ -77,6 +79,9 @@ func (r *Runner) ID() string { return r.cfg.ID }
 
 // Slots is the number of slots the runner offers.
 func (r *Runner) Slots() int { return r.cfg.Slots }
+
+// Address is where the runner's exchange server listens ("" without one).
+func (r *Runner) Address() string { return r.cfg.Address }
 
 // Tags are the runner's tags.
 func (r *Runner) Tags() map[string]string { return r.cfg.Tags }
@@ -133,6 +138,20 @@ func (r *Runner) Cancel(req contract.CancelRequest) {
 func (r *Runner) Close() {
 	r.stop()
 	r.wg.Wait()
+}
+
+// Done is closed when the runner stops.
+func (r *Runner) Done() <-chan struct{} { return r.baseCtx.Done() }
+
+// Fence cancels every task now: the runner lost the control plane for longer than its
+// lease, so its slots may already be given to others and it must not write any more.
+func (r *Runner) Fence(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, ex := range r.execs {
+		r.log.Error("fencing: stopping tasks", "job", k.job, "pipeline", k.pipeline, "epoch", k.epoch, "reason", reason)
+		ex.cancel()
+	}
 }
 
 // TaskInfo is a snapshot of one task for status displays.

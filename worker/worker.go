@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
@@ -39,6 +40,7 @@ func RegisterCoordinatorActivities(r sdkworker.ActivityRegistry, a *activities.C
 func RegisterRunnerActivities(r sdkworker.ActivityRegistry, a *activities.Runner) {
 	r.RegisterActivityWithOptions(a.DeployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
 	r.RegisterActivityWithOptions(a.CancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
+	r.RegisterActivityWithOptions(a.RunnerLease, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
 }
 
 // NewJobsWorker makes the worker that hosts the workflows and coordinator activities.
@@ -52,7 +54,9 @@ func NewJobsWorker(c client.Client, log *slog.Logger) sdkworker.Worker {
 // NewRunnerWorker makes the worker a runner serves its deploy and cancel calls on.
 func NewRunnerWorker(c client.Client, r *taskrunner.Runner) sdkworker.Worker {
 	w := sdkworker.New(c, contract.RunnerQueue(r.ID()), sdkworker.Options{
-		MaxConcurrentActivityExecutionSize: max(r.Slots(), 4) * 2,
+		MaxConcurrentActivityExecutionSize: max(r.Slots(), 4)*2 + 2,
+		// heartbeats of the lease must reach the server well inside its timeout
+		MaxHeartbeatThrottleInterval: 2 * time.Second,
 	})
 	RegisterRunnerActivities(w, &activities.Runner{Runner: r})
 	return w

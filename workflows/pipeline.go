@@ -35,6 +35,8 @@ type pipelineRun struct {
 	runnerOf map[contract.TaskID]string
 	queues   map[string]string // runner id -> task queue
 	failure  string
+	// lostRunners are runners the resource manager declared lost: nothing is sent to them.
+	lostRunners map[string]bool
 }
 
 // PipelineWorkflow schedules, deploys and watches one pipeline: slots from the resource
@@ -55,6 +57,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 		return nil, err
 	}
 	reports := workflow.GetSignalChannel(ctx, contract.TaskReportSignal)
+	lostCh := workflow.GetSignalChannel(ctx, contract.RunnerLostSignal)
 	owner := fmt.Sprintf("%s#%d", workflow.GetInfo(ctx).WorkflowExecution.ID, pr.epoch)
 
 	pr.status.State = contract.JobScheduled
@@ -77,6 +80,11 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			var r contract.TaskReport
 			c.Receive(ctx, &r)
 			pr.apply(r)
+		})
+		sel.AddReceive(lostCh, func(c workflow.ReceiveChannel, _ bool) {
+			var l contract.RunnerLost
+			c.Receive(ctx, &l)
+			pr.lost(l)
 		})
 		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { canceled = true })
 		sel.Select(ctx)
@@ -102,46 +110,42 @@ func (pr *pipelineRun) allocate(ctx workflow.Context, owner string) (*contract.A
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5,
 			NonRetryableErrorTypes: []string{NoEnoughResource}},
 	})
+	req := contract.AllocateRequest{Owner: owner, TagFilter: pr.in.Env.TagFilter, Strategy: pr.in.Env.SlotAllocationStrategy}
+	for _, g := range pr.in.Pipeline.TaskGroups {
+		req.Groups = append(req.Groups, contract.GroupNeed{Group: g.ID, Slots: g.Parallelism})
+	}
 	var alloc contract.Allocation
-	err := workflow.ExecuteActivity(actx, contract.AllocateActivity, contract.AllocateRequest{
-		Owner:     owner,
-		Slots:     pr.in.Pipeline.Slots(),
-		TagFilter: pr.in.Env.TagFilter,
-		Strategy:  pr.in.Env.SlotAllocationStrategy,
-	}).Get(ctx, &alloc)
+	err := workflow.ExecuteActivity(actx, contract.AllocateActivity, req).Get(ctx, &alloc)
 	return &alloc, err
 }
 
-// deploy spreads the task instances over the granted slots and hands each runner its part.
+// deploy puts each task group's instances on the runner its grant names and hands every
+// runner its part, with the placement of all tasks so exchanges can reach across runners.
 func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation) error {
-	var all []contract.TaskID
-	for _, g := range pr.in.Pipeline.TaskGroups {
-		for i := 0; i < g.Parallelism; i++ {
-			all = append(all, contract.TaskID{Group: g.ID, Subtask: i})
-		}
-	}
 	perRunner := map[string][]contract.TaskID{}
 	var order []string
-	next := 0
-	for _, g := range alloc.Grants {
-		pr.queues[g.RunnerID] = g.TaskQueue
-		if _, seen := perRunner[g.RunnerID]; !seen {
-			order = append(order, g.RunnerID)
+	var placement []contract.TaskPlacement
+	for _, grant := range alloc.Grants {
+		g := pr.in.Pipeline.Group(grant.Group)
+		if g == nil || len(grant.Slots) < g.Parallelism {
+			return temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("allocation for task group %d does not fit the plan", grant.Group), DeployFailedType, nil)
 		}
-		for range g.Slots {
-			if next < len(all) {
-				perRunner[g.RunnerID] = append(perRunner[g.RunnerID], all[next])
-				pr.runnerOf[all[next]] = g.RunnerID
-				next++
-			}
+		pr.queues[grant.RunnerID] = grant.TaskQueue
+		if _, seen := perRunner[grant.RunnerID]; !seen {
+			order = append(order, grant.RunnerID)
+		}
+		for i := 0; i < g.Parallelism; i++ {
+			t := contract.TaskID{Group: g.ID, Subtask: i}
+			perRunner[grant.RunnerID] = append(perRunner[grant.RunnerID], t)
+			pr.runnerOf[t] = grant.RunnerID
+			placement = append(placement, contract.TaskPlacement{Task: t, Runner: grant.RunnerID, Address: grant.Address})
+			pr.tasks[t] = &contract.TaskStatus{Task: t, State: contract.TaskCreated, Runner: grant.RunnerID}
 		}
 	}
-	if next < len(all) {
+	if len(pr.tasks) != pr.in.Pipeline.Slots() {
 		return temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("allocation gave %d slots for %d tasks", next, len(all)), DeployFailedType, nil)
-	}
-	for _, t := range all {
-		pr.tasks[t] = &contract.TaskStatus{Task: t, State: contract.TaskCreated, Runner: pr.runnerOf[t]}
+			fmt.Sprintf("allocation placed %d of %d tasks", len(pr.tasks), pr.in.Pipeline.Slots()), DeployFailedType, nil)
 	}
 	futures := make([]workflow.Future, 0, len(order))
 	for _, rid := range order {
@@ -158,6 +162,7 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation) 
 			Epoch:      pr.epoch,
 			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
 			Tasks:      perRunner[rid],
+			Placement:  placement,
 			Env:        pr.in.Env,
 		}))
 	}
@@ -169,6 +174,37 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation) 
 	}
 	pr.status.Runners = order
 	return firstErr
+}
+
+// lost marks the tasks of a lost runner failed: they cannot report any more.
+func (pr *pipelineRun) lost(l contract.RunnerLost) {
+	if pr.lostRunners == nil {
+		pr.lostRunners = map[string]bool{}
+	}
+	pr.lostRunners[l.RunnerID] = true
+	for _, t := range pr.sortedTasks() {
+		if pr.runnerOf[t.Task] == l.RunnerID && !t.State.Terminal() {
+			t.State, t.Error = contract.TaskFailed, fmt.Sprintf("runner %s was lost: %s", l.RunnerID, l.Reason)
+			if pr.failure == "" {
+				pr.failure = fmt.Sprintf("task %s: %s", t.Task, t.Error)
+			}
+		}
+	}
+}
+
+func (pr *pipelineRun) sortedTasks() []*contract.TaskStatus {
+	out := make([]*contract.TaskStatus, 0, len(pr.tasks))
+	for _, t := range pr.tasks {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Task, out[j].Task
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		return a.Subtask < b.Subtask
+	})
+	return out
 }
 
 // apply records a runner's report; reports of another epoch are stale and ignored.
@@ -210,6 +246,9 @@ func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChanne
 	}
 	var futures []workflow.Future
 	for _, rid := range pr.status.Runners {
+		if pr.lostRunners[rid] {
+			continue // a lost runner fences itself; its tasks are already marked failed
+		}
 		actx := workflow.WithActivityOptions(dctx, workflow.ActivityOptions{
 			TaskQueue:              pr.queues[rid],
 			ScheduleToStartTimeout: 30 * time.Second,

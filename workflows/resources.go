@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -11,15 +12,29 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
+// Runner states in the resource manager.
+const (
+	RunnerAlive = "ALIVE"
+	RunnerLost  = "LOST"
+)
+
 // RunnerSlots is the resource manager's view of one runner.
 type RunnerSlots struct {
 	Info contract.RunnerInfo `json:"info"`
 	// Owners holds, per slot, the allocation owning it ("" when free).
 	Owners []string `json:"owners"`
+	State  string   `json:"state"`
+	// Generation numbers the runner's registrations; a lease of an older one is stale.
+	Generation int            `json:"generation"`
+	Load       *contract.Load `json:"load,omitempty"`
+	LostReason string         `json:"lostReason,omitempty"`
 }
 
-// Free counts the runner's free slots.
+// Free counts the runner's free slots; a lost runner has none.
 func (r *RunnerSlots) Free() int {
+	if r.State == RunnerLost {
+		return 0
+	}
 	n := 0
 	for _, o := range r.Owners {
 		if o == "" {
@@ -37,6 +52,8 @@ type ResourceState struct {
 	Allocations map[string]contract.Allocation `json:"allocations"`
 	// Rand drives the RANDOM strategy deterministically.
 	Rand uint64 `json:"rand"`
+	// LeaseTimeout is how long a runner may go without a heartbeat before it is lost.
+	LeaseTimeout time.Duration `json:"leaseTimeout"`
 }
 
 // ClusterStatus answers the cluster query.
@@ -61,12 +78,26 @@ func (v RunnerView) LoadText() string {
 	return fmt.Sprintf("cpu %.0f%% mem %.0f%%", v.Load.CPU*100, v.Load.Memory*100)
 }
 
-// eventsBeforeContinue bounds one run's history: after this many signals and updates the
-// workflow continues as new, well before Temporal's limits (10,000 signals, 51,200 events).
+// DefaultLeaseTimeout is how long a silent runner keeps its slots; it is declared lost
+// within about this long after it dies.
+const DefaultLeaseTimeout = 10 * time.Second
+
+// eventsBeforeContinue bounds one run's history: after this many signals, updates and lease
+// ends the workflow continues as new, well before Temporal's limits (10,000 signals,
+// 51,200 events).
 var eventsBeforeContinue = 1000
 
-// ResourceManagerWorkflow is the singleton slot table: runners register by signal, slots
-// are allocated through an update (called from an activity) and released by signal.
+type leaseEnd struct {
+	RunnerID   string
+	Generation int
+	Err        string
+	Canceled   bool
+}
+
+// ResourceManagerWorkflow is the singleton slot table: runners register by signal and keep
+// a lease alive by activity heartbeats (kept outside history), slots are allocated through
+// an update (called from an activity) and released by signal. A runner whose lease lapses
+// is declared lost and every pipeline holding its slots is told.
 func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 	if st.Runners == nil {
 		st.Runners = map[string]*RunnerSlots{}
@@ -76,6 +107,9 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 	}
 	if st.Rand == 0 {
 		st.Rand = 0x9E3779B97F4A7C15
+	}
+	if st.LeaseTimeout <= 0 {
+		st.LeaseTimeout = DefaultLeaseTimeout
 	}
 	events := 0
 	if err := workflow.SetQueryHandler(ctx, contract.ClusterQuery, func() (*ClusterStatus, error) {
@@ -89,7 +123,7 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 			return st.allocate(req)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(req contract.AllocateRequest) error {
-			if req.Owner == "" || req.Slots <= 0 {
+			if req.Owner == "" || req.Total() <= 0 {
 				return fmt.Errorf("an allocation needs an owner and at least one slot")
 			}
 			return nil
@@ -97,42 +131,110 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 	); err != nil {
 		return err
 	}
+	leaseEnds := workflow.NewChannel(ctx)
+	startLease := func(r *RunnerSlots) {
+		in := contract.LeaseInput{RunnerID: r.Info.ID, Generation: r.Generation}
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			TaskQueue:              r.Info.TaskQueue,
+			ScheduleToStartTimeout: st.LeaseTimeout,
+			StartToCloseTimeout:    10 * 365 * 24 * time.Hour,
+			HeartbeatTimeout:       st.LeaseTimeout,
+			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+			Summary:                "lease of runner " + r.Info.ID,
+		})
+		workflow.Go(ctx, func(gctx workflow.Context) {
+			err := workflow.ExecuteActivity(actx, contract.RunnerLeaseActivity, in).Get(gctx, nil)
+			end := leaseEnd{RunnerID: in.RunnerID, Generation: in.Generation}
+			if err != nil {
+				end.Err = causeOf(err)
+				end.Canceled = temporal.IsCanceledError(err)
+			}
+			leaseEnds.Send(gctx, end)
+		})
+	}
+	// a new run takes over the leases of the runners it knows alive
+	for _, id := range st.runnerIDs() {
+		if r := st.Runners[id]; r.State == RunnerAlive {
+			startLease(r)
+		}
+	}
 	register := workflow.GetSignalChannel(ctx, contract.RegisterRunnerSignal)
 	release := workflow.GetSignalChannel(ctx, contract.ReleaseSlotsSignal)
-	onRegister := func(c workflow.ReceiveChannel, _ bool) {
-		var info contract.RunnerInfo
-		c.Receive(ctx, &info)
+	load := workflow.GetSignalChannel(ctx, contract.RunnerLoadSignal)
+	onRegister := func(info contract.RunnerInfo) {
 		events++
-		st.register(info)
+		startLease(st.register(info))
 	}
-	onRelease := func(c workflow.ReceiveChannel, _ bool) {
-		var req contract.ReleaseRequest
-		c.Receive(ctx, &req)
+	onLeaseEnd := func(end leaseEnd) {
 		events++
-		st.release(req.Owner)
+		r, ok := st.Runners[end.RunnerID]
+		if !ok || r.Generation != end.Generation || end.Canceled {
+			return // an older registration's lease, or one this run gave up
+		}
+		if end.Err == "" {
+			// the runner stopped cleanly and ended its lease
+			delete(st.Runners, end.RunnerID)
+			return
+		}
+		r.State, r.LostReason = RunnerLost, end.Err
+		for _, owner := range st.ownersOn(r) {
+			wf, _, _ := strings.Cut(owner, "#")
+			f := workflow.SignalExternalWorkflow(ctx, wf, "", contract.RunnerLostSignal, contract.RunnerLost{
+				RunnerID: r.Info.ID, Reason: "no heartbeat within the lease (" + st.LeaseTimeout.String() + ")"})
+			_ = f // delivery failure means the pipeline is gone already
+		}
 	}
 	for {
 		sel := workflow.NewSelector(ctx)
-		sel.AddReceive(register, onRegister)
-		sel.AddReceive(release, onRelease)
+		sel.AddReceive(register, func(c workflow.ReceiveChannel, _ bool) {
+			var info contract.RunnerInfo
+			c.Receive(ctx, &info)
+			onRegister(info)
+		})
+		sel.AddReceive(release, func(c workflow.ReceiveChannel, _ bool) {
+			var req contract.ReleaseRequest
+			c.Receive(ctx, &req)
+			events++
+			st.release(req.Owner)
+		})
+		sel.AddReceive(load, func(c workflow.ReceiveChannel, _ bool) {
+			var l contract.RunnerLoad
+			c.Receive(ctx, &l)
+			events++
+			if r, ok := st.Runners[l.RunnerID]; ok {
+				r.Load = &l.Load
+			}
+		})
+		sel.AddReceive(leaseEnds, func(c workflow.ReceiveChannel, _ bool) {
+			var end leaseEnd
+			c.Receive(ctx, &end)
+			onLeaseEnd(end)
+		})
 		sel.Select(ctx)
 		if events >= eventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			// let running updates finish, take in every signal already delivered, then go on
-			// in a new run with the same state
+			// in a new run with the same state (it restarts the leases)
 			_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 			for {
-				ok := false
+				got := false
 				var info contract.RunnerInfo
 				if register.ReceiveAsync(&info) {
 					st.register(info)
-					ok = true
+					got = true
 				}
 				var req contract.ReleaseRequest
 				if release.ReceiveAsync(&req) {
 					st.release(req.Owner)
-					ok = true
+					got = true
 				}
-				if !ok {
+				var l contract.RunnerLoad
+				if load.ReceiveAsync(&l) {
+					if r, ok := st.Runners[l.RunnerID]; ok {
+						r.Load = &l.Load
+					}
+					got = true
+				}
+				if !got {
 					break
 				}
 			}
@@ -141,15 +243,17 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 	}
 }
 
-func (st *ResourceState) register(info contract.RunnerInfo) {
-	if r, ok := st.Runners[info.ID]; ok {
-		// a restarted runner: it runs nothing of its previous life, so its slots are free;
-		// the owners of those slots learn it from their tasks' reports
-		owners := make([]string, info.Slots)
-		r.Info, r.Owners = info, owners
-		return
+// register records a runner, or a runner that came back: it runs nothing of its previous
+// life, so all its slots are free.
+func (st *ResourceState) register(info contract.RunnerInfo) *RunnerSlots {
+	r, ok := st.Runners[info.ID]
+	if !ok {
+		r = &RunnerSlots{}
+		st.Runners[info.ID] = r
 	}
-	st.Runners[info.ID] = &RunnerSlots{Info: info, Owners: make([]string, info.Slots)}
+	r.Info, r.Owners, r.State, r.LostReason = info, make([]string, info.Slots), RunnerAlive, ""
+	r.Generation++
+	return r
 }
 
 func (st *ResourceState) release(owner string) {
@@ -162,6 +266,20 @@ func (st *ResourceState) release(owner string) {
 			}
 		}
 	}
+}
+
+// ownersOn lists, sorted, the allocations holding slots on a runner.
+func (st *ResourceState) ownersOn(r *RunnerSlots) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, o := range r.Owners {
+		if o != "" && !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (st *ResourceState) runnerIDs() []string {
@@ -192,55 +310,92 @@ func (st *ResourceState) next() uint64 {
 	return x * 0x2545F4914F6CDD1D
 }
 
-// allocate grants a pipeline its slots on one runner whose tags match the filter, chosen by
-// the strategy. A pipeline stays on one runner until exchanges cross runners.
+// allocate places each task group of a pipeline on one alive runner whose tags match the
+// filter and that has the slots, chosen by the strategy: RANDOM (default), SLOT_RATIO (the
+// largest share of free slots) or SYSTEM_LOAD (the lowest reported CPU and memory use, each
+// slot already given in this allocation counted as 10 % more load). Either every group is
+// placed or nothing is.
 func (st *ResourceState) allocate(req contract.AllocateRequest) (*contract.Allocation, error) {
 	if a, ok := st.Allocations[req.Owner]; ok {
 		return &a, nil
 	}
-	var candidates []*RunnerSlots
-	var seen []string
+	groups := append([]contract.GroupNeed(nil), req.Groups...)
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Slots > groups[j].Slots })
+	free := map[string]int{}
+	given := map[string]int{}
+	var matching []*RunnerSlots
 	for _, id := range st.runnerIDs() {
 		r := st.Runners[id]
-		if !matches(r.Info.Tags, req.TagFilter) {
-			continue
-		}
-		seen = append(seen, fmt.Sprintf("%s (%d of %d free)", id, r.Free(), r.Info.Slots))
-		if r.Free() >= req.Slots {
-			candidates = append(candidates, r)
+		if r.State == RunnerAlive && matches(r.Info.Tags, req.TagFilter) {
+			matching = append(matching, r)
+			free[id] = r.Free()
 		}
 	}
-	if len(candidates) == 0 {
-		return nil, temporal.NewNonRetryableApplicationError(noResourceMessage(req, seen, len(st.Runners)), NoEnoughResource, nil)
-	}
-	var pick *RunnerSlots
-	switch req.Strategy {
-	case "SLOT_RATIO", "SYSTEM_LOAD":
-		best := -1.0
-		for _, r := range candidates {
-			ratio := float64(r.Free()) / float64(max(r.Info.Slots, 1))
-			if ratio > best {
-				best, pick = ratio, r
+	placed := map[int]*RunnerSlots{}
+	for _, g := range groups {
+		var candidates []*RunnerSlots
+		for _, r := range matching {
+			if free[r.Info.ID] >= g.Slots {
+				candidates = append(candidates, r)
 			}
 		}
-	default:
-		pick = candidates[st.next()%uint64(len(candidates))]
-	}
-	grant := contract.SlotGrant{RunnerID: pick.Info.ID, TaskQueue: pick.Info.TaskQueue}
-	for i, o := range pick.Owners {
-		if o == "" && len(grant.Slots) < req.Slots {
-			pick.Owners[i] = req.Owner
-			grant.Slots = append(grant.Slots, i)
+		if len(candidates) == 0 {
+			return nil, temporal.NewNonRetryableApplicationError(st.noResourceMessage(req, g, matching, free), NoEnoughResource, nil)
 		}
+		pick := st.choose(req.Strategy, candidates, free, given)
+		placed[g.Group] = pick
+		free[pick.Info.ID] -= g.Slots
+		given[pick.Info.ID] += g.Slots
 	}
-	a := contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{grant}}
+	a := contract.Allocation{Owner: req.Owner}
+	for _, g := range req.Groups { // grants in the request's group order
+		r := placed[g.Group]
+		grant := contract.SlotGrant{Group: g.Group, RunnerID: r.Info.ID, TaskQueue: r.Info.TaskQueue, Address: r.Info.Address}
+		for i, o := range r.Owners {
+			if o == "" && len(grant.Slots) < g.Slots {
+				r.Owners[i] = req.Owner
+				grant.Slots = append(grant.Slots, i)
+			}
+		}
+		a.Grants = append(a.Grants, grant)
+	}
 	st.Allocations[req.Owner] = a
 	return &a, nil
 }
 
-func noResourceMessage(req contract.AllocateRequest, seen []string, total int) string {
+func (st *ResourceState) choose(strategy string, candidates []*RunnerSlots, free, given map[string]int) *RunnerSlots {
+	switch strategy {
+	case "SLOT_RATIO":
+		var pick *RunnerSlots
+		best := -1.0
+		for _, r := range candidates {
+			ratio := float64(free[r.Info.ID]) / float64(max(r.Info.Slots, 1))
+			if ratio > best {
+				best, pick = ratio, r
+			}
+		}
+		return pick
+	case "SYSTEM_LOAD":
+		var pick *RunnerSlots
+		best := 1e18
+		for _, r := range candidates {
+			load := 0.5 // unknown load counts as half busy
+			if r.Load != nil {
+				load = (r.Load.CPU + r.Load.Memory) / 2
+			}
+			load += 0.1 * float64(given[r.Info.ID])
+			if load < best {
+				best, pick = load, r
+			}
+		}
+		return pick
+	}
+	return candidates[st.next()%uint64(len(candidates))]
+}
+
+func (st *ResourceState) noResourceMessage(req contract.AllocateRequest, g contract.GroupNeed, matching []*RunnerSlots, free map[string]int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "not enough resources: the pipeline needs %d slots on one runner", req.Slots)
+	fmt.Fprintf(&b, "not enough resources: task group %d needs %d slots on one runner (the pipeline %d in all)", g.Group, g.Slots, req.Total())
 	if len(req.TagFilter) > 0 {
 		keys := make([]string, 0, len(req.TagFilter))
 		for k := range req.TagFilter {
@@ -253,12 +408,22 @@ func noResourceMessage(req contract.AllocateRequest, seen []string, total int) s
 		}
 		fmt.Fprintf(&b, " with tags %s", strings.Join(pairs, ", "))
 	}
+	alive := 0
+	for _, r := range st.Runners {
+		if r.State == RunnerAlive {
+			alive++
+		}
+	}
 	switch {
-	case total == 0:
-		b.WriteString("; no runner is registered")
-	case len(seen) == 0:
-		fmt.Fprintf(&b, "; none of the %d runners matches the tag filter", total)
+	case alive == 0:
+		b.WriteString("; no runner is registered and alive")
+	case len(matching) == 0:
+		fmt.Fprintf(&b, "; none of the %d alive runners matches the tag filter", alive)
 	default:
+		seen := make([]string, len(matching))
+		for i, r := range matching {
+			seen[i] = fmt.Sprintf("%s (%d of %d free)", r.Info.ID, free[r.Info.ID], r.Info.Slots)
+		}
 		fmt.Fprintf(&b, "; matching runners: %s", strings.Join(seen, ", "))
 	}
 	return b.String()
@@ -268,7 +433,7 @@ func (st *ResourceState) view() *ClusterStatus {
 	cs := &ClusterStatus{}
 	for _, id := range st.runnerIDs() {
 		r := st.Runners[id]
-		cs.Runners = append(cs.Runners, RunnerView{RunnerInfo: r.Info, State: "ALIVE", Free: r.Free(), Owner: r.Owners})
+		cs.Runners = append(cs.Runners, RunnerView{RunnerInfo: r.Info, State: r.State, Free: r.Free(), Owner: r.Owners, Load: r.Load})
 	}
 	return cs
 }

@@ -1,10 +1,12 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -26,40 +28,40 @@ func TestAllocateHonoursTagsAndCapacity(t *testing.T) {
 		contract.RunnerInfo{ID: "a", Slots: 2, TaskQueue: "qa"},
 		contract.RunnerInfo{ID: "b", Slots: 4, TaskQueue: "qb", Tags: map[string]string{"zone": "db-zone"}},
 	)
-	a, err := st.allocate(contract.AllocateRequest{Owner: "p1", Slots: 3})
+	a, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 3}}})
 	if err != nil || a.Grants[0].RunnerID != "b" || len(a.Grants[0].Slots) != 3 {
 		t.Fatalf("%+v %v", a, err)
 	}
 	// the same owner asking again gets the same answer
-	again, err := st.allocate(contract.AllocateRequest{Owner: "p1", Slots: 3})
+	again, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 3}}})
 	if err != nil || again.Grants[0].RunnerID != "b" || st.Runners["b"].Free() != 1 {
 		t.Fatalf("%+v %v free %d", again, err, st.Runners["b"].Free())
 	}
-	_, err = st.allocate(contract.AllocateRequest{Owner: "p2", Slots: 2, TagFilter: map[string]string{"zone": "db-zone"}})
+	_, err = st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, TagFilter: map[string]string{"zone": "db-zone"}})
 	var ae *temporal.ApplicationError
 	if !errors.As(err, &ae) || ae.Type() != NoEnoughResource || !strings.Contains(ae.Message(), "zone=db-zone") ||
 		!strings.Contains(ae.Message(), "b (1 of 4 free)") {
 		t.Fatalf("%v", err)
 	}
-	_, err = st.allocate(contract.AllocateRequest{Owner: "p3", Slots: 1, TagFilter: map[string]string{"zone": "nowhere"}})
-	if err == nil || !strings.Contains(err.Error(), "none of the 2 runners matches") {
+	_, err = st.allocate(contract.AllocateRequest{Owner: "p3", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: map[string]string{"zone": "nowhere"}})
+	if err == nil || !strings.Contains(err.Error(), "none of the 2 alive runners matches") {
 		t.Fatalf("%v", err)
 	}
 	st.release("p1")
 	if st.Runners["b"].Free() != 4 {
 		t.Fatal("slots not released")
 	}
-	if _, err := newState().allocate(contract.AllocateRequest{Owner: "x", Slots: 1}); err == nil || !strings.Contains(err.Error(), "no runner is registered") {
+	if _, err := newState().allocate(contract.AllocateRequest{Owner: "x", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}); err == nil || !strings.Contains(err.Error(), "no runner is registered and alive") {
 		t.Fatalf("%v", err)
 	}
 }
 
 func TestSlotRatioPrefersTheEmptiestRunner(t *testing.T) {
 	st := newState(contract.RunnerInfo{ID: "a", Slots: 4}, contract.RunnerInfo{ID: "b", Slots: 4})
-	if _, err := st.allocate(contract.AllocateRequest{Owner: "p1", Slots: 2, Strategy: "SLOT_RATIO"}); err != nil {
+	if _, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, Strategy: "SLOT_RATIO"}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := st.allocate(contract.AllocateRequest{Owner: "p2", Slots: 1, Strategy: "SLOT_RATIO"})
+	a, err := st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, Strategy: "SLOT_RATIO"})
 	if err != nil || a.Grants[0].RunnerID != "b" {
 		t.Fatalf("%+v %v", a, err)
 	}
@@ -72,12 +74,16 @@ func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+	env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2})
 		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "b", Slots: 2})
 	}, 0)
 	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(contract.AllocateUpdate, "u1", &updateCallbacks{t: t}, contract.AllocateRequest{Owner: "p1", Slots: 2})
+		env.UpdateWorkflow(contract.AllocateUpdate, "u1", &updateCallbacks{t: t}, contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}})
 	}, 1)
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "c", Slots: 1})
@@ -92,7 +98,7 @@ func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
-	if len(next.Runners) != 3 || next.Runners["a"].Free()+next.Runners["b"].Free() != 2 || len(next.Allocations) != 1 {
+	if len(next.Runners) != 3 || next.Runners["a"].Free()+next.Runners["b"].Free() != 2 || len(next.Allocations) != 1 || next.Runners["c"].Generation != 1 {
 		t.Fatalf("carried state %+v", next)
 	}
 }
@@ -104,5 +110,44 @@ func (u *updateCallbacks) Reject(err error) { u.t.Errorf("update rejected: %v", 
 func (u *updateCallbacks) Complete(success any, err error) {
 	if err != nil {
 		u.t.Errorf("update failed: %v", err)
+	}
+}
+
+func TestGroupsMaySpreadOverRunners(t *testing.T) {
+	st := newState(contract.RunnerInfo{ID: "a", Slots: 3, Address: "a:1"}, contract.RunnerInfo{ID: "b", Slots: 3, Address: "b:1"})
+	a, err := st.allocate(contract.AllocateRequest{Owner: "p", Strategy: "SLOT_RATIO",
+		Groups: []contract.GroupNeed{{Group: 1, Slots: 3}, {Group: 2, Slots: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Grants) != 2 || a.Grants[0].Group != 1 || a.Grants[0].RunnerID == a.Grants[1].RunnerID || a.Grants[1].Address == "" {
+		t.Fatalf("%+v", a.Grants)
+	}
+	// all or nothing: a pipeline that cannot be placed takes no slot
+	_, err = st.allocate(contract.AllocateRequest{Owner: "q", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}})
+	if err == nil || st.Runners["a"].Free()+st.Runners["b"].Free() != 0 {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestLostRunnerHasNoFreeSlots(t *testing.T) {
+	st := newState(contract.RunnerInfo{ID: "a", Slots: 2})
+	st.Runners["a"].State = RunnerLost
+	if _, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}); err == nil {
+		t.Fatal("a lost runner got work")
+	}
+	r := st.register(contract.RunnerInfo{ID: "a", Slots: 2})
+	if r.State != RunnerAlive || r.Generation != 2 || r.Free() != 2 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestSystemLoadPrefersTheIdlestRunner(t *testing.T) {
+	st := newState(contract.RunnerInfo{ID: "a", Slots: 4}, contract.RunnerInfo{ID: "b", Slots: 4})
+	st.Runners["a"].Load = &contract.Load{CPU: 0.9, Memory: 0.5}
+	st.Runners["b"].Load = &contract.Load{CPU: 0.1, Memory: 0.2}
+	a, err := st.allocate(contract.AllocateRequest{Owner: "p", Strategy: "SYSTEM_LOAD", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}})
+	if err != nil || a.Grants[0].RunnerID != "b" {
+		t.Fatalf("%+v %v", a, err)
 	}
 }

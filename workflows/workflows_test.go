@@ -63,7 +63,7 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterActivityWithOptions(commitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
 	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return testPlan(), nil }
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
-		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
+		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
 	}
 	h.deploy = func(context.Context, contract.Deployment) error { return nil }
 	h.cancel = func(_ context.Context, req contract.CancelRequest) error {
@@ -172,11 +172,11 @@ func TestConfigErrorFailsWithoutRetry(t *testing.T) {
 func TestNoResourcesFailsThePipeline(t *testing.T) {
 	h := newHarness(t)
 	h.alloc = func(context.Context, contract.AllocateRequest) (*contract.Allocation, error) {
-		return nil, temporal.NewNonRetryableApplicationError("not enough resources: the pipeline needs 2 slots on one runner", NoEnoughResource, nil)
+		return nil, temporal.NewNonRetryableApplicationError("not enough resources: task group 1 needs 2 slots on one runner", NoEnoughResource, nil)
 	}
 	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
 	err := h.env.GetWorkflowError()
-	if err == nil || !strings.Contains(err.Error(), "needs 2 slots") {
+	if err == nil || !strings.Contains(err.Error(), "needs 2 slots on one runner") {
 		t.Fatalf("error %v", err)
 	}
 }
