@@ -33,6 +33,8 @@ type Vertex struct {
 	Inputs      []int           `json:"inputs,omitempty"` // vertex ids; several = union
 	Output      string          `json:"output,omitempty"` // dataset name
 	Parallelism int             `json:"parallelism"`
+	// PartitionBy are the fields the vertex's input is hash-partitioned by.
+	PartitionBy []string `json:"partitionBy,omitempty"`
 	// Tables are the tables the vertex emits (sources, transforms) or receives (sinks).
 	Tables []*catalog.Table `json:"tables"`
 	// InputTables are the tables the vertex receives (transforms, sinks).
@@ -92,7 +94,7 @@ func BuildDag(jc *JobConfig, job connector.Job) (*LogicalDag, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Where(), err)
 		}
-		return &Vertex{ID: len(d.Vertices) + 1, Kind: kind, Plugin: p.Name, Where: p.Where(), Options: raw, Output: p.Output}, nil
+		return &Vertex{ID: len(d.Vertices) + 1, Kind: kind, Plugin: p.Name, Where: p.Where(), Options: raw, Output: p.Output, PartitionBy: p.PartitionBy}, nil
 	}
 	register := func(v *Vertex) {
 		name := v.Output
@@ -248,6 +250,13 @@ func (d *LogicalDag) connect(v *Vertex, ins []*Vertex) error {
 	for _, in := range ins {
 		v.Inputs = append(v.Inputs, in.ID)
 		v.InputTables = append(v.InputTables, in.Tables...)
+	}
+	for _, key := range v.PartitionBy {
+		for _, t := range v.InputTables {
+			if t.ColumnIndex(key) < 0 {
+				return cfgErr("%s: partition_by: table %s has no field %q", v.Where, t.ID(), key)
+			}
+		}
 	}
 	if len(ins) > 1 {
 		first := ins[0].Tables

@@ -66,6 +66,9 @@ type Plugin struct {
 	Inputs      []string
 	Output      string
 	Parallelism int // 0 when not set
+	// PartitionBy asks for the plugin's input partitioned by these fields (Strait's
+	// extension on transforms and sinks): rows with equal keys reach the same subtask.
+	PartitionBy []string
 	Options     *hocon.Value
 	Pos         hocon.Pos
 }
@@ -83,7 +86,7 @@ type JobConfig struct {
 }
 
 // Common plugin options every plugin may carry; the planner reads them.
-var commonKeys = []string{"plugin_name", "plugin_input", "plugin_output", "source_table_name", "result_table_name", "parallelism"}
+var commonKeys = []string{"plugin_name", "plugin_input", "plugin_output", "source_table_name", "result_table_name", "parallelism", "partition_by"}
 
 // ParseVars splits -i values: each is key=value, or several separated by commas, where
 // commas inside quotes or brackets do not separate (`-i strTemplate=[abc,def]`).
@@ -287,6 +290,11 @@ func parsePlugins(sec Section, v *hocon.Value) ([]*Plugin, error) {
 			return err
 		}
 		p.Parallelism = int(par)
+		if sec != SourceSection {
+			if p.PartitionBy, err = o.StringList("partition_by"); err != nil {
+				return err
+			}
+		}
 		out = append(out, p)
 		return nil
 	}

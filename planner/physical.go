@@ -159,7 +159,7 @@ func fuse(d *LogicalDag, p *Pipeline, consumers [][]int) {
 	groupOf := map[int]int{}
 	for _, id := range p.Vertices { // vertices are in topological order
 		v := d.vertex(id)
-		if len(v.Inputs) == 1 {
+		if len(v.Inputs) == 1 && len(v.PartitionBy) == 0 {
 			in := d.vertex(v.Inputs[0])
 			if len(consumers[in.ID]) == 1 && in.Parallelism == v.Parallelism {
 				g := groupOf[in.ID]
@@ -182,7 +182,10 @@ func fuse(d *LogicalDag, p *Pipeline, consumers [][]int) {
 			if d.vertex(in).Parallelism == v.Parallelism {
 				part = Forward
 			}
-			e := Edge{ID: len(p.Edges) + 1, From: from + 1, To: to + 1, FromVertex: in, ToVertex: id, Partitioning: part}
+			if len(v.PartitionBy) > 0 {
+				part = Hash
+			}
+			e := Edge{ID: len(p.Edges) + 1, From: from + 1, To: to + 1, FromVertex: in, ToVertex: id, Partitioning: part, KeyFields: v.PartitionBy}
 			p.Edges = append(p.Edges, e)
 			p.TaskGroups[from].Outputs = append(p.TaskGroups[from].Outputs, e.ID)
 			p.TaskGroups[to].Inputs = append(p.TaskGroups[to].Inputs, e.ID)
@@ -193,5 +196,9 @@ func fuse(d *LogicalDag, p *Pipeline, consumers [][]int) {
 
 // String names an edge for plans and errors.
 func (e Edge) String() string {
-	return fmt.Sprintf("e%d: g%d(v%d) -> g%d(v%d) %s", e.ID, e.From, e.FromVertex, e.To, e.ToVertex, e.Partitioning)
+	s := fmt.Sprintf("e%d: g%d(v%d) -> g%d(v%d) %s", e.ID, e.From, e.FromVertex, e.To, e.ToVertex, e.Partitioning)
+	if len(e.KeyFields) > 0 {
+		s += fmt.Sprintf(" by %v", e.KeyFields)
+	}
+	return s
 }

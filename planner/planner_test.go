@@ -253,3 +253,23 @@ func TestParseVars(t *testing.T) {
 		t.Error("want an error for a variable without =")
 	}
 }
+
+func TestPartitionByMakesAHashExchange(t *testing.T) {
+	pp, err := plan(t, `
+env { parallelism = 3 }
+source { PlanSource { plugin_output = "a", width = 2 } }
+sink { PlanSink { plugin_input = "a", partition_by = [b] } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pp.Pipelines[0]
+	if len(p.TaskGroups) != 2 || len(p.Edges) != 1 || p.Edges[0].Partitioning != Hash || p.Edges[0].KeyFields[0] != "b" {
+		t.Fatalf("groups %+v edges %+v", p.TaskGroups, p.Edges)
+	}
+	_, err = plan(t, `
+source { PlanSource { plugin_output = "a" } }
+sink { PlanSink { plugin_input = "a", partition_by = "nope" } }`)
+	if err == nil || !strings.Contains(err.Error(), `partition_by: table a has no field "nope"`) {
+		t.Fatalf("%v", err)
+	}
+}

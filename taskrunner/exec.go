@@ -211,6 +211,7 @@ type edgeOut struct {
 	part    planner.Partitioning
 	targets []*inbox // forward: just the one
 	next    int
+	hash    *hasher // hash partitioning only
 }
 
 func (ex *execution) outletFor(g planner.TaskGroup, subtask int) *outlet {
@@ -219,6 +220,9 @@ func (ex *execution) outletFor(g planner.TaskGroup, subtask int) *outlet {
 		e := ex.d.Pipeline.Edge(eid)
 		to := ex.d.Pipeline.Group(e.To)
 		eo := &edgeOut{part: e.Partitioning}
+		if e.Partitioning == planner.Hash {
+			eo.hash = newHasher(ex.vertices[e.FromVertex], e.KeyFields)
+		}
 		if e.Partitioning == planner.Forward {
 			eo.targets = []*inbox{ex.inboxes[contract.TaskID{Group: to.ID, Subtask: subtask}]}
 		} else {
@@ -242,6 +246,21 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 		}
 		var target *inbox
 		switch e.part {
+		case planner.Hash:
+			parts := e.hash.split(out, len(e.targets))
+			out.Release()
+			for j, p := range parts {
+				if p == nil {
+					continue
+				}
+				if err := put(ctx, e.targets[j], p); err != nil {
+					for _, rest := range parts[j+1:] {
+						rest.Release()
+					}
+					return err
+				}
+			}
+			continue
 		case planner.Broadcast:
 			for j, t := range e.targets {
 				c := out

@@ -188,3 +188,22 @@ sink { Console { log.print.data = false } }`, rows)
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
 }
+
+func TestHashExchangeKeepsKeysTogether(t *testing.T) {
+	c, r := deploy(t, `
+env { parallelism = 2 }
+source { FakeSource { plugin_output = "a", row.num = 500, int.template = [1, 2, 3, 4, 5, 6, 7], schema = { fields { k = int } } } }
+sink { Assert { plugin_input = "a", parallelism = 3, partition_by = [k], rules { field_rules = [{ field_name = k, field_type = int }] } } }`)
+	defer r.Close()
+	wait(t, c)
+	var written int64
+	for id, s := range c.final() {
+		if s.State != contract.TaskClosed {
+			t.Fatalf("task %s ended %s: %s", id, s.State, s.Error)
+		}
+		written += s.Counters.RowsWritten
+	}
+	if written != 1000 {
+		t.Fatalf("written %d", written)
+	}
+}
