@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -19,6 +20,7 @@ import (
 	"github.com/strait-dev/strait/activities"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/metrics"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/worker"
 	"github.com/strait-dev/strait/workflows"
@@ -35,7 +37,9 @@ type Config struct {
 	Worker bool
 	// Runners are the task runners the process hosts.
 	Runners []RunnerSpec
-	Logger  *slog.Logger
+	// MetricsAddr serves Prometheus /metrics there when set (":9090", "127.0.0.1:0").
+	MetricsAddr string
+	Logger      *slog.Logger
 }
 
 // RunnerSpec configures one task runner.
@@ -43,6 +47,9 @@ type RunnerSpec struct {
 	ID    string
 	Slots int
 	Tags  map[string]string
+	// Listen is the exchange server's address (":0" picks a port); Advertise is the
+	// host:port other runners use to reach it, when it differs.
+	Listen, Advertise string
 }
 
 // Node is what a composed process exposes to its command.
@@ -53,6 +60,8 @@ type Node struct {
 	Address   string
 	Namespace string
 	Embedded  bool
+	// MetricsAddr is where /metrics is served ("" when not).
+	MetricsAddr string
 }
 
 // Module is the fx wiring of a process.
@@ -65,8 +74,8 @@ func Module(cfg Config) fx.Option {
 	}
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.Provide(provideServer, provideClient, provideRunner, provideNode),
-		fx.Invoke(startWorker, startRunner),
+		fx.Provide(metrics.NewRegistry, provideServer, provideClient, provideRunner, provideNode),
+		fx.Invoke(startWorker, startRunner, serveMetrics),
 	)
 }
 
@@ -98,15 +107,16 @@ func provideServer(lc fx.Lifecycle, cfg Config) (*server, error) {
 	return &server{s: s}, nil
 }
 
-func provideClient(lc fx.Lifecycle, cfg Config, srv *server) (client.Client, error) {
+func provideClient(lc fx.Lifecycle, cfg Config, srv *server, reg *prometheus.Registry) (client.Client, error) {
 	addr := cfg.Address
 	if srv.s != nil {
 		addr = srv.s.Address()
 	}
 	c, err := client.Dial(client.Options{
-		HostPort:  addr,
-		Namespace: cfg.Namespace,
-		Logger:    sdklog.NewStructuredLogger(cfg.Logger),
+		HostPort:       addr,
+		Namespace:      cfg.Namespace,
+		Logger:         sdklog.NewStructuredLogger(cfg.Logger),
+		MetricsHandler: metrics.NewTemporalHandler(reg),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
@@ -117,15 +127,17 @@ func provideClient(lc fx.Lifecycle, cfg Config, srv *server) (client.Client, err
 
 type runners []*taskrunner.Runner
 
-func provideRunner(cfg Config, c client.Client) runners {
+func provideRunner(cfg Config, c client.Client, reg *prometheus.Registry) runners {
 	var out runners
 	for _, spec := range cfg.Runners {
 		id := spec.ID
 		if id == "" {
 			id = DefaultRunnerID()
 		}
-		out = append(out, taskrunner.New(taskrunner.Config{ID: id, Slots: spec.Slots, Tags: spec.Tags, Logger: cfg.Logger},
-			&activities.SignalReporter{Client: c}))
+		r := taskrunner.New(taskrunner.Config{ID: id, Slots: spec.Slots, Tags: spec.Tags, Logger: cfg.Logger},
+			&activities.SignalReporter{Client: c})
+		reg.MustRegister(taskrunner.NewCollector(r))
+		out = append(out, r)
 	}
 	return out
 }
@@ -200,4 +212,25 @@ func DefaultRunnerID() string {
 		return "runner"
 	}
 	return h
+}
+
+func serveMetrics(lc fx.Lifecycle, cfg Config, reg *prometheus.Registry, n *Node) {
+	if cfg.MetricsAddr == "" {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			addr, err := metrics.Serve(ctx, cfg.MetricsAddr, reg, cfg.Logger)
+			if err != nil {
+				return fmt.Errorf("metrics on %s: %w", cfg.MetricsAddr, err)
+			}
+			n.MetricsAddr = addr
+			return nil
+		},
+		OnStop: func(context.Context) error {
+			cancel()
+			return nil
+		},
+	})
 }

@@ -162,6 +162,8 @@ type TaskInfo struct {
 	Task     contract.TaskID
 	State    contract.TaskState
 	Counters contract.Counters
+	// Queued is the number of batches waiting in the task's input queue.
+	Queued int
 }
 
 // Tasks lists the tasks the runner hosts now, with their counters.
@@ -175,8 +177,12 @@ func (r *Runner) Tasks() []TaskInfo {
 	var out []TaskInfo
 	for _, ex := range execs {
 		for _, t := range ex.tasks {
-			out = append(out, TaskInfo{Job: ex.d.Job.ID, Pipeline: ex.d.Pipeline.ID, Epoch: ex.d.Epoch,
-				Task: t.id, State: t.state(), Counters: t.counters()})
+			ti := TaskInfo{Job: ex.d.Job.ID, Pipeline: ex.d.Pipeline.ID, Epoch: ex.d.Epoch,
+				Task: t.id, State: t.state(), Counters: t.counters()}
+			if in := ex.inboxes[t.id]; in != nil {
+				ti.Queued = len(in.ch)
+			}
+			out = append(out, ti)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

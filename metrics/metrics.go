@@ -1,0 +1,175 @@
+// Package metrics serves Prometheus metrics for a Strait process: the Go runtime and
+// process, each runner's task and slot metrics, and the Temporal SDK's own metrics through
+// an adapter of the SDK's metrics handler.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	sdkclient "go.temporal.io/sdk/client"
+)
+
+// NewRegistry returns a registry with the Go runtime and process collectors.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// Serve serves /metrics on addr until ctx ends. It returns the address it listens on.
+func Serve(ctx context.Context, addr string, reg *prometheus.Registry, log *slog.Logger) (string, error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "error", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	return lis.Addr().String(), nil
+}
+
+// TemporalHandler adapts the Temporal SDK's metrics to a Prometheus registry. The SDK names
+// metrics and tags freely; each (name, tag keys) pair becomes one Prometheus vector.
+type TemporalHandler struct {
+	reg  *prometheus.Registry
+	tags map[string]string
+	vecs *vecs
+}
+
+type vecs struct {
+	mu sync.Mutex
+	m  map[string]prometheus.Collector
+}
+
+// NewTemporalHandler makes the adapter.
+func NewTemporalHandler(reg *prometheus.Registry) *TemporalHandler {
+	return &TemporalHandler{reg: reg, tags: map[string]string{}, vecs: &vecs{m: map[string]prometheus.Collector{}}}
+}
+
+var _ sdkclient.MetricsHandler = (*TemporalHandler)(nil)
+
+// WithTags returns a handler adding tags.
+func (h *TemporalHandler) WithTags(tags map[string]string) sdkclient.MetricsHandler {
+	merged := make(map[string]string, len(h.tags)+len(tags))
+	for k, v := range h.tags {
+		merged[k] = v
+	}
+	for k, v := range tags {
+		merged[k] = v
+	}
+	return &TemporalHandler{reg: h.reg, tags: merged, vecs: h.vecs}
+}
+
+func promName(name string) string {
+	return "temporal_" + strings.NewReplacer(".", "_", "-", "_").Replace(strings.TrimPrefix(name, "temporal_"))
+}
+
+func (h *TemporalHandler) labels() ([]string, []string) {
+	keys := make([]string, 0, len(h.tags))
+	for k := range h.tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	vals := make([]string, len(keys))
+	for i, k := range keys {
+		vals[i] = h.tags[k]
+	}
+	return keys, vals
+}
+
+func (h *TemporalHandler) vec(kind, name string, keys []string, mk func() prometheus.Collector) prometheus.Collector {
+	id := kind + "|" + name + "|" + strings.Join(keys, ",")
+	h.vecs.mu.Lock()
+	defer h.vecs.mu.Unlock()
+	if c, ok := h.vecs.m[id]; ok {
+		return c
+	}
+	c := mk()
+	if err := h.reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			c = are.ExistingCollector
+		} else {
+			c = nil // same name with other labels: keep the first shape, drop this one
+		}
+	}
+	h.vecs.m[id] = c
+	return c
+}
+
+// Counter implements the SDK's handler.
+func (h *TemporalHandler) Counter(name string) sdkclient.MetricsCounter {
+	keys, vals := h.labels()
+	c := h.vec("c", name, keys, func() prometheus.Collector {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: promName(name), Help: "Temporal SDK " + name}, keys)
+	})
+	cv, ok := c.(*prometheus.CounterVec)
+	if !ok {
+		return counterFunc(func(int64) {})
+	}
+	m := cv.WithLabelValues(vals...)
+	return counterFunc(func(d int64) { m.Add(float64(d)) })
+}
+
+// Gauge implements the SDK's handler.
+func (h *TemporalHandler) Gauge(name string) sdkclient.MetricsGauge {
+	keys, vals := h.labels()
+	c := h.vec("g", name, keys, func() prometheus.Collector {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: promName(name), Help: "Temporal SDK " + name}, keys)
+	})
+	gv, ok := c.(*prometheus.GaugeVec)
+	if !ok {
+		return gaugeFunc(func(float64) {})
+	}
+	m := gv.WithLabelValues(vals...)
+	return gaugeFunc(m.Set)
+}
+
+// Timer implements the SDK's handler, as a histogram in seconds.
+func (h *TemporalHandler) Timer(name string) sdkclient.MetricsTimer {
+	keys, vals := h.labels()
+	c := h.vec("t", name, keys, func() prometheus.Collector {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: promName(name) + "_seconds", Help: "Temporal SDK " + name,
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}, keys)
+	})
+	hv, ok := c.(*prometheus.HistogramVec)
+	if !ok {
+		return timerFunc(func(time.Duration) {})
+	}
+	m := hv.WithLabelValues(vals...)
+	return timerFunc(func(d time.Duration) { m.Observe(d.Seconds()) })
+}
+
+type counterFunc func(int64)
+
+func (f counterFunc) Inc(d int64) { f(d) }
+
+type gaugeFunc func(float64)
+
+func (f gaugeFunc) Update(v float64) { f(v) }
+
+type timerFunc func(time.Duration)
+
+func (f timerFunc) Record(d time.Duration) { f(d) }
