@@ -1,0 +1,1023 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/jregex"
+	"github.com/strait-dev/strait/types"
+)
+
+// String functions work on characters (Unicode code points); SeaTunnel counts UTF-16 units,
+// which differs only for characters outside the Basic Multilingual Plane.
+
+// maxStringLen bounds what REPEAT, SPACE and the pads may build.
+const maxStringLen = 64 << 20
+
+var errTooLong = errors.New("the result string would be longer than 64 MiB")
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// runeLen is the number of characters of s.
+func runeLen(s string) int {
+	if isASCII(s) {
+		return len(s)
+	}
+	return utf8.RuneCountInString(s)
+}
+
+// byteOffset returns the byte offset of character i of s (len(s) past the end).
+func byteOffset(s string, i int) int {
+	if i <= 0 {
+		return 0
+	}
+	n := 0
+	for off := range s {
+		if n == i {
+			return off
+		}
+		n++
+	}
+	return len(s)
+}
+
+// substr returns characters [from, to) of s.
+func substr(s string, from, to int) string {
+	if isASCII(s) {
+		return s[from:to]
+	}
+	a := byteOffset(s, from)
+	b := byteOffset(s, to)
+	return s[a:b]
+}
+
+func registerStringFuncs() {
+	register(&fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		s, err := c.argStr(n, args, 0)
+		if err != nil {
+			return nil, err
+		}
+		return intExpr(types.Int, func(fr *frame) (int64, bool) {
+			v, ok := s(fr)
+			if !ok || v == "" {
+				return 0, false
+			}
+			r, _ := utf8.DecodeRuneInString(v)
+			return int64(r), true
+		}), nil
+	}}, "ASCII")
+	lengthFn := func(f func(string) int64) *fnDef {
+		return &fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+			s, err := c.argStr(n, args, 0)
+			if err != nil {
+				return nil, err
+			}
+			return intExpr(types.BigInt, func(fr *frame) (int64, bool) {
+				v, ok := s(fr)
+				if !ok {
+					return 0, false
+				}
+				return f(v), true
+			}), nil
+		}}
+	}
+	register(lengthFn(func(s string) int64 { return int64(len(s)) * 8 }), "BIT_LENGTH")
+	register(lengthFn(func(s string) int64 { return int64(runeLen(s)) }), "CHAR_LENGTH", "LENGTH")
+	register(lengthFn(func(s string) int64 { return int64(len(s)) }), "OCTET_LENGTH")
+	register(&fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		code, err := c.argInt(n, args, 0)
+		if err != nil {
+			return nil, err
+		}
+		return strExpr(func(fr *frame) (string, bool) {
+			v, ok := code(fr)
+			if !ok {
+				return "", false
+			}
+			return string(rune(uint16(v))), true
+		}), nil
+	}}, "CHAR", "CHR")
+	register(&fnDef{min: 1, max: -1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		return c.concat(n, args)
+	}}, "CONCAT")
+	register(&fnDef{min: 1, max: -1, build: buildConcatWs}, "CONCAT_WS")
+	register(strFunc1(func(_ *frame, s string) (string, error) { return hextoraw(s) }), "HEXTORAW")
+	register(&fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		if args[0].kind() == types.Bytes {
+			sg := args[0].sg
+			return strExpr(func(fr *frame) (string, bool) {
+				v, ok := sg(fr)
+				if !ok {
+					return "", false
+				}
+				const hexd = "0123456789abcdef"
+				out := make([]byte, 2*len(v))
+				for i := 0; i < len(v); i++ {
+					out[2*i], out[2*i+1] = hexd[v[i]>>4], hexd[v[i]&15]
+				}
+				return string(out), true
+			}), nil
+		}
+		s, err := c.argStr(n, args, 0)
+		if err != nil {
+			return nil, err
+		}
+		return strExpr(func(fr *frame) (string, bool) {
+			v, ok := s(fr)
+			if !ok {
+				return "", false
+			}
+			var b strings.Builder
+			for _, u := range utf16.Encode([]rune(v)) {
+				h := strconv.FormatUint(uint64(u), 16)
+				b.WriteString("0000"[len(h):])
+				b.WriteString(h)
+			}
+			return b.String(), true
+		}), nil
+	}}, "RAWTOHEX")
+	register(&fnDef{min: 4, max: 4, build: buildInsert}, "INSERT")
+	register(strFunc1(func(fr *frame, s string) (string, error) { return toLower(fr, s), nil }), "LOWER", "LCASE")
+	register(strFunc1(func(fr *frame, s string) (string, error) { return toUpper(fr, s), nil }), "UPPER", "UCASE")
+	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		return leftRight(c, n, args, true)
+	}}, "LEFT")
+	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		return leftRight(c, n, args, false)
+	}}, "RIGHT")
+	register(&fnDef{min: 2, max: 3, build: buildLocate}, "LOCATE", "POSITION", "INSTR")
+	register(&fnDef{min: 2, max: 3, build: buildPad}, "LPAD", "RPAD")
+	register(&fnDef{min: 1, max: 2, build: buildTrim}, "LTRIM", "RTRIM", "TRIM")
+	register(&fnDef{min: 3, max: 4, build: buildRegexpReplace}, "REGEXP_REPLACE")
+	register(&fnDef{min: 2, max: 3, build: buildRegexpLike}, "REGEXP_LIKE")
+	register(&fnDef{min: 2, max: 6, build: buildRegexpSubstr}, "REGEXP_SUBSTR")
+	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		s, err := c.argStr(n, args, 0)
+		if err != nil {
+			return nil, err
+		}
+		cnt, err := c.argInt(n, args, 1)
+		if err != nil {
+			return nil, err
+		}
+		return strExpr(func(fr *frame) (string, bool) {
+			v, ok := s(fr)
+			if !ok {
+				return "", false
+			}
+			k, ok := cnt(fr)
+			if !ok {
+				return "", false
+			}
+			if k <= 0 || v == "" {
+				return "", true
+			}
+			if int64(len(v))*k > maxStringLen {
+				fr.fail(errTooLong)
+				return "", false
+			}
+			return strings.Repeat(v, int(k)), true
+		}), nil
+	}}, "REPEAT")
+	register(&fnDef{min: 2, max: 3, build: buildReplace}, "REPLACE")
+	register(strFunc1(func(_ *frame, s string) (string, error) { return soundex(s), nil }), "SOUNDEX")
+	register(&fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		cnt, err := c.argInt(n, args, 0)
+		if err != nil {
+			return nil, err
+		}
+		return strExpr(func(fr *frame) (string, bool) {
+			k, ok := cnt(fr)
+			if !ok {
+				return "", false
+			}
+			if k <= 0 {
+				return "", true
+			}
+			if k > maxStringLen {
+				fr.fail(errTooLong)
+				return "", false
+			}
+			return strings.Repeat(" ", int(k)), true
+		}), nil
+	}}, "SPACE")
+	register(&fnDef{min: 2, max: 3, build: buildSubstring}, "SUBSTRING", "SUBSTR")
+	register(&fnDef{min: 1, max: 2, build: buildToChar}, "TO_CHAR")
+	register(&fnDef{min: 3, max: 3, build: buildTranslate}, "TRANSLATE")
+}
+
+// strFunc1 is a function of one string that returns a string, null for null.
+func strFunc1(f func(*frame, string) (string, error)) *fnDef {
+	return &fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		s, err := c.argStr(n, args, 0)
+		if err != nil {
+			return nil, err
+		}
+		e := &expr{t: types.Of(types.String)}
+		e.sg = func(fr *frame) (string, bool) {
+			v, ok := s(fr)
+			if !ok {
+				return "", false
+			}
+			r, err := f(fr, v)
+			if err != nil {
+				fr.fail(err)
+				return "", false
+			}
+			return r, true
+		}
+		// the value directly, without going through sg
+		if a := args[0]; a.ref > 0 && a.kind() == types.String {
+			col := a.ref - 1
+			e.eval = func(fr *frame) row.Value {
+				v := &fr.fields[col]
+				if v.T == types.Null {
+					return row.Value{}
+				}
+				r, err := f(fr, v.S)
+				if err != nil {
+					fr.fail(err)
+					return row.Value{}
+				}
+				return row.Value{T: types.String, S: r}
+			}
+			return e.complete(), nil
+		}
+		e.eval = func(fr *frame) row.Value {
+			v, ok := s(fr)
+			if !ok {
+				return row.Value{}
+			}
+			r, err := f(fr, v)
+			if err != nil {
+				fr.fail(err)
+				return row.Value{}
+			}
+			return row.Value{T: types.String, S: r}
+		}
+		return e.complete(), nil
+	}}
+}
+
+// toUpper and toLower convert ASCII text into the frame's string memory, other text as Go's
+// strings.ToUpper and ToLower do; text with nothing to change is returned as it is.
+func toUpper(fr *frame, s string) string { return mapASCII(fr, s, 'a', 'z', strings.ToUpper) }
+func toLower(fr *frame, s string) string { return mapASCII(fr, s, 'A', 'Z', strings.ToLower) }
+
+func mapASCII(fr *frame, s string, lo, hi byte, slow func(string) string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return slow(s)
+		}
+		if lo <= c && c <= hi {
+			for j := i + 1; j < len(s); j++ {
+				if s[j] >= utf8.RuneSelf {
+					return slow(s)
+				}
+			}
+			b := fr.strs.alloc(len(s))
+			copy(b, s[:i])
+			for j := i; j < len(s); j++ {
+				c := s[j]
+				if lo <= c && c <= hi {
+					c ^= 0x20
+				}
+				b[j] = c
+			}
+			return bytesString(b)
+		}
+	}
+	return s
+}
+
+func buildConcatWs(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	sep, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]strFn, len(args)-1)
+	for i := 1; i < len(args); i++ {
+		if parts[i-1], err = c.argStr(n, args, i); err != nil {
+			return nil, err
+		}
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		sp, hasSep := sep(fr)
+		var b strings.Builder
+		first := true
+		for _, p := range parts {
+			v, ok := p(fr)
+			if !ok {
+				continue
+			}
+			if hasSep && !first {
+				b.WriteString(sp)
+			}
+			first = false
+			b.WriteString(v)
+		}
+		return b.String(), true
+	}), nil
+}
+
+// hextoraw reads 4 hex digits per UTF-16 unit.
+func hextoraw(s string) (string, error) {
+	if len(s)%4 != 0 {
+		return "", fmt.Errorf("HEXTORAW needs 4 hex digits per character, %q has %d", s, len(s))
+	}
+	units := make([]uint16, 0, len(s)/4)
+	for i := 0; i < len(s); i += 4 {
+		u, err := strconv.ParseUint(s[i:i+4], 16, 16)
+		if err != nil {
+			return "", fmt.Errorf("HEXTORAW: %q is not hexadecimal", s[i:i+4])
+		}
+		units = append(units, uint16(u))
+	}
+	return string(utf16.Decode(units)), nil
+}
+
+func buildInsert(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	s1, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	start, err := c.argInt(n, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	length, err := c.argInt(n, args, 2)
+	if err != nil {
+		return nil, err
+	}
+	s2, err := c.argStr(n, args, 3)
+	if err != nil {
+		return nil, err
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		a, oka := s1(fr)
+		b, okb := s2(fr)
+		switch {
+		case !oka:
+			return b, okb
+		case !okb:
+			return a, true
+		}
+		st, ok1 := start(fr)
+		ln, ok2 := length(fr)
+		if !ok1 || !ok2 {
+			return "", false
+		}
+		l1 := int64(runeLen(a))
+		st--
+		if st < 0 || ln <= 0 || b == "" || st > l1 {
+			return a, true
+		}
+		if st+ln > l1 {
+			ln = l1 - st
+		}
+		return substr(a, 0, int(st)) + b + substr(a, int(st+ln), int(l1)), true
+	}), nil
+}
+
+func leftRight(c *compiler, n *Call, args []*expr, left bool) (*expr, *Error) {
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	cnt, err := c.argInt(n, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		k, ok := cnt(fr)
+		if !ok {
+			return "", false
+		}
+		l := int64(runeLen(v))
+		if k > l {
+			k = l
+		}
+		if k < 0 {
+			k = 0
+		}
+		if left {
+			return substr(v, 0, int(k)), true
+		}
+		return substr(v, int(l-k), int(l)), true
+	}), nil
+}
+
+// indexOf is Java's String.indexOf(search, from) on characters.
+func indexOf(s, search string, from int) int {
+	rs, rsearch := []rune(s), []rune(search)
+	if from < 0 {
+		from = 0
+	}
+	if from > len(rs) {
+		if len(rsearch) == 0 {
+			return len(rs)
+		}
+		return -1
+	}
+	for i := from; i+len(rsearch) <= len(rs); i++ {
+		if runesEqual(rs[i:i+len(rsearch)], rsearch) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lastIndexOf is Java's String.lastIndexOf(search, from) on characters.
+func lastIndexOf(s, search string, from int) int {
+	rs, rsearch := []rune(s), []rune(search)
+	if m := len(rs) - len(rsearch); from > m {
+		from = m
+	}
+	for i := from; i >= 0; i-- {
+		if runesEqual(rs[i:i+len(rsearch)], rsearch) {
+			return i
+		}
+	}
+	return -1
+}
+
+func runesEqual(a, b []rune) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// buildLocate: LOCATE(search, s[, start]), POSITION(search, s), INSTR(s, search[, start]). A
+// null string gives 0; a negative start searches backwards from the end.
+func buildLocate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	name := fname(n)
+	si, ti := 1, 0 // string and search argument positions
+	if name == "INSTR" {
+		si, ti = 0, 1
+	}
+	s, err := c.argStr(n, args, si)
+	if err != nil {
+		return nil, err
+	}
+	search, err := c.argStr(n, args, ti)
+	if err != nil {
+		return nil, err
+	}
+	var start intFn
+	if len(args) == 3 && name != "POSITION" {
+		if start, err = c.argInt(n, args, 2); err != nil {
+			return nil, err
+		}
+	}
+	return intExpr(types.Int, func(fr *frame) (int64, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return 0, true
+		}
+		q, ok := search(fr)
+		if !ok {
+			return 0, false
+		}
+		st := int64(1)
+		if start != nil {
+			if st, ok = start(fr); !ok {
+				return 0, false
+			}
+		}
+		if isASCII(v) && isASCII(q) && st == 1 {
+			return int64(strings.Index(v, q) + 1), true
+		}
+		if st < 0 {
+			return int64(lastIndexOf(v, q, runeLen(v)+int(st)) + 1), true
+		}
+		from := int(st) - 1
+		if st == 0 {
+			from = 0
+		}
+		return int64(indexOf(v, q, from) + 1), true
+	}), nil
+}
+
+func buildPad(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	right := fname(n) == "RPAD"
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	width, err := c.argInt(n, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	var padding strFn
+	if len(args) == 3 {
+		if padding, err = c.argStr(n, args, 2); err != nil {
+			return nil, err
+		}
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		w, ok := width(fr)
+		if !ok {
+			return "", false
+		}
+		if w < 0 {
+			w = 0
+		}
+		l := int64(runeLen(v))
+		if w <= l {
+			return substr(v, 0, int(w)), true
+		}
+		if w > maxStringLen {
+			fr.fail(errTooLong)
+			return "", false
+		}
+		pc := ' '
+		if padding != nil {
+			if p, ok := padding(fr); ok && p != "" {
+				pc, _ = utf8.DecodeRuneInString(p)
+			}
+		}
+		pad := strings.Repeat(string(pc), int(w-l))
+		if right {
+			return v + pad, true
+		}
+		return pad + v, true
+	}), nil
+}
+
+// buildTrim removes leading and/or trailing copies of one character (the first of the
+// second argument, a space by default), as SeaTunnel does.
+func buildTrim(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	name := fname(n)
+	leading, trailing := name != "RTRIM", name != "LTRIM"
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	var chars strFn
+	if len(args) == 2 {
+		if chars, err = c.argStr(n, args, 1); err != nil {
+			return nil, err
+		}
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		cut := " "
+		if chars != nil {
+			if p, ok := chars(fr); ok && p != "" {
+				_, size := utf8.DecodeRuneInString(p)
+				cut = p[:size]
+			}
+		}
+		if leading {
+			for strings.HasPrefix(v, cut) {
+				v = v[len(cut):]
+			}
+		}
+		if trailing {
+			for strings.HasSuffix(v, cut) {
+				v = v[:len(v)-len(cut)]
+			}
+		}
+		return v, true
+	}), nil
+}
+
+// regexpArg compiles a pattern argument (with its mode argument) once when both are
+// constants, or per distinct value otherwise.
+type regexpArg struct {
+	replace  bool
+	fixed    *compiledRE
+	pat      strFn
+	mode     strFn
+	lastPat  string
+	lastMode string
+	last     *compiledRE
+}
+
+func (c *compiler) regexpArg(n *Call, args []*expr, pi, mi int, replace bool) (*regexpArg, *Error) {
+	ra := &regexpArg{replace: replace}
+	pconst, pnull, pok := constStr(args, pi)
+	mconst, mnull, mok := "", false, true
+	if mi < len(args) {
+		mconst, mnull, mok = constStr(args, mi)
+	}
+	if pok && mok && !pnull {
+		if mnull {
+			mconst = ""
+		}
+		re, err := compileRegexp(pconst, mconst, replace)
+		if err != nil {
+			return nil, c.errf(n.Args[pi], "%v", err)
+		}
+		ra.fixed = re
+		return ra, nil
+	}
+	var err *Error
+	if ra.pat, err = c.argStr(n, args, pi); err != nil {
+		return nil, err
+	}
+	if mi < len(args) {
+		if ra.mode, err = c.argStr(n, args, mi); err != nil {
+			return nil, err
+		}
+	}
+	return ra, nil
+}
+
+// get returns the expression for the row; ok=false when the pattern is null.
+func (ra *regexpArg) get(fr *frame) (*compiledRE, bool) {
+	if ra.fixed != nil {
+		return ra.fixed, true
+	}
+	p, ok := ra.pat(fr)
+	if !ok {
+		return nil, false
+	}
+	m := ""
+	if ra.mode != nil {
+		m, _ = ra.mode(fr)
+	}
+	if ra.last == nil || p != ra.lastPat || m != ra.lastMode {
+		re, err := compileRegexp(p, m, ra.replace)
+		if err != nil {
+			fr.fail(err)
+			return nil, false
+		}
+		ra.last, ra.lastPat, ra.lastMode = re, p, m
+	}
+	return ra.last, true
+}
+
+func buildRegexpReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	ra, err := c.regexpArg(n, args, 1, 3, true)
+	if err != nil {
+		return nil, err
+	}
+	repl, err := c.argStr(n, args, 2)
+	if err != nil {
+		return nil, err
+	}
+	var fixedRepl *jregex.Replacement
+	if rc, rnull, ok := constStr(args, 2); ok && !rnull && ra.fixed != nil {
+		jr, perr := ra.fixed.java.ParseReplacement(rc)
+		if perr != nil {
+			return nil, c.errf(n.Args[2], "%v", perr)
+		}
+		fixedRepl = jr
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		re, ok := ra.get(fr)
+		if !ok {
+			return "", false
+		}
+		jr := fixedRepl
+		if jr == nil {
+			r, ok := repl(fr)
+			if !ok {
+				return "", false
+			}
+			var perr error
+			if jr, perr = re.java.ParseReplacement(r); perr != nil {
+				fr.fail(perr)
+				return "", false
+			}
+		}
+		return re.java.ReplaceAll(v, jr), true
+	}), nil
+}
+
+func buildRegexpLike(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	ra, err := c.regexpArg(n, args, 1, 2, false)
+	if err != nil {
+		return nil, err
+	}
+	return boolExpr(func(fr *frame) (int64, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return 0, false
+		}
+		re, ok := ra.get(fr)
+		if !ok {
+			return 0, false
+		}
+		if re.re.MatchString(v) {
+			return 1, true
+		}
+		return 0, true
+	}), nil
+}
+
+// buildRegexpSubstr: REGEXP_SUBSTR(s, pattern[, position[, occurrence[, mode[, group]]]]);
+// a missing or null position is 1, occurrence 1, group 0 (the whole match).
+func buildRegexpSubstr(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	ra, err := c.regexpArg(n, args, 1, 4, false)
+	if err != nil {
+		return nil, err
+	}
+	var pos, occ, grp intFn
+	if len(args) > 2 {
+		if pos, err = c.argInt(n, args, 2); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) > 3 {
+		if occ, err = c.argInt(n, args, 3); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) > 5 {
+		if grp, err = c.argInt(n, args, 5); err != nil {
+			return nil, err
+		}
+	}
+	optional := func(f intFn, fr *frame, def int64) int64 {
+		if f == nil {
+			return def
+		}
+		if v, ok := f(fr); ok {
+			return v
+		}
+		return def
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		re, ok := ra.get(fr)
+		if !ok {
+			return "", false
+		}
+		p := optional(pos, fr, 1) - 1
+		o := optional(occ, fr, 1)
+		g := optional(grp, fr, 0)
+		if p < 0 || p > int64(runeLen(v)) {
+			fr.fail(fmt.Errorf("REGEXP_SUBSTR: position %d is out of range", p+1))
+			return "", false
+		}
+		if g < 0 || g > int64(re.re.NumSubexp()) {
+			fr.fail(fmt.Errorf("REGEXP_SUBSTR: no group %d", g))
+			return "", false
+		}
+		start := byteOffset(v, int(p))
+		if o < 1 {
+			o = 1
+		}
+		ms := re.re.FindAllStringSubmatchIndex(v[start:], int(min(o, 1<<20)))
+		if int64(len(ms)) < o {
+			return "", false
+		}
+		m := ms[o-1]
+		if m[2*g] < 0 {
+			return "", false
+		}
+		return v[start+m[2*g] : start+m[2*g+1]], true
+	}), nil
+}
+
+func buildReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	search, err := c.argStr(n, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	var repl strFn
+	if len(args) == 3 {
+		if repl, err = c.argStr(n, args, 2); err != nil {
+			return nil, err
+		}
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		q, ok := search(fr)
+		if !ok {
+			return "", false
+		}
+		r := ""
+		if repl != nil {
+			r, _ = repl(fr)
+		}
+		if q == "" {
+			return v, true
+		}
+		return strings.ReplaceAll(v, q, r), true
+	}), nil
+}
+
+// soundex is the American Soundex code of s, as SeaTunnel computes it (letters only, H and W
+// keep the previous code, four characters padded with 0).
+func soundex(s string) string {
+	const index = "71237128722455712623718272" // A..Z; 7 marks vowels, H, W, Y
+	out := []byte{'0', '0', '0', '0'}
+	j := 0
+	last := byte('0')
+	for _, r := range s {
+		if j >= 4 {
+			break
+		}
+		var code byte
+		switch {
+		case r >= 'A' && r <= 'Z':
+			code = index[r-'A']
+		case r >= 'a' && r <= 'z':
+			code = index[r-'a']
+		default:
+			continue
+		}
+		switch {
+		case j == 0:
+			out[0] = byte(r) &^ 0x20
+			j = 1
+			last = code
+		case code <= '6':
+			if code != last {
+				out[j] = code
+				j++
+				last = code
+			}
+		case code == '7':
+			last = code
+		}
+	}
+	return string(out)
+}
+
+// buildSubstring is H2's SUBSTRING: start 0 counts as 1, a negative start counts from the
+// end; a range that selects nothing is null.
+func buildSubstring(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	start, err := c.argInt(n, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	var length intFn
+	if len(args) == 3 {
+		if length, err = c.argInt(n, args, 2); err != nil {
+			return nil, err
+		}
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		st, ok := start(fr)
+		if !ok {
+			return "", false
+		}
+		sl := int64(runeLen(v))
+		switch {
+		case st == 0:
+			st = 1
+		case st < 0:
+			st = sl + st + 1
+		}
+		var end int64
+		if length == nil {
+			end = max(sl+1, st)
+		} else {
+			l, ok := length(fr)
+			if !ok {
+				end = max(sl+1, st)
+			} else {
+				end = st + l
+			}
+		}
+		st = max(st, 1)
+		end = min(end, sl+1)
+		if st > sl || end <= st {
+			return "", false
+		}
+		return substr(v, int(st-1), int(end-1)), true
+	}), nil
+}
+
+// buildToChar: TO_CHAR(value[, format]); dates and times with a format are formatted as
+// FORMATDATETIME does, anything else is its text.
+func buildToChar(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	x := args[0]
+	if isTemporal(x.kind()) && len(args) == 2 {
+		return buildFormat(c, n, args)
+	}
+	if isComposite(x.kind()) {
+		return nil, c.errf(n.Args[0], "TO_CHAR cannot format a %s", x.t)
+	}
+	if x.kind() == types.String {
+		return strExpr(x.sg), nil
+	}
+	ev := x.eval
+	return strExpr(func(fr *frame) (string, bool) {
+		v := ev(fr)
+		if v.T == types.Null {
+			return "", false
+		}
+		return text(v), true
+	}), nil
+}
+
+func buildTranslate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+	s, err := c.argStr(n, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	from, err := c.argStr(n, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	to, err := c.argStr(n, args, 2)
+	if err != nil {
+		return nil, err
+	}
+	return strExpr(func(fr *frame) (string, bool) {
+		v, ok := s(fr)
+		if !ok {
+			return "", false
+		}
+		f, ok := from(fr)
+		if !ok {
+			return "", false
+		}
+		t, _ := to(fr)
+		fr2, tr := []rune(f), []rune(t)
+		var b strings.Builder
+		changed := false
+		for _, r := range v {
+			idx := -1
+			for k, x := range fr2 {
+				if x == r {
+					idx = k
+					break
+				}
+			}
+			switch {
+			case idx < 0:
+				b.WriteRune(r)
+			case idx < len(tr):
+				b.WriteRune(tr[idx])
+				changed = true
+			default:
+				changed = true // removed
+			}
+		}
+		if !changed {
+			return v, true
+		}
+		return b.String(), true
+	}), nil
+}
+
+func isTemporal(k types.Kind) bool {
+	return k == types.Date || k == types.Time || k == types.Timestamp
+}

@@ -1,0 +1,384 @@
+// Package sql is the Sql transform: SeaTunnel's SQL dialect for reshaping and filtering rows,
+// one `SELECT ... FROM <input> [WHERE ...]` per transform.
+//
+// The query is parsed and type-checked when the transform is built, so a bad column,
+// function or type is a configuration error with its place in the query. Expressions compile
+// once into a tree of typed closures over row.Value; a batch is filtered in place (SELECT *
+// with a WHERE clause) or projected into a new pooled batch. docs/sql.md describes the
+// dialect, the functions and the typing rules.
+package sql
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/xform"
+)
+
+// Name is the plugin name.
+const Name = "Sql"
+
+func init() { connector.RegisterTransform(Name, New) }
+
+// Transform is a configured Sql transform.
+type Transform struct {
+	where   string
+	progs   []*Program
+	router  *xform.Router
+	widths  []int
+	outputs []*catalog.Table
+}
+
+// New builds the transform: it reads `query` (and SeaTunnel's `engine`, which must be
+// zeta) and compiles the query against every input table.
+func New(ctx *connector.TransformContext) (connector.Transform, error) {
+	inputs, err := xform.Inputs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := ctx.Options
+	query, err := o.RequiredString("query")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.Enum("engine", "zeta", "zeta"); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(query) == "" {
+		return nil, o.Errorf("query", "the query is empty")
+	}
+	sel, perr := Parse(query)
+	if perr != nil {
+		return nil, o.Errorf("query", "%v", perr)
+	}
+	var names []string
+	for _, key := range []string{"plugin_input", "source_table_name"} {
+		if l, err := o.StringList(key); err == nil && len(l) > 0 {
+			names = append(names, l...)
+		}
+	}
+	t := &Transform{where: o.Where(), router: xform.NewRouter(inputs)}
+	for _, in := range inputs {
+		quals := append(append([]string{}, names...), in.Path.Table, in.ID())
+		if !matchesAny(sel.From, quals) {
+			// SeaTunnel reads its input whatever FROM says; so does Strait, with a warning
+			slog.Warn("Sql transform: the table in FROM is not the input table; reading the input",
+				"transform", o.Where(), "from", sel.From, "input", in.ID())
+		}
+		prog, cerr := compileSelect(query, sel, in.RowType(), quals)
+		if cerr != nil {
+			return nil, o.Errorf("query", "%v", cerr)
+		}
+		t.progs = append(t.progs, prog)
+		t.widths = append(t.widths, len(in.Columns))
+		t.outputs = append(t.outputs, outputTable(in, prog))
+	}
+	return t, nil
+}
+
+func matchesAny(s string, names []string) bool {
+	for _, n := range names {
+		if strings.EqualFold(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// outputTable derives the output table: the input's path, the query's columns (a column
+// copied unchanged keeps the input column's length, scale, nullability, default and
+// comment), the primary key and constraint keys whose columns all survive.
+func outputTable(in *catalog.Table, p *Program) *catalog.Table {
+	out := in.Copy()
+	rt := p.Output()
+	out.Columns = make([]catalog.Column, rt.Len())
+	have := make(map[string]bool, rt.Len())
+	for i, name := range rt.Names {
+		col := catalog.Column{Name: name, Type: rt.Types[i], Nullable: true}
+		if src := p.SourceColumn(i); src >= 0 {
+			col = in.Columns[src]
+			col.Name, col.Type = name, rt.Types[i]
+		}
+		out.Columns[i] = col
+		have[name] = true
+	}
+	if out.PrimaryKey != nil {
+		for _, c := range out.PrimaryKey.Columns {
+			if !have[c] {
+				out.PrimaryKey = nil
+				break
+			}
+		}
+	}
+	keys := out.ConstraintKeys[:0]
+	for _, k := range out.ConstraintKeys {
+		ok := true
+		for _, c := range k.Columns {
+			ok = ok && have[c.Name]
+		}
+		if ok {
+			k.Columns = append([]catalog.ConstraintCol(nil), k.Columns...)
+			keys = append(keys, k)
+		}
+	}
+	out.ConstraintKeys = keys
+	return out
+}
+
+// Outputs are the tables of the rows the transform emits, one per input.
+func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
+
+// Open does nothing.
+func (t *Transform) Open(context.Context) error { return nil }
+
+// Close does nothing.
+func (t *Transform) Close() error { return nil }
+
+// Process filters and projects a batch. SELECT * with a WHERE clause filters the batch in
+// place; a projection no wider than the input rewrites the rows in their own fields (the
+// batch is returned); a wider one builds a new pooled batch and releases the input.
+func (t *Transform) Process(_ context.Context, in *row.Batch) (out *row.Batch, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%s: internal error evaluating the query: %v", t.where, r)
+		}
+	}()
+	if len(in.Rows) == 0 {
+		return in, nil
+	}
+	inPlace := true
+	for _, p := range t.progs {
+		p.fr.now = time.Time{}
+		p.fr.err = nil
+		inPlace = inPlace && p.inPlace
+	}
+	if len(t.progs) == 1 {
+		if p := t.progs[0]; p.identity || p.inPlace && len(p.late) == 0 {
+			return t.batchInPlace(p, in)
+		}
+	}
+	if inPlace {
+		return t.projectInPlace(in)
+	}
+	return t.project(in)
+}
+
+// batchInPlace runs a single-table query over the batch at once: the WHERE clause narrows a
+// selection of rows, then each output column is computed for the selected rows into their
+// own fields (no item overwrites a column a later one reads), and the kept rows move up.
+func (t *Transform) batchInPlace(p *Program, in *row.Batch) (*row.Batch, error) {
+	if p.identity && p.wsel == nil {
+		return in, nil
+	}
+	rows := in.Rows
+	width := t.widths[0]
+	fr := &p.fr
+	if cap(fr.sel) < len(rows) {
+		fr.sel = make([]int32, len(rows))
+	}
+	sel := fr.sel[:len(rows)]
+	for i := range rows {
+		if len(rows[i].Fields) != width {
+			return nil, xform.WidthError(t.where, &rows[i], width)
+		}
+		sel[i] = int32(i)
+	}
+	if p.wsel != nil {
+		sel = p.wsel(fr, rows, sel)
+		if fr.err != nil {
+			return nil, t.whereError(p)
+		}
+	}
+	if !p.identity {
+		for j := range p.items {
+			it := &p.items[j]
+			switch {
+			case it.skip:
+			case it.col >= 0:
+				col := it.col
+				for _, i := range sel {
+					f := rows[i].Fields
+					f[j] = f[col]
+				}
+			case it.kern != nil:
+				it.kern(fr, rows, sel, j)
+			default:
+				ev := it.eval
+				for _, i := range sel {
+					f := rows[i].Fields
+					fr.fields = f
+					f[j] = ev(fr)
+					if fr.err != nil {
+						return nil, t.itemError(p, j)
+					}
+				}
+			}
+			if fr.err != nil {
+				return nil, t.itemError(p, j)
+			}
+		}
+	}
+	w := len(p.items)
+	switch {
+	case len(sel) == len(rows) && w == width:
+		// every row kept, every field in place
+	case len(sel) == len(rows):
+		for i := range rows {
+			rows[i].Fields = rows[i].Fields[:w]
+		}
+	default:
+		for n, i := range sel {
+			r := rows[i]
+			r.Fields = r.Fields[:w]
+			rows[n] = r
+		}
+		clear(rows[len(sel):])
+		in.Rows = rows[:len(sel)]
+	}
+	return in, nil
+}
+
+// projectInPlace rewrites each kept row in its own fields and drops the others.
+func (t *Transform) projectInPlace(in *row.Batch) (*row.Batch, error) {
+	rows := in.Rows
+	p := t.progs[0]
+	width := t.widths[0]
+	n := 0
+	for i := range rows {
+		r := &rows[i]
+		if len(t.progs) > 1 {
+			k := t.router.Route(r.Table)
+			if k < 0 {
+				return nil, xform.UnknownTable(t.where, r.Table)
+			}
+			p, width = t.progs[k], t.widths[k]
+		}
+		fields := r.Fields
+		if len(fields) != width {
+			return nil, xform.WidthError(t.where, r, width)
+		}
+		fr := &p.fr
+		fr.fields = fields
+		if p.where != nil {
+			keep := p.where(fr)
+			if fr.err != nil {
+				return nil, t.whereError(p)
+			}
+			if !keep {
+				continue
+			}
+		}
+		items := p.items
+		for j := range items {
+			it := &items[j]
+			if it.skip {
+				continue
+			}
+			var v row.Value
+			if it.col >= 0 {
+				v = fields[it.col]
+			} else {
+				v = it.eval(fr)
+				if fr.err != nil {
+					return nil, t.itemError(p, j)
+				}
+			}
+			if it.direct {
+				fields[j] = v
+			} else {
+				p.scratch[j] = v
+			}
+		}
+		for _, j := range p.late {
+			fields[j] = p.scratch[j]
+		}
+		r.Fields = fields[:len(items)]
+		if n != i {
+			rows[n] = rows[i]
+		}
+		n++
+	}
+	clear(rows[n:])
+	in.Rows = rows[:n]
+	return in, nil
+}
+
+// project evaluates every kept row into a new batch.
+func (t *Transform) project(in *row.Batch) (*row.Batch, error) {
+	out := row.NewBatch(max(in.Cap(), len(in.Rows)))
+	p := t.progs[0]
+	width := t.widths[0]
+	moves := false
+	for _, q := range t.progs {
+		moves = moves || q.moves
+	}
+	for i := range in.Rows {
+		r := &in.Rows[i]
+		if len(t.progs) > 1 {
+			k := t.router.Route(r.Table)
+			if k < 0 {
+				out.Release()
+				return nil, xform.UnknownTable(t.where, r.Table)
+			}
+			p, width = t.progs[k], t.widths[k]
+		}
+		fields := r.Fields
+		if len(fields) != width {
+			out.Release()
+			return nil, xform.WidthError(t.where, r, width)
+		}
+		fr := &p.fr
+		fr.fields = fields
+		if p.where != nil {
+			keep := p.where(fr)
+			if fr.err != nil {
+				out.Release()
+				return nil, t.whereError(p)
+			}
+			if !keep {
+				continue
+			}
+		}
+		o := out.Add(r.Kind, r.Table, len(p.items))
+		dst := o.Fields
+		for j := range p.items {
+			it := &p.items[j]
+			if it.col >= 0 {
+				dst[j] = fields[it.col]
+				continue
+			}
+			dst[j] = it.eval(fr)
+			if fr.err != nil {
+				out.Release()
+				return nil, t.itemError(p, j)
+			}
+		}
+		if moves {
+			for j := range dst {
+				if isComposite(dst[j].T) {
+					dst[j] = xform.Move(dst[j])
+				}
+			}
+		}
+	}
+	in.Release()
+	return out, nil
+}
+
+func (t *Transform) whereError(p *Program) error {
+	err := p.fr.err
+	p.fr.err = nil
+	return fmt.Errorf("%s: %w", t.where, &RowError{Expr: "WHERE " + clip(p.sel.Where.String()), Err: err})
+}
+
+func (t *Transform) itemError(p *Program, j int) error {
+	err := p.fr.err
+	p.fr.err = nil
+	return fmt.Errorf("%s: %w", t.where, &RowError{Expr: clip(p.items[j].text), Err: err})
+}
