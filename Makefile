@@ -38,5 +38,28 @@ bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) run ./bench/e2e -strait $(BIN)
 
+# Regenerates the committed protobuf code (proto/exchange/v1). It installs what it needs:
+# protoc from Debian's protobuf-compiler when missing, and the Go plugins at versions that match
+# google.golang.org/protobuf and google.golang.org/grpc in go.mod (kept under bin/proto-tools).
+PROTOC_GEN_GO_VERSION      := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+PROTO_TOOLS                := $(CURDIR)/bin/proto-tools
+
+proto:
+	@command -v protoc >/dev/null 2>&1 || { \
+		echo "installing protoc (protobuf-compiler)"; \
+		SUDO=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq protobuf-compiler; }
+	@[ -x $(PROTO_TOOLS)/protoc-gen-go ] && $(PROTO_TOOLS)/protoc-gen-go --version | grep -q '$(PROTOC_GEN_GO_VERSION)$$' || \
+		GOBIN=$(PROTO_TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	@[ -x $(PROTO_TOOLS)/protoc-gen-go-grpc ] && $(PROTO_TOOLS)/protoc-gen-go-grpc --version | grep -q '$(patsubst v%,%,$(PROTOC_GEN_GO_GRPC_VERSION))$$' || \
+		GOBIN=$(PROTO_TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	protoc -I proto \
+		--plugin=protoc-gen-go=$(PROTO_TOOLS)/protoc-gen-go \
+		--plugin=protoc-gen-go-grpc=$(PROTO_TOOLS)/protoc-gen-go-grpc \
+		--go_out=proto --go_opt=paths=source_relative \
+		--go-grpc_out=proto --go-grpc_opt=paths=source_relative \
+		exchange/v1/exchange.proto
+
 clean:
 	rm -rf bin

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/strait-dev/strait/activities"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/exchange"
 	"github.com/strait-dev/strait/metrics"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/worker"
@@ -127,19 +129,66 @@ func provideClient(lc fx.Lifecycle, cfg Config, srv *server, reg *prometheus.Reg
 
 type runners []*taskrunner.Runner
 
-func provideRunner(cfg Config, c client.Client, reg *prometheus.Registry) runners {
+func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus.Registry) (runners, error) {
 	var out runners
+	if len(cfg.Runners) == 0 {
+		return nil, nil
+	}
+	em, err := exchange.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
 	for _, spec := range cfg.Runners {
 		id := spec.ID
 		if id == "" {
 			id = DefaultRunnerID()
 		}
-		r := taskrunner.New(taskrunner.Config{ID: id, Slots: spec.Slots, Tags: spec.Tags, Logger: cfg.Logger},
+		// the runner's data exchange: a server other runners stream to, a client for its own
+		// outputs
+		listen := spec.Listen
+		if listen == "" {
+			listen = "127.0.0.1:0"
+		}
+		lis, err := net.Listen("tcp", listen)
+		if err != nil {
+			return nil, fmt.Errorf("runner %s: exchange listen on %s: %w", id, listen, err)
+		}
+		srv := exchange.NewServer(cfg.Logger, exchange.WithMetrics(em))
+		cli := exchange.NewClient(cfg.Logger, exchange.WithMetrics(em))
+		go func() {
+			if err := srv.Serve(lis); err != nil {
+				cfg.Logger.Error("exchange server stopped", "runner", id, "error", err)
+			}
+		}()
+		lc.Append(fx.StopHook(func() {
+			srv.Stop()
+			_ = cli.Close()
+		}))
+		r := taskrunner.New(taskrunner.Config{ID: id, Slots: spec.Slots, Tags: spec.Tags, Logger: cfg.Logger,
+			Address: advertised(lis.Addr().String(), spec.Advertise), Server: srv, Client: cli},
 			&activities.SignalReporter{Client: c})
 		reg.MustRegister(taskrunner.NewCollector(r))
 		out = append(out, r)
 	}
-	return out
+	return out, nil
+}
+
+// advertised is the address other runners use: the one given, or the listen address with an
+// unspecified host replaced by the host name.
+func advertised(listen, advertise string) string {
+	if advertise != "" {
+		return advertise
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return listen
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		}
+	}
+	return net.JoinHostPort(host, port)
 }
 
 func provideNode(cfg Config, c client.Client, rs runners, srv *server) *Node {

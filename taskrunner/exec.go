@@ -8,6 +8,7 @@ import (
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/exchange"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 )
@@ -28,6 +29,10 @@ type execution struct {
 
 	failMu sync.Mutex
 	failed *task
+
+	local      map[contract.TaskID]bool
+	remote     map[contract.TaskID]string // tasks on other runners: their exchange address
+	unregister []func()
 }
 
 func newExecution(r *Runner, d Deployment) (*execution, error) {
@@ -36,22 +41,39 @@ func newExecution(r *Runner, d Deployment) (*execution, error) {
 	for _, v := range d.Vertices {
 		ex.vertices[v.ID] = v
 	}
-	local := map[contract.TaskID]bool{}
+	ex.local = map[contract.TaskID]bool{}
 	for _, t := range d.Tasks {
-		local[t] = true
+		ex.local[t] = true
 	}
-	// Every task of the pipeline must be here until the network exchange joins runners.
+	ex.remote = map[contract.TaskID]string{}
+	for _, p := range d.Placement {
+		if !ex.local[p.Task] {
+			ex.remote[p.Task] = p.Address
+		}
+	}
+	// every task is here or placed on a runner the exchange can reach; a task group is
+	// never split over runners
 	for _, g := range d.Pipeline.TaskGroups {
+		here := 0
 		for i := 0; i < g.Parallelism; i++ {
-			if id := (contract.TaskID{Group: g.ID, Subtask: i}); !local[id] {
-				return nil, fmt.Errorf("task %s is not deployed on this runner; a pipeline runs on one runner until exchanges cross runners", id)
+			id := contract.TaskID{Group: g.ID, Subtask: i}
+			switch addr, remote := ex.remote[id]; {
+			case ex.local[id]:
+				here++
+			case !remote:
+				return nil, fmt.Errorf("task %s is placed nowhere", id)
+			case addr == "" || r.cfg.Client == nil:
+				return nil, fmt.Errorf("task %s runs on another runner, which this runner cannot reach: no exchange address", id)
 			}
+		}
+		if here != 0 && here != g.Parallelism {
+			return nil, fmt.Errorf("task group %d is split over runners", g.ID)
 		}
 	}
 	ex.ctx, ex.cancel = context.WithCancel(r.baseCtx)
-	// inboxes: one per consumer task, fed by every input edge
+	// inboxes: one per local consumer task, fed by every input edge
 	for _, g := range d.Pipeline.TaskGroups {
-		if len(g.Inputs) == 0 {
+		if len(g.Inputs) == 0 || !ex.local[contract.TaskID{Group: g.ID}] {
 			continue
 		}
 		for i := 0; i < g.Parallelism; i++ {
@@ -69,11 +91,57 @@ func newExecution(r *Runner, d Deployment) (*execution, error) {
 	}
 	for _, g := range d.Pipeline.TaskGroups {
 		for i := 0; i < g.Parallelism; i++ {
-			ex.tasks = append(ex.tasks, newTask(ex, g, i))
+			if ex.local[contract.TaskID{Group: g.ID, Subtask: i}] {
+				ex.tasks = append(ex.tasks, newTask(ex, g, i))
+			}
 		}
 	}
+	ex.acceptRemote()
 	ex.reports = make(chan contract.TaskStatus, len(ex.tasks)*4)
 	return ex, nil
+}
+
+// acceptRemote registers the local consumers of edges whose producers run elsewhere with the
+// runner's exchange server: their batches, ends and failures go into the same inbox as
+// local producers'.
+func (ex *execution) acceptRemote() {
+	srv := ex.r.cfg.Server
+	if srv == nil {
+		return
+	}
+	for _, g := range ex.d.Pipeline.TaskGroups {
+		for _, eid := range g.Inputs {
+			e := ex.d.Pipeline.Edge(eid)
+			if ex.local[contract.TaskID{Group: e.From}] {
+				continue // its producers are here
+			}
+			for i := 0; i < g.Parallelism; i++ {
+				in := ex.inboxes[contract.TaskID{Group: g.ID, Subtask: i}]
+				if in == nil {
+					continue
+				}
+				unregister := srv.Accept(ex.d.Job.ID, ex.d.Pipeline.ID, ex.d.Epoch, eid, i,
+					func(ctx context.Context, producer int, m exchange.Message) error {
+						msg := message{batch: m.Batch}
+						switch {
+						case m.Failed != nil:
+							msg.err = fmt.Errorf("input from subtask %d of task group %d: %w", producer, e.From, m.Failed)
+						case m.Marker != nil:
+							return nil // barriers are not used yet
+						}
+						select {
+						case in.ch <- msg:
+							return nil
+						case <-ctx.Done():
+							return ctx.Err()
+						case <-ex.ctx.Done():
+							return ex.ctx.Err()
+						}
+					})
+				ex.unregister = append(ex.unregister, unregister)
+			}
+		}
+	}
 }
 
 // run builds and runs every task, reports their changes, and returns when all have ended.
@@ -84,7 +152,7 @@ func (ex *execution) run() {
 	// source coordinators are built before the tasks so readers can register with them
 	for _, g := range ex.d.Pipeline.TaskGroups {
 		head := ex.vertices[g.Vertices[0]]
-		if head.Kind != planner.SourceVertex {
+		if head.Kind != planner.SourceVertex || !ex.local[contract.TaskID{Group: g.ID}] {
 			continue
 		}
 		c, err := newSplitCoordinator(ex, head, g.Parallelism)
@@ -116,6 +184,9 @@ func (ex *execution) run() {
 		}()
 	}
 	tasksWG.Wait()
+	for _, u := range ex.unregister {
+		u()
+	}
 	ex.cancel() // stops the coordinators
 	wg.Wait()
 	ex.finishReports(reporterDone)
@@ -188,6 +259,7 @@ func latest(in []contract.TaskStatus) []contract.TaskStatus {
 
 type message struct {
 	batch *row.Batch // nil for end of stream
+	err   error      // a remote producer's channel broke
 }
 
 // inbox is a consumer task's bounded input queue, fed by every producer of its input edges.
@@ -209,12 +281,51 @@ type outlet struct {
 
 type edgeOut struct {
 	part    planner.Partitioning
-	targets []*inbox // forward: just the one
+	targets []target // forward: just the one
 	next    int
 	hash    *hasher // hash partitioning only
 }
 
-func (ex *execution) outletFor(g planner.TaskGroup, subtask int) *outlet {
+// target is where an edge's batches for one consumer subtask go: its inbox on this runner,
+// or a channel of the exchange to another runner.
+type target interface {
+	// put hands the batch over; it takes ownership.
+	put(ctx context.Context, b *row.Batch) error
+	end(ctx context.Context) error
+}
+
+type localTarget struct{ in *inbox }
+
+func (l localTarget) put(ctx context.Context, b *row.Batch) error {
+	select {
+	case l.in.ch <- message{batch: b}:
+		return nil
+	case <-ctx.Done():
+		b.Release()
+		return ctx.Err()
+	}
+}
+
+func (l localTarget) end(ctx context.Context) error {
+	select {
+	case l.in.ch <- message{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+type remoteTarget struct{ s *exchange.Sender }
+
+func (r remoteTarget) put(ctx context.Context, b *row.Batch) error {
+	err := r.s.Send(ctx, b)
+	b.Release()
+	return err
+}
+
+func (r remoteTarget) end(ctx context.Context) error { return r.s.Close(ctx) }
+
+func (ex *execution) outletFor(g planner.TaskGroup, subtask int) (*outlet, error) {
 	o := &outlet{}
 	for _, eid := range g.Outputs {
 		e := ex.d.Pipeline.Edge(eid)
@@ -223,17 +334,28 @@ func (ex *execution) outletFor(g planner.TaskGroup, subtask int) *outlet {
 		if e.Partitioning == planner.Hash {
 			eo.hash = newHasher(ex.vertices[e.FromVertex], e.KeyFields)
 		}
+		first, last := 0, to.Parallelism
 		if e.Partitioning == planner.Forward {
-			eo.targets = []*inbox{ex.inboxes[contract.TaskID{Group: to.ID, Subtask: subtask}]}
+			first, last = subtask, subtask+1
 		} else {
-			for i := 0; i < to.Parallelism; i++ {
-				eo.targets = append(eo.targets, ex.inboxes[contract.TaskID{Group: to.ID, Subtask: i}])
-			}
 			eo.next = subtask % to.Parallelism
+		}
+		for i := first; i < last; i++ {
+			id := contract.TaskID{Group: to.ID, Subtask: i}
+			if ex.local[id] {
+				eo.targets = append(eo.targets, localTarget{ex.inboxes[id]})
+				continue
+			}
+			s, err := ex.r.cfg.Client.Open(ex.ctx, ex.remote[id], exchange.Key{Job: ex.d.Job.ID, Pipeline: ex.d.Pipeline.ID,
+				Epoch: ex.d.Epoch, Edge: eid, Producer: subtask, Consumer: i})
+			if err != nil {
+				return nil, err
+			}
+			eo.targets = append(eo.targets, remoteTarget{s})
 		}
 		o.edges = append(o.edges, eo)
 	}
-	return o
+	return o, nil
 }
 
 // send hands the batch on; with several output edges each gets its own copy. Sending blocks
@@ -244,7 +366,7 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 		if i < len(o.edges)-1 {
 			out = b.Clone()
 		}
-		var target *inbox
+		var dest target
 		switch e.part {
 		case planner.Hash:
 			parts := e.hash.split(out, len(e.targets))
@@ -253,7 +375,7 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 				if p == nil {
 					continue
 				}
-				if err := put(ctx, e.targets[j], p); err != nil {
+				if err := e.targets[j].put(ctx, p); err != nil {
 					for _, rest := range parts[j+1:] {
 						rest.Release()
 					}
@@ -267,18 +389,18 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 				if j < len(e.targets)-1 {
 					c = out.Clone()
 				}
-				if err := put(ctx, t, c); err != nil {
+				if err := t.put(ctx, c); err != nil {
 					return err
 				}
 			}
 			continue
 		case planner.Forward:
-			target = e.targets[0]
+			dest = e.targets[0]
 		default:
-			target = e.targets[e.next]
+			dest = e.targets[e.next]
 			e.next = (e.next + 1) % len(e.targets)
 		}
-		if err := put(ctx, target, out); err != nil {
+		if err := dest.put(ctx, out); err != nil {
 			return err
 		}
 	}
@@ -289,24 +411,12 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 func (o *outlet) close(ctx context.Context) error {
 	for _, e := range o.edges {
 		for _, t := range e.targets {
-			select {
-			case t.ch <- message{}:
-			case <-ctx.Done():
-				return ctx.Err()
+			if err := t.end(ctx); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
-}
-
-func put(ctx context.Context, t *inbox, b *row.Batch) error {
-	select {
-	case t.ch <- message{batch: b}:
-		return nil
-	case <-ctx.Done():
-		b.Release()
-		return ctx.Err()
-	}
 }
 
 // ---- split coordination ----

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/exchange"
 )
 
 // Reporter delivers a runner's task reports to the pipeline that deployed the tasks.
@@ -29,6 +30,10 @@ type Config struct {
 	Logger    *slog.Logger
 	// Address is the exchange address other runners reach this one at.
 	Address string
+	// Server and Client are the runner's data exchange; without them every task of a
+	// pipeline must run here.
+	Server *exchange.Server
+	Client *exchange.Client
 }
 
 // Deployment hands a runner the task instances of one pipeline it must run.

@@ -187,7 +187,11 @@ func (t *task) build(c *chain) error {
 		c.in = ex.inboxes[t.id]
 	}
 	if c.writer == nil {
-		c.out = ex.outletFor(t.group, t.subtask)
+		out, err := ex.outletFor(t.group, t.subtask)
+		if err != nil {
+			return err
+		}
+		c.out = out
 	}
 	t.transition(contract.TaskReadyStart)
 	return nil
@@ -292,6 +296,9 @@ func (t *task) pumpInbox(ctx context.Context, c *chain) error {
 	for ended < c.in.expect {
 		select {
 		case m := <-c.in.ch:
+			if m.err != nil {
+				return m.err
+			}
 			if m.batch == nil {
 				ended++
 				continue

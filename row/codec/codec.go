@@ -436,18 +436,24 @@ func (d *decoder) rows(into *row.Batch, nrows int, tables []string) error {
 	target := uint64(into.Cap())
 	for i := 0; i < nrows; i++ {
 		at := d.pos
-		head, err := d.uvarint("row header")
-		if err != nil {
-			return err
+		var head uint64
+		var w int
+		if at+1 < len(d.src) && d.src[at] < 0x80 && d.src[at+1] < 0x80 && int(d.src[at+1]) <= len(d.src)-at-2 {
+			head, w = uint64(d.src[at]), int(d.src[at+1])
+			d.pos += 2
+		} else {
+			var err error
+			if head, err = d.uvarint("row header"); err != nil {
+				return err
+			}
+			if w, err = d.length("row width", 1); err != nil {
+				return err
+			}
 		}
 		kind := row.Kind(head & 3)
 		ti := head >> 2
 		if ti >= uint64(len(tables)) {
 			return errorf(at, "row %d names table %d of %d", i, ti, len(tables))
-		}
-		w, err := d.length("row width", 1)
-		if err != nil {
-			return err
 		}
 		var fields []row.Value
 		// The batch's arena allocates room for Cap rows of this width at once: take it only
@@ -465,7 +471,9 @@ func (d *decoder) rows(into *row.Batch, nrows int, tables []string) error {
 	return nil
 }
 
-// fields decodes len(vs) values; the common scalar types are decoded inline.
+// fields decodes len(vs) values into zeroed values; the common scalar types are decoded
+// inline and, as vs is zeroed, set only their non-pointer fields, which spares the garbage
+// collector's write barriers.
 func (d *decoder) fields(vs []row.Value) error {
 	src, pos := d.src, d.pos
 	for j := range vs {
@@ -477,7 +485,7 @@ func (d *decoder) fields(vs []row.Value) error {
 		case types.SmallInt, types.Int, types.BigInt, types.Date, types.Time:
 			if pos+1 < len(src) && src[pos+1] < 0x80 {
 				u := uint64(src[pos+1]) // one byte: in range for every integer type
-				vs[j] = row.Value{T: tag, I: int64(u>>1) ^ -int64(u&1)}
+				vs[j].T, vs[j].I = tag, int64(u>>1)^-int64(u&1)
 				pos += 2
 				continue
 			}
@@ -488,20 +496,20 @@ func (d *decoder) fields(vs []row.Value) error {
 			if n <= 0 {
 				break // the general path reports it
 			}
-			vs[j] = row.Value{T: tag, I: int64(x>>1) ^ -int64(x&1)}
+			vs[j].T, vs[j].I = tag, int64(x>>1)^-int64(x&1)
 			pos += 1 + n
 			continue
 		case types.Double, types.Timestamp:
 			if len(src)-pos < 9 {
 				break
 			}
-			vs[j] = row.Value{T: tag, I: int64(binary.LittleEndian.Uint64(src[pos+1:]))}
+			vs[j].T, vs[j].I = tag, int64(binary.LittleEndian.Uint64(src[pos+1:]))
 			pos += 9
 			continue
 		case types.String, types.Bytes:
 			if pos+1 < len(src) {
 				if n := int(src[pos+1]); n < 0x80 && n <= len(d.strs)-d.spos {
-					vs[j] = row.Value{T: tag, S: d.strs[d.spos : d.spos+n]}
+					vs[j].T, vs[j].S = tag, d.strs[d.spos:d.spos+n]
 					d.spos += n
 					pos += 2
 					continue

@@ -388,6 +388,9 @@ func benchBatch(n int) *row.Batch {
 var names = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy-ann"}
 
 func TestAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
 	b := benchBatch(1024)
 	defer b.Release()
 	buf := AppendBatch(nil, b)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -444,6 +443,9 @@ func parseISOTimestamp(s string) (int64, error) {
 		if err != nil {
 			return 0, errors.New("expected yyyy-MM-dd[ HH:mm[:ss[.fraction]]]")
 		}
+		if d > math.MaxInt64/nanosPerDay-1 || d < math.MinInt64/nanosPerDay+1 {
+			return 0, errors.New("out of the range of timestamps (years 1677 to 2262)")
+		}
 		return d * nanosPerDay, nil
 	}
 	d, err := parseISODate(s[:sep])
@@ -454,18 +456,8 @@ func parseISOTimestamp(s string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	hi, lo := bits64Mul(d, nanosPerDay)
-	if hi {
-		return 0, errors.New("out of range")
+	if d > math.MaxInt64/nanosPerDay-1 || d < math.MinInt64/nanosPerDay+1 {
+		return 0, errors.New("out of the range of timestamps (years 1677 to 2262)")
 	}
-	return lo + t, nil
-}
-
-// bits64Mul multiplies and reports overflow.
-func bits64Mul(a, b int64) (bool, int64) {
-	x := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
-	if !x.IsInt64() {
-		return true, 0
-	}
-	return false, x.Int64()
+	return d*nanosPerDay + t, nil
 }

@@ -90,7 +90,21 @@ func (c *compiler) compile(n Node) (*expr, *Error) {
 		default:
 			p = func(fr *frame) bool { return (ev(fr).T != types.Null) == not }
 		}
-		return c.fold(predExpr(p, n, x), x)
+		e := predExpr(p, n, x)
+		if x.ref > 0 {
+			col := x.ref - 1
+			e.selv = func(_ *frame, rows []row.Row, sel []int32) []int32 {
+				k := 0
+				for _, i := range sel {
+					if (rows[i].Fields[col].T != types.Null) == not {
+						sel[k] = i
+						k++
+					}
+				}
+				return sel[:k]
+			}
+		}
+		return c.fold(e, x)
 	case *In:
 		return c.in(n)
 	case *Like:
@@ -230,7 +244,7 @@ func (c *compiler) resolvePath(n *ColumnRef, parts []string) (*expr, bool, *Erro
 				return row.Value{}
 			}
 			v = row.Value{}
-			for k := range m.Keys {
+			for k := range m.Keys[:min(len(m.Keys), len(m.Vals))] {
 				if key := m.Keys[k]; key.T == types.String && key.S == s.key || key.T != types.String && key.T != types.Null && text(key) == s.key {
 					v = m.Vals[k]
 					break
@@ -916,6 +930,11 @@ func (c *compiler) compare(n Node, opText string, l, r *expr) (*expr, *Error) {
 		}
 	default: // numeric with decimals, nulls, composites
 		le, re := l.eval, r.eval
+		if cat == catNumeric && l.kind() == types.Decimal && r.isConst && r.cv.T != types.Null {
+			// decimal against a constant: the constant at the decimal's scale, once
+			p = decimalConstCompare(op, le, l.t.Scale, r.cv)
+			break
+		}
 		p = func(fr *frame) bool {
 			a, b := le(fr), re(fr)
 			if a.T == types.Null || b.T == types.Null {
@@ -941,6 +960,27 @@ func (c *compiler) compare(n Node, opText string, l, r *expr) (*expr, *Error) {
 	e := predExpr(p, n, l, r)
 	e.selv = sv
 	return c.fold(e, l, r)
+}
+
+// decimalConstCompare compares decimal values with a constant number. Values at the type's
+// scale compare their unscaled integers; others (and constants that do not fit the scale
+// exactly) take the general comparison.
+func decimalConstCompare(op cmpOp, le evalFn, scale int, cst row.Value) predFn {
+	cu, cs, err := toDecimal(cst)
+	var atScale *big.Int
+	if err == nil && cs <= scale {
+		atScale = rescale(cu, cs, scale, down)
+	}
+	return func(fr *frame) bool {
+		a := le(fr)
+		if a.T != types.Decimal {
+			return op == opNe && a.T == types.Null
+		}
+		if u := a.Unscaled(); atScale != nil && u != nil && int(a.I) == scale {
+			return op.holds(u.Cmp(atScale))
+		}
+		return op.holds(compareNumeric(a, cst))
+	}
 }
 
 func compositeOf(l, r types.DataType) types.DataType {

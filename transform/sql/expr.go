@@ -248,9 +248,15 @@ func (e *expr) complete() *expr {
 			}
 		}
 	case types.Null:
+		// every getter: a null-typed expression may stand where any type is expected
 		if e.eval == nil {
 			e.eval = func(*frame) row.Value { return row.Value{} }
 		}
+		ev := e.eval
+		e.ig = func(fr *frame) (int64, bool) { ev(fr); return 0, false }
+		e.fg = func(fr *frame) (float64, bool) { ev(fr); return 0, false }
+		e.sg = func(fr *frame) (string, bool) { ev(fr); return "", false }
+		e.pred = func(fr *frame) bool { ev(fr); return false }
 	}
 	return e
 }

@@ -47,15 +47,6 @@ var aggregates = map[string]bool{
 	"LEAD": true, "NTILE": true, "BIT_AND": true, "BIT_OR": true, "BOOL_AND": true, "BOOL_OR": true,
 }
 
-// FunctionNames lists the functions the dialect knows, upper case.
-func FunctionNames() []string {
-	out := make([]string, 0, len(fnTable))
-	for n := range fnTable {
-		out = append(out, n)
-	}
-	return out
-}
-
 func (c *compiler) call(n *Call) (*expr, *Error) {
 	name := strings.ToUpper(n.Name)
 	def, ok := fnTable[name]

@@ -149,6 +149,12 @@ func TestComparisons(t *testing.T) {
 		{"dec = 12.34", "boolean", B(true)},
 		{"dec = dec", "boolean", B(true)},
 		{"dec < 12.35", "boolean", B(true)},
+		{"dec > 12.3401", "boolean", B(false)},
+		{"dec = 12.340", "boolean", B(true)},
+		{"dec >= 12", "boolean", B(true)},
+		{"dec < cast(13 as decimal(4, 0))", "boolean", B(true)},
+		{"ndec <> 1", "boolean", B(true)},
+		{"ndec = 1", "boolean", B(false)},
 		{"s = 'Hello World'", "boolean", B(true)},
 		{"s > 'Hello'", "boolean", B(true)},
 		{"s < 'A'", "boolean", B(false)},
@@ -203,6 +209,9 @@ func TestLogic(t *testing.T) {
 		{"i + ni is null", "boolean", B(true)},
 		{"bo and true", "boolean", B(true)},
 		{"null and true", "boolean", B(false)},
+		{"nullif(null, i) or true", "boolean", B(true)},
+		{"nullif(null, i) and true", "boolean", B(false)},
+		{"not nullif(null, i)", "boolean", B(true)},
 	})
 }
 

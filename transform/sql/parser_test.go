@@ -242,6 +242,9 @@ func FuzzParse(f *testing.F) {
 		"select to_date(s, 'yyyy-MM-dd'), formatdatetime(ts, 'EEE, d MMM yyyy HH:mm:ss'), from_unixtime(1, 'yyyy', 'UTC+8') from t",
 		"select 1e10, .5, 99999999999999999999999999, x::int, count(*) over () from t group by x",
 		"select s from t where s like 'a!%' escape '!' and regexp_like(s, '[a-z]+', 'i')",
+		"select nullif(null, i), coalesce(ns, s), ifnull(ni, 1), mod(dec, 3), round(d, 2), trunc(dec), sign(nd) from t where nullif(null, i)",
+		"select dateadd(ts, 1, 'MONTH'), datediff(dt, ts, 'YEAR'), date_trunc(ts, 'HOUR'), week(dt), dayname(ts), hour(tm), is_date(s, 'yyyy') from t",
+		"select lpad(s, 10, '*'), insert(s, 2, 2, 'x'), locate('o', s, -1), regexp_substr(s, 'l+', 1, 2), soundex(s), translate(s, 'lo', 'x') from t",
 	} {
 		f.Add(s)
 	}
@@ -277,4 +280,17 @@ func FuzzParse(f *testing.F) {
 		nulls := make([]rowValue, len(schema.Names))
 		_, _ = p.Eval(nulls, out)
 	})
+}
+
+// A malformed input type is an error, not a crash.
+func TestMalformedTypes(t *testing.T) {
+	rt := &types.RowType{Names: []string{"r", "m"}, Types: []types.DataType{{Kind: types.Row}, {Kind: types.Map}}}
+	for _, q := range []string{"select r.x from t", "select m.k from t"} {
+		if _, err := Compile(q, rt); err == nil || !strings.Contains(err.Error(), "incomplete type") {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	if _, err := Compile("select r, m from t", rt); err != nil {
+		t.Error(err)
+	}
 }

@@ -327,3 +327,13 @@ func TestAllocations(t *testing.T) {
 		}
 	}
 }
+
+// A WHERE clause of the null type keeps nothing and does not crash.
+func TestNullWhere(t *testing.T) {
+	tab := people(t)
+	in := batchOf(tab.ID(), nil, person(1, "Joy", 20, ""))
+	out, err := build(t, "select * from people where nullif(null, id)", tab).Process(context.Background(), in)
+	if err != nil || out.Len() != 0 {
+		t.Fatalf("%v %v", out, err)
+	}
+}

@@ -40,7 +40,7 @@ func appendText(buf []byte, v row.Value) []byte {
 		m := v.Map()
 		buf = append(buf, '{')
 		if m != nil {
-			for i := range m.Keys {
+			for i := range m.Keys[:min(len(m.Keys), len(m.Vals))] {
 				if i > 0 {
 					buf = append(buf, ", "...)
 				}

@@ -413,37 +413,91 @@ func andSel(l, r selFn) selFn {
 }
 
 // kernOf returns a loop for output column j when the expression has a batch form worth
-// having, or nil.
+// having (column op constant), or nil.
 func kernOf(e *expr) kernFn {
-	if e.cop == nil {
+	c := e.cop
+	if c == nil {
 		return nil
 	}
-	k := e.cop.kind
+	col, k := c.col, c.kind
 	if k == types.Double {
-		vec := fvecOf(e)
-		var buf scratch
-		return func(fr *frame, rows []row.Row, sel []int32, j int) {
-			xs, ok := buf.floatsFor(len(sel))
-			vec(fr, rows, sel, xs, ok)
-			for n, i := range sel {
-				if ok[n] {
-					rows[i].Fields[j] = row.Value{T: types.Double, I: int64(math.Float64bits(xs[n]))}
+		cst := c.f
+		switch c.op {
+		case '+':
+			return func(_ *frame, rows []row.Row, sel []int32, j int) {
+				for _, i := range sel {
+					f := rows[i].Fields
+					if v := f[col]; v.T != types.Null {
+						f[j] = row.Value{T: types.Double, I: int64(math.Float64bits(math.Float64frombits(uint64(v.I)) + cst))}
+					} else {
+						f[j] = row.Value{}
+					}
+				}
+			}
+		case '*':
+			return func(_ *frame, rows []row.Row, sel []int32, j int) {
+				for _, i := range sel {
+					f := rows[i].Fields
+					if v := f[col]; v.T != types.Null {
+						f[j] = row.Value{T: types.Double, I: int64(math.Float64bits(math.Float64frombits(uint64(v.I)) * cst))}
+					} else {
+						f[j] = row.Value{}
+					}
+				}
+			}
+		}
+		op := c.op
+		return func(_ *frame, rows []row.Row, sel []int32, j int) {
+			for _, i := range sel {
+				f := rows[i].Fields
+				if v := f[col]; v.T != types.Null {
+					f[j] = row.Value{T: types.Double, I: int64(math.Float64bits(floatCalc(op, math.Float64frombits(uint64(v.I)), cst)))}
 				} else {
-					rows[i].Fields[j] = row.Value{}
+					f[j] = row.Value{}
 				}
 			}
 		}
 	}
-	vec := ivecOf(e)
-	var buf scratch
-	return func(fr *frame, rows []row.Row, sel []int32, j int) {
-		xs, ok := buf.intsFor(len(sel))
-		vec(fr, rows, sel, xs, ok)
-		for n, i := range sel {
-			if ok[n] {
-				rows[i].Fields[j] = row.Value{T: k, I: xs[n]}
+	cst, wrap := c.c, k == types.Int
+	switch c.op {
+	case '+':
+		return func(_ *frame, rows []row.Row, sel []int32, j int) {
+			for _, i := range sel {
+				f := rows[i].Fields
+				if v := f[col]; v.T != types.Null {
+					x := v.I + cst
+					if wrap {
+						x = int64(int32(x))
+					}
+					f[j] = row.Value{T: k, I: x}
+				} else {
+					f[j] = row.Value{}
+				}
+			}
+		}
+	case '*':
+		return func(_ *frame, rows []row.Row, sel []int32, j int) {
+			for _, i := range sel {
+				f := rows[i].Fields
+				if v := f[col]; v.T != types.Null {
+					x := v.I * cst
+					if wrap {
+						x = int64(int32(x))
+					}
+					f[j] = row.Value{T: k, I: x}
+				} else {
+					f[j] = row.Value{}
+				}
+			}
+		}
+	}
+	return func(_ *frame, rows []row.Row, sel []int32, j int) {
+		for _, i := range sel {
+			f := rows[i].Fields
+			if v := f[col]; v.T != types.Null {
+				f[j] = row.Value{T: k, I: c.apply(v.I)}
 			} else {
-				rows[i].Fields[j] = row.Value{}
+				f[j] = row.Value{}
 			}
 		}
 	}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/jobclient"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/workflows"
+)
+
+// connectFlags are the Temporal connection flags every client command takes.
+type connectFlags struct {
+	address, namespace *string
+}
+
+func addConnectFlags(fs *flag.FlagSet) connectFlags {
+	return connectFlags{
+		address:   fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port"),
+		namespace: fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace"),
+	}
+}
+
+func (f connectFlags) dial() (client.Client, error) {
+	c, err := client.Dial(client.Options{HostPort: *f.address, Namespace: *f.namespace, Logger: sdklog.NewStructuredLogger(logger(false))})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", *f.address, err)
+	}
+	return c, nil
+}
+
+func jobCmd(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "submit":
+		return jobSubmit(args[1:])
+	case "status":
+		return jobStatus(args[1:])
+	case "list":
+		return jobList(args[1:])
+	case "wait":
+		return jobWait(args[1:])
+	case "cancel":
+		return jobCancel(args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "strait job: unknown command %q\n", args[0])
+	return 2
+}
+
+func jobID(s string) (int64, bool) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		fmt.Fprintf(os.Stderr, "strait: %q is not a job id (a positive number)\n", s)
+		return 0, false
+	}
+	return id, true
+}
+
+func jobSubmit(args []string) int {
+	fs := flag.NewFlagSet("job submit", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	var vars multi
+	fs.Var(&vars, "i", "variable key=value (repeatable)")
+	name := fs.String("n", "", "job name (overrides env.job.name)")
+	id := fs.Int64("job-id", 0, "job id (default: a new one)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "strait job submit: give one job config")
+		return 2
+	}
+	plan, code := loadPlan(pos[0], vars, *name)
+	if plan == nil {
+		return code
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(os.Stderr, "strait: warning: %s\n", w)
+	}
+	vm, _ := planner.ParseVars(vars)
+	src, _ := planner.ReadSource(pos[0], vm, *name)
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	if *id == 0 {
+		*id = jobclient.NewJobID()
+	}
+	if _, err := jobclient.Submit(context.Background(), c, *id, src, plan.Job.Name); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	fmt.Println(*id)
+	return 0
+}
+
+func jobStatus(args []string) int {
+	fs := flag.NewFlagSet("job status", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "strait job status: give one job id")
+		return 2
+	}
+	id, ok := jobID(pos[0])
+	if !ok {
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := jobclient.Status(ctx, c, id)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(st)
+	} else {
+		jobclient.PrintStatus(os.Stdout, st)
+	}
+	return 0
+}
+
+func jobList(args []string) int {
+	fs := flag.NewFlagSet("job list", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	state := fs.String("state", "", "only jobs in this state (RUNNING, FINISHED, FAILED, CANCELED...)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	jobs, err := jobclient.List(context.Background(), c, *cf.namespace, *state)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		_ = json.NewEncoder(os.Stdout).Encode(jobs)
+		return 0
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB ID\tNAME\tSTATE\tSTARTED")
+	for _, j := range jobs {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", j.JobID, j.Name, j.State, j.Started.Local().Format("2006-01-02 15:04:05"))
+	}
+	tw.Flush()
+	return 0
+}
+
+func jobWait(args []string) int {
+	fs := flag.NewFlagSet("job wait", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "strait job wait: give one job id")
+		return 2
+	}
+	id, ok := jobID(pos[0])
+	if !ok {
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	st, err := jobclient.Wait(context.Background(), c.GetWorkflow(context.Background(), contract.JobWorkflowID(id), ""))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
+		return 1
+	}
+	return finish(st)
+}
+
+// finish prints the summary and the cause, and returns the exit code.
+func finish(st *contract.JobStatus) int {
+	jobclient.PrintSummary(os.Stdout, st)
+	if st.State != contract.JobFinished {
+		if st.Error != "" {
+			fmt.Fprintf(os.Stderr, "strait: job %d %s: %s\n", st.JobID, st.State, st.Error)
+		} else {
+			fmt.Fprintf(os.Stderr, "strait: job %d %s\n", st.JobID, st.State)
+		}
+	}
+	return jobclient.ExitCode(st)
+}
+
+func jobCancel(args []string) int {
+	fs := flag.NewFlagSet("job cancel", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "strait job cancel: give one job id")
+		return 2
+	}
+	id, ok := jobID(pos[0])
+	if !ok {
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	if err := jobclient.Cancel(context.Background(), c, id); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	fmt.Printf("job %d: cancel requested\n", id)
+	return 0
+}
+
+func clusterCmd(args []string) int {
+	if len(args) == 0 || args[0] != "status" {
+		fmt.Fprintln(os.Stderr, "strait cluster: the command is `strait cluster status [--json]`")
+		return 2
+	}
+	fs := flag.NewFlagSet("cluster status", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseInterleaved(fs, args[1:]); err != nil {
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	v, err := c.QueryWorkflow(context.Background(), contract.ResourceManagerID, "", contract.ClusterQuery)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: cluster status: %v\n", err)
+		return 1
+	}
+	var cs workflows.ClusterStatus
+	if err := v.Get(&cs); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: cluster status: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(cs)
+		return 0
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUNNER\tSTATE\tSLOTS\tFREE\tTAGS\tLOAD\tOWNERS")
+	for _, r := range cs.Runners {
+		owners := map[string]bool{}
+		var list []string
+		for _, o := range r.Owner {
+			if o != "" && !owners[o] {
+				owners[o] = true
+				list = append(list, o)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%s\t%v\n", r.ID, r.State, r.Slots, r.Free, r.Tags, r.LoadText(), list)
+	}
+	tw.Flush()
+	return 0
+}

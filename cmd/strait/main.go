@@ -1,0 +1,60 @@
+// Command strait is Strait's one binary: run a job locally, plan one, or serve as a worker
+// or runner of a cluster. It only wires packages together.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `strait: a data-integration engine for SeaTunnel job configs, on Temporal
+
+Usage:
+  strait run [-i key=value]... [-n name] [--address host:port] [--slots N] <job.conf|job.json>
+  strait plan [-i key=value]... [--dot] <job.conf|job.json>
+  strait dev [--port 7233] [--db FILE] [--runners N] [--slots S] [--only-temporal]
+  strait worker [--address host:port]
+  strait runner [--id NAME] [--slots N] [--tag key=value]... [--address host:port]
+  strait job submit [-i key=value]... [--job-id ID] <job.conf>
+  strait job status <id> [--json] | job list [--state S] | job wait <id> | job cancel <id>
+  strait cluster status [--json]
+  strait version
+
+Temporal is found as Temporal's own CLI finds it: --address / TEMPORAL_ADDRESS and
+--namespace / TEMPORAL_NAMESPACE. Without an address, strait run starts an embedded server.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	args := os.Args[2:]
+	var code int
+	switch os.Args[1] {
+	case "run":
+		code = runCmd(args)
+	case "plan":
+		code = planCmd(args)
+	case "dev":
+		code = devCmd(args)
+	case "worker":
+		code = workerCmd(args)
+	case "runner":
+		code = runnerCmd(args)
+	case "job":
+		code = jobCmd(args)
+	case "cluster":
+		code = clusterCmd(args)
+	case "version":
+		fmt.Println("strait", version)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "strait: unknown command %q\n\n%s", os.Args[1], usage)
+		code = 2
+	}
+	os.Exit(code)
+}
+
+var version = "dev"

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/strait-dev/strait/connector"
+	_ "github.com/strait-dev/strait/connectors/all"
+	"github.com/strait-dev/strait/planner"
+	_ "github.com/strait-dev/strait/transform/all"
+)
+
+func planCmd(args []string) int {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	var vars multi
+	fs.Var(&vars, "i", "variable key=value (repeatable)")
+	dot := fs.Bool("dot", false, "print Graphviz dot")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "strait plan: give one job config")
+		return 2
+	}
+	plan, code := loadPlan(pos[0], vars, "")
+	if plan == nil {
+		return code
+	}
+	if *dot {
+		plan.WriteDot(os.Stdout)
+	} else {
+		plan.WriteText(os.Stdout)
+	}
+	return 0
+}
+
+// loadPlan reads and plans a job config; a bad config is reported plainly and exits 2.
+func loadPlan(file string, vars []string, name string) (*planner.PhysicalPlan, int) {
+	vm, err := planner.ParseVars(vars)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return nil, 2
+	}
+	src, err := planner.ReadSource(file, vm, name)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return nil, 2
+	}
+	plan, err := planner.Plan(src, connector.Job{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: config error: %v\n", err)
+		return nil, 2
+	}
+	return plan, 0
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/node"
+)
+
+func logger(verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if !verbose {
+		level = slog.LevelWarn
+	}
+	l := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(l)
+	return l
+}
+
+// serve starts a composed process and blocks until SIGINT or SIGTERM, then drains it.
+func serve(cfg node.Config, banner func(*node.Node)) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	n, shutdown, err := node.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	banner(n)
+	<-ctx.Done()
+	fmt.Fprintln(os.Stderr, "strait: stopping")
+	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := shutdown(sctx); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: stop: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func devCmd(args []string) int {
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	port := fs.Int("port", 7233, "Temporal frontend port")
+	ip := fs.String("ip", "127.0.0.1", "address to listen on")
+	db := fs.String("db", "", "SQLite file that keeps Temporal's state across restarts (default: in memory)")
+	runners := fs.Int("runners", 1, "task runners in this process")
+	slots := fs.Int("slots", 4, "slots per runner")
+	onlyTemporal := fs.Bool("only-temporal", false, "serve the Temporal server alone (for multi-process set-ups)")
+	namespace := fs.String("namespace", "default", "namespace to create")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
+	verbose := fs.Bool("v", false, "log what the engine does")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	if !devserver.Available {
+		fmt.Fprintln(os.Stderr, "strait dev: this binary was built without the embedded Temporal server (tag noembed)")
+		return 2
+	}
+	cfg := node.Config{Namespace: *namespace, Logger: logger(*verbose), MetricsAddr: *metricsAddr,
+		Embedded: devserver.Options{IP: *ip, Port: *port, DBFile: *db}}
+	if !*onlyTemporal {
+		cfg.Worker = true
+		for i := 1; i <= *runners; i++ {
+			cfg.Runners = append(cfg.Runners, node.RunnerSpec{ID: fmt.Sprintf("dev-%d", i), Slots: *slots})
+		}
+	}
+	return serve(cfg, func(n *node.Node) {
+		fmt.Printf("Temporal server: %s (namespace %s)\n", n.Address, n.Namespace)
+		if !*onlyTemporal {
+			fmt.Printf("Worker: task queue strait-jobs\n")
+			for _, r := range n.Runners {
+				fmt.Printf("Runner %s: %d slots\n", r.ID(), r.Slots())
+			}
+		}
+		fmt.Printf("Submit jobs with: strait run --address %s job.conf\n", n.Address)
+	})
+}
+
+func workerCmd(args []string) int {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	address := fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port")
+	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
+	verbose := fs.Bool("v", false, "log what the engine does")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, Logger: logger(*verbose), MetricsAddr: *metricsAddr}
+	return serve(cfg, func(n *node.Node) {
+		fmt.Printf("Worker connected to %s (namespace %s), task queue strait-jobs\n", n.Address, n.Namespace)
+		if n.MetricsAddr != "" {
+			fmt.Printf("Metrics: http://%s/metrics\n", n.MetricsAddr)
+		}
+	})
+}
+
+func runnerCmd(args []string) int {
+	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
+	address := fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port")
+	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
+	id := fs.String("id", "", "runner id (default: the host name, stable across restarts)")
+	slots := fs.Int("slots", 4, "slots")
+	var tags multi
+	fs.Var(&tags, "tag", "tag key=value (repeatable), matched by a job's env.tag_filter")
+	listen := fs.String("listen", ":0", "address of the data exchange server (other runners connect here)")
+	advertise := fs.String("advertise", "", "host:port other runners reach the exchange at (default: the listen address)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
+	verbose := fs.Bool("v", false, "log what the engine does")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	tm := map[string]string{}
+	for _, t := range tags {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok || k == "" {
+			fmt.Fprintf(os.Stderr, "strait runner: --tag %q: expected key=value\n", t)
+			return 2
+		}
+		tm[k] = v
+	}
+	spec := node.RunnerSpec{ID: *id, Slots: *slots, Tags: tm, Listen: *listen, Advertise: *advertise}
+	if spec.ID == "" {
+		spec.ID = node.DefaultRunnerID()
+	}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, Logger: logger(*verbose), MetricsAddr: *metricsAddr}
+	return serve(cfg, func(n *node.Node) {
+		r := n.Runners[0]
+		fmt.Printf("Runner %s: %d slots, tags %v, exchange at %s, connected to %s\n", r.ID(), r.Slots(), tm, r.Address(), n.Address)
+		if n.MetricsAddr != "" {
+			fmt.Printf("Metrics: http://%s/metrics\n", n.MetricsAddr)
+		}
+	})
+}

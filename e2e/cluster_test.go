@@ -1,0 +1,291 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// proc is a strait process of a multi-process test, its output kept for the test to read.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+}
+
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+func start(t *testing.T, name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: name, cmd: exec.Command(strait, args...)}
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	p.cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS=")
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan struct{})
+			go func() { _ = p.cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				_ = p.cmd.Process.Kill()
+				<-done
+			}
+		}
+		if t.Failed() {
+			t.Logf("--- %s output:\n%s", p.name, tail(p.output(), 40))
+		}
+	})
+	return p
+}
+
+func (p *proc) kill(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > within {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+type runnerView struct {
+	ID     string            `json:"id"`
+	State  string            `json:"state"`
+	Slots  int               `json:"slots"`
+	Free   int               `json:"free"`
+	Tags   map[string]string `json:"tags"`
+	Owners []string          `json:"owners"`
+}
+
+func clusterStatus(t *testing.T, addr string) map[string]runnerView {
+	t.Helper()
+	code, out := run(t, "cluster", "status", "--json", "--address", addr)
+	if code != 0 {
+		return nil
+	}
+	var cs struct {
+		Runners []runnerView `json:"runners"`
+	}
+	if err := json.Unmarshal([]byte(out), &cs); err != nil {
+		return nil
+	}
+	m := map[string]runnerView{}
+	for _, r := range cs.Runners {
+		m[r.ID] = r
+	}
+	return m
+}
+
+type taskView struct {
+	Task   struct{ Group, Subtask int } `json:"task"`
+	Runner string                       `json:"runner"`
+	State  string                       `json:"state"`
+}
+
+type jobView struct {
+	State     string `json:"state"`
+	Error     string `json:"error"`
+	Pipelines []struct {
+		Runners []string   `json:"runners"`
+		Tasks   []taskView `json:"tasks"`
+	} `json:"pipelines"`
+}
+
+func jobStatus(t *testing.T, addr, id string) jobView {
+	t.Helper()
+	code, out := run(t, "job", "status", id, "--json", "--address", addr)
+	if code != 0 {
+		t.Fatalf("job status %s: exit %d\n%s", id, code, out)
+	}
+	var jv jobView
+	if err := json.Unmarshal([]byte(out), &jv); err != nil {
+		t.Fatalf("job status: %v\n%s", err, out)
+	}
+	return jv
+}
+
+func writeJob(t *testing.T, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "job.conf")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func submit(t *testing.T, addr, job string) string {
+	t.Helper()
+	code, out := run(t, "job", "submit", "--address", addr, job)
+	if code != 0 {
+		t.Fatalf("submit: exit %d\n%s", code, out)
+	}
+	lines := strings.Fields(strings.TrimSpace(out))
+	return lines[len(lines)-1]
+}
+
+var consoleID = regexp.MustCompile(`SeaTunnelRow#kind=INSERT : (-?\d+),`)
+
+// TestCluster runs Strait as separate processes: a Temporal dev server, a worker and three
+// runners, one of them tagged.
+func TestCluster(t *testing.T) {
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	start(t, "temporal", "dev", "--only-temporal", "--port", strconv.Itoa(port))
+	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	start(t, "worker", "worker", "--address", addr)
+	runners := map[string]*proc{}
+	for _, r := range []struct{ id, tag string }{{"r1", ""}, {"r2", ""}, {"r3", "zone=db-zone"}} {
+		args := []string{"runner", "--address", addr, "--id", r.id, "--slots", "3", "--listen", "127.0.0.1:0"}
+		if r.tag != "" {
+			args = append(args, "--tag", r.tag)
+		}
+		runners[r.id] = start(t, r.id, args...)
+	}
+	eventually(t, 60*time.Second, "three runners registered", func() bool {
+		cs := clusterStatus(t, addr)
+		return len(cs) == 3 && cs["r1"].State == "ALIVE" && cs["r2"].State == "ALIVE" && cs["r3"].State == "ALIVE"
+	})
+
+	t.Run("hash exchange across runners delivers every row once", func(t *testing.T) {
+		const perReader = 2000
+		id := submit(t, addr, writeJob(t, fmt.Sprintf(`
+env { parallelism = 3, job.mode = BATCH }
+source { FakeSource { plugin_output = "fake", row.num = %d, schema = { fields { id = bigint, name = string } } } }
+sink { Console { plugin_input = "fake", partition_by = [id] } }`, perReader)))
+		code, out := run(t, "job", "wait", "--address", addr, id)
+		if code != 0 {
+			t.Fatalf("job wait: exit %d\n%s", code, out)
+		}
+		seen := map[string]int{}
+		for _, p := range runners {
+			sc := bufio.NewScanner(strings.NewReader(p.output()))
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			for sc.Scan() {
+				if m := consoleID.FindStringSubmatch(sc.Text()); m != nil {
+					seen[m[1]]++
+				}
+			}
+		}
+		total := 0
+		for k, n := range seen {
+			total += n
+			if n != 1 {
+				t.Fatalf("row %s arrived %d times", k, n)
+			}
+		}
+		if total != 3*perReader {
+			t.Fatalf("%d rows arrived, want %d", total, 3*perReader)
+		}
+		jv := jobStatus(t, addr, id)
+		groupRunner := map[int]string{}
+		for _, task := range jv.Pipelines[0].Tasks {
+			groupRunner[task.Task.Group] = task.Runner
+		}
+		if groupRunner[1] == groupRunner[2] {
+			t.Fatalf("both task groups ran on %s: the exchange never crossed runners", groupRunner[1])
+		}
+	})
+
+	t.Run("tag filter lands on the tagged runner", func(t *testing.T) {
+		id := submit(t, addr, writeJob(t, `
+env { parallelism = 2, tag_filter { zone = "db-zone" } }
+source { FakeSource { row.num = 10, schema = { fields { id = int } } } }
+sink { Console { log.print.data = false } }`))
+		if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		for _, task := range jobStatus(t, addr, id).Pipelines[0].Tasks {
+			if task.Runner != "r3" {
+				t.Fatalf("task %+v ran on %s, not on the tagged runner", task.Task, task.Runner)
+			}
+		}
+	})
+
+	t.Run("an unmatched tag filter fails clearly", func(t *testing.T) {
+		id := submit(t, addr, writeJob(t, `
+env { tag_filter { zone = "nowhere" } }
+source { FakeSource { row.num = 10, schema = { fields { id = int } } } }
+sink { Console {} }`))
+		code, out := run(t, "job", "wait", "--address", addr, id)
+		if code != 1 || !strings.Contains(out, "not enough resources") || !strings.Contains(out, "zone=nowhere") {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+	})
+
+	t.Run("a killed runner is declared lost and avoided", func(t *testing.T) {
+		runners["r2"].kill(t)
+		took := eventually(t, 15*time.Second, "r2 declared lost", func() bool {
+			return clusterStatus(t, addr)["r2"].State == "LOST"
+		})
+		t.Logf("r2 declared lost %s after SIGKILL", took.Round(100*time.Millisecond))
+		for i := 0; i < 3; i++ {
+			id := submit(t, addr, writeJob(t, `
+env { parallelism = 3 }
+source { FakeSource { row.num = 10, schema = { fields { id = int } } } }
+sink { Console { log.print.data = false } }`))
+			if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			for _, task := range jobStatus(t, addr, id).Pipelines[0].Tasks {
+				if task.Runner == "r2" {
+					t.Fatalf("task %+v was placed on the lost runner", task.Task)
+				}
+			}
+		}
+	})
+	_ = context.Background
+}
