@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
@@ -85,8 +86,12 @@ func (a *Coordinator) CommitSinks(ctx context.Context, in workflows.CommitInput)
 	if err == nil {
 		return nil
 	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, in.Vertex.Where) {
+		msg = in.Vertex.Where + ": " + msg
+	}
 	if connector.IsPermanent(err) {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Vertex.Where, err), workflows.CommitFailedType, nil)
+		return temporal.NewNonRetryableApplicationError(msg, workflows.CommitFailedType, nil)
 	}
 	activity.GetLogger(ctx).Warn("commit failed, will retry", "sink", in.Vertex.Where, "error", err)
 	return fmt.Errorf("%s: commit: %w", in.Vertex.Where, err)

@@ -80,6 +80,20 @@ func TestSeaTunnelConfigs(t *testing.T) {
 		{file: "fake/fake_row_to_assert.conf"},
 		{file: "fake/fake_to_assert_with_range.conf"},
 		{file: "fake/fake_to_assert_with_template.conf"},
+		{file: "fake/fake_to_assert.conf"},
+		{file: "fake/fakesource_to_assert.conf"},
+		{file: "engine/fake_to_console.variables.conf", args: []string{"-i", "resName=a20260101", "-i", "rowNum=10",
+			"-i", "strTemplate=[abc,def]", "-i", "nameType=string", "-i", "nameVal=abc", "-i", "sourceTableName=sql"}},
+	}
+	transforms, err := filepath.Glob(seatunnel("transform", "*.conf"))
+	if err != nil || len(transforms) == 0 {
+		t.Fatalf("no transform configs: %v", err)
+	}
+	for _, f := range transforms {
+		cases = append(cases, struct {
+			file string
+			args []string
+		}{file: filepath.Join("transform", filepath.Base(f))})
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -102,7 +116,11 @@ func TestBrokenExpectationsFail(t *testing.T) {
 		{"fake/fake_full_types_to_assert.conf", `equals_to = "AAA"`, `equals_to = "AAB"`, "AAB"},
 		{"fake/fake_full_types_to_assert.conf", "rule_type = MIN_ROW\n            rule_value = 1", "rule_type = MIN_ROW\n            rule_value = 2", "MIN_ROW"},
 		{"fake/fake_to_assert_with_range.conf", "rule_value = 29", "rule_value = 22", "MAX"},
-		{"fake/fake_to_assert_with_template.conf", "rule_type = MAX_ROW\n                rule_value = 5", "rule_type = MAX_ROW\n                rule_value = 4", "MAX_ROW"},
+		{"fake/fake_to_assert_with_template.conf", "rule_type = MIN_LENGTH\n              rule_value = 4", "rule_type = MIN_LENGTH\n              rule_value = 40", "MIN_LENGTH"},
+		{"transform/binary_expression.conf", "{equals_to = 44.74}", "{equals_to = 44.75}", "44.75"},
+		{"transform/func_string.conf", "{equals_to = 65}", "{equals_to = 66}", "66"},
+		{"transform/sql_transform.conf", "rule_value = 100", "rule_value = 101", "MIN_ROW"},
+		{"transform/copy_transform.conf", "rule_value = 100", "rule_value = 101", "MIN_ROW"},
 	}
 	for _, c := range cases {
 		t.Run(c.file+" "+c.want, func(t *testing.T) {

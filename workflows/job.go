@@ -235,7 +235,7 @@ func verticesOf(plan *planner.PhysicalPlan, p planner.Pipeline) []*planner.Verte
 func causeOf(err error) string {
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) {
-		return ae.Error()
+		return ae.Message()
 	}
 	var ce *temporal.CanceledError
 	if errors.As(err, &ce) {
