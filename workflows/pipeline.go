@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -62,6 +63,20 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 
 	pr.status.State = contract.JobScheduled
 	alloc, err := pr.allocate(ctx, owner)
+	// With env.slot.wait the pipeline waits in PENDING until slots free up, asking again
+	// with a growing pause; a long wait continues as new to keep the history small.
+	for wait := 2 * time.Second; err != nil && pr.in.Env.SlotWait && isNoResource(err); wait = min(wait*2, time.Minute) {
+		pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
+		if serr := workflow.Sleep(ctx, wait); serr != nil {
+			pr.status.State = contract.JobCanceled
+			return nil, temporal.NewCanceledError(*pr.snapshot())
+		}
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			return nil, workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, in)
+		}
+		alloc, err = pr.allocate(ctx, owner)
+	}
+	pr.status.Error = ""
 	if err != nil {
 		return pr.fail(ctx, owner, false, causeOf(err))
 	}
@@ -368,4 +383,9 @@ func (pr *pipelineRun) snapshot() *contract.PipelineStatus {
 		return a.Subtask < b.Subtask
 	})
 	return &s
+}
+
+func isNoResource(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.Type() == NoEnoughResource
 }

@@ -212,3 +212,30 @@ func TestJobIDFor(t *testing.T) {
 		t.Fatal(a, b)
 	}
 }
+
+func TestSlotWaitKeepsThePipelinePending(t *testing.T) {
+	h := newHarness(t)
+	plan := testPlan()
+	plan.Env.SlotWait = true
+	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+	calls := 0
+	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+		calls++
+		if calls < 4 {
+			return nil, temporal.NewNonRetryableApplicationError("not enough resources", NoEnoughResource, nil)
+		}
+		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "q", Slots: []int{0, 1}}}}, nil
+	}
+	h.reportAfterDeploy()
+	h.env.RegisterDelayedCallback(func() {
+		_ = h.env.SignalWorkflowByID(contract.PipelineWorkflowID(7, 1), contract.TaskReportSignal, contract.TaskReport{
+			RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{closed(0, 1, "a"), closed(1, 1, "b")}})
+	}, 5*time.Minute)
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 {
+		t.Fatalf("allocation asked %d times", calls)
+	}
+}
