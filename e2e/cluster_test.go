@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +74,48 @@ func (p *proc) kill(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = p.cmd.Wait()
+}
+
+var metricsLine = regexp.MustCompile(`Metrics: (http://\S+/metrics)`)
+
+// scrape sums a runner's counter over the tasks of a job whose task label has the prefix.
+func scrape(t *testing.T, p *proc, name, job, taskPrefix string) float64 {
+	t.Helper()
+	m := metricsLine.FindStringSubmatch(p.output())
+	if m == nil {
+		return 0 // a runner that is gone
+	}
+	resp, err := http.Get(m[1])
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	sum := 0.0
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, `job="`+job+`"`) || !strings.Contains(line, `task="`+taskPrefix) {
+			continue
+		}
+		f := strings.Fields(line)
+		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		sum += v
+	}
+	return sum
+}
+
+// rssKB is a process's resident set size, from /proc.
+func rssKB(p *proc) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 func freePort(t *testing.T) int {
@@ -189,7 +233,7 @@ func TestCluster(t *testing.T) {
 	start(t, "worker", "worker", "--address", addr)
 	runners := map[string]*proc{}
 	for _, r := range []struct{ id, tag string }{{"r1", ""}, {"r2", ""}, {"r3", "zone=db-zone"}} {
-		args := []string{"runner", "--address", addr, "--id", r.id, "--slots", "3", "--listen", "127.0.0.1:0"}
+		args := []string{"runner", "--address", addr, "--id", r.id, "--slots", "3", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"}
 		if r.tag != "" {
 			args = append(args, "--tag", r.tag)
 		}
@@ -263,6 +307,46 @@ sink { Console {} }`))
 		code, out := run(t, "job", "wait", "--address", addr, id)
 		if code != 1 || !strings.Contains(out, "not enough resources") || !strings.Contains(out, "zone=nowhere") {
 			t.Fatalf("exit %d\n%s", code, out)
+		}
+	})
+
+	t.Run("a slow sink slows the source and memory stays bounded", func(t *testing.T) {
+		// the source could emit 10 M rows in seconds; the sink, on another runner behind the
+		// exchange, takes one row per millisecond
+		id := submit(t, addr, writeJob(t, `
+env { parallelism = 1 }
+source { FakeSource { plugin_output = "fake", row.num = 10000000, schema = { fields { id = bigint, name = string, pad = string } }, string.length = 200 } }
+sink { Console { plugin_input = "fake", partition_by = [id], log.print.data = false, log.print.delay.ms = 1 } }`))
+		var peak int64
+		deadline := time.Now().Add(8 * time.Second)
+		for time.Now().Before(deadline) {
+			for _, p := range runners {
+				if rss := rssKB(p); rss > peak {
+					peak = rss
+				}
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		// the runners' own counters, from their Prometheus endpoints
+		read, written := 0.0, 0.0
+		for _, p := range runners {
+			read += scrape(t, p, "strait_task_rows_in_total", id, "g1-")
+			written += scrape(t, p, "strait_task_rows_in_total", id, "g2-")
+		}
+		state := jobStatus(t, addr, id).State
+		if code, out := run(t, "job", "cancel", id, "--address", addr); code != 0 {
+			t.Fatalf("cancel: exit %d\n%s", code, out)
+		}
+		code, out := run(t, "job", "wait", "--address", addr, id)
+		if code != 1 || !strings.Contains(out, "CANCELED") {
+			t.Fatalf("wait after cancel: exit %d\n%s", code, out)
+		}
+		t.Logf("after 8 s: source read %.0f rows, sink received %.0f; peak runner RSS %d MB", read, written, peak/1024)
+		if state != "RUNNING" || written < 1000 || read > written+100_000 {
+			t.Fatalf("the source was not held back by the sink: state %s, read %.0f, received %.0f", state, read, written)
+		}
+		if peak > 300*1024 {
+			t.Fatalf("a runner reached %d MB", peak/1024)
 		}
 	})
 

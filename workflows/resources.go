@@ -117,20 +117,6 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 	}); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.AllocateUpdate,
-		func(ctx workflow.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
-			events++
-			return st.allocate(req)
-		},
-		workflow.UpdateHandlerOptions{Validator: func(req contract.AllocateRequest) error {
-			if req.Owner == "" || req.Total() <= 0 {
-				return fmt.Errorf("an allocation needs an owner and at least one slot")
-			}
-			return nil
-		}},
-	); err != nil {
-		return err
-	}
 	leaseEnds := workflow.NewChannel(ctx)
 	startLease := func(r *RunnerSlots) {
 		in := contract.LeaseInput{RunnerID: r.Info.ID, Generation: r.Generation}
@@ -165,6 +151,52 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 		events++
 		startLease(st.register(info))
 	}
+	// drain applies every signal already delivered. An update can run before the main loop
+	// has taken in signals that arrived with it (a runner's registration and the first
+	// allocation in one workflow task), so the update handler drains first.
+	drain := func() {
+		for {
+			got := false
+			var info contract.RunnerInfo
+			if register.ReceiveAsync(&info) {
+				onRegister(info)
+				got = true
+			}
+			var req contract.ReleaseRequest
+			if release.ReceiveAsync(&req) {
+				events++
+				st.release(req.Owner)
+				got = true
+			}
+			var l contract.RunnerLoad
+			if load.ReceiveAsync(&l) {
+				events++
+				if r, ok := st.Runners[l.RunnerID]; ok {
+					r.Load = &l.Load
+				}
+				got = true
+			}
+			if !got {
+				return
+			}
+		}
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.AllocateUpdate,
+		func(ctx workflow.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+			drain()
+			events++
+			return st.allocate(req)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req contract.AllocateRequest) error {
+			if req.Owner == "" || req.Total() <= 0 {
+				return fmt.Errorf("an allocation needs an owner and at least one slot")
+			}
+			return nil
+		}},
+	); err != nil {
+		return err
+	}
+
 	onLeaseEnd := func(end leaseEnd) {
 		events++
 		r, ok := st.Runners[end.RunnerID]
@@ -215,29 +247,7 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 			// let running updates finish, take in every signal already delivered, then go on
 			// in a new run with the same state (it restarts the leases)
 			_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-			for {
-				got := false
-				var info contract.RunnerInfo
-				if register.ReceiveAsync(&info) {
-					st.register(info)
-					got = true
-				}
-				var req contract.ReleaseRequest
-				if release.ReceiveAsync(&req) {
-					st.release(req.Owner)
-					got = true
-				}
-				var l contract.RunnerLoad
-				if load.ReceiveAsync(&l) {
-					if r, ok := st.Runners[l.RunnerID]; ok {
-						r.Load = &l.Load
-					}
-					got = true
-				}
-				if !got {
-					break
-				}
-			}
+			drain()
 			return workflow.NewContinueAsNewError(ctx, contract.ResourceManagerWorkflowName, st)
 		}
 	}

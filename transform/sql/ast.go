@@ -3,6 +3,7 @@ package sql
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Node is an expression of the query as written. Every node knows the byte offset where it
@@ -207,11 +208,14 @@ func (n *ColumnRef) String() string {
 // quoteName writes a name so that it reads back as the same name.
 func quoteName(s string) string {
 	plain := s != ""
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(isIdentPart(c) || c >= 0x80) || i == 0 && isDigit(c) {
-			plain = false
-			break
+	for i, r := range s {
+		switch {
+		case r >= utf8.RuneSelf:
+			plain = plain && isIdentRune(s[i:])
+		case i == 0:
+			plain = plain && isIdentStart(byte(r))
+		default:
+			plain = plain && isIdentPart(byte(r))
 		}
 	}
 	if plain && !isReserved(s) {

@@ -112,6 +112,7 @@ type expr struct {
 	pred predFn  // booleans: true only when the value is true (null is false)
 	selv selFn   // booleans: the condition over a batch, when it has a loop of its own
 	cop  *colOp  // the expression is input column op constant
+	kern kernFn  // the expression over a batch, when it has a loop of its own
 
 	ref      int // 1 + the top-level input column the expression is, as is; 0 otherwise
 	isConst  bool

@@ -253,6 +253,22 @@ func strFunc1(f func(*frame, string) (string, error)) *fnDef {
 				}
 				return row.Value{T: types.String, S: r}
 			}
+			e.kern = func(fr *frame, rows []row.Row, sel []int32, j int) {
+				for _, i := range sel {
+					fs := rows[i].Fields
+					v := &fs[col]
+					if v.T == types.Null {
+						fs[j] = row.Value{}
+						continue
+					}
+					r, err := f(fr, v.S)
+					if err != nil {
+						fr.fail(err)
+						return
+					}
+					fs[j] = row.Value{T: types.String, S: r}
+				}
+			}
 			return e.complete(), nil
 		}
 		e.eval = func(fr *frame) row.Value {

@@ -3,9 +3,10 @@
 //
 // The query is parsed and type-checked when the transform is built, so a bad column,
 // function or type is a configuration error with its place in the query. Expressions compile
-// once into a tree of typed closures over row.Value; a batch is filtered in place (SELECT *
-// with a WHERE clause) or projected into a new pooled batch. docs/sql.md describes the
-// dialect, the functions and the typing rules.
+// once into a tree of typed closures over row.Value, with batch loops for the common shapes;
+// a batch is filtered in place, a projection no wider than the input is written into the
+// rows' own fields, a wider one into a new pooled batch. docs/sql.md describes the dialect,
+// the functions, the typing rules and the choices made.
 package sql
 
 import (

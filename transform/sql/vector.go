@@ -415,6 +415,9 @@ func andSel(l, r selFn) selFn {
 // kernOf returns a loop for output column j when the expression has a batch form worth
 // having (column op constant), or nil.
 func kernOf(e *expr) kernFn {
+	if e.kern != nil {
+		return e.kern
+	}
 	c := e.cop
 	if c == nil {
 		return nil
