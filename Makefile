@@ -33,9 +33,11 @@ e2e: build
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./planner/hocon/
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=30s ./types/
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./transform/sql/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeBatch -fuzztime=60s ./row/codec/
 
 bench: build
-	$(GO) test -run='^$$' -bench=. -benchmem ./row/ ./taskrunner/ ./connectors/... ./transform/...
+	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) run ./bench/e2e -strait $(BIN)
 
 # Regenerates the committed protobuf code (proto/exchange/v1). It installs what it needs:

@@ -253,6 +253,9 @@ func (pr *pipelineRun) allEnded() bool {
 // confirm, releases the slots and ends the workflow failed or canceled.
 func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChannel, owner string) (*contract.PipelineStatus, error) {
 	canceled := ctx.Err() != nil
+	// failures reported while tasks are being canceled are consequences of the cancel (a
+	// producer whose consumer went first), not causes
+	cause := pr.failure
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if canceled {
 		pr.status.State = contract.JobCanceling
@@ -296,12 +299,12 @@ func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChanne
 			}
 		}
 	}
-	if canceled && pr.failure == "" {
+	if canceled && cause == "" {
 		pr.release(dctx, owner)
 		pr.status.State = contract.JobCanceled
 		return nil, temporal.NewCanceledError(*pr.snapshot())
 	}
-	return pr.fail(dctx, owner, true, pr.failure)
+	return pr.fail(dctx, owner, true, cause)
 }
 
 func (pr *pipelineRun) fail(ctx workflow.Context, owner string, release bool, cause string) (*contract.PipelineStatus, error) {

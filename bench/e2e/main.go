@@ -6,8 +6,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +50,7 @@ func main() {
 	bin := flag.String("strait", "bin/strait", "the strait binary")
 	rows := flag.Int("rows", 20_000_000, "rows to generate")
 	procs := flag.Int("procs", 1, "GOMAXPROCS for the job (1 = one core)")
+	hopRows := flag.Int("hop-rows", 10_000_000, "rows for the exchange-hop comparison (0 skips it)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "strait-bench")
 	if err != nil {
@@ -72,6 +75,97 @@ func main() {
 	r2 := runJob(*bin, small, *procs)
 	fmt.Printf("one-row job: submit to end %.3f s (the embedded server was already up), peak RSS %d MB\n", r2.submitToEnd, r2.maxRSSKB/1024)
 	fmt.Printf("data path memory (peak RSS of the 20 M row job minus the one-row job's): %d MB\n", (res.maxRSSKB-r2.maxRSSKB)/1024)
+	if *hopRows > 0 {
+		exchangeHop(*bin, dir, *hopRows, *procs)
+	}
+}
+
+const hopJob = `env { job.mode = "BATCH", parallelism = 1 }
+source { FakeSource { plugin_output = "fake", row.num = %d,
+  schema = { fields { id = bigint, name = string, age = int, score = double, created = timestamp } } } }
+sink { Console { plugin_input = "fake", log.print.data = false %s } }
+`
+
+// exchangeHop runs, on a cluster of separate processes (Temporal, a worker and two runners
+// with one slot each), the same job fused and with its sink behind a hash exchange, so the
+// two task groups land on different runners and every row crosses loopback gRPC.
+func exchangeHop(bin, dir string, rows, procs int) {
+	port := freePort()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	env := append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs), "TEMPORAL_ADDRESS=")
+	var started []*exec.Cmd
+	startProc := func(args ...string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			fail(err)
+		}
+		started = append(started, cmd)
+	}
+	defer func() {
+		for i := len(started) - 1; i >= 0; i-- {
+			_ = started[i].Process.Signal(syscall.SIGTERM)
+			_ = started[i].Wait()
+		}
+	}()
+	startProc("dev", "--only-temporal", "--port", fmt.Sprint(port))
+	waitTCP(addr)
+	startProc("worker", "--address", addr)
+	startProc("runner", "--address", addr, "--id", "bench-a", "--slots", "1", "--listen", "127.0.0.1:0")
+	startProc("runner", "--address", addr, "--id", "bench-b", "--slots", "1", "--listen", "127.0.0.1:0")
+	time.Sleep(3 * time.Second) // registration
+	fused := clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, ""))
+	hop := clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, `, partition_by = [id]`))
+	fmt.Printf("cluster of processes, %d rows, GOMAXPROCS=%d per process:\n", rows, procs)
+	fmt.Printf("  fused on one runner     %.2f M rows/s\n", float64(rows)/fused/1e6)
+	fmt.Printf("  one exchange hop (gRPC) %.2f M rows/s (%.0f %% of fused)\n", float64(rows)/hop/1e6, 100*fused/hop)
+}
+
+func clusterJob(bin, addr, dir, text string) float64 {
+	f := filepath.Join(dir, fmt.Sprintf("cluster-%d.conf", time.Now().UnixNano()))
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		fail(err)
+	}
+	out, err := exec.Command(bin, "job", "submit", "--address", addr, f).Output()
+	if err != nil {
+		fail(fmt.Errorf("submit: %v", err))
+	}
+	id := strings.TrimSpace(string(out))
+	if out, err := exec.Command(bin, "job", "wait", "--address", addr, id).CombinedOutput(); err != nil {
+		fail(fmt.Errorf("job %s: %v\n%s", id, err, out))
+	}
+	out, err = exec.Command(bin, "job", "status", "--json", "--address", addr, id).Output()
+	if err != nil {
+		fail(err)
+	}
+	var st struct {
+		Started  time.Time `json:"started"`
+		Finished time.Time `json:"finished"`
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		fail(err)
+	}
+	return st.Finished.Sub(st.Started).Seconds()
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitTCP(addr string) {
+	for i := 0; i < 600; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	fail(fmt.Errorf("nothing listens on %s", addr))
 }
 
 type result struct {
