@@ -369,6 +369,12 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 		var dest target
 		switch e.part {
 		case planner.Hash:
+			if len(e.targets) == 1 { // one consumer: nothing to route
+				if err := e.targets[0].put(ctx, out); err != nil {
+					return err
+				}
+				continue
+			}
 			parts := e.hash.split(out, len(e.targets))
 			out.Release()
 			for j, p := range parts {
