@@ -36,7 +36,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./transform/sql/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeBatch -fuzztime=60s ./row/codec/
 
-bench: build
+bench: build build-noembed
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) run ./bench/e2e -strait $(BIN)
 

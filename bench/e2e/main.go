@@ -111,10 +111,25 @@ func exchangeHop(bin, dir string, rows, procs int) {
 	startProc("dev", "--only-temporal", "--port", fmt.Sprint(port))
 	waitTCP(addr)
 	startProc("worker", "--address", addr)
-	startProc("runner", "--address", addr, "--id", "bench-a", "--slots", "1", "--listen", "127.0.0.1:0")
-	startProc("runner", "--address", addr, "--id", "bench-b", "--slots", "1", "--listen", "127.0.0.1:0")
+	runnerBin := bin
+	if nb := filepath.Join(filepath.Dir(bin), "strait-noembed"); fileExists(nb) {
+		runnerBin = nb // a production runner carries no Temporal server
+	}
+	for _, id := range []string{"bench-a", "bench-b"} {
+		cmd := exec.Command(runnerBin, "runner", "--address", addr, "--id", id, "--slots", "1", "--listen", "127.0.0.1:0")
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			fail(err)
+		}
+		started = append(started, cmd)
+	}
 	time.Sleep(3 * time.Second) // registration
 	fused := clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, ""))
+	var peak int64
+	for _, c := range started[len(started)-2:] {
+		peak = max(peak, hwmKB(c.Process.Pid))
+	}
+	fmt.Printf("runner process (%s) peak RSS after the fused %d-row job: %d MB\n", filepath.Base(runnerBin), rows, peak/1024)
 	hop := clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, `, partition_by = [id]`))
 	fmt.Printf("cluster of processes, %d rows, GOMAXPROCS=%d per process:\n", rows, procs)
 	fmt.Printf("  fused on one runner     %.2f M rows/s\n", float64(rows)/fused/1e6)
@@ -202,4 +217,25 @@ func runJob(bin, job string, procs int) result {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)
 	os.Exit(1)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// hwmKB is a process's peak resident set size, from /proc.
+func hwmKB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var n int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &n)
+			return n
+		}
+	}
+	return 0
 }
