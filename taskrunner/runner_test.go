@@ -15,6 +15,7 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/taskrunner"
+	_ "github.com/strait-dev/strait/transform/all"
 )
 
 // collect is a Reporter that keeps reports in memory.
@@ -169,15 +170,30 @@ sink { Console { log.print.data = false } }`)
 	}
 }
 
+const benchRows = 2_000_000
+
 // BenchmarkFusedChain runs FakeSource → Console (log.print.data = false) fused in one task,
 // five columns, without Temporal: the data path alone.
 func BenchmarkFusedChain(b *testing.B) {
-	console.SetOutput(io.Discard)
-	const rows = 2_000_000
-	job := fmt.Sprintf(`
+	benchJob(b, fmt.Sprintf(`
 env { parallelism = 1 }
 source { FakeSource { row.num = %d, schema = { fields { id = bigint, name = string, age = int, score = double, created = timestamp } } } }
-sink { Console { log.print.data = false } }`, rows)
+sink { Console { log.print.data = false } }`, benchRows))
+}
+
+// BenchmarkFusedChainSql puts a Sql transform in the chain: a WHERE on two columns and
+// three computed projections. Compare its rows/s with BenchmarkFusedChain's.
+func BenchmarkFusedChainSql(b *testing.B) {
+	benchJob(b, fmt.Sprintf(`
+env { parallelism = 1 }
+source { FakeSource { row.num = %d, int.min = 1, int.max = 100, schema = { fields { id = bigint, name = string, age = int, score = double, created = timestamp } } } }
+transform { Sql { query = "select id, name, age * 2 as a2, score + 1.5 as s, upper(name) as un from t where age > 10 and id %% 2 = 0" } }
+sink { Console { log.print.data = false } }`, benchRows))
+}
+
+func benchJob(b *testing.B, job string) {
+	console.SetOutput(io.Discard)
+	const rows = benchRows
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
