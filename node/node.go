@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -133,6 +134,12 @@ func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus
 	var out runners
 	if len(cfg.Runners) == 0 {
 		return nil, nil
+	}
+	// The data path's live heap is a few batches per task; collecting it at 4x growth instead
+	// of 2x halves the GC work (and its write barriers) for a few MB of memory. GOGC, when set,
+	// wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 	em, err := exchange.NewMetrics(reg)
 	if err != nil {
