@@ -1,0 +1,263 @@
+// Package checkpointstore keeps checkpoint state outside Temporal: task state blobs and the
+// manifest that makes a checkpoint complete. Workflows only ever carry references (keys).
+//
+// The layout is one a person can read: <root>/<job>/<pipeline>/<checkpoint>/ holds one blob
+// per task and a manifest.json written last and atomically; a checkpoint without a manifest
+// never completed.
+package checkpointstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is returned for a key or checkpoint that does not exist.
+var ErrNotFound = errors.New("checkpoint store: not found")
+
+// Store is where checkpoints live. Implementations: the local file system (New); S3 comes
+// behind the same interface.
+type Store interface {
+	// Put writes a blob under key (a relative path such as "12/1/5/g1-0.state").
+	Put(ctx context.Context, key string, data []byte) error
+	// Get reads a blob.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// List lists the keys under a prefix, sorted.
+	List(ctx context.Context, prefix string) ([]string, error)
+	// Delete removes every key under a prefix.
+	Delete(ctx context.Context, prefix string) error
+}
+
+// Manifest is the commit point of a checkpoint: which task wrote which state and the sinks'
+// commit infos.
+type Manifest struct {
+	Job        int64            `json:"job"`
+	Pipeline   int              `json:"pipeline"`
+	Checkpoint int64            `json:"checkpoint"`
+	Savepoint  bool             `json:"savepoint,omitempty"`
+	Completed  time.Time        `json:"completed"`
+	Tasks      []TaskState      `json:"tasks"`
+	Commits    map[int][][]byte `json:"commits,omitempty"` // sink vertex -> commit infos
+}
+
+// TaskState is one task's part of a checkpoint.
+type TaskState struct {
+	Task string `json:"task"` // g<group>-<subtask>
+	Key  string `json:"key"`  // the blob with its state
+}
+
+// Dir is the key prefix of one checkpoint.
+func Dir(job int64, pipeline int, checkpoint int64) string {
+	return fmt.Sprintf("%d/%d/%d", job, pipeline, checkpoint)
+}
+
+// StateKey is the key of a task's state blob in a checkpoint.
+func StateKey(job int64, pipeline int, checkpoint int64, task string) string {
+	return Dir(job, pipeline, checkpoint) + "/" + task + ".state"
+}
+
+const manifestName = "manifest.json"
+
+// WriteManifest writes a checkpoint's manifest, which completes the checkpoint.
+func WriteManifest(ctx context.Context, s Store, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return s.Put(ctx, Dir(m.Job, m.Pipeline, m.Checkpoint)+"/"+manifestName, b)
+}
+
+// Latest returns the manifest of the newest completed checkpoint of a pipeline, or
+// ErrNotFound.
+func Latest(ctx context.Context, s Store, job int64, pipeline int) (*Manifest, error) {
+	ids, err := Completed(ctx, s, job, pipeline)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, ErrNotFound
+	}
+	return ReadManifest(ctx, s, job, pipeline, ids[len(ids)-1])
+}
+
+// ReadManifest reads one checkpoint's manifest.
+func ReadManifest(ctx context.Context, s Store, job int64, pipeline int, checkpoint int64) (*Manifest, error) {
+	b, err := s.Get(ctx, Dir(job, pipeline, checkpoint)+"/"+manifestName)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("checkpoint %d of job %d pipeline %d: bad manifest: %w", checkpoint, job, pipeline, err)
+	}
+	return &m, nil
+}
+
+// Completed lists the ids of a pipeline's completed checkpoints, oldest first.
+func Completed(ctx context.Context, s Store, job int64, pipeline int) ([]int64, error) {
+	keys, err := s.List(ctx, fmt.Sprintf("%d/%d/", job, pipeline))
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, k := range keys {
+		parts := strings.Split(k, "/")
+		if len(parts) == 4 && parts[3] == manifestName {
+			if id, err := strconv.ParseInt(parts[2], 10, 64); err == nil {
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// Retain deletes a pipeline's checkpoints older than the newest keep completed ones,
+// including abandoned ones that never completed.
+func Retain(ctx context.Context, s Store, job int64, pipeline int, keep int) error {
+	ids, err := Completed(ctx, s, job, pipeline)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	if keep < 1 {
+		keep = 1
+	}
+	oldestKept := ids[max(len(ids)-keep, 0)]
+	keys, err := s.List(ctx, fmt.Sprintf("%d/%d/", job, pipeline))
+	if err != nil {
+		return err
+	}
+	seen := map[int64]bool{}
+	for _, k := range keys {
+		parts := strings.Split(k, "/")
+		if len(parts) < 3 {
+			continue
+		}
+		id, err := strconv.ParseInt(parts[2], 10, 64)
+		if err != nil || id >= oldestKept || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if err := s.Delete(ctx, Dir(job, pipeline, id)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FS is the local file system store.
+type FS struct{ root string }
+
+// New returns a store rooted at dir.
+func New(dir string) (*FS, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("checkpoint store %s: %w", dir, err)
+	}
+	return &FS{root: dir}, nil
+}
+
+func (f *FS) path(key string) (string, error) {
+	clean := filepath.Clean(filepath.FromSlash(key))
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("checkpoint store: key %q leaves the store", key)
+	}
+	return filepath.Join(f.root, clean), nil
+}
+
+// Put writes atomically: a temporary file, fsync, rename, fsync of the directory. A reader
+// sees the old blob or the new one, never half of one.
+func (f *FS) Put(_ context.Context, key string, data []byte) error {
+	p, err := f.path(key)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("checkpoint store: write %s: %w", key, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("checkpoint store: sync %s: %w", key, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Get reads a blob.
+func (f *FS) Get(_ context.Context, key string) ([]byte, error) {
+	p, err := f.path(key)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	return b, err
+}
+
+// List lists keys under a prefix (temporary files excluded).
+func (f *FS) List(_ context.Context, prefix string) ([]string, error) {
+	p, err := f.path(prefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), ".tmp-") {
+			return nil
+		}
+		rel, err := filepath.Rel(f.root, path)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Delete removes everything under a prefix.
+func (f *FS) Delete(_ context.Context, prefix string) error {
+	p, err := f.path(prefix)
+	if err != nil {
+		return err
+	}
+	if p == f.root {
+		return fmt.Errorf("checkpoint store: refusing to delete the whole store")
+	}
+	return os.RemoveAll(p)
+}
