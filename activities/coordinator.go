@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
@@ -25,6 +26,23 @@ import (
 type Coordinator struct {
 	Client client.Client
 	Log    *slog.Logger
+	// Store keeps checkpoints; the same store the runners write task state to.
+	Store checkpointstore.Store
+}
+
+// PersistCheckpoint writes a checkpoint's manifest, which completes it, and deletes the
+// pipeline's checkpoints beyond the retention.
+func (a *Coordinator) PersistCheckpoint(ctx context.Context, in workflows.PersistInput) error {
+	if a.Store == nil {
+		return temporal.NewNonRetryableApplicationError("the worker has no checkpoint store", workflows.CommitFailedType, nil)
+	}
+	if err := checkpointstore.WriteManifest(ctx, a.Store, &in.Manifest); err != nil {
+		return err
+	}
+	if err := checkpointstore.Retain(ctx, a.Store, in.Manifest.Job, in.Manifest.Pipeline, in.Retain); err != nil {
+		activity.GetLogger(ctx).Warn("old checkpoints not deleted", "error", err)
+	}
+	return nil
 }
 
 // PlanJob parses, checks and plans a job. A bad config fails without retry.

@@ -29,6 +29,11 @@ func (a *Runner) DeployTasks(ctx context.Context, d taskrunner.Deployment) error
 	return nil
 }
 
+// TriggerCheckpoint starts a checkpoint at the pipeline's source tasks on this runner.
+func (a *Runner) TriggerCheckpoint(ctx context.Context, req contract.TriggerRequest) error {
+	return a.Runner.Trigger(req)
+}
+
 // CancelTasks cancels a pipeline's tasks of an epoch (and older) on this runner.
 func (a *Runner) CancelTasks(ctx context.Context, req contract.CancelRequest) error {
 	a.Runner.Cancel(req)

@@ -25,11 +25,13 @@ const (
 
 // Activity names, registered explicitly.
 const (
-	PlanJobActivity     = "PlanJob"
-	AllocateActivity    = "AllocateSlots"
-	CommitActivity      = "CommitSinks"
-	DeployActivity      = "DeployTasks"
-	CancelTasksActivity = "CancelTasks"
+	PlanJobActivity           = "PlanJob"
+	AllocateActivity          = "AllocateSlots"
+	CommitActivity            = "CommitSinks"
+	DeployActivity            = "DeployTasks"
+	CancelTasksActivity       = "CancelTasks"
+	TriggerCheckpointActivity = "TriggerCheckpoint"
+	PersistCheckpointActivity = "PersistCheckpoint"
 	// RunnerLeaseActivity runs on a runner for as long as it lives; its heartbeats (kept
 	// outside history) are the runner's liveness.
 	RunnerLeaseActivity = "RunnerLease"
@@ -149,11 +151,36 @@ type TaskStatus struct {
 	Commits  []CommitInfo `json:"commits,omitempty"` // the final commit infos of its sinks
 }
 
-// TaskReport is the one signal a runner sends a pipeline for a batch of task changes.
+// TaskReport is the one signal a runner sends a pipeline for a batch of task changes, or
+// for a checkpoint all its tasks of the pipeline acknowledged.
 type TaskReport struct {
-	RunnerID string       `json:"runnerId"`
-	Epoch    int          `json:"epoch"`
-	Tasks    []TaskStatus `json:"tasks"`
+	RunnerID   string         `json:"runnerId"`
+	Epoch      int            `json:"epoch"`
+	Tasks      []TaskStatus   `json:"tasks,omitempty"`
+	Checkpoint *CheckpointAck `json:"checkpoint,omitempty"`
+}
+
+// CheckpointAck carries a runner's tasks' acknowledgements of one checkpoint: where each
+// wrote its state, its sinks' commit infos and its counters.
+type CheckpointAck struct {
+	ID    int64     `json:"id"`
+	Tasks []TaskAck `json:"tasks"`
+}
+
+// TaskAck is one task's acknowledgement of a checkpoint.
+type TaskAck struct {
+	Task     TaskID       `json:"task"`
+	StateKey string       `json:"stateKey"`
+	Commits  []CommitInfo `json:"commits,omitempty"`
+	Counters Counters     `json:"counters"`
+}
+
+// TriggerRequest asks a runner to start checkpoint ID at its source tasks of a pipeline.
+type TriggerRequest struct {
+	JobID        int64 `json:"jobId"`
+	Pipeline     int   `json:"pipeline"`
+	Epoch        int   `json:"epoch"`
+	CheckpointID int64 `json:"checkpointId"`
 }
 
 // RunnerInfo is what a runner tells the resource manager when it registers.

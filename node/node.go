@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/strait-dev/strait/activities"
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/devserver"
 	"github.com/strait-dev/strait/exchange"
@@ -42,7 +44,10 @@ type Config struct {
 	Runners []RunnerSpec
 	// MetricsAddr serves Prometheus /metrics there when set (":9090", "127.0.0.1:0").
 	MetricsAddr string
-	Logger      *slog.Logger
+	// CheckpointDir is the checkpoint store's root, shared by the workers and runners of a
+	// cluster (default: <tmp>/strait/checkpoints).
+	CheckpointDir string
+	Logger        *slog.Logger
 }
 
 // RunnerSpec configures one task runner.
@@ -77,7 +82,7 @@ func Module(cfg Config) fx.Option {
 	}
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.Provide(metrics.NewRegistry, provideServer, provideClient, provideRunner, provideNode),
+		fx.Provide(metrics.NewRegistry, provideStore, provideServer, provideClient, provideRunner, provideNode),
 		fx.Invoke(startWorker, startRunner, serveMetrics),
 	)
 }
@@ -130,7 +135,15 @@ func provideClient(lc fx.Lifecycle, cfg Config, srv *server, reg *prometheus.Reg
 
 type runners []*taskrunner.Runner
 
-func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus.Registry) (runners, error) {
+func provideStore(cfg Config) (checkpointstore.Store, error) {
+	dir := cfg.CheckpointDir
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "strait", "checkpoints")
+	}
+	return checkpointstore.New(dir)
+}
+
+func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus.Registry, store checkpointstore.Store) (runners, error) {
 	var out runners
 	if len(cfg.Runners) == 0 {
 		return nil, nil
@@ -172,7 +185,7 @@ func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus
 			_ = cli.Close()
 		}))
 		r := taskrunner.New(taskrunner.Config{ID: id, Slots: spec.Slots, Tags: spec.Tags, Logger: cfg.Logger,
-			Address: advertised(lis.Addr().String(), spec.Advertise), Server: srv, Client: cli},
+			Address: advertised(lis.Addr().String(), spec.Advertise), Server: srv, Client: cli, Store: store},
 			&activities.SignalReporter{Client: c})
 		reg.MustRegister(taskrunner.NewCollector(r))
 		out = append(out, r)
@@ -209,7 +222,7 @@ func provideNode(cfg Config, c client.Client, rs runners, srv *server) *Node {
 	return n
 }
 
-func startWorker(lc fx.Lifecycle, cfg Config, c client.Client) {
+func startWorker(lc fx.Lifecycle, cfg Config, c client.Client, store checkpointstore.Store) {
 	if !cfg.Worker {
 		return
 	}
@@ -219,7 +232,7 @@ func startWorker(lc fx.Lifecycle, cfg Config, c client.Client) {
 			if err := worker.EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
 				return err
 			}
-			w = worker.NewJobsWorker(c, cfg.Logger)
+			w = worker.NewJobsWorker(c, cfg.Logger, store)
 			return w.Start()
 		},
 		OnStop: func(context.Context) error {

@@ -19,7 +19,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
+	_ "github.com/strait-dev/strait/connectors/all"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/node"
@@ -27,6 +29,7 @@ import (
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 	"github.com/strait-dev/strait/worker"
+	"github.com/strait-dev/strait/workflows"
 )
 
 // Test plugins: a source of n sequential ints split over its readers, and a sink that keeps
@@ -93,9 +96,10 @@ func (r *seqReader) PollNext(ctx context.Context, out *row.Batch) (bool, error) 
 }
 
 var (
-	sinkMu   sync.Mutex
-	received = map[int64][]int64{}
-	commits  atomic.Int64
+	sinkMu     sync.Mutex
+	received   = map[int64][]int64{}
+	commits    atomic.Int64
+	midCommits atomic.Int64
 )
 
 type keepSink struct {
@@ -137,6 +141,8 @@ type keepCommitter struct{}
 func (keepCommitter) Commit(_ context.Context, req connector.CommitRequest) error {
 	if req.Final {
 		commits.Add(1)
+	} else {
+		midCommits.Add(1)
 	}
 	return nil
 }
@@ -169,6 +175,7 @@ var (
 	setupOnce sync.Once
 	shared    *node.Node
 	setupErr  error
+	ckptDir   string
 )
 
 // cluster starts one embedded server, a worker and a runner for all tests of the package.
@@ -176,7 +183,11 @@ func cluster(t *testing.T) *node.Node {
 	t.Helper()
 	setupOnce.Do(func() {
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		shared, _, setupErr = node.New(context.Background(), node.Config{Worker: true, Runners: []node.RunnerSpec{{ID: "test", Slots: 8}}, Logger: log})
+		if ckptDir, setupErr = os.MkdirTemp("", "strait-node-test"); setupErr != nil {
+			return
+		}
+		shared, _, setupErr = node.New(context.Background(), node.Config{Worker: true, Runners: []node.RunnerSpec{{ID: "test", Slots: 8}},
+			Logger: log, CheckpointDir: ckptDir})
 	})
 	if setupErr != nil {
 		t.Fatal(setupErr)
@@ -372,4 +383,45 @@ func fetchHistory(ctx context.Context, n *node.Node, wid string) (*historypb.His
 		h.Events = append(h.Events, ev)
 	}
 	return h, nil
+}
+
+func TestCheckpointsCompleteAndCommit(t *testing.T) {
+	n := cluster(t)
+	before := midCommits.Load()
+	st, id := runJob(t, n, `
+env { job.mode = BATCH, parallelism = 2, checkpoint.interval = 200 }
+source { FakeSource { row.num = 50, split.num = 5, split.read-interval = 300, schema = { fields { id = bigint } } } }
+sink { KeepSink {} }`)
+	if st.State != contract.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	sinkMu.Lock()
+	got := len(received[id])
+	sinkMu.Unlock()
+	if got != 100 {
+		t.Fatalf("sink got %d rows, want 100", got)
+	}
+	store, err := checkpointstore.New(ckptDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := checkpointstore.Completed(context.Background(), store, id, 1)
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("no completed checkpoint: %v %v", ids, err)
+	}
+	if len(ids) > workflows.DefaultRetained {
+		t.Fatalf("%d checkpoints kept, retention is %d", len(ids), workflows.DefaultRetained)
+	}
+	m, err := checkpointstore.Latest(context.Background(), store, id, 1)
+	if err != nil || len(m.Tasks) != 2 {
+		t.Fatalf("manifest %+v %v", m, err)
+	}
+	for _, ts := range m.Tasks {
+		if _, err := store.Get(context.Background(), ts.Key); err != nil {
+			t.Fatalf("state of %s: %v", ts.Task, err)
+		}
+	}
+	if midCommits.Load() == before {
+		t.Fatal("no checkpoint committed the sink")
+	}
 }

@@ -36,16 +36,19 @@ func ReadSource(path string, vars map[string]string, name string) (Source, error
 
 // Env is the job's env block.
 type Env struct {
-	Mode                   connector.JobMode `json:"mode"`
-	Name                   string            `json:"name"`
-	Parallelism            int               `json:"parallelism"`
-	CheckpointInterval     int64             `json:"checkpointInterval,omitempty"` // ms; 0 = unset
-	CheckpointTimeout      int64             `json:"checkpointTimeout,omitempty"`  // ms; 0 = unset
-	RetryTimes             int               `json:"retryTimes"`
-	RetryIntervalSeconds   int               `json:"retryIntervalSeconds"`
-	TagFilter              map[string]string `json:"tagFilter,omitempty"`
-	SlotWait               bool              `json:"slotWait,omitempty"`
-	SlotAllocationStrategy string            `json:"slotAllocationStrategy,omitempty"`
+	Mode               connector.JobMode `json:"mode"`
+	Name               string            `json:"name"`
+	Parallelism        int               `json:"parallelism"`
+	CheckpointInterval int64             `json:"checkpointInterval,omitempty"` // ms; 0 = unset
+	CheckpointTimeout  int64             `json:"checkpointTimeout,omitempty"`  // ms; 0 = unset
+	// TolerableCheckpointFailures is how many checkpoints in a row may fail before the
+	// pipeline fails (checkpoint.tolerable-failures).
+	TolerableCheckpointFailures int               `json:"tolerableCheckpointFailures,omitempty"`
+	RetryTimes                  int               `json:"retryTimes"`
+	RetryIntervalSeconds        int               `json:"retryIntervalSeconds"`
+	TagFilter                   map[string]string `json:"tagFilter,omitempty"`
+	SlotWait                    bool              `json:"slotWait,omitempty"`
+	SlotAllocationStrategy      string            `json:"slotAllocationStrategy,omitempty"`
 }
 
 // Section is one of the three plugin blocks.
@@ -201,6 +204,11 @@ func parseEnv(v *hocon.Value) (Env, error) {
 	if env.CheckpointTimeout, err = o.Int("checkpoint.timeout", 0); err != nil {
 		return env, err
 	}
+	tf, err := o.Int("checkpoint.tolerable-failures", 0)
+	if err != nil {
+		return env, err
+	}
+	env.TolerableCheckpointFailures = int(tf)
 	rt, err := o.Int("job.retry.times", 3)
 	if err != nil {
 		return env, err

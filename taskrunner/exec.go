@@ -30,6 +30,9 @@ type execution struct {
 	failMu sync.Mutex
 	failed *task
 
+	ackMu sync.Mutex
+	acks  map[int64][]contract.TaskAck
+
 	local      map[contract.TaskID]bool
 	remote     map[contract.TaskID]string // tasks on other runners: their exchange address
 	unregister []func()
@@ -122,12 +125,12 @@ func (ex *execution) acceptRemote() {
 				}
 				unregister := srv.Accept(ex.d.Job.ID, ex.d.Pipeline.ID, ex.d.Epoch, eid, i,
 					func(ctx context.Context, producer int, m exchange.Message) error {
-						msg := message{batch: m.Batch}
+						msg := message{batch: m.Batch, from: channelID(eid, producer)}
 						switch {
 						case m.Failed != nil:
 							msg.err = fmt.Errorf("input from subtask %d of task group %d: %w", producer, e.From, m.Failed)
 						case m.Marker != nil:
-							return nil // barriers are not used yet
+							msg.barrier = m.Marker.ID
 						}
 						select {
 						case in.ch <- msg:
@@ -258,9 +261,14 @@ func latest(in []contract.TaskStatus) []contract.TaskStatus {
 // ---- exchange between task groups on this runner ----
 
 type message struct {
-	batch *row.Batch // nil for end of stream
-	err   error      // a remote producer's channel broke
+	batch   *row.Batch // nil for end of stream (when barrier is 0)
+	barrier int64      // a checkpoint barrier from the producer
+	err     error      // a remote producer's channel broke
+	from    int        // the producer channel: edge and producer subtask
 }
+
+// channelID names one producer's channel into a consumer: its edge and subtask.
+func channelID(edge, producer int) int { return edge<<20 | producer }
 
 // inbox is a consumer task's bounded input queue, fed by every producer of its input edges.
 type inbox struct {
@@ -291,29 +299,38 @@ type edgeOut struct {
 type target interface {
 	// put hands the batch over; it takes ownership.
 	put(ctx context.Context, b *row.Batch) error
+	// mark sends a checkpoint barrier, in order with the batches.
+	mark(ctx context.Context, id int64) error
 	end(ctx context.Context) error
 }
 
-type localTarget struct{ in *inbox }
+type localTarget struct {
+	in   *inbox
+	from int
+}
+
+func (l localTarget) send(ctx context.Context, m message) error {
+	m.from = l.from
+	select {
+	case l.in.ch <- m:
+		return nil
+	case <-ctx.Done():
+		if m.batch != nil {
+			m.batch.Release()
+		}
+		return ctx.Err()
+	}
+}
 
 func (l localTarget) put(ctx context.Context, b *row.Batch) error {
-	select {
-	case l.in.ch <- message{batch: b}:
-		return nil
-	case <-ctx.Done():
-		b.Release()
-		return ctx.Err()
-	}
+	return l.send(ctx, message{batch: b})
 }
 
-func (l localTarget) end(ctx context.Context) error {
-	select {
-	case l.in.ch <- message{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func (l localTarget) mark(ctx context.Context, id int64) error {
+	return l.send(ctx, message{barrier: id})
 }
+
+func (l localTarget) end(ctx context.Context) error { return l.send(ctx, message{}) }
 
 type remoteTarget struct{ s *exchange.Sender }
 
@@ -321,6 +338,10 @@ func (r remoteTarget) put(ctx context.Context, b *row.Batch) error {
 	err := r.s.Send(ctx, b)
 	b.Release()
 	return err
+}
+
+func (r remoteTarget) mark(ctx context.Context, id int64) error {
+	return r.s.Mark(ctx, exchange.Marker{ID: id, Kind: "barrier"})
 }
 
 func (r remoteTarget) end(ctx context.Context) error { return r.s.Close(ctx) }
@@ -343,7 +364,7 @@ func (ex *execution) outletFor(g planner.TaskGroup, subtask int) (*outlet, error
 		for i := first; i < last; i++ {
 			id := contract.TaskID{Group: to.ID, Subtask: i}
 			if ex.local[id] {
-				eo.targets = append(eo.targets, localTarget{ex.inboxes[id]})
+				eo.targets = append(eo.targets, localTarget{in: ex.inboxes[id], from: channelID(eid, subtask)})
 				continue
 			}
 			s, err := ex.r.cfg.Client.Open(ex.ctx, ex.remote[id], exchange.Key{Job: ex.d.Job.ID, Pipeline: ex.d.Pipeline.ID,
@@ -413,6 +434,18 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 	return nil
 }
 
+// mark sends a checkpoint barrier to every consumer this task may send to.
+func (o *outlet) mark(ctx context.Context, id int64) error {
+	for _, e := range o.edges {
+		for _, t := range e.targets {
+			if err := t.mark(ctx, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // close sends end of stream to every consumer this task may have sent to.
 func (o *outlet) close(ctx context.Context) error {
 	for _, e := range o.edges {
@@ -440,8 +473,31 @@ type splitCoordinator struct {
 }
 
 type coordEvent struct {
-	kind   int // 0 register, 1 request
+	kind   int // 0 register, 1 request, 2 snapshot
 	reader int
+	id     int64
+	reply  chan snapshotReply
+}
+
+type snapshotReply struct {
+	state []byte
+	err   error
+}
+
+// snapshot asks the enumerator for its state at checkpoint id.
+func (c *splitCoordinator) snapshot(ctx context.Context, id int64) ([]byte, error) {
+	reply := make(chan snapshotReply, 1)
+	select {
+	case c.events <- coordEvent{kind: 2, id: id, reply: reply}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case r := <-reply:
+		return r.state, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // splitMailbox carries assignments from the coordinator to one reader.
@@ -549,6 +605,9 @@ func (c *splitCoordinator) run(ctx context.Context) error {
 				err = c.enum.RegisterReader(ev.reader)
 			case 1:
 				err = c.enum.HandleSplitRequest(ev.reader)
+			case 2:
+				state, serr := c.enum.Snapshot(ev.id)
+				ev.reply <- snapshotReply{state: state, err: serr}
 			}
 			if err != nil {
 				return err
@@ -571,4 +630,39 @@ func (ex *execution) failedTask() *task {
 	ex.failMu.Lock()
 	defer ex.failMu.Unlock()
 	return ex.failed
+}
+
+// acked records a task's acknowledgement of a checkpoint; when every task of the pipeline
+// on this runner acknowledged it, the runner sends one report with all of them.
+func (ex *execution) acked(id int64, a contract.TaskAck) {
+	ex.ackMu.Lock()
+	if ex.acks == nil {
+		ex.acks = map[int64][]contract.TaskAck{}
+	}
+	ex.acks[id] = append(ex.acks[id], a)
+	all := ex.acks[id]
+	done := len(all) == len(ex.tasks)
+	if done {
+		delete(ex.acks, id)
+	}
+	ex.ackMu.Unlock()
+	if done {
+		go ex.r.report(ex.d.WorkflowID, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
+			Checkpoint: &contract.CheckpointAck{ID: id, Tasks: all}})
+	}
+}
+
+// trigger starts checkpoint id at the execution's source tasks.
+func (ex *execution) trigger(id int64) error {
+	for _, t := range ex.tasks {
+		if t.barriers == nil {
+			continue
+		}
+		select {
+		case t.barriers <- id:
+		default:
+			return fmt.Errorf("task %s has checkpoints queued; checkpoint %d not started", t.id, id)
+		}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/exchange"
 )
@@ -34,6 +35,8 @@ type Config struct {
 	// pipeline must run here.
 	Server *exchange.Server
 	Client *exchange.Client
+	// Store keeps the tasks' checkpoint state; without it checkpoints cannot be taken.
+	Store checkpointstore.Store
 }
 
 // Deployment hands a runner the task instances of one pipeline it must run.
@@ -137,6 +140,21 @@ func (r *Runner) Cancel(req contract.CancelRequest) {
 			ex.cancel()
 		}
 	}
+}
+
+// Trigger starts a checkpoint at the source tasks of a pipeline's deployment here. A trigger
+// for another epoch is stale and ignored.
+func (r *Runner) Trigger(req contract.TriggerRequest) error {
+	if r.cfg.Store == nil {
+		return fmt.Errorf("runner %s has no checkpoint store", r.cfg.ID)
+	}
+	r.mu.Lock()
+	ex := r.execs[execKey{req.JobID, req.Pipeline, req.Epoch}]
+	r.mu.Unlock()
+	if ex == nil {
+		return nil
+	}
+	return ex.trigger(req.CheckpointID)
 }
 
 // Close cancels every task and waits for them to end.

@@ -2,6 +2,7 @@ package taskrunner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -9,15 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 )
-
-// FinalCheckpointID is the checkpoint a bounded job's tasks prepare their last commit for
-// when the job takes no periodic checkpoints.
-const FinalCheckpointID = 1
 
 // task is one parallel instance of a task group: one goroutine runs its fused chain.
 type task struct {
@@ -33,10 +31,74 @@ type task struct {
 	rowsRead    atomic.Int64
 	rowsWritten atomic.Int64
 	commits     []contract.CommitInfo
+
+	// barriers brings checkpoint triggers to a source task (nil for other tasks).
+	barriers chan int64
+	// lastBarrier is the newest checkpoint the task took part in.
+	lastBarrier int64
 }
 
 func newTask(ex *execution, g planner.TaskGroup, subtask int) *task {
-	return &task{ex: ex, id: contract.TaskID{Group: g.ID, Subtask: subtask}, group: g, subtask: subtask, st: contract.TaskCreated}
+	t := &task{ex: ex, id: contract.TaskID{Group: g.ID, Subtask: subtask}, group: g, subtask: subtask, st: contract.TaskCreated}
+	if ex.vertices[g.Vertices[0]].Kind == planner.SourceVertex {
+		t.barriers = make(chan int64, 8)
+	}
+	return t
+}
+
+// taskState is what a task writes to the checkpoint store for a checkpoint.
+type taskState struct {
+	Splits     []connector.Split `json:"splits,omitempty"`
+	Enumerator []byte            `json:"enumerator,omitempty"`
+	Writer     []byte            `json:"writer,omitempty"`
+}
+
+// checkpoint takes the task's part of checkpoint id: it snapshots the source, prepares the
+// sink's commit, forwards the barrier downstream, writes its state to the store and
+// acknowledges.
+func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
+	var st taskState
+	var commits []contract.CommitInfo
+	var err error
+	if c.reader != nil {
+		if st.Splits, err = c.reader.SnapshotState(id); err != nil {
+			return fmt.Errorf("checkpoint %d: snapshot source: %w", id, err)
+		}
+		if t.subtask == 0 {
+			if st.Enumerator, err = c.coord.snapshot(ctx, id); err != nil {
+				return fmt.Errorf("checkpoint %d: snapshot split enumerator: %w", id, err)
+			}
+		}
+	}
+	if c.writer != nil {
+		info, err := c.writer.PrepareCommit(ctx, id)
+		if err != nil {
+			return fmt.Errorf("checkpoint %d: prepare commit: %w", id, err)
+		}
+		if info != nil {
+			commits = append(commits, contract.CommitInfo{Vertex: c.sinkVertex, Subtask: t.subtask, Info: info})
+		}
+		if st.Writer, err = c.writer.SnapshotState(id); err != nil {
+			return fmt.Errorf("checkpoint %d: snapshot sink: %w", id, err)
+		}
+	}
+	// the barrier goes on first, so downstream tasks do not wait for this task's write
+	if c.out != nil {
+		if err := c.out.mark(ctx, id); err != nil {
+			return err
+		}
+	}
+	t.lastBarrier = id
+	blob, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	key := checkpointstore.StateKey(t.ex.d.Job.ID, t.ex.d.Pipeline.ID, id, t.id.String())
+	if err := t.ex.r.cfg.Store.Put(ctx, key, blob); err != nil {
+		return fmt.Errorf("checkpoint %d: %w", id, err)
+	}
+	t.ex.acked(id, contract.TaskAck{Task: t.id, StateKey: key, Commits: commits, Counters: t.counters()})
+	return nil
 }
 
 func (t *task) state() contract.TaskState {
@@ -221,7 +283,7 @@ func (t *task) execute(ctx context.Context, c *chain) error {
 	}
 	t.transition(contract.TaskPrepareClose)
 	if c.writer != nil {
-		info, err := c.writer.PrepareCommit(ctx, FinalCheckpointID)
+		info, err := c.writer.PrepareCommit(ctx, t.lastBarrier+1)
 		if err != nil {
 			return err
 		}
@@ -245,6 +307,13 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 	size := t.ex.r.cfg.BatchSize
 	idle := time.Millisecond
 	for {
+		select {
+		case id := <-t.barriers:
+			if err := t.checkpoint(ctx, c, id); err != nil {
+				return err
+			}
+		default:
+		}
 		if splits, noMore := mb.take(); len(splits) > 0 || (noMore && !noMoreSeen) {
 			if len(splits) > 0 {
 				c.reader.AddSplits(splits)
@@ -274,6 +343,10 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 			// nothing yet: wait for an assignment or a moment, then poll again
 			select {
 			case <-mb.notify:
+			case id := <-t.barriers:
+				if err := t.checkpoint(ctx, c, id); err != nil {
+					return err
+				}
 			case <-time.After(idle):
 				idle = min(idle*2, 100*time.Millisecond)
 			case <-ctx.Done():
@@ -290,28 +363,74 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 	}
 }
 
-// pumpInbox consumes the task's input until every producer has ended its stream.
+// pumpInbox consumes the task's input until every producer has ended its stream. Barriers
+// are aligned: once a producer's barrier for a checkpoint arrived, that producer's later
+// messages wait until every other producer's barrier (or end) arrived too; then the task
+// takes its part of the checkpoint and the held messages are processed in order.
 func (t *task) pumpInbox(ctx context.Context, c *chain) error {
-	ended := 0
-	for ended < c.in.expect {
-		select {
-		case m := <-c.in.ch:
-			if m.err != nil {
-				return m.err
+	ended := map[int]bool{}
+	var (
+		aligning int64            // the checkpoint being aligned, 0 when none
+		arrived  = map[int]bool{} // producers whose barrier arrived
+		held     = map[int][]message{}
+		order    []int // producers in the order their barrier arrived
+		replay   []message
+	)
+	for len(ended) < c.in.expect || len(replay) > 0 {
+		var m message
+		if len(replay) > 0 {
+			m, replay = replay[0], replay[1:]
+		} else {
+			select {
+			case m = <-c.in.ch:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-			if m.batch == nil {
-				ended++
-				continue
+		}
+		if m.err != nil {
+			return m.err
+		}
+		if aligning != 0 && arrived[m.from] {
+			held[m.from] = append(held[m.from], m)
+			continue
+		}
+		switch {
+		case m.barrier != 0:
+			if aligning == 0 {
+				aligning = m.barrier
 			}
+			arrived[m.from] = true
+			order = append(order, m.from)
+		case m.batch == nil:
+			ended[m.from] = true
+		default:
 			t.rowsRead.Add(int64(m.batch.Len()))
 			if err := t.push(ctx, c, m.batch); err != nil {
 				return err
 			}
-		case <-ctx.Done():
-			return ctx.Err()
+			continue
+		}
+		if aligning != 0 && len(arrived)+countNotIn(ended, arrived) >= c.in.expect {
+			if err := t.checkpoint(ctx, c, aligning); err != nil {
+				return err
+			}
+			for _, p := range order {
+				replay = append(replay, held[p]...)
+			}
+			aligning, arrived, held, order = 0, map[int]bool{}, map[int][]message{}, nil
 		}
 	}
 	return nil
+}
+
+func countNotIn(a, b map[int]bool) int {
+	n := 0
+	for k := range a {
+		if !b[k] {
+			n++
+		}
+	}
+	return n
 }
 
 // push runs a batch through the transforms and hands it to the sink or the outlet.

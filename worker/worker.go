@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/strait-dev/strait/activities"
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/workflows"
@@ -34,20 +35,22 @@ func RegisterCoordinatorActivities(r sdkworker.ActivityRegistry, a *activities.C
 	r.RegisterActivityWithOptions(a.PlanJob, activity.RegisterOptions{Name: contract.PlanJobActivity})
 	r.RegisterActivityWithOptions(a.AllocateSlots, activity.RegisterOptions{Name: contract.AllocateActivity})
 	r.RegisterActivityWithOptions(a.CommitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
+	r.RegisterActivityWithOptions(a.PersistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
 }
 
 // RegisterRunnerActivities registers a runner's activities.
 func RegisterRunnerActivities(r sdkworker.ActivityRegistry, a *activities.Runner) {
 	r.RegisterActivityWithOptions(a.DeployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
 	r.RegisterActivityWithOptions(a.CancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
+	r.RegisterActivityWithOptions(a.TriggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
 	r.RegisterActivityWithOptions(a.RunnerLease, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
 }
 
 // NewJobsWorker makes the worker that hosts the workflows and coordinator activities.
-func NewJobsWorker(c client.Client, log *slog.Logger) sdkworker.Worker {
+func NewJobsWorker(c client.Client, log *slog.Logger, store checkpointstore.Store) sdkworker.Worker {
 	w := sdkworker.New(c, contract.JobsQueue, sdkworker.Options{})
 	RegisterWorkflows(w)
-	RegisterCoordinatorActivities(w, &activities.Coordinator{Client: c, Log: log})
+	RegisterCoordinatorActivities(w, &activities.Coordinator{Client: c, Log: log, Store: store})
 	return w
 }
 

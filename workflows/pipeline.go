@@ -87,13 +87,20 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	}
 	pr.status.State = contract.JobRunning
 
-	// Watch the reports until every task has ended or the pipeline is canceled.
+	// Watch the reports until every task has ended or the pipeline is canceled, taking
+	// checkpoints on the way when the job asks for them.
 	canceled := false
+	cp := newCoordinator(pr)
 	for !pr.allEnded() {
 		sel := workflow.NewSelector(ctx)
+		cp.arm(ctx, sel)
 		sel.AddReceive(reports, func(c workflow.ReceiveChannel, _ bool) {
 			var r contract.TaskReport
 			c.Receive(ctx, &r)
+			if r.Checkpoint != nil {
+				cp.acked(ctx, r)
+				return
+			}
 			pr.apply(r)
 		})
 		sel.AddReceive(lostCh, func(c workflow.ReceiveChannel, _ bool) {
@@ -111,7 +118,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 		return pr.stop(ctx, reports, owner)
 	}
 	pr.status.State = "COMMITTING"
-	if err := pr.commit(ctx); err != nil {
+	if err := pr.commit(ctx, cp.nextID); err != nil {
 		return pr.fail(ctx, owner, true, causeOf(err))
 	}
 	pr.release(ctx, owner)
@@ -317,12 +324,19 @@ func (pr *pipelineRun) fail(ctx workflow.Context, owner string, release bool, ca
 }
 
 // commit runs each sink's committer with the final commit infos of its writers.
-func (pr *pipelineRun) commit(ctx workflow.Context) error {
-	infos := map[int][]contract.CommitInfo{}
+func (pr *pipelineRun) commit(ctx workflow.Context, checkpointID int64) error {
+	var all []contract.CommitInfo
 	for _, t := range pr.tasks {
-		for _, c := range t.Commits {
-			infos[c.Vertex] = append(infos[c.Vertex], c)
-		}
+		all = append(all, t.Commits...)
+	}
+	return pr.commitInfos(ctx, checkpointID, true, all)
+}
+
+// commitInfos runs each sink's committer with its writers' commit infos of a checkpoint.
+func (pr *pipelineRun) commitInfos(ctx workflow.Context, checkpointID int64, final bool, all []contract.CommitInfo) error {
+	infos := map[int][]contract.CommitInfo{}
+	for _, c := range all {
+		infos[c.Vertex] = append(infos[c.Vertex], c)
 	}
 	vertices := make([]int, 0, len(infos))
 	for v := range infos {
@@ -350,8 +364,8 @@ func (pr *pipelineRun) commit(ctx workflow.Context) error {
 		if err := workflow.ExecuteActivity(actx, contract.CommitActivity, CommitInput{
 			Job:          connector.Job{ID: pr.in.JobInfo.ID, Name: pr.in.JobInfo.Name, Mode: connector.JobMode(pr.in.JobInfo.Mode)},
 			Vertex:       vertex,
-			CheckpointID: 1,
-			Final:        true,
+			CheckpointID: checkpointID,
+			Final:        final,
 			Infos:        raw,
 		}).Get(ctx, nil); err != nil {
 			return err

@@ -25,6 +25,7 @@ func runCmd(args []string) int {
 	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
 	slots := fs.Int("slots", 4, "slots of the local runner (embedded mode)")
 	jobID := fs.Int64("job-id", 0, "job id (default: a new one)")
+	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root (default <tmp>/strait/checkpoints)")
 	verbose := fs.Bool("v", false, "log what the engine does")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -54,7 +55,7 @@ func runCmd(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := node.Config{Address: *address, Namespace: *namespace, Logger: log}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Logger: log, CheckpointDir: *ckptDir}
 	if *address == "" {
 		cfg.Worker = true
 		cfg.Runners = []node.RunnerSpec{{ID: "local", Slots: *slots}}

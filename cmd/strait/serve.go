@@ -56,6 +56,7 @@ func devCmd(args []string) int {
 	onlyTemporal := fs.Bool("only-temporal", false, "serve the Temporal server alone (for multi-process set-ups)")
 	namespace := fs.String("namespace", "default", "namespace to create")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
+	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root (default <tmp>/strait/checkpoints)")
 	verbose := fs.Bool("v", false, "log what the engine does")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
@@ -64,7 +65,7 @@ func devCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "strait dev: this binary was built without the embedded Temporal server (tag noembed)")
 		return 2
 	}
-	cfg := node.Config{Namespace: *namespace, Logger: logger(*verbose), MetricsAddr: *metricsAddr,
+	cfg := node.Config{Namespace: *namespace, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir,
 		Embedded: devserver.Options{IP: *ip, Port: *port, DBFile: *db}}
 	if !*onlyTemporal {
 		cfg.Worker = true
@@ -89,11 +90,12 @@ func workerCmd(args []string) int {
 	address := fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port")
 	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
+	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root, shared with the runners (default <tmp>/strait/checkpoints)")
 	verbose := fs.Bool("v", false, "log what the engine does")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, Logger: logger(*verbose), MetricsAddr: *metricsAddr}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir}
 	return serve(cfg, func(n *node.Node) {
 		fmt.Printf("Worker connected to %s (namespace %s), task queue strait-jobs\n", n.Address, n.Namespace)
 		if n.MetricsAddr != "" {
@@ -113,6 +115,7 @@ func runnerCmd(args []string) int {
 	listen := fs.String("listen", ":0", "address of the data exchange server (other runners connect here)")
 	advertise := fs.String("advertise", "", "host:port other runners reach the exchange at (default: the listen address)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
+	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root, shared with the workers (default <tmp>/strait/checkpoints)")
 	verbose := fs.Bool("v", false, "log what the engine does")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
@@ -130,7 +133,7 @@ func runnerCmd(args []string) int {
 	if spec.ID == "" {
 		spec.ID = node.DefaultRunnerID()
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, Logger: logger(*verbose), MetricsAddr: *metricsAddr}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir}
 	return serve(cfg, func(n *node.Node) {
 		r := n.Runners[0]
 		fmt.Printf("Runner %s: %d slots, tags %v, exchange at %s, connected to %s\n", r.ID(), r.Slots(), tm, r.Address(), n.Address)

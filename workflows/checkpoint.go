@@ -1,0 +1,210 @@
+package workflows
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/strait-dev/strait/checkpointstore"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+)
+
+// Checkpoint defaults, as SeaTunnel's engine has them.
+const (
+	DefaultStreamingInterval = 30 * time.Second
+	DefaultCheckpointTimeout = 10 * time.Minute
+	DefaultRetained          = 3
+)
+
+// PersistInput asks for a checkpoint's manifest to be written (the commit point) and old
+// checkpoints beyond the retention to be deleted.
+type PersistInput struct {
+	Manifest checkpointstore.Manifest `json:"manifest"`
+	Retain   int                      `json:"retain"`
+}
+
+// coordinator is a pipeline's checkpoint coordinator: a timer triggers checkpoints at the
+// runners hosting source tasks, one at a time; the runners' acknowledgements complete it;
+// then the manifest is written and the sinks commit.
+type coordinator struct {
+	pr       *pipelineRun
+	interval time.Duration
+	timeout  time.Duration
+	// nextID is the id the next checkpoint gets; the final commit of a bounded job uses it.
+	nextID    int64
+	completed int64
+	failures  int
+	tolerable int
+
+	timer       workflow.Future
+	cancelTimer workflow.CancelFunc
+	pending     *pendingCheckpoint
+}
+
+type pendingCheckpoint struct {
+	id      int64
+	acks    map[contract.TaskID]contract.TaskAck
+	expired workflow.Future
+	cancel  workflow.CancelFunc
+}
+
+func newCoordinator(pr *pipelineRun) *coordinator {
+	c := &coordinator{pr: pr, nextID: 1, timeout: DefaultCheckpointTimeout}
+	env := pr.in.Env
+	switch {
+	case env.CheckpointInterval > 0:
+		c.interval = time.Duration(env.CheckpointInterval) * time.Millisecond
+	case env.Mode == connector.Streaming:
+		c.interval = DefaultStreamingInterval
+	}
+	if env.CheckpointTimeout > 0 {
+		c.timeout = time.Duration(env.CheckpointTimeout) * time.Millisecond
+	}
+	c.tolerable = env.TolerableCheckpointFailures
+	return c
+}
+
+// arm adds the coordinator's timers to the pipeline's selector.
+func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
+	if c.interval <= 0 {
+		return
+	}
+	if c.timer == nil {
+		tctx, cancel := workflow.WithCancel(ctx)
+		c.timer, c.cancelTimer = workflow.NewTimer(tctx, c.interval), cancel
+	}
+	sel.AddFuture(c.timer, func(workflow.Future) {
+		c.timer = nil
+		c.trigger(ctx)
+	})
+	if p := c.pending; p != nil {
+		sel.AddFuture(p.expired, func(f workflow.Future) {
+			if f.Get(ctx, nil) != nil || c.pending != p {
+				return // canceled: the checkpoint completed
+			}
+			c.abort(fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
+		})
+	}
+}
+
+// trigger starts the next checkpoint when none is in flight and every task runs.
+func (c *coordinator) trigger(ctx workflow.Context) {
+	if c.pending != nil {
+		return
+	}
+	for _, t := range c.pr.tasks {
+		if t.State != contract.TaskRunning {
+			return // a finishing pipeline takes its final checkpoint when its tasks close
+		}
+	}
+	id := c.nextID
+	c.nextID++
+	ectx, cancel := workflow.WithCancel(ctx)
+	c.pending = &pendingCheckpoint{id: id, acks: map[contract.TaskID]contract.TaskAck{},
+		expired: workflow.NewTimer(ectx, c.timeout), cancel: cancel}
+	for _, rid := range c.sourceRunners() {
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			TaskQueue:              c.pr.queues[rid],
+			ScheduleToStartTimeout: 30 * time.Second,
+			StartToCloseTimeout:    30 * time.Second,
+			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 2},
+		})
+		// the trigger returns at once; its failure shows as a checkpoint that expires
+		workflow.ExecuteActivity(actx, contract.TriggerCheckpointActivity, contract.TriggerRequest{
+			JobID: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Epoch: c.pr.epoch, CheckpointID: id})
+	}
+}
+
+// sourceRunners lists, sorted, the runners hosting source tasks.
+func (c *coordinator) sourceRunners() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range c.pr.in.Pipeline.TaskGroups {
+		if !c.isSource(g) {
+			continue
+		}
+		for i := 0; i < g.Parallelism; i++ {
+			rid := c.pr.runnerOf[contract.TaskID{Group: g.ID, Subtask: i}]
+			if !seen[rid] {
+				seen[rid] = true
+				out = append(out, rid)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *coordinator) isSource(g planner.TaskGroup) bool {
+	for _, v := range c.pr.in.Vertices {
+		if v.ID == g.Vertices[0] {
+			return v.Kind == planner.SourceVertex
+		}
+	}
+	return false
+}
+
+// acked takes in a runner's acknowledgements; the last one completes the checkpoint.
+func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
+	p := c.pending
+	if r.Epoch != c.pr.epoch || p == nil || r.Checkpoint.ID != p.id {
+		return // stale: another epoch, or a checkpoint that expired
+	}
+	for _, a := range r.Checkpoint.Tasks {
+		p.acks[a.Task] = a
+		if t, ok := c.pr.tasks[a.Task]; ok && !t.State.Terminal() {
+			t.Counters = a.Counters
+		}
+	}
+	if len(p.acks) < len(c.pr.tasks) {
+		return
+	}
+	c.pending = nil
+	p.cancel()
+	if err := c.complete(ctx, p); err != nil {
+		c.abort(fmt.Sprintf("checkpoint %d: %s", p.id, causeOf(err)))
+		return
+	}
+	c.completed = p.id
+	c.failures = 0
+}
+
+// complete writes the manifest (the commit point), then runs the sinks' committers.
+func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error {
+	m := checkpointstore.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id,
+		Completed: workflow.Now(ctx), Commits: map[int][][]byte{}}
+	var commits []contract.CommitInfo
+	for _, t := range c.pr.sortedTasks() {
+		a := p.acks[t.Task]
+		m.Tasks = append(m.Tasks, checkpointstore.TaskState{Task: t.Task.String(), Key: a.StateKey})
+		for _, ci := range a.Commits {
+			m.Commits[ci.Vertex] = append(m.Commits[ci.Vertex], ci.Info)
+			commits = append(commits, ci)
+		}
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
+	})
+	if err := workflow.ExecuteActivity(actx, contract.PersistCheckpointActivity, PersistInput{Manifest: m, Retain: DefaultRetained}).Get(ctx, nil); err != nil {
+		return err
+	}
+	return c.pr.commitInfos(ctx, p.id, false, commits)
+}
+
+// abort gives up the checkpoint in flight; past the tolerable failures the pipeline fails.
+func (c *coordinator) abort(reason string) {
+	if c.pending != nil {
+		c.pending.cancel()
+		c.pending = nil
+	}
+	c.failures++
+	if c.failures > c.tolerable && c.pr.failure == "" {
+		c.pr.failure = reason
+	}
+}
