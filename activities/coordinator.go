@@ -30,6 +30,18 @@ type Coordinator struct {
 	Store checkpointstore.Store
 }
 
+// LoadCheckpoint returns a pipeline's latest completed checkpoint, or nil when it has none.
+func (a *Coordinator) LoadCheckpoint(ctx context.Context, in workflows.LoadInput) (*checkpointstore.Manifest, error) {
+	if a.Store == nil {
+		return nil, nil
+	}
+	m, err := checkpointstore.Latest(ctx, a.Store, in.Job, in.Pipeline)
+	if errors.Is(err, checkpointstore.ErrNotFound) {
+		return nil, nil
+	}
+	return m, err
+}
+
 // PersistCheckpoint writes a checkpoint's manifest, which completes it, and deletes the
 // pipeline's checkpoints beyond the retention.
 func (a *Coordinator) PersistCheckpoint(ctx context.Context, in workflows.PersistInput) error {

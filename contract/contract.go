@@ -32,6 +32,7 @@ const (
 	CancelTasksActivity       = "CancelTasks"
 	TriggerCheckpointActivity = "TriggerCheckpoint"
 	PersistCheckpointActivity = "PersistCheckpoint"
+	LoadCheckpointActivity    = "LoadCheckpoint"
 	// RunnerLeaseActivity runs on a runner for as long as it lives; its heartbeats (kept
 	// outside history) are the runner's liveness.
 	RunnerLeaseActivity = "RunnerLease"
@@ -289,12 +290,15 @@ type JobInput struct {
 
 // PipelineStatus is one pipeline's part of a job's status.
 type PipelineStatus struct {
-	ID       int          `json:"id"`
-	State    JobState     `json:"state"`
-	Error    string       `json:"error,omitempty"`
-	Tasks    []TaskStatus `json:"tasks,omitempty"`
-	Runners  []string     `json:"runners,omitempty"`
-	Counters Counters     `json:"counters"`
+	ID    int      `json:"id"`
+	State JobState `json:"state"`
+	Error string   `json:"error,omitempty"`
+	// Restarts counts failovers; LastFailure is the cause of the latest.
+	Restarts    int          `json:"restarts,omitempty"`
+	LastFailure string       `json:"lastFailure,omitempty"`
+	Tasks       []TaskStatus `json:"tasks,omitempty"`
+	Runners     []string     `json:"runners,omitempty"`
+	Counters    Counters     `json:"counters"`
 }
 
 // JobStatus is what the job workflow's status query answers, and its result.

@@ -18,7 +18,9 @@ type Deployment struct {
 	// Placement says where every task of the pipeline runs, so exchanges can reach the
 	// tasks on other runners.
 	Placement []TaskPlacement `json:"placement,omitempty"`
-	Env       planner.Env     `json:"env"`
+	// Restore, when set, starts every task from a completed checkpoint.
+	Restore *Restore    `json:"restore,omitempty"`
+	Env     planner.Env `json:"env"`
 }
 
 // TaskPlacement is where one task runs.
@@ -26,4 +28,10 @@ type TaskPlacement struct {
 	Task    TaskID `json:"task"`
 	Runner  string `json:"runner"`
 	Address string `json:"address,omitempty"`
+}
+
+// Restore names the checkpoint a deployment starts from and where each task's state is.
+type Restore struct {
+	Checkpoint int64             `json:"checkpoint"`
+	States     map[string]string `json:"states"` // task (g<group>-<subtask>) -> state key
 }

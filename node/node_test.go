@@ -36,26 +36,42 @@ import (
 // what it received per job so the test can compare it with what was sent.
 
 type seqSource struct {
-	n, par int
-	table  *catalog.Table
-	block  bool
+	n, par    int
+	table     *catalog.Table
+	block     bool
+	perPoll   int
+	delay     time.Duration
+	failAfter int // fail once, in the first run, after this many rows (0: never)
+	failKey   string
 }
+
+// failed remembers which jobs' sources already threw their one failure.
+var failed sync.Map
+
+// restoredReaders counts readers that resumed from checkpointed offsets.
+var restoredReaders atomic.Int64
 
 func (s *seqSource) Boundedness() connector.Boundedness { return connector.Bounded }
 func (s *seqSource) Tables() []*catalog.Table           { return []*catalog.Table{s.table} }
-func (s *seqSource) CreateEnumerator(ctx connector.EnumeratorContext, _ []byte) (connector.Enumerator, error) {
-	return &seqEnum{ctx: ctx}, nil
+func (s *seqSource) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
+	return &seqEnum{ctx: ctx, restored: state != nil}, nil
 }
 func (s *seqSource) CreateReader(ctx connector.ReaderContext) (connector.Reader, error) {
 	return &seqReader{src: s, idx: ctx.Index}, nil
 }
 
-type seqEnum struct{ ctx connector.EnumeratorContext }
+// seqEnum gives each reader one split; a restored one gives none (the readers resume theirs).
+type seqEnum struct {
+	ctx      connector.EnumeratorContext
+	restored bool
+}
 
 func (e *seqEnum) Open(context.Context) error { return nil }
 func (e *seqEnum) Run(context.Context) error {
 	for i := 0; i < e.ctx.Parallelism(); i++ {
-		e.ctx.Assign(i, connector.Split{ID: fmt.Sprint(i)})
+		if !e.restored {
+			e.ctx.Assign(i, connector.Split{ID: fmt.Sprint(i)})
+		}
 		e.ctx.SignalNoMoreSplits(i)
 	}
 	return nil
@@ -67,18 +83,40 @@ func (e *seqEnum) Snapshot(int64) ([]byte, error)             { return nil, nil 
 func (e *seqEnum) Close() error                               { return nil }
 
 type seqReader struct {
-	src    *seqSource
-	idx    int
-	next   int
-	splits int
-	noMore bool
+	src      *seqSource
+	idx      int
+	next     int
+	splits   int
+	noMore   bool
+	restored bool
+	emitted  int
 }
 
-func (r *seqReader) Open(context.Context) error                     { r.next = r.idx; return nil }
-func (r *seqReader) AddSplits(s []connector.Split)                  { r.splits += len(s) }
-func (r *seqReader) NoMoreSplits()                                  { r.noMore = true }
-func (r *seqReader) SnapshotState(int64) ([]connector.Split, error) { return nil, nil }
-func (r *seqReader) Close() error                                   { return nil }
+func (r *seqReader) Open(context.Context) error {
+	if !r.restored {
+		r.next = r.idx
+	}
+	return nil
+}
+
+func (r *seqReader) AddSplits(s []connector.Split) {
+	for _, sp := range s {
+		r.splits++
+		if len(sp.Data) > 0 { // restored: resume after the checkpointed offset
+			_ = json.Unmarshal(sp.Data, &r.next)
+			r.restored = true
+			restoredReaders.Add(1)
+		}
+	}
+}
+
+func (r *seqReader) NoMoreSplits() { r.noMore = true }
+
+func (r *seqReader) SnapshotState(int64) ([]connector.Split, error) {
+	b, _ := json.Marshal(r.next)
+	return []connector.Split{{ID: fmt.Sprint(r.idx), Data: b}}, nil
+}
+func (r *seqReader) Close() error { return nil }
 func (r *seqReader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 	if r.src.block {
 		<-ctx.Done()
@@ -87,10 +125,27 @@ func (r *seqReader) PollNext(ctx context.Context, out *row.Batch) (bool, error) 
 	if r.splits == 0 {
 		return r.noMore, nil
 	}
-	for r.next < r.src.n && !out.Full() {
+	if r.src.delay > 0 {
+		select {
+		case <-time.After(r.src.delay):
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	if f := r.src.failAfter; f > 0 && r.idx == 0 && r.emitted >= f {
+		if _, done := failed.LoadOrStore(r.src.failKey, true); !done {
+			return false, fmt.Errorf("injected failure after %d rows", r.emitted)
+		}
+	}
+	limit := out.Cap()
+	if r.src.perPoll > 0 {
+		limit = r.src.perPoll
+	}
+	for n := 0; r.next < r.src.n && n < limit; n++ {
 		rw := out.Add(row.Insert, r.src.table.ID(), 1)
 		rw.Fields[0] = row.BigIntValue(int64(r.next))
 		r.next += r.src.par
+		r.emitted++
 	}
 	return r.next >= r.src.n, nil
 }
@@ -158,9 +213,25 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		per, err := ctx.Options.Int("rows_per_poll", 0)
+		if err != nil {
+			return nil, err
+		}
+		delay, err := ctx.Options.Int("poll_delay_ms", 0)
+		if err != nil {
+			return nil, err
+		}
+		failAfter, err := ctx.Options.Int("fail_once_after", 0)
+		if err != nil {
+			return nil, err
+		}
 		rt := &types.RowType{Names: []string{"id"}, Types: []types.DataType{types.Of(types.BigInt)}}
-		return &seqSource{n: int(n), par: ctx.Parallelism, block: block,
+		return &seqSource{n: int(n), par: ctx.Parallelism, block: block, perPoll: int(per), delay: time.Duration(delay) * time.Millisecond,
+			failAfter: int(failAfter), failKey: fmt.Sprint(ctx.Job.ID),
 			table: catalog.FromRowType(catalog.TablePath{Table: "seq"}, rt)}, nil
+	})
+	connector.RegisterSink("TxnSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+		return txnSink{}, nil
 	})
 	connector.RegisterSink("KeepSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
 		f, err := ctx.Options.Int("fail_at", -1)
@@ -170,6 +241,64 @@ func init() {
 		return &keepSink{failAt: f}, nil
 	})
 }
+
+// txnSink is a two-phase sink: writers keep their rows until PrepareCommit hands them over
+// as the commit info; the committer makes a checkpoint's rows visible once, whatever the
+// retries.
+type txnSink struct{}
+
+func (txnSink) CreateWriter(ctx connector.WriterContext, _ [][]byte) (connector.Writer, error) {
+	return &txnWriter{job: ctx.Job.ID, sub: ctx.Index}, nil
+}
+func (txnSink) CreateCommitter() (connector.Committer, error) { return txnCommitter{}, nil }
+
+type txnWriter struct {
+	job  int64
+	sub  int
+	rows []int64
+}
+
+type txnInfo struct {
+	Job  int64   `json:"job"`
+	Sub  int     `json:"sub"`
+	Txn  int64   `json:"txn"`
+	Rows []int64 `json:"rows"`
+}
+
+func (w *txnWriter) Write(_ context.Context, b *row.Batch) error {
+	for i := range b.Rows {
+		w.rows = append(w.rows, b.Rows[i].Fields[0].I)
+	}
+	return nil
+}
+func (w *txnWriter) PrepareCommit(_ context.Context, id int64) ([]byte, error) {
+	b, err := json.Marshal(txnInfo{Job: w.job, Sub: w.sub, Txn: id, Rows: w.rows})
+	w.rows = nil
+	return b, err
+}
+func (w *txnWriter) SnapshotState(int64) ([]byte, error) { return nil, nil }
+func (w *txnWriter) Close(context.Context) error         { return nil }
+
+var committedTxns sync.Map
+
+type txnCommitter struct{}
+
+func (txnCommitter) Commit(_ context.Context, req connector.CommitRequest) error {
+	for _, raw := range req.Infos {
+		var in txnInfo
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return err
+		}
+		if _, dup := committedTxns.LoadOrStore(fmt.Sprintf("%d/%d/%d", in.Job, in.Sub, in.Txn), true); dup {
+			continue // committed before: idempotent
+		}
+		sinkMu.Lock()
+		received[in.Job] = append(received[in.Job], in.Rows...)
+		sinkMu.Unlock()
+	}
+	return nil
+}
+func (txnCommitter) Abort(context.Context, [][]byte) error { return nil }
 
 var (
 	setupOnce sync.Once
@@ -423,5 +552,53 @@ sink { KeepSink {} }`)
 	}
 	if midCommits.Load() == before {
 		t.Fatal("no checkpoint committed the sink")
+	}
+}
+
+// TestFailoverRestoresFromTheCheckpoint: a source task throws once mid-job; the pipeline
+// cancels its tasks, restores them from the latest checkpoint and finishes, and the
+// transactional sink holds every row exactly once.
+func TestFailoverRestoresFromTheCheckpoint(t *testing.T) {
+	n := cluster(t)
+	restoredBefore := restoredReaders.Load()
+	const rows = 40000
+	st, id := runJob(t, n, fmt.Sprintf(`
+env { parallelism = 2, checkpoint.interval = 100, job.retry.times = 2, job.retry.interval.seconds = 0 }
+source { SeqSource { rows = %d, rows_per_poll = 50, poll_delay_ms = 10, fail_once_after = 10000 } }
+sink { TxnSink {} }`, rows))
+	if st.State != contract.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	if st.Pipelines[0].Restarts != 1 || !strings.Contains(st.Pipelines[0].LastFailure, "injected failure") {
+		t.Fatalf("restarts %d, last failure %q", st.Pipelines[0].Restarts, st.Pipelines[0].LastFailure)
+	}
+	store, _ := checkpointstore.New(ckptDir)
+	ids, _ := checkpointstore.Completed(context.Background(), store, id, 1)
+	t.Logf("completed checkpoints kept: %v", ids)
+	if restoredReaders.Load()-restoredBefore != 2 {
+		t.Fatalf("%d readers resumed from a checkpoint, want both", restoredReaders.Load()-restoredBefore)
+	}
+	sinkMu.Lock()
+	got := append([]int64(nil), received[id]...)
+	sinkMu.Unlock()
+	seen := make([]int, rows)
+	for _, v := range got {
+		seen[v]++
+	}
+	for v, c := range seen {
+		if c != 1 {
+			t.Fatalf("row %d is in the sink %d times (%d rows in all)", v, c, len(got))
+		}
+	}
+}
+
+func TestRetriesRunOut(t *testing.T) {
+	n := cluster(t)
+	st, _ := runJob(t, n, `
+env { job.retry.times = 0 }
+source { SeqSource { rows = 1000, rows_per_poll = 10, fail_once_after = 100 } }
+sink { TxnSink {} }`)
+	if st.State != contract.JobFailed || !strings.Contains(st.Error, "injected failure") {
+		t.Fatalf("state %s error %q", st.State, st.Error)
 	}
 }

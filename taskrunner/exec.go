@@ -158,7 +158,7 @@ func (ex *execution) run() {
 		if head.Kind != planner.SourceVertex || !ex.local[contract.TaskID{Group: g.ID}] {
 			continue
 		}
-		c, err := newSplitCoordinator(ex, head, g.Parallelism)
+		c, err := newSplitCoordinator(ex, head, g)
 		if err != nil {
 			for _, t := range ex.tasks {
 				t.fail(fmt.Errorf("%s: split enumerator: %w", head.Where, err))
@@ -516,7 +516,17 @@ func (m *splitMailbox) take() ([]connector.Split, bool) {
 	return s, m.noMore
 }
 
-func newSplitCoordinator(ex *execution, v *planner.Vertex, par int) (*splitCoordinator, error) {
+func newSplitCoordinator(ex *execution, v *planner.Vertex, g planner.TaskGroup) (*splitCoordinator, error) {
+	par := g.Parallelism
+	// the enumerator's state is kept with subtask 0 of its source
+	var state []byte
+	st, err := ex.restored(ex.ctx, contract.TaskID{Group: g.ID})
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		state = st.Enumerator
+	}
 	src, err := planner.BuildSource(ex.d.Job, v, par)
 	if err != nil {
 		return nil, err
@@ -525,7 +535,7 @@ func newSplitCoordinator(ex *execution, v *planner.Vertex, par int) (*splitCoord
 	for i := 0; i < par; i++ {
 		c.mailbox = append(c.mailbox, &splitMailbox{notify: make(chan struct{}, 1)})
 	}
-	enum, err := src.CreateEnumerator(c, nil)
+	enum, err := src.CreateEnumerator(c, state)
 	if err != nil {
 		return nil, err
 	}

@@ -205,9 +205,41 @@ func (t *task) guard(f func() error) (err error) {
 	return f()
 }
 
+// restored reads the task's state from the checkpoint the deployment restores, or returns
+// nil when it starts fresh.
+func (ex *execution) restored(ctx context.Context, task contract.TaskID) (*taskState, error) {
+	r := ex.d.Restore
+	if r == nil {
+		return nil, nil
+	}
+	key, ok := r.States[task.String()]
+	if !ok {
+		return nil, nil
+	}
+	if ex.r.cfg.Store == nil {
+		return nil, fmt.Errorf("restore checkpoint %d: the runner has no checkpoint store", r.Checkpoint)
+	}
+	b, err := ex.r.cfg.Store.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("restore checkpoint %d: %w", r.Checkpoint, err)
+	}
+	var st taskState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("restore checkpoint %d: state of %s: %w", r.Checkpoint, task, err)
+	}
+	return &st, nil
+}
+
 func (t *task) build(c *chain) error {
 	t.transition(contract.TaskInit)
 	ex := t.ex
+	st, err := ex.restored(ex.ctx, t.id)
+	if err != nil {
+		return err
+	}
+	if ex.d.Restore != nil {
+		t.lastBarrier = ex.d.Restore.Checkpoint
+	}
 	for i, vid := range t.group.Vertices {
 		v := ex.vertices[vid]
 		switch v.Kind {
@@ -226,6 +258,9 @@ func (t *task) build(c *chain) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.Where, err)
 			}
+			if st != nil && len(st.Splits) > 0 {
+				rd.AddSplits(st.Splits) // the splits it had not finished, with their progress
+			}
 			c.reader, c.coord = rd, coord
 		case planner.TransformVertex:
 			tr, err := planner.BuildTransform(ex.d.Job, v)
@@ -238,7 +273,11 @@ func (t *task) build(c *chain) error {
 			if err != nil {
 				return err
 			}
-			w, err := sk.CreateWriter(connector.WriterContext{Index: t.subtask, Parallelism: t.group.Parallelism, Job: ex.d.Job}, nil)
+			var states [][]byte
+			if st != nil && st.Writer != nil {
+				states = [][]byte{st.Writer}
+			}
+			w, err := sk.CreateWriter(connector.WriterContext{Index: t.subtask, Parallelism: t.group.Parallelism, Job: ex.d.Job}, states)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.Where, err)
 			}

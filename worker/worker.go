@@ -36,6 +36,7 @@ func RegisterCoordinatorActivities(r sdkworker.ActivityRegistry, a *activities.C
 	r.RegisterActivityWithOptions(a.AllocateSlots, activity.RegisterOptions{Name: contract.AllocateActivity})
 	r.RegisterActivityWithOptions(a.CommitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
 	r.RegisterActivityWithOptions(a.PersistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
+	r.RegisterActivityWithOptions(a.LoadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
 }
 
 // RegisterRunnerActivities registers a runner's activities.

@@ -197,6 +197,31 @@ func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error
 	return c.pr.commitInfos(ctx, p.id, false, commits)
 }
 
+// LoadInput asks for a pipeline's latest completed checkpoint.
+type LoadInput struct {
+	Job      int64 `json:"job"`
+	Pipeline int   `json:"pipeline"`
+}
+
+// interrupt drops the checkpoint in flight and the timer when the tasks stop; it is not a
+// checkpoint failure.
+func (c *coordinator) interrupt() {
+	if c.pending != nil {
+		c.pending.cancel()
+		c.pending = nil
+	}
+	if c.cancelTimer != nil {
+		c.cancelTimer()
+		c.timer, c.cancelTimer = nil, nil
+	}
+}
+
+// restoredFrom continues numbering after the checkpoint a failover restores.
+func (c *coordinator) restoredFrom(id int64) {
+	c.completed = id
+	c.nextID = max(c.nextID, id+1)
+}
+
 // abort gives up the checkpoint in flight; past the tolerable failures the pipeline fails.
 func (c *coordinator) abort(reason string) {
 	if c.pending != nil {

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
@@ -38,6 +39,8 @@ type pipelineRun struct {
 	failure  string
 	// lostRunners are runners the resource manager declared lost: nothing is sent to them.
 	lostRunners map[string]bool
+	// restarts counts failovers, up to env.job.retry.times.
+	restarts int
 }
 
 // PipelineWorkflow schedules, deploys and watches one pipeline: slots from the resource
@@ -59,38 +62,78 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	}
 	reports := workflow.GetSignalChannel(ctx, contract.TaskReportSignal)
 	lostCh := workflow.GetSignalChannel(ctx, contract.RunnerLostSignal)
-	owner := fmt.Sprintf("%s#%d", workflow.GetInfo(ctx).WorkflowExecution.ID, pr.epoch)
-
-	pr.status.State = contract.JobScheduled
-	alloc, err := pr.allocate(ctx, owner)
-	// With env.slot.wait the pipeline waits in PENDING until slots free up, asking again
-	// with a growing pause; a long wait continues as new to keep the history small.
-	for wait := 2 * time.Second; err != nil && pr.in.Env.SlotWait && isNoResource(err); wait = min(wait*2, time.Minute) {
-		pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
-		if serr := workflow.Sleep(ctx, wait); serr != nil {
+	cp := newCoordinator(pr)
+	var restore *contract.Restore
+	for {
+		owner := fmt.Sprintf("%s#%d", workflow.GetInfo(ctx).WorkflowExecution.ID, pr.epoch)
+		pr.status.State = contract.JobScheduled
+		alloc, err := pr.allocate(ctx, owner)
+		// With env.slot.wait the pipeline waits in PENDING until slots free up, asking again
+		// with a growing pause; a long wait continues as new to keep the history small.
+		for wait := 2 * time.Second; err != nil && pr.in.Env.SlotWait && isNoResource(err); wait = min(wait*2, time.Minute) {
+			pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
+			if serr := workflow.Sleep(ctx, wait); serr != nil {
+				pr.status.State = contract.JobCanceled
+				return nil, temporal.NewCanceledError(*pr.snapshot())
+			}
+			if pr.epoch == 1 && workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+				return nil, workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, in)
+			}
+			alloc, err = pr.allocate(ctx, owner)
+		}
+		pr.status.Error = ""
+		if err != nil {
+			return pr.fail(ctx, owner, false, causeOf(err))
+		}
+		pr.status.State = "DEPLOYING"
+		canceled := false
+		if err := pr.deploy(ctx, alloc, restore); err != nil {
+			pr.failure = causeOf(err)
+		} else {
+			pr.status.State = contract.JobRunning
+			canceled = pr.watch(ctx, cp, reports, lostCh)
+		}
+		if !canceled && pr.failure == "" {
+			pr.status.State = "COMMITTING"
+			if err := pr.commit(ctx, cp.nextID); err != nil {
+				return pr.fail(ctx, owner, true, causeOf(err))
+			}
+			pr.release(ctx, owner)
+			pr.status.State = contract.JobFinished
+			return pr.snapshot(), nil
+		}
+		cause := pr.halt(ctx, reports)
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		if ctx.Err() != nil && cause == "" {
+			pr.release(dctx, owner)
 			pr.status.State = contract.JobCanceled
 			return nil, temporal.NewCanceledError(*pr.snapshot())
 		}
-		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			return nil, workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, in)
+		if ctx.Err() != nil || pr.restarts >= pr.in.Env.RetryTimes {
+			return pr.fail(dctx, owner, true, cause)
 		}
-		alloc, err = pr.allocate(ctx, owner)
+		// Fail over: restart every task of the pipeline from the latest completed checkpoint
+		// (or from the beginning), on whatever runners the resource manager gives now.
+		pr.release(ctx, owner)
+		pr.restarts++
+		pr.status.Restarts, pr.status.LastFailure = pr.restarts, cause
+		pr.status.State = "RESTARTING"
+		if err := workflow.Sleep(ctx, time.Duration(pr.in.Env.RetryIntervalSeconds)*time.Second); err != nil {
+			pr.status.State = contract.JobCanceled
+			return nil, temporal.NewCanceledError(*pr.snapshot())
+		}
+		if restore, err = pr.restorePoint(ctx, cp); err != nil {
+			return pr.fail(ctx, owner, false, causeOf(err))
+		}
+		pr.epoch++
+		pr.resetTasks()
 	}
-	pr.status.Error = ""
-	if err != nil {
-		return pr.fail(ctx, owner, false, causeOf(err))
-	}
-	pr.status.State = "DEPLOYING"
-	if err := pr.deploy(ctx, alloc); err != nil {
-		pr.failure = causeOf(err)
-		return pr.stop(ctx, reports, owner)
-	}
-	pr.status.State = contract.JobRunning
+}
 
-	// Watch the reports until every task has ended or the pipeline is canceled, taking
-	// checkpoints on the way when the job asks for them.
+// watch follows the task reports until every task ended, a task failed or the pipeline is
+// canceled (it returns true then), taking checkpoints on the way when the job asks for them.
+func (pr *pipelineRun) watch(ctx workflow.Context, cp *coordinator, reports, lostCh workflow.ReceiveChannel) bool {
 	canceled := false
-	cp := newCoordinator(pr)
 	for !pr.allEnded() {
 		sel := workflow.NewSelector(ctx)
 		cp.arm(ctx, sel)
@@ -114,16 +157,55 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			break
 		}
 	}
-	if canceled || pr.failure != "" {
-		return pr.stop(ctx, reports, owner)
+	cp.interrupt()
+	return canceled
+}
+
+// restorePoint loads the latest completed checkpoint and commits its sinks' infos again
+// (committers are idempotent: what was committed stays, what was not confirmed is made
+// visible), so the restarted tasks continue exactly after it.
+func (pr *pipelineRun) restorePoint(ctx workflow.Context, cp *coordinator) (*contract.Restore, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
+	})
+	var m *checkpointstore.Manifest
+	if err := workflow.ExecuteActivity(actx, contract.LoadCheckpointActivity, LoadInput{Job: pr.in.JobID, Pipeline: pr.in.Pipeline.ID}).Get(ctx, &m); err != nil {
+		return nil, err
 	}
-	pr.status.State = "COMMITTING"
-	if err := pr.commit(ctx, cp.nextID); err != nil {
-		return pr.fail(ctx, owner, true, causeOf(err))
+	if m == nil || m.Checkpoint == 0 {
+		return nil, nil // no checkpoint yet: the tasks start over
 	}
-	pr.release(ctx, owner)
-	pr.status.State = contract.JobFinished
-	return pr.snapshot(), nil
+	var infos []contract.CommitInfo
+	vertices := make([]int, 0, len(m.Commits))
+	for v := range m.Commits {
+		vertices = append(vertices, v)
+	}
+	sort.Ints(vertices)
+	for _, v := range vertices {
+		for i, info := range m.Commits[v] {
+			infos = append(infos, contract.CommitInfo{Vertex: v, Subtask: i, Info: info})
+		}
+	}
+	if err := pr.commitInfos(ctx, m.Checkpoint, false, infos); err != nil {
+		return nil, err
+	}
+	cp.restoredFrom(m.Checkpoint)
+	r := &contract.Restore{Checkpoint: m.Checkpoint, States: map[string]string{}}
+	for _, t := range m.Tasks {
+		r.States[t.Task] = t.Key
+	}
+	return r, nil
+}
+
+// resetTasks forgets the previous deployment's tasks and runners.
+func (pr *pipelineRun) resetTasks() {
+	pr.tasks = map[contract.TaskID]*contract.TaskStatus{}
+	pr.runnerOf = map[contract.TaskID]string{}
+	pr.queues = map[string]string{}
+	pr.lostRunners = nil
+	pr.failure = ""
+	pr.status.Runners = nil
 }
 
 func (pr *pipelineRun) allocate(ctx workflow.Context, owner string) (*contract.Allocation, error) {
@@ -143,7 +225,7 @@ func (pr *pipelineRun) allocate(ctx workflow.Context, owner string) (*contract.A
 
 // deploy puts each task group's instances on the runner its grant names and hands every
 // runner its part, with the placement of all tasks so exchanges can reach across runners.
-func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation) error {
+func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation, restore *contract.Restore) error {
 	perRunner := map[string][]contract.TaskID{}
 	var order []string
 	var placement []contract.TaskPlacement
@@ -185,6 +267,7 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation) 
 			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
 			Tasks:      perRunner[rid],
 			Placement:  placement,
+			Restore:    restore,
 			Env:        pr.in.Env,
 		}))
 	}
@@ -256,15 +339,14 @@ func (pr *pipelineRun) allEnded() bool {
 	return len(pr.tasks) > 0
 }
 
-// stop cancels the pipeline's tasks on every runner, waits a bounded time for them to
-// confirm, releases the slots and ends the workflow failed or canceled.
-func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChannel, owner string) (*contract.PipelineStatus, error) {
-	canceled := ctx.Err() != nil
-	// failures reported while tasks are being canceled are consequences of the cancel (a
-	// producer whose consumer went first), not causes
+// halt cancels the pipeline's tasks on every runner and waits a bounded time for them to
+// confirm. It returns the failure that stopped the pipeline ("" for a cancel): failures
+// reported while tasks are being canceled are consequences (a producer whose consumer went
+// first), not causes.
+func (pr *pipelineRun) halt(ctx workflow.Context, reports workflow.ReceiveChannel) string {
 	cause := pr.failure
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	if canceled {
+	if ctx.Err() != nil {
 		pr.status.State = contract.JobCanceling
 	} else {
 		pr.status.State = contract.JobFailing
@@ -296,7 +378,9 @@ func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChanne
 			sel.AddReceive(reports, func(c workflow.ReceiveChannel, _ bool) {
 				var r contract.TaskReport
 				c.Receive(dctx, &r)
-				pr.apply(r)
+				if r.Checkpoint == nil {
+					pr.apply(r)
+				}
 			})
 			sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
 			sel.Select(dctx)
@@ -306,12 +390,7 @@ func (pr *pipelineRun) stop(ctx workflow.Context, reports workflow.ReceiveChanne
 			}
 		}
 	}
-	if canceled && cause == "" {
-		pr.release(dctx, owner)
-		pr.status.State = contract.JobCanceled
-		return nil, temporal.NewCanceledError(*pr.snapshot())
-	}
-	return pr.fail(dctx, owner, true, cause)
+	return cause
 }
 
 func (pr *pipelineRun) fail(ctx workflow.Context, owner string, release bool, cause string) (*contract.PipelineStatus, error) {

@@ -5,4 +5,5 @@ import (
 	_ "github.com/strait-dev/strait/connectors/assert"
 	_ "github.com/strait-dev/strait/connectors/console"
 	_ "github.com/strait-dev/strait/connectors/fake"
+	_ "github.com/strait-dev/strait/connectors/localfile"
 )

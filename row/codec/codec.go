@@ -1,18 +1,28 @@
 // Package codec is Strait's binary encoding of row batches, used where batches leave the
 // process (the exchange between runners).
 //
-// The encoding is self-describing: every value carries a one-byte type tag, so a decoder needs
-// no schema, and every SeaTunnel type round-trips exactly (a tinyint stays a tinyint). Each row
-// carries its kind and the index of its table in a per-batch table dictionary. Integers are
-// zig-zag varints, floats and timestamps fixed-width little-endian. The bytes of all strings,
-// byte strings and table names of a batch are gathered in one string area after the rows, so
-// decoding a batch converts that area to a string once and slices every string out of it: a
-// batch costs O(1) string allocations however many strings it holds. The other side of that
-// choice: a decoded string keeps its batch's whole string area alive while it is referenced.
+// The encoding is self-describing: every value's type travels with it, so a decoder needs no
+// schema, and every SeaTunnel type round-trips exactly (a tinyint stays a tinyint). The bytes
+// of all strings, byte strings and table names of a batch are gathered in one string area at
+// the end, so decoding a batch converts that area to a string once and slices every string
+// out of it: a batch costs O(1) string allocations however many strings it holds. The other
+// side of that choice: a decoded string keeps its batch's whole string area alive while it is
+// referenced.
 //
-// Layout (version 1):
+// A batch has one of two layouts, named by its first byte; the decoder accepts both and the
+// encoder picks one per batch:
 //
-//	batch  = version(1) nrows:uvarint rowslen:uint64(LE) row*nrows
+//   - the column layout (FormatColumns) when every row has the same table and the same width
+//     and every column holds values of one type (and nulls): a header, then each column's
+//     values one after the other, fixed-width ones as raw little-endian numbers. Encoding and
+//     decoding it are tight loops over one column at a time.
+//   - the row layout (FormatRows) otherwise (several tables, rows of different widths, a
+//     column of mixed types, empty batches, rows without fields): each row with its kind,
+//     table and tagged values.
+//
+// Row layout:
+//
+//	batch  = 1 nrows:uvarint rowslen:uint64(LE) row*nrows
 //	         ntables:uvarint tablelen:uvarint*ntables area
 //	row    = (table<<2 | kind):uvarint width:uvarint value*width
 //	value  = tag:byte payload
@@ -33,6 +43,32 @@
 //	array, row            n:uvarint value*n
 //	map                   n:uvarint (key value)*n, in the map's order
 //
+// Column layout:
+//
+//	batch  = 2 nrows:uvarint width:uvarint colslen:uint64(LE) kinds column*width
+//	         tablelen:uvarint area
+//	kinds  = k:byte                  every row has kind k (0 to 3)
+//	       | 4 kind:byte*nrows       one kind per row
+//	column = tag:byte nulls slot*nrows   tag is the column's type, never null
+//	       | 0 0:byte*nrows          a column of nulls only (one null tag per row)
+//	nulls  = 0                       no null in the column
+//	       | 1 bitmap:byte*⌈nrows/8⌉ bit i%8 of byte i/8 set: row i is null
+//
+// where colslen is the size in bytes of the kinds and the columns, all rows have the one
+// table whose name opens the area, and the area then holds every string and byte string,
+// column after column. A column holds one slot per row, null rows included; the slot of a
+// null row is zero (all bytes zero, an empty string, the null tag):
+//
+//	boolean, tinyint                      1 byte
+//	smallint                              2 bytes LE
+//	int, float                            4 bytes LE
+//	bigint, double, date, time, timestamp 8 bytes LE
+//	string, bytes                         length:uvarint (the bytes are in the area)
+//	decimal, array, map, row              value (tag and payload as in the row layout)
+//
+// Every column slot takes at least one byte, so a decoder can bound the rows and values a
+// batch claims by the bytes it holds.
+//
 // Decoding is strict: truncated or corrupt input yields an *Error naming the byte offset, never
 // a panic, and no length read from the input allocates more than the rest of the input can
 // justify.
@@ -48,8 +84,14 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
-// Version is the first byte of every encoded batch.
-const Version = 1
+// The first byte of an encoded batch names its layout.
+const (
+	FormatRows    = 1 // the row layout
+	FormatColumns = 2 // the column layout
+)
+
+// Version is the first byte of the row layout, the only layout of earlier encoders.
+const Version = FormatRows
 
 // MaxDepth is how deeply composite values (arrays, maps, rows) may nest.
 const MaxDepth = 64
@@ -131,7 +173,14 @@ func AppendBatch(dst []byte, b *row.Batch) []byte {
 }
 
 func (e *encoder) appendBatch(dst []byte, b *row.Batch) []byte {
-	rows := b.Rows
+	if out, ok := e.appendColumns(dst, b.Rows); ok {
+		return out
+	}
+	return e.appendRows(dst, b.Rows)
+}
+
+// appendRows writes rows in the row layout.
+func (e *encoder) appendRows(dst []byte, rows []row.Row) []byte {
 	if len(rows) > 0 {
 		// a guess that avoids regrowing dst for typical rows
 		need := 2*binary.MaxVarintLen64 + 9 + len(rows)*(4+7*len(rows[0].Fields))
@@ -141,7 +190,7 @@ func (e *encoder) appendBatch(dst []byte, b *row.Batch) []byte {
 			dst = grown
 		}
 	}
-	dst = append(dst, Version)
+	dst = append(dst, FormatRows)
 	dst = appendUvarint(dst, uint64(len(rows)))
 	lenAt := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -350,9 +399,17 @@ func (d *decoder) batch(src []byte, into *row.Batch) error {
 	if len(src) == 0 {
 		return errorf(0, "empty input")
 	}
-	if src[0] != Version {
-		return errorf(0, "unknown version %d", src[0])
+	switch src[0] {
+	case FormatRows:
+		return d.rowBatch(src, into)
+	case FormatColumns:
+		return d.columnBatch(src, into)
 	}
+	return errorf(0, "unknown format %d", src[0])
+}
+
+// rowBatch decodes a batch in the row layout.
+func (d *decoder) rowBatch(src []byte, into *row.Batch) error {
 	d.src, d.pos = src, 1
 	nrows, err := d.length("row count", 2)
 	if err != nil {

@@ -82,21 +82,47 @@ func sameBatch(t *testing.T, want, got *row.Batch) {
 	}
 }
 
+// roundTrip encodes b as AppendBatch chooses, checks that it decodes to the same rows, and
+// when that layout is the column layout checks the row layout too. It returns the encoding.
 func roundTrip(t *testing.T, b *row.Batch) []byte {
 	t.Helper()
 	enc := AppendBatch(nil, b)
-	got := row.NewBatch(0)
-	defer got.Release()
-	if err := DecodeBatch(enc, got); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	sameBatch(t, b, got)
+	decodesTo(t, enc, b)
 	// appending to a non-empty buffer encodes the same bytes after the prefix
 	pre := AppendBatch([]byte("prefix"), b)
 	if string(pre[6:]) != string(enc) {
 		t.Fatalf("encoding after a prefix differs")
 	}
+	if enc[0] == FormatColumns {
+		decodesTo(t, encodeRows(b), b)
+	}
 	return enc
+}
+
+// decodesTo checks that enc decodes to want's rows, and that encoding them again gives enc.
+func decodesTo(t *testing.T, enc []byte, want *row.Batch) {
+	t.Helper()
+	got := row.NewBatch(0)
+	defer got.Release()
+	if err := DecodeBatch(enc, got); err != nil {
+		t.Fatalf("decode (format %d): %v", enc[0], err)
+	}
+	sameBatch(t, want, got)
+	var again []byte
+	if enc[0] == FormatColumns {
+		again = AppendBatch(nil, got)
+	} else {
+		again = encodeRows(got)
+	}
+	if string(again) != string(enc) {
+		t.Fatalf("format %d: re-encoding the decoded batch gives other bytes:\n% x\nwant\n% x", enc[0], again, enc)
+	}
+}
+
+// encodeRows encodes b in the row layout, whichever layout AppendBatch would choose.
+func encodeRows(b *row.Batch) []byte {
+	var e encoder
+	return e.appendRows(nil, b.Rows)
 }
 
 func dec(s string) row.Value {
@@ -121,17 +147,20 @@ func oneValue(v row.Value) *row.Batch {
 	return b
 }
 
-func TestRoundTripEveryKind(t *testing.T) {
+type kindCase struct {
+	name string
+	v    row.Value
+}
+
+// everyKind is a value of every kind, with their edge cases.
+func everyKind() []kindCase {
 	ts := time.Date(2024, 2, 29, 23, 59, 58, 123456789, time.UTC)
 	nested := row.RowValue([]row.Value{row.IntValue(1), row.StringValue("inner"), row.ArrayValue([]row.Value{row.NullValue()})})
 	m := &row.MapValue{
 		Keys: []row.Value{row.StringValue("z"), row.StringValue("a"), row.StringValue("m")},
 		Vals: []row.Value{row.IntValue(26), row.NullValue(), row.ArrayValue([]row.Value{row.BigIntValue(-1)})},
 	}
-	cases := []struct {
-		name string
-		v    row.Value
-	}{
+	return []kindCase{
 		{"null", row.NullValue()},
 		{"string", row.StringValue("héllo, wörld ✓")},
 		{"empty string", row.StringValue("")},
@@ -166,6 +195,7 @@ func TestRoundTripEveryKind(t *testing.T) {
 		{"empty bytes", row.BytesValue(nil)},
 		{"date", row.DateOf(ts)},
 		{"date before epoch", row.DateValue(-719162)},
+		{"date far", row.DateValue(math.MinInt64)},
 		{"time", row.TimeOf(ts)},
 		{"timestamp", row.TimestampOf(ts)},
 		{"timestamp before epoch", row.TimestampValue(-1)},
@@ -179,6 +209,10 @@ func TestRoundTripEveryKind(t *testing.T) {
 		{"row of rows", row.RowValue([]row.Value{nested, nested, row.MapOfValues(m)})},
 		{"decimal in array", row.ArrayValue([]row.Value{dec("1.5"), dec("-0.001")})},
 	}
+}
+
+func TestRoundTripEveryKind(t *testing.T) {
+	cases := everyKind()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := oneValue(c.v)
@@ -259,32 +293,43 @@ func TestDecodeCopiesInput(t *testing.T) {
 func TestTruncatedInputFails(t *testing.T) {
 	b := row.NewBatch(0)
 	defer b.Release()
-	r := b.Add(row.Delete, "tbl", 6)
-	r.Fields[0] = row.StringValue("abc")
-	r.Fields[1] = decimal("-98765432109876543210", 4)
-	r.Fields[2] = row.MapOfValues(&row.MapValue{Keys: []row.Value{row.IntValue(300)}, Vals: []row.Value{row.DoubleValue(2)}})
-	r.Fields[3] = row.TimestampValue(1 << 60)
-	r.Fields[4] = row.FloatValue(1)
-	r.Fields[5] = row.BoolValue(true)
-	enc := AppendBatch(nil, b)
-	for n := 0; n < len(enc); n++ {
-		into := row.NewBatch(0)
-		err := DecodeBatch(enc[:n], into)
-		var ce *Error
-		if !errors.As(err, &ce) {
-			t.Fatalf("prefix of %d bytes: error %v, want a *codec.Error", n, err)
+	for i := 0; i < 3; i++ {
+		r := b.Add(row.Kind(3-i), "tbl", 6)
+		r.Fields[0] = row.StringValue("abc")
+		r.Fields[1] = decimal("-98765432109876543210", 4)
+		r.Fields[2] = row.MapOfValues(&row.MapValue{Keys: []row.Value{row.IntValue(300)}, Vals: []row.Value{row.DoubleValue(2)}})
+		r.Fields[3] = row.TimestampValue(1 << 60)
+		r.Fields[4] = row.FloatValue(1)
+		r.Fields[5] = row.BoolValue(true)
+	}
+	b.Rows[1].Fields[0] = row.NullValue()
+	b.Rows[2].Fields[2] = row.NullValue()
+	b.Rows[0].Fields[5] = row.NullValue()
+	cols := AppendBatch(nil, b)
+	if cols[0] != FormatColumns {
+		t.Fatalf("format %d, want the column layout", cols[0])
+	}
+	for _, enc := range [][]byte{cols, encodeRows(b)} {
+		for n := 0; n < len(enc); n++ {
+			into := row.NewBatch(0)
+			err := DecodeBatch(enc[:n], into)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("format %d, prefix of %d bytes: error %v, want a *codec.Error", enc[0], n, err)
+			}
+			if ce.Offset < 0 || ce.Offset > n {
+				t.Fatalf("format %d, prefix of %d bytes: offset %d out of range", enc[0], n, ce.Offset)
+			}
+			if into.Len() != 0 {
+				t.Fatalf("format %d, prefix of %d bytes: %d rows left in the batch", enc[0], n, into.Len())
+			}
+			into.Release()
 		}
-		if ce.Offset < 0 || ce.Offset > n {
-			t.Fatalf("prefix of %d bytes: offset %d out of range", n, ce.Offset)
-		}
-		if into.Len() != 0 {
-			t.Fatalf("prefix of %d bytes: %d rows left in the batch", n, into.Len())
-		}
-		into.Release()
 	}
 }
 
-// mk builds an encoded batch around hand-written rows: header, rows, dictionary, area.
+// mk builds a batch in the row layout around hand-written rows: header, rows, dictionary,
+// area.
 func mk(nrows int, rows []byte, tables []string, strs string) []byte {
 	out := []byte{Version, byte(nrows)}
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(rows)))
@@ -303,7 +348,7 @@ func TestCorruptInputFails(t *testing.T) {
 	valid := func() []byte {
 		b := oneValue(row.StringValue("xy"))
 		defer b.Release()
-		return AppendBatch(nil, b)
+		return encodeRows(b)
 	}
 	if got, want := fmt.Sprintf("% x", valid()), fmt.Sprintf("% x", mk(1, []byte{0, 1, 1, 2}, []string{"t"}, "xy")); got != want {
 		t.Fatalf("layout changed: %s, want %s", got, want)
@@ -317,7 +362,8 @@ func TestCorruptInputFails(t *testing.T) {
 		want  string
 	}{
 		{"empty", nil, "empty input at offset 0"},
-		{"version", []byte{2}, "unknown version 2 at offset 0"},
+		{"format", []byte{3}, "unknown format 3 at offset 0"},
+		{"format zero", []byte{0, 0}, "unknown format 0 at offset 0"},
 		{"huge row count", []byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f}, "row count 4294967295 exceeds the remaining input at offset 1"},
 		{"varint overflow", []byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, "row count overflows 64 bits at offset 1"},
 		{"short rows length", []byte{1, 0, 0, 0, 0}, "input ends inside the rows length at offset 2"},
@@ -365,8 +411,10 @@ func TestCorruptInputFails(t *testing.T) {
 		defer b.Release()
 		into := row.NewBatch(0)
 		defer into.Release()
-		if err := DecodeBatch(AppendBatch(nil, b), into); err == nil || !strings.Contains(err.Error(), "nest deeper") {
-			t.Fatalf("error %v, want a nesting error", err)
+		for _, enc := range [][]byte{AppendBatch(nil, b), encodeRows(b)} {
+			if err := DecodeBatch(enc, into); err == nil || !strings.Contains(err.Error(), "nest deeper") {
+				t.Fatalf("format %d: error %v, want a nesting error", enc[0], err)
+			}
 		}
 	})
 }

@@ -1,0 +1,112 @@
+// Package localfile is the LocalFile connector, registered as a source and as a sink: it
+// reads and writes text, csv and json files on a file system the process can see, with
+// SeaTunnel 2.3's option names, defaults, file layout and value formats, so that SeaTunnel
+// job configs run unchanged.
+//
+// # Sink
+//
+// The sink is transactional, as SeaTunnel's file sinks are. Each writer stages its rows in
+// a directory per transaction,
+//
+//	<tmp_path>/seatunnel/<jobId>/<uuidPrefix>/T_<jobId>_<uuidPrefix>_<subtask>_<checkpointId>/<partition dir or NON_PARTITION>/<file>
+//
+// where uuidPrefix is ten random hex digits per writer (kept across restores). The first
+// transaction has checkpoint id 1. PrepareCommit(checkpointID) flushes, syncs and closes
+// the transaction's files and returns a JSON commit info listing the moves (staged file ->
+// file under path); the next transaction takes the next checkpoint id (never one already
+// used, whatever id the engine passes). The Committer, built from the same options in any
+// process that sees both directories, creates the target directories, moves the files
+// (replacing files of the same name; across file systems it copies into a hidden file
+// beside the target, syncs it and renames it into place), syncs the target directories and
+// then deletes the staging directory. Commit is idempotent: a move whose staged file is
+// gone while its target exists was done before, and a transaction whose staging directory
+// is gone (it goes last) is complete if its targets exist; a staged file that is missing
+// with no target is a permanent error. Abort deletes the staging directory. A writer's
+// snapshot keeps its uuid prefix and the prepared transactions not yet committed; a
+// restored writer commits those and deletes every other transaction it had staged.
+// Close deletes the transaction that was never prepared.
+//
+// Files are named <file_name_expression expanded>_<partIndex><suffix> with the suffix
+// .txt, .csv or .json. The expression (default ${transactionId}, which it must contain)
+// knows ${transactionId}, ${now} and ${<filename_time_format>} (the time as
+// filename_time_format, a java.time pattern, default yyyy.MM.dd) and ${uuid} (a random
+// UUID per file); unknown variables stay as written. partIndex counts the files a writer
+// starts: batch_size rows (default 1000000) fill a file, then all open files close and the
+// next rows go to new ones.
+//
+// Sink options: path (required; file:// accepted), tmp_path (/tmp/seatunnel),
+// file_format_type (text, csv, json in any case; text when absent, as SeaTunnel's code
+// has it), field_delimiter (\u0001; csv always writes ","), row_delimiter (\n, written
+// between rows: a file does not end with one), file_name_expression,
+// filename_time_format, batch_size, sink_columns (names in any case; all columns by
+// default), partition_by, partition_dir_expression (default k0=v0/k1=v1 with ${kN} the
+// field name and ${vN} its value), is_partition_field_write_in_file (false),
+// enable_header_write (text and csv: the written column names and a row delimiter),
+// date_format (yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd), datetime_format (yyyy-MM-dd HH:mm:ss
+// and SeaTunnel's other eight layouts), time_format (HH:mm:ss, HH:mm:ss.SSS), encoding
+// (UTF-8 only), compress_codec (none only), is_enable_transaction (true only: false is a
+// config error), schema_save_mode (CREATE_SCHEMA_WHEN_NOT_EXIST or IGNORE),
+// data_save_mode (APPEND_DATA), and custom_filename and have_partition, which SeaTunnel's
+// code ignores and so does Strait.
+//
+// Text and csv values are written as SeaTunnel's TextSerializationSchema writes them:
+// null as an empty field, numbers as Java prints them (decimals as BigDecimal.toString,
+// so 1E-8), booleans as true/false, bytes as their raw content, dates, times and
+// timestamps in the configured layouts (a timestamp is yyyy-MM-dd HH:mm:ss by default: the
+// fraction is dropped), and arrays, maps and nested rows with the nested separators
+// \u0002, \u0003...: the elements of an array and the entries of a map one level down,
+// a map's key and value two levels down. Csv is text with a comma and no quoting. Json
+// writes one object per line with the column names as keys, as SeaTunnel's Jackson-based
+// JsonSerializationSchema does: dates yyyy-MM-dd, times and timestamps in ISO form with
+// the fraction digits they need, bytes in base64, NaN and infinities as strings, nested
+// rows as objects and map keys as strings. Row kinds are not written.
+//
+// # Source
+//
+// path is a file or a directory read recursively; empty files, _SUCCESS and names starting
+// with a dot are skipped, file_filter_pattern (a Go regular expression) must match the
+// whole file name, read_partitions keeps the paths containing one of its strings. The
+// enumerator lists the files once, in path order, and gives file i to reader i mod
+// parallelism, one split per file; a split records the bytes and lines read, so a restored
+// reader resumes where its snapshot was taken.
+//
+// Source options: path, file_format_type (required), schema (fields or columns; without
+// it text and csv yield one string column content and json is an error),
+// field_delimiter or delimiter (\u0001, "," for csv, where it must be one byte),
+// skip_header_row_number (text and csv), read_columns (a projection of the schema, in the
+// given order; it needs a schema), parse_partition_from_path (true: the k=v directory
+// names of the first file become string columns after the others, and each file fills
+// them from its own directories), date_format, datetime_format and time_format (checked;
+// values are read in any of the layouts SeaTunnel detects), encoding (UTF-8 only),
+// compress_codec and archive_compress_codec (none only).
+//
+// Text lines split at the delimiter; fields beyond the schema are ignored and a line with
+// fewer fields is an error; a blank field is null; nested values use the separators the
+// sink writes. Csv fields may be quoted ("" is a quote) but cannot span lines. A json line
+// is one object: missing keys are null, unknown keys are ignored, numbers and booleans may
+// be strings, a string column takes any value as its JSON text, a nested row is an object
+// or an array. Lines end with \n or \r\n; empty lines are skipped. A value that does not
+// read as its column's type fails the job with the file, the line and the column.
+//
+// # Differences from SeaTunnel
+//
+//   - Only text, csv and json; no compression, archives or multi-table configs
+//     (tables_configs). Table placeholders such as ${table_name} in the sink's path are a
+//     config error for now, and the sink takes one input table.
+//   - Save modes other than creating the directory and appending are config errors.
+//   - The header lists the written columns (SeaTunnel lists all input columns).
+//   - Reading is stricter: a boolean must be true or false (SeaTunnel reads anything else as
+//     false), a text or csv line with too few fields and a malformed csv or json line are
+//     errors (SeaTunnel fills nulls or drops the values), a decimal is rescaled to the
+//     column's scale (rounding half up) and must fit its precision, and a json integer
+//     column rejects fractions. Empty lines are skipped (SeaTunnel fails on them).
+//   - read_columns also projects json files (SeaTunnel ignores it there), and only the
+//     read columns of a text line are converted.
+//   - Partition columns come from the directories only, not the file name, take the text
+//     after the first "=" as the value, and a directory named like a schema column does not
+//     add a second column of that name.
+//   - field_delimiter is a literal string, not a Java regular expression.
+//   - A partition value of null is written as the directory value "null".
+//   - A transaction with no rows yields no commit info; batch_size counts the rows of a
+//     transaction's current files (SeaTunnel counts across checkpoints).
+package localfile

@@ -1,0 +1,121 @@
+package localfile
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/strait-dev/strait/config"
+)
+
+// fileFormat is one of the file formats Strait reads and writes.
+type fileFormat string
+
+const (
+	formatText fileFormat = "text"
+	formatCSV  fileFormat = "csv"
+	formatJSON fileFormat = "json"
+)
+
+// suffix is the file name suffix SeaTunnel gives the format.
+func (f fileFormat) suffix() string {
+	switch f {
+	case formatText:
+		return ".txt"
+	case formatCSV:
+		return ".csv"
+	case formatJSON:
+		return ".json"
+	}
+	return ""
+}
+
+// SeaTunnel's other file formats: recognised, so that the error says they are not
+// supported yet rather than unknown.
+var unsupportedFormats = []string{"parquet", "orc", "excel", "xml", "binary"}
+
+// readFormat reads file_format_type in any case.
+func readFormat(o *config.Options, def string) (fileFormat, error) {
+	s, err := o.String("file_format_type", def)
+	if err != nil {
+		return "", err
+	}
+	v := strings.ToLower(strings.TrimSpace(s))
+	switch v {
+	case "":
+		if def == "" {
+			return "", o.Errorf("file_format_type", "option is required")
+		}
+		return fileFormat(def), nil
+	case "text", "csv", "json":
+		return fileFormat(v), nil
+	}
+	for _, u := range unsupportedFormats {
+		if v == u {
+			return "", o.Errorf("file_format_type", "%q is not supported by Strait's LocalFile yet; use text, csv or json", s)
+		}
+	}
+	return "", o.Errorf("file_format_type", "unknown value %q; expected one of text, csv, json", s)
+}
+
+// checkEncoding accepts UTF-8, the only encoding Strait reads and writes.
+func checkEncoding(o *config.Options) error {
+	s, err := o.String("encoding", "UTF-8")
+	if err != nil {
+		return err
+	}
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "UTF-8", "UTF8", "":
+		return nil
+	}
+	return o.Errorf("encoding", "only UTF-8 is supported, got %q", s)
+}
+
+// checkCompress accepts only no compression.
+func checkCompress(o *config.Options, key string) error {
+	s, err := o.String(key, "none")
+	if err != nil {
+		return err
+	}
+	if strings.EqualFold(strings.TrimSpace(s), "none") || strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return o.Errorf(key, "%q is not supported by Strait's LocalFile yet; only none", s)
+}
+
+// layoutOption reads one of the fixed date/time layout options.
+func layoutOption[T any](o *config.Options, key, def string, layouts map[string]T) (T, error) {
+	s, err := o.String(key, def)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	l, ok := layouts[s]
+	if !ok {
+		var zero T
+		return zero, o.Errorf(key, "unsupported format %q; expected one of %s", s, layoutNames(layouts))
+	}
+	return l, nil
+}
+
+// absPath cleans p and makes it absolute (relative paths resolve against the working
+// directory of the process that reads the option). A file:// URI names a local path.
+func absPath(p string) string {
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// within reports whether p is dir or lies below it; both are clean absolute paths.
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if dir == string(filepath.Separator) {
+		return strings.HasPrefix(p, dir)
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}

@@ -1,0 +1,287 @@
+package localfile
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+)
+
+const (
+	readBufferSize = 1 << 20
+	maxLineLength  = 256 << 20
+)
+
+// fileSplit is one file and how far it has been read: Offset bytes, which hold Lines
+// lines. A restored reader seeks to Offset and numbers lines from Lines on.
+type fileSplit struct {
+	Path   string `json:"path"`
+	Offset int64  `json:"offset,omitempty"`
+	Lines  int64  `json:"lines,omitempty"`
+}
+
+func newSplit(d fileSplit) connector.Split {
+	b, _ := json.Marshal(d)
+	return connector.Split{ID: d.Path, Data: b}
+}
+
+// reader reads its files one after the other.
+type reader struct {
+	cfg    *sourceConfig
+	queue  []fileSplit
+	cur    fileSplit
+	f      *os.File
+	br     *bufio.Reader
+	long   []byte
+	parts  []row.Value // partition values of the current file
+	noMore bool
+	err    error
+	dec    decoder
+}
+
+// decoder turns the lines of one file into rows. It reads the line in the reader's
+// buffer and copies only the strings that rows keep, into its arena.
+type decoder struct {
+	cfg  *sourceConfig
+	file string
+	line int64
+	// the JSON decoder's guess of the next key's column
+	next  int
+	arena strings.Builder
+}
+
+// arenaChunk is the size of the blocks the strings of rows are copied into: one allocation
+// serves many rows, and a string a consumer keeps holds at most this much memory.
+const arenaChunk = 16 << 10
+
+// keep returns a string with the content of b that stays valid after the line buffer is
+// reused. Short strings share an arena block; a strings.Builder never changes bytes it has
+// handed out, so earlier strings stay intact when the next block starts.
+func (d *decoder) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaChunk/8 {
+		return string(b)
+	}
+	if d.arena.Cap()-d.arena.Len() < len(b) {
+		d.arena = strings.Builder{}
+		d.arena.Grow(arenaChunk)
+	}
+	start := d.arena.Len()
+	d.arena.Write(b)
+	return d.arena.String()[start:]
+}
+
+// CreateReader makes the reader of one subtask.
+func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {
+	return &reader{cfg: s.cfg, dec: decoder{cfg: s.cfg}}, nil
+}
+
+func (r *reader) Open(context.Context) error { return nil }
+
+// AddSplits queues files to read.
+func (r *reader) AddSplits(splits []connector.Split) {
+	for _, s := range splits {
+		d := fileSplit{Path: s.ID}
+		if len(s.Data) > 0 {
+			if err := json.Unmarshal(s.Data, &d); err != nil && r.err == nil {
+				r.err = fmt.Errorf("%s: bad split %q: %v", r.cfg.where, s.ID, err)
+				continue
+			}
+		}
+		if d.Path == "" {
+			d.Path = s.ID
+		}
+		r.queue = append(r.queue, d)
+	}
+}
+
+func (r *reader) NoMoreSplits() { r.noMore = true }
+
+func (r *reader) fail(err error) error {
+	if r.err == nil {
+		r.err = err
+	}
+	r.closeFile()
+	return err
+}
+
+// PollNext fills out with rows of the current file, moving on to the next file at the end
+// of one; it is done once every file is read and no more will come.
+func (r *reader) PollNext(ctx context.Context, out *row.Batch) (done bool, err error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = r.fail(fmt.Errorf("%s: %s:%d: internal error: %v", r.cfg.where, r.cur.Path, r.cur.Lines, p))
+			done = false
+		}
+	}()
+	cfg := r.cfg
+	for !out.Full() {
+		if r.f == nil {
+			if len(r.queue) == 0 {
+				return r.noMore, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+			if err := r.openNext(); err != nil {
+				return false, r.fail(err)
+			}
+			continue
+		}
+		line, err := r.readLine()
+		if err == io.EOF {
+			r.closeFile()
+			continue
+		}
+		if err != nil {
+			return false, r.fail(fmt.Errorf("%s: read %s: %w", cfg.where, r.cur.Path, err))
+		}
+		r.cur.Lines++
+		if r.cur.Lines <= cfg.skipHeader || len(line) == 0 {
+			continue
+		}
+		r.dec.line = r.cur.Lines
+		rw := out.Add(row.Insert, cfg.tableID, cfg.width)
+		if err := r.dec.decode(line, rw.Fields); err != nil {
+			return false, r.fail(err)
+		}
+		copy(rw.Fields[cfg.partBase:], r.parts)
+	}
+	return false, nil
+}
+
+func (r *reader) openNext() error {
+	r.cur = r.queue[0]
+	r.queue[0] = fileSplit{}
+	r.queue = r.queue[1:]
+	f, err := os.Open(r.cur.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.cfg.where, err)
+	}
+	if r.cur.Offset > 0 {
+		if _, err := f.Seek(r.cur.Offset, io.SeekStart); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: resume %s at byte %d: %w", r.cfg.where, r.cur.Path, r.cur.Offset, err)
+		}
+	}
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(f, readBufferSize)
+	} else {
+		r.br.Reset(f)
+	}
+	r.f = f
+	r.dec.file = r.cur.Path
+	r.dec.next = 0
+	r.parts = r.parts[:0]
+	if len(r.cfg.partNames) > 0 {
+		kvs := partitionsOf(r.cur.Path)
+		for _, name := range r.cfg.partNames {
+			v := row.NullValue()
+			for _, kv := range kvs {
+				if kv[0] == name {
+					v = row.StringValue(kv[1])
+				}
+			}
+			r.parts = append(r.parts, v)
+		}
+	}
+	return nil
+}
+
+func (r *reader) closeFile() {
+	if r.f != nil {
+		r.f.Close()
+		r.f = nil
+		r.br.Reset(nil)
+	}
+}
+
+// readLine returns the next line without its line break (\n or \r\n), valid until the next
+// call, and counts its bytes into the split's offset.
+func (r *reader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	switch err {
+	case nil:
+	case bufio.ErrBufferFull:
+		r.long = append(r.long[:0], line...)
+		for {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+			if err == nil || err == io.EOF {
+				break
+			}
+			if err != bufio.ErrBufferFull {
+				return nil, err
+			}
+			if len(r.long) > maxLineLength {
+				return nil, fmt.Errorf("line %d is longer than %d bytes", r.cur.Lines+1, maxLineLength)
+			}
+		}
+		line = r.long
+		if cap(r.long) > 4*readBufferSize {
+			r.long = nil
+		}
+	case io.EOF:
+		if len(line) == 0 {
+			return nil, io.EOF
+		}
+	default:
+		return nil, err
+	}
+	r.cur.Offset += int64(len(line))
+	n := len(line)
+	if n > 0 && line[n-1] == '\n' {
+		n--
+		if n > 0 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	return line[:n], nil
+}
+
+// SnapshotState returns the file being read, with its progress, and the files not started.
+func (r *reader) SnapshotState(int64) ([]connector.Split, error) {
+	var out []connector.Split
+	if r.f != nil {
+		out = append(out, newSplit(r.cur))
+	}
+	for _, d := range r.queue {
+		out = append(out, newSplit(d))
+	}
+	return out, nil
+}
+
+func (r *reader) Close() error {
+	r.closeFile()
+	return nil
+}
+
+// rowError names the file, the line and the column of a value that does not read.
+func (d *decoder) rowError(col int, err error) error {
+	return fmt.Errorf("%s: %s:%d: column %q: %w", d.cfg.where, d.file, d.line, d.cfg.cols[col].name, err)
+}
+
+func (d *decoder) lineError(format string, args ...any) error {
+	return fmt.Errorf("%s: %s:%d: %s", d.cfg.where, d.file, d.line, fmt.Sprintf(format, args...))
+}
+
+func (d *decoder) decode(line []byte, fields []row.Value) error {
+	switch d.cfg.format {
+	case formatJSON:
+		return d.decodeJSON(line, fields)
+	case formatCSV:
+		return d.decodeCSV(line, fields)
+	}
+	return d.decodeText(line, fields)
+}

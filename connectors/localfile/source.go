@@ -1,0 +1,452 @@
+package localfile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/types"
+)
+
+// Source is a configured LocalFile source.
+type Source struct {
+	cfg *sourceConfig
+}
+
+// colSpec is one column of the declared schema, in file order.
+type colSpec struct {
+	name string
+	t    types.DataType
+	out  int // position in the emitted row, -1 when read_columns leaves it out
+}
+
+type sourceConfig struct {
+	where           string
+	path            string
+	format          fileFormat
+	table           *catalog.Table // the emitted table: read columns, then partition columns
+	tableID         string
+	width           int
+	cols            []colSpec
+	byName          map[string]int // schema column name -> index in cols
+	noSchema        bool           // text and csv without schema: one string column `content`
+	delim           string
+	delimBytes      []byte
+	csvDelim        byte
+	seps            [7]string
+	skipHeader      int64
+	pattern         *regexp.Regexp
+	readPartitions  []string
+	parsePartitions bool
+	partNames       []string // partition columns, emitted from partBase on
+	partBase        int
+}
+
+// NewSource builds a LocalFile source from its options.
+func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
+	cfg, err := parseSourceConfig(ctx.Options, ctx.OutputName)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{cfg: cfg}, nil
+}
+
+func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, error) {
+	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name")
+	c := &sourceConfig{where: o.Where()}
+	if o.Has("tables_configs") {
+		return nil, o.Errorf("tables_configs", "reading several tables from one LocalFile source is not supported by Strait yet; use one source per table")
+	}
+	path, err := o.String("path", "")
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(path) == "" {
+		return nil, o.Errorf("path", "option is required")
+	}
+	c.path = absPath(path)
+	if c.format, err = readFormat(o, ""); err != nil {
+		return nil, err
+	}
+	if err := checkEncoding(o); err != nil {
+		return nil, err
+	}
+	if err := checkCompress(o, "compress_codec"); err != nil {
+		return nil, err
+	}
+	if err := checkCompress(o, "archive_compress_codec"); err != nil {
+		return nil, err
+	}
+	// Validated as SeaTunnel does; dates, times and timestamps are read in any of the
+	// layouts SeaTunnel detects, whichever of these is set.
+	if _, err := layoutOption(o, "date_format", "yyyy-MM-dd", dateLayouts); err != nil {
+		return nil, err
+	}
+	if _, err := layoutOption(o, "datetime_format", "yyyy-MM-dd HH:mm:ss", dateTimeLayouts); err != nil {
+		return nil, err
+	}
+	if _, err := layoutOption(o, "time_format", "HH:mm:ss", timeLayouts); err != nil {
+		return nil, err
+	}
+
+	// delimiter
+	key := "field_delimiter"
+	if !o.Has(key) && o.Has("delimiter") {
+		key = "delimiter"
+	}
+	def := defaultSeparators[0]
+	if c.format == formatCSV {
+		def = csvDelimiter
+	}
+	if c.delim, err = o.String(key, def); err != nil {
+		return nil, err
+	}
+	if c.delim == "" {
+		c.delim = def
+	}
+	if c.format == formatCSV {
+		if len(c.delim) != 1 || c.delim[0] == '"' || c.delim[0] == '\n' || c.delim[0] == '\r' {
+			return nil, o.Errorf(key, "the csv format needs a one-byte delimiter other than a quote or line break, got %q", c.delim)
+		}
+		c.csvDelim = c.delim[0]
+	}
+	c.delimBytes = []byte(c.delim)
+	c.seps = defaultSeparators
+	c.seps[0] = c.delim
+
+	if c.format != formatJSON {
+		if c.skipHeader, err = o.Int("skip_header_row_number", 0); err != nil {
+			return nil, err
+		}
+		if c.skipHeader < 0 {
+			return nil, o.Errorf("skip_header_row_number", "must not be negative, got %d", c.skipHeader)
+		}
+	} else {
+		o.MarkUsed("skip_header_row_number")
+	}
+	if pat, err := o.String("file_filter_pattern", ""); err != nil {
+		return nil, err
+	} else if pat != "" {
+		if c.pattern, err = regexp.Compile("^(?:" + pat + ")$"); err != nil {
+			return nil, o.Errorf("file_filter_pattern", "bad regular expression: %v", err)
+		}
+	}
+	if c.readPartitions, err = o.StringList("read_partitions"); err != nil {
+		return nil, err
+	}
+	if c.parsePartitions, err = o.Bool("parse_partition_from_path", true); err != nil {
+		return nil, err
+	}
+
+	// schema and projection
+	var schema *catalog.Table
+	if o.Has("schema") {
+		if schema, err = catalog.ParseSchema(o, "schema", outputName); err != nil {
+			return nil, err
+		}
+	} else {
+		if c.format == formatJSON {
+			return nil, o.Errorf("schema", "option is required for the json format")
+		}
+		c.noSchema = true
+		schema = &catalog.Table{Path: catalog.TablePath{Database: "default", Table: "default"},
+			Columns: []catalog.Column{{Name: "content", Type: types.Of(types.String), Nullable: true}}}
+	}
+	readCols, err := o.StringList("read_columns")
+	if err != nil {
+		return nil, err
+	}
+	if len(readCols) > 0 && c.noSchema {
+		return nil, o.Errorf("read_columns", "column projection needs a schema: declare the columns of the files in `schema`")
+	}
+	c.byName = map[string]int{}
+	for i, col := range schema.Columns {
+		c.cols = append(c.cols, colSpec{name: col.Name, t: col.Type, out: -1})
+		c.byName[col.Name] = i
+	}
+	out := schema.Copy()
+	out.Columns = nil
+	if len(readCols) == 0 {
+		for i := range c.cols {
+			c.cols[i].out = i
+		}
+		out.Columns = append(out.Columns, schema.Columns...)
+	} else {
+		for i, n := range readCols {
+			idx, ok := c.byName[n]
+			if !ok {
+				return nil, o.Errorf(fmt.Sprintf("read_columns[%d]", i), "unknown column %q; the schema has %s", n, columnNames(schema))
+			}
+			if c.cols[idx].out >= 0 {
+				return nil, o.Errorf(fmt.Sprintf("read_columns[%d]", i), "column %q is listed twice", n)
+			}
+			c.cols[idx].out = len(out.Columns)
+			out.Columns = append(out.Columns, schema.Columns[idx])
+		}
+	}
+	c.partBase = len(out.Columns)
+
+	// partition columns come from the directories of the first file, as in SeaTunnel
+	if _, err := os.Stat(c.path); err != nil {
+		return nil, o.Errorf("path", "%v", unwrapPathError(err))
+	}
+	if c.parsePartitions {
+		var first string
+		if err := c.walk(func(p string) bool { first = p; return false }); err != nil {
+			return nil, o.Errorf("path", "%v", err)
+		}
+		if first != "" {
+			for _, kv := range partitionsOf(first) {
+				if out.ColumnIndex(kv[0]) >= 0 {
+					continue // a column of the file wins over a directory of the same name
+				}
+				c.partNames = append(c.partNames, kv[0])
+				out.Columns = append(out.Columns, catalog.Column{Name: kv[0], Type: types.Of(types.String), Nullable: true})
+			}
+		}
+	}
+	keepKeys(out)
+	c.table = out
+	c.tableID = out.ID()
+	c.width = len(out.Columns)
+	return c, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+func columnNames(t *catalog.Table) string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// keepKeys drops the primary and constraint keys that name columns no longer emitted.
+func keepKeys(t *catalog.Table) {
+	if t.PrimaryKey != nil {
+		for _, c := range t.PrimaryKey.Columns {
+			if t.ColumnIndex(c) < 0 {
+				t.PrimaryKey = nil
+				break
+			}
+		}
+	}
+	kept := t.ConstraintKeys[:0]
+	for _, k := range t.ConstraintKeys {
+		ok := true
+		for _, c := range k.Columns {
+			if t.ColumnIndex(c.Name) < 0 {
+				ok = false
+			}
+		}
+		if ok {
+			kept = append(kept, k)
+		}
+	}
+	t.ConstraintKeys = kept
+}
+
+// partitionsOf returns the key=value directory names of a file's path, outermost first.
+func partitionsOf(file string) [][2]string {
+	var out [][2]string
+	for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(file)), "/") {
+		if i := strings.IndexByte(seg, '='); i >= 0 {
+			out = append(out, [2]string{seg[:i], seg[i+1:]})
+		}
+	}
+	return out
+}
+
+// walk visits the files the source reads, in lexical order, until visit returns false.
+// Like SeaTunnel it descends into every directory and skips empty files, _SUCCESS markers
+// and hidden files (names starting with a dot), then applies file_filter_pattern to the
+// file name and read_partitions to the path.
+func (c *sourceConfig) walk(visit func(path string) bool) error {
+	stop := errors.New("stop")
+	err := filepath.WalkDir(c.path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			if info, err = os.Stat(p); err != nil {
+				return nil // a dangling link
+			}
+		}
+		if !info.Mode().IsRegular() || !c.keep(p, info.Size()) {
+			return nil
+		}
+		if !visit(p) {
+			return stop
+		}
+		return nil
+	})
+	if errors.Is(err, stop) {
+		return nil
+	}
+	if err != nil {
+		return unwrapPathError(err)
+	}
+	return nil
+}
+
+func (c *sourceConfig) keep(p string, size int64) bool {
+	name := filepath.Base(p)
+	if size <= 0 || name == "_SUCCESS" || strings.HasPrefix(name, ".") {
+		return false
+	}
+	if c.pattern != nil && !c.pattern.MatchString(name) {
+		return false
+	}
+	if len(c.readPartitions) > 0 {
+		for _, rp := range c.readPartitions {
+			if strings.Contains(p, rp) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// Boundedness: a file source ends when its files are read.
+func (s *Source) Boundedness() connector.Boundedness { return connector.Bounded }
+
+// Tables is the one table the source emits.
+func (s *Source) Tables() []*catalog.Table { return []*catalog.Table{s.cfg.table} }
+
+// ---- enumerator ----
+
+type enumState struct {
+	Assigned []string `json:"assigned"`
+}
+
+// enumerator lists the files once and hands them out round-robin, one split per file.
+type enumerator struct {
+	cfg      *sourceConfig
+	ctx      connector.EnumeratorContext
+	pending  map[int][]connector.Split
+	assigned map[string]bool
+	ran      bool
+}
+
+// CreateEnumerator makes the enumerator; a restored one does not hand out again the files
+// it had assigned (their progress lives in the readers' state).
+func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
+	e := &enumerator{cfg: s.cfg, ctx: ctx, pending: map[int][]connector.Split{}, assigned: map[string]bool{}}
+	if len(state) > 0 {
+		var st enumState
+		if err := json.Unmarshal(state, &st); err != nil {
+			return nil, fmt.Errorf("%s: bad enumerator state: %v", s.cfg.where, err)
+		}
+		for _, id := range st.Assigned {
+			e.assigned[id] = true
+		}
+	}
+	return e, nil
+}
+
+func (e *enumerator) Open(context.Context) error { return nil }
+
+func (e *enumerator) parallelism() int {
+	if p := e.ctx.Parallelism(); p > 0 {
+		return p
+	}
+	return 1
+}
+
+// Run lists the files and assigns file i (in path order) to reader i mod parallelism.
+func (e *enumerator) Run(ctx context.Context) error {
+	var files []string
+	if err := e.cfg.walk(func(p string) bool {
+		files = append(files, p)
+		return ctx.Err() == nil
+	}); err != nil {
+		return fmt.Errorf("%s: list %s: %w", e.cfg.where, e.cfg.path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sort.Strings(files)
+	p := e.parallelism()
+	for i, f := range files {
+		if !e.assigned[f] {
+			e.pending[i%p] = append(e.pending[i%p], newSplit(fileSplit{Path: f}))
+		}
+	}
+	e.ran = true
+	for _, r := range e.ctx.RegisteredReaders() {
+		e.assign(r)
+	}
+	return nil
+}
+
+func (e *enumerator) assign(reader int) {
+	if !e.ran {
+		return
+	}
+	splits := e.pending[reader]
+	delete(e.pending, reader)
+	if len(splits) > 0 {
+		for _, s := range splits {
+			e.assigned[s.ID] = true
+		}
+		e.ctx.Assign(reader, splits...)
+	}
+	e.ctx.SignalNoMoreSplits(reader)
+}
+
+// RegisterReader hands a late reader its files.
+func (e *enumerator) RegisterReader(reader int) error {
+	e.assign(reader)
+	return nil
+}
+
+func (e *enumerator) HandleSplitRequest(int) error { return nil }
+
+// AddSplitsBack takes back a failed reader's files, with their progress, for when it
+// registers again.
+func (e *enumerator) AddSplitsBack(splits []connector.Split, reader int) error {
+	for _, s := range splits {
+		delete(e.assigned, s.ID)
+		e.pending[reader] = append(e.pending[reader], s)
+	}
+	return nil
+}
+
+func (e *enumerator) Snapshot(int64) ([]byte, error) {
+	st := enumState{Assigned: make([]string, 0, len(e.assigned))}
+	for id := range e.assigned {
+		st.Assigned = append(st.Assigned, id)
+	}
+	sort.Strings(st.Assigned)
+	return json.Marshal(st)
+}
+
+func (e *enumerator) Close() error { return nil }
