@@ -230,7 +230,9 @@ func TestCluster(t *testing.T) {
 		}
 		return err == nil
 	})
-	start(t, "worker", "worker", "--address", addr)
+	// two workers: the workflows and coordinator activities run on whichever polls first
+	start(t, "worker-1", "worker", "--address", addr)
+	start(t, "worker-2", "worker", "--address", addr)
 	runners := map[string]*proc{}
 	for _, r := range []struct{ id, tag string }{{"r1", ""}, {"r2", ""}, {"r3", "zone=db-zone"}} {
 		args := []string{"runner", "--address", addr, "--id", r.id, "--slots", "3", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"}

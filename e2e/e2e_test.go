@@ -203,3 +203,17 @@ func TestJSONConfig(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, tail(out, 20))
 	}
 }
+
+// The batch checkpoint pair: FakeSource → LocalFile (transactional, checkpoint every second),
+// then LocalFile → Assert counting exactly the 100 rows in the sink folder.
+func TestSeaTunnelCheckpointBatch(t *testing.T) {
+	if err := os.RemoveAll("/tmp/seatunnel/config/checkpoint-batch-enable-test-resources"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"batch_fakesource_to_localfile_checkpoint_enable.conf", "sink_file_text_to_assert.conf"} {
+		code, out := run(t, "run", seatunnel("checkpoint", "batch", f))
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", f, code, tail(out, 20))
+		}
+	}
+}

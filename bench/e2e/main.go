@@ -51,6 +51,7 @@ func main() {
 	rows := flag.Int("rows", 20_000_000, "rows to generate")
 	procs := flag.Int("procs", 1, "GOMAXPROCS for the job (1 = one core)")
 	hopRows := flag.Int("hop-rows", 10_000_000, "rows for the exchange-hop comparison (0 skips it)")
+	fileRows := flag.Int("file-rows", 2_000_000, "JSON lines for the LocalFile benchmarks (0 skips them)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "strait-bench")
 	if err != nil {
@@ -75,8 +76,62 @@ func main() {
 	r2 := runJob(*bin, small, *procs)
 	fmt.Printf("one-row job: submit to end %.3f s (the embedded server was already up), peak RSS %d MB\n", r2.submitToEnd, r2.maxRSSKB/1024)
 	fmt.Printf("data path memory (peak RSS of the 20 M row job minus the one-row job's): %d MB\n", (res.maxRSSKB-r2.maxRSSKB)/1024)
+	if *fileRows > 0 {
+		fileJobs(*bin, dir, *fileRows, *procs)
+	}
 	if *hopRows > 0 {
 		exchangeHop(*bin, dir, *hopRows, *procs)
+	}
+}
+
+const fileJob = `env { job.mode = "BATCH", parallelism = 1 }
+source { LocalFile { path = "%s", file_format_type = json, plugin_output = "t",
+  schema = { fields { id = bigint, name = string, city = string, score = double, active = boolean, note = string } } } }
+%s
+sink { LocalFile { path = "%s", tmp_path = "%s", file_format_type = json } }
+`
+
+// fileJobs measures LocalFile json → LocalFile json (transactional), and the same with a Sql
+// transform between, on JSON lines of about 100 bytes made here.
+func fileJobs(bin, dir string, rows, procs int) {
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		fail(err)
+	}
+	f, err := os.Create(filepath.Join(in, "data.json"))
+	if err != nil {
+		fail(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := 0; i < rows; i++ {
+		fmt.Fprintf(w, `{"id":%d,"name":"name-%07d","city":"Lisbon","score":%d.5,"active":%t,"note":"benchmark row"}`+"\n", i, i, i%1000, i%2 == 0)
+	}
+	if err := w.Flush(); err != nil {
+		fail(err)
+	}
+	f.Close()
+	fmt.Printf("LocalFile json, %d lines of ~100 bytes, GOMAXPROCS=%d:\n", rows, procs)
+	for _, c := range []struct{ name, transform string }{
+		{"json -> json (transactional)", ""},
+		{"json -> Sql -> json", `transform { Sql { plugin_input = "t", plugin_output = "u", query = "select *, 'even' as tag from t where id % 2 = 0" } }`},
+	} {
+		out := filepath.Join(dir, "out-"+fmt.Sprint(time.Now().UnixNano()))
+		job := filepath.Join(dir, "file.conf")
+		sinkInput := ""
+		if c.transform != "" {
+			sinkInput = "u"
+		}
+		text := fmt.Sprintf(fileJob, in, c.transform, out, filepath.Join(dir, "tmp"))
+		if sinkInput != "" {
+			text = strings.Replace(text, `file_format_type = json } }
+`, `file_format_type = json, plugin_input = "u" } }
+`, 1)
+		}
+		if err := os.WriteFile(job, []byte(text), 0o644); err != nil {
+			fail(err)
+		}
+		r := runJob(bin, job, procs)
+		fmt.Printf("  %-30s %.0f k rows/s (job %.2f s)\n", c.name, float64(rows)/r.jobSecs/1e3, r.jobSecs)
 	}
 }
 
