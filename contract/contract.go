@@ -45,9 +45,11 @@ const (
 	ReleaseSlotsSignal   = "release-slots"
 	RunnerLoadSignal     = "runner-load"
 	RunnerLostSignal     = "runner-lost"
-	AllocateUpdate       = "allocate-slots"
-	StatusQuery          = "status"
-	ClusterQuery         = "cluster"
+	// SavepointSignal asks a job (and its pipelines) to take a savepoint and stop.
+	SavepointSignal = "savepoint"
+	AllocateUpdate  = "allocate-slots"
+	StatusQuery     = "status"
+	ClusterQuery    = "cluster"
 )
 
 // Search attributes Strait registers and keeps current on every job workflow.
@@ -83,11 +85,15 @@ const (
 	JobCanceling    JobState = "CANCELING"
 	JobCanceled     JobState = "CANCELED"
 	JobFinished     JobState = "FINISHED"
+	// JobDoingSavepoint and JobSavepointDone: a savepoint is being taken; it was taken and
+	// the job stopped (restore it with `strait job restore`).
+	JobDoingSavepoint JobState = "DOING_SAVEPOINT"
+	JobSavepointDone  JobState = "SAVEPOINT_DONE"
 )
 
 // Terminal reports whether no change follows the state.
 func (s JobState) Terminal() bool {
-	return s == JobFailed || s == JobCanceled || s == JobFinished
+	return s == JobFailed || s == JobCanceled || s == JobFinished || s == JobSavepointDone
 }
 
 // TaskState is the seed's task state machine: CREATED → INIT → READY_START → STARTING →
@@ -286,6 +292,8 @@ type JobInput struct {
 	Name string `json:"name,omitempty"`
 	// Submitted is when the client submitted the job.
 	Submitted time.Time `json:"submitted,omitempty"`
+	// Restore starts every pipeline from its latest savepoint or checkpoint of this job id.
+	Restore bool `json:"restore,omitempty"`
 }
 
 // PipelineStatus is one pipeline's part of a job's status.

@@ -12,9 +12,12 @@ type Deployment struct {
 	Vertices []*planner.Vertex `json:"vertices"` // the pipeline's vertices
 	// Epoch numbers the pipeline's deployments; a runner drops calls of an older epoch and
 	// the pipeline ignores their reports.
-	Epoch      int      `json:"epoch"`
-	WorkflowID string   `json:"workflowId"` // where reports go
-	Tasks      []TaskID `json:"tasks"`      // the instances this runner runs
+	Epoch      int    `json:"epoch"`
+	WorkflowID string `json:"workflowId"` // where reports go
+	// RunID is the pipeline workflow run that deployed; a job restored under its id deploys
+	// again from a new run, which is a new deployment even at the same epoch.
+	RunID string   `json:"runId,omitempty"`
+	Tasks []TaskID `json:"tasks"` // the instances this runner runs
 	// Placement says where every task of the pipeline runs, so exchanges can reach the
 	// tasks on other runners.
 	Placement []TaskPlacement `json:"placement,omitempty"`

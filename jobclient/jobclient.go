@@ -26,7 +26,27 @@ func NewJobID() int64 {
 
 // Submit starts the job's workflow and returns its run.
 func Submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
-	in := contract.JobInput{JobID: jobID, Config: src.Text, File: src.File, Vars: src.Vars, Name: src.Name, Submitted: time.Now()}
+	return submit(ctx, c, jobID, src, name, false)
+}
+
+// Restore starts a job again under its id, every pipeline from its latest savepoint or
+// checkpoint.
+func Restore(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
+	return submit(ctx, c, jobID, src, name, true)
+}
+
+// Savepoint asks a running job to take a savepoint and stop; Wait then returns
+// SAVEPOINT_DONE.
+func Savepoint(ctx context.Context, c client.Client, jobID int64) (client.WorkflowRun, error) {
+	wid := contract.JobWorkflowID(jobID)
+	if err := c.SignalWorkflow(ctx, wid, "", contract.SavepointSignal, nil); err != nil {
+		return nil, fmt.Errorf("savepoint of job %d: %w", jobID, err)
+	}
+	return c.GetWorkflow(ctx, wid, ""), nil
+}
+
+func submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string, restore bool) (client.WorkflowRun, error) {
+	in := contract.JobInput{JobID: jobID, Config: src.Text, File: src.File, Vars: src.Vars, Name: src.Name, Submitted: time.Now(), Restore: restore}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       contract.JobWorkflowID(jobID),
 		TaskQueue:                contract.JobsQueue,
@@ -78,9 +98,10 @@ func Wait(ctx context.Context, run client.WorkflowRun) (*contract.JobStatus, err
 	return nil, err
 }
 
-// ExitCode is SeaTunnel's: 0 when the job finished, 1 otherwise.
+// ExitCode is SeaTunnel's: 0 when the job finished (or stopped with a savepoint), 1
+// otherwise.
 func ExitCode(st *contract.JobStatus) int {
-	if st != nil && st.State == contract.JobFinished {
+	if st != nil && (st.State == contract.JobFinished || st.State == contract.JobSavepointDone) {
 		return 0
 	}
 	return 1

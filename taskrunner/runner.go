@@ -61,6 +61,7 @@ type execKey struct {
 	job      int64
 	pipeline int
 	epoch    int
+	run      string
 }
 
 // New makes a runner. Call Close to stop every task.
@@ -98,7 +99,7 @@ func (r *Runner) Tags() map[string]string { return r.cfg.Tags }
 // in the runner. Deploying the same pipeline epoch twice is a no-op, so the call may be
 // retried.
 func (r *Runner) Deploy(ctx context.Context, d Deployment) error {
-	key := execKey{d.Job.ID, d.Pipeline.ID, d.Epoch}
+	key := execKey{d.Job.ID, d.Pipeline.ID, d.Epoch, d.RunID}
 	r.mu.Lock()
 	if _, running := r.execs[key]; running || r.done[key] {
 		r.mu.Unlock()
@@ -112,7 +113,7 @@ func (r *Runner) Deploy(ctx context.Context, d Deployment) error {
 	r.mu.Lock()
 	// an older epoch of the same pipeline is fenced off
 	for k, old := range r.execs {
-		if k.job == key.job && k.pipeline == key.pipeline && k.epoch < key.epoch {
+		if k.job == key.job && k.pipeline == key.pipeline && (k.epoch < key.epoch || k.run != key.run) {
 			old.cancel()
 		}
 	}
@@ -149,7 +150,12 @@ func (r *Runner) Trigger(req contract.TriggerRequest) error {
 		return fmt.Errorf("runner %s has no checkpoint store", r.cfg.ID)
 	}
 	r.mu.Lock()
-	ex := r.execs[execKey{req.JobID, req.Pipeline, req.Epoch}]
+	var ex *execution
+	for k, e := range r.execs {
+		if k.job == req.JobID && k.pipeline == req.Pipeline && k.epoch == req.Epoch {
+			ex = e
+		}
+	}
 	r.mu.Unlock()
 	if ex == nil {
 		return nil

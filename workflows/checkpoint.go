@@ -44,13 +44,17 @@ type coordinator struct {
 	timer       workflow.Future
 	cancelTimer workflow.CancelFunc
 	pending     *pendingCheckpoint
+
+	// savepointWanted: the next checkpoint is a savepoint; savepointDone: it completed.
+	savepointWanted, savepointDone bool
 }
 
 type pendingCheckpoint struct {
-	id      int64
-	acks    map[contract.TaskID]contract.TaskAck
-	expired workflow.Future
-	cancel  workflow.CancelFunc
+	id        int64
+	savepoint bool
+	acks      map[contract.TaskID]contract.TaskAck
+	expired   workflow.Future
+	cancel    workflow.CancelFunc
 }
 
 func newCoordinator(pr *pipelineRun) *coordinator {
@@ -69,8 +73,22 @@ func newCoordinator(pr *pipelineRun) *coordinator {
 	return c
 }
 
+// requestSavepoint takes a savepoint now, or right after the checkpoint in flight.
+func (c *coordinator) requestSavepoint(ctx workflow.Context) {
+	c.savepointWanted = true
+	c.trigger(ctx)
+}
+
 // arm adds the coordinator's timers to the pipeline's selector.
 func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
+	if p := c.pending; p != nil {
+		sel.AddFuture(p.expired, func(f workflow.Future) {
+			if f.Get(ctx, nil) != nil || c.pending != p {
+				return // canceled: the checkpoint completed
+			}
+			c.abort(fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
+		})
+	}
 	if c.interval <= 0 {
 		return
 	}
@@ -82,14 +100,6 @@ func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
 		c.timer = nil
 		c.trigger(ctx)
 	})
-	if p := c.pending; p != nil {
-		sel.AddFuture(p.expired, func(f workflow.Future) {
-			if f.Get(ctx, nil) != nil || c.pending != p {
-				return // canceled: the checkpoint completed
-			}
-			c.abort(fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
-		})
-	}
 }
 
 // trigger starts the next checkpoint when none is in flight and every task runs.
@@ -105,7 +115,7 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 	id := c.nextID
 	c.nextID++
 	ectx, cancel := workflow.WithCancel(ctx)
-	c.pending = &pendingCheckpoint{id: id, acks: map[contract.TaskID]contract.TaskAck{},
+	c.pending = &pendingCheckpoint{id: id, savepoint: c.savepointWanted, acks: map[contract.TaskID]contract.TaskAck{},
 		expired: workflow.NewTimer(ectx, c.timeout), cancel: cancel}
 	for _, rid := range c.sourceRunners() {
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -172,11 +182,16 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 	}
 	c.completed = p.id
 	c.failures = 0
+	if p.savepoint {
+		c.savepointDone = true
+	} else if c.savepointWanted {
+		c.trigger(ctx) // a savepoint was asked for while this checkpoint ran
+	}
 }
 
 // complete writes the manifest (the commit point), then runs the sinks' committers.
 func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error {
-	m := checkpointstore.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id,
+	m := checkpointstore.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id, Savepoint: p.savepoint,
 		Completed: workflow.Now(ctx), Commits: map[int][][]byte{}}
 	var commits []contract.CommitInfo
 	for _, t := range c.pr.sortedTasks() {
@@ -229,7 +244,7 @@ func (c *coordinator) abort(reason string) {
 		c.pending = nil
 	}
 	c.failures++
-	if c.failures > c.tolerable && c.pr.failure == "" {
-		c.pr.failure = reason
+	if (c.failures > c.tolerable || c.savepointWanted) && c.pr.failure == "" {
+		c.pr.failure = reason // a savepoint that fails fails the stop
 	}
 }

@@ -52,6 +52,8 @@ type PipelineInput struct {
 	JobInfo  jobInfo              `json:"job"`
 	Pipeline planner.Pipeline     `json:"pipeline"`
 	Vertices []*planner.Vertex    `json:"vertices"`
+	// Restore starts the pipeline from its latest completed checkpoint or savepoint.
+	Restore bool `json:"restore,omitempty"`
 }
 
 type jobInfo struct {
@@ -143,6 +145,7 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 			JobInfo:  jobInfo{ID: st.JobID, Name: plan.Job.Name, Mode: string(plan.Job.Mode)},
 			Pipeline: p,
 			Vertices: verticesOf(&plan, p),
+			Restore:  in.Restore,
 		})
 		st.Pipelines[i].State = contract.JobScheduled
 	}
@@ -151,6 +154,17 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 	var failure string
 	remaining := len(futures)
 	sel := workflow.NewSelector(ctx)
+	// a savepoint request goes to every pipeline still running
+	savepoints := workflow.GetSignalChannel(ctx, contract.SavepointSignal)
+	sel.AddReceive(savepoints, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		setState(contract.JobDoingSavepoint)
+		for _, p := range st.Pipelines {
+			if !p.State.Terminal() {
+				workflow.SignalExternalWorkflow(ctx, contract.PipelineWorkflowID(st.JobID, p.ID), "", contract.SavepointSignal, nil)
+			}
+		}
+	})
 	for i, f := range futures {
 		sel.AddFuture(f, func(f workflow.Future) {
 			remaining--
@@ -192,11 +206,17 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 	for remaining > 0 {
 		sel.Select(ctx)
 	}
+	savepointed := len(st.Pipelines) > 0
+	for _, p := range st.Pipelines {
+		savepointed = savepointed && p.State == contract.JobSavepointDone
+	}
 	switch {
 	case failure != "":
 		return finishJob(ctx, st, setState, contract.JobFailed, failure)
 	case ctx.Err() != nil:
 		return finishJob(ctx, st, setState, contract.JobCanceled, "")
+	case savepointed:
+		return finishJob(ctx, st, setState, contract.JobSavepointDone, "")
 	}
 	return finishJob(ctx, st, setState, contract.JobFinished, "")
 }

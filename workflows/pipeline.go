@@ -63,7 +63,14 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	reports := workflow.GetSignalChannel(ctx, contract.TaskReportSignal)
 	lostCh := workflow.GetSignalChannel(ctx, contract.RunnerLostSignal)
 	cp := newCoordinator(pr)
+	savepoints := workflow.GetSignalChannel(ctx, contract.SavepointSignal)
 	var restore *contract.Restore
+	if in.Restore {
+		var err error
+		if restore, err = pr.restorePoint(ctx, cp); err != nil {
+			return pr.fail(ctx, "", false, causeOf(err))
+		}
+	}
 	for {
 		owner := fmt.Sprintf("%s#%d", workflow.GetInfo(ctx).WorkflowExecution.ID, pr.epoch)
 		pr.status.State = contract.JobScheduled
@@ -91,7 +98,14 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			pr.failure = causeOf(err)
 		} else {
 			pr.status.State = contract.JobRunning
-			canceled = pr.watch(ctx, cp, reports, lostCh)
+			canceled = pr.watch(ctx, cp, reports, lostCh, savepoints)
+		}
+		if cp.savepointDone && !canceled && pr.failure == "" {
+			// the savepoint is complete and committed: stop the tasks, keep it for a restore
+			pr.halt(ctx, reports)
+			pr.release(ctx, owner)
+			pr.status.State = contract.JobSavepointDone
+			return pr.snapshot(), nil
 		}
 		if !canceled && pr.failure == "" {
 			pr.status.State = "COMMITTING"
@@ -132,11 +146,16 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 
 // watch follows the task reports until every task ended, a task failed or the pipeline is
 // canceled (it returns true then), taking checkpoints on the way when the job asks for them.
-func (pr *pipelineRun) watch(ctx workflow.Context, cp *coordinator, reports, lostCh workflow.ReceiveChannel) bool {
+func (pr *pipelineRun) watch(ctx workflow.Context, cp *coordinator, reports, lostCh, savepoints workflow.ReceiveChannel) bool {
 	canceled := false
-	for !pr.allEnded() {
+	for !pr.allEnded() && !cp.savepointDone {
 		sel := workflow.NewSelector(ctx)
 		cp.arm(ctx, sel)
+		sel.AddReceive(savepoints, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, nil)
+			pr.status.State = contract.JobDoingSavepoint
+			cp.requestSavepoint(ctx)
+		})
 		sel.AddReceive(reports, func(c workflow.ReceiveChannel, _ bool) {
 			var r contract.TaskReport
 			c.Receive(ctx, &r)
@@ -265,6 +284,7 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation, 
 			Vertices:   pr.in.Vertices,
 			Epoch:      pr.epoch,
 			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+			RunID:      workflow.GetInfo(ctx).WorkflowExecution.RunID,
 			Tasks:      perRunner[rid],
 			Placement:  placement,
 			Restore:    restore,

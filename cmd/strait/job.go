@@ -55,6 +55,10 @@ func jobCmd(args []string) int {
 		return jobWait(args[1:])
 	case "cancel":
 		return jobCancel(args[1:])
+	case "savepoint":
+		return jobSavepoint(args[1:])
+	case "restore":
+		return jobRestore(args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "strait job: unknown command %q\n", args[0])
 	return 2
@@ -287,5 +291,71 @@ func clusterCmd(args []string) int {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%s\t%v\n", r.ID, r.State, r.Slots, r.Free, r.Tags, r.LoadText(), list)
 	}
 	tw.Flush()
+	return 0
+}
+
+func jobSavepoint(args []string) int {
+	fs := flag.NewFlagSet("job savepoint", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "strait job savepoint: give one job id")
+		return 2
+	}
+	id, ok := jobID(pos[0])
+	if !ok {
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	run, err := jobclient.Savepoint(context.Background(), c, id)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	st, err := jobclient.Wait(context.Background(), run)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
+		return 1
+	}
+	return finish(st)
+}
+
+func jobRestore(args []string) int {
+	fs := flag.NewFlagSet("job restore", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	var vars multi
+	fs.Var(&vars, "i", "variable key=value (repeatable)")
+	name := fs.String("n", "", "job name (overrides env.job.name)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 2 {
+		fmt.Fprintln(os.Stderr, "strait job restore: give the job id and its job config")
+		return 2
+	}
+	id, ok := jobID(pos[0])
+	if !ok {
+		return 2
+	}
+	plan, code := loadPlan(pos[1], vars, *name)
+	if plan == nil {
+		return code
+	}
+	vm, _ := planner.ParseVars(vars)
+	src, _ := planner.ReadSource(pos[1], vm, *name)
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	if _, err := jobclient.Restore(context.Background(), c, id, src, plan.Job.Name); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	fmt.Println(id)
 	return 0
 }

@@ -17,6 +17,7 @@ Usage:
   strait runner [--id NAME] [--slots N] [--tag key=value]... [--address host:port]
   strait job submit [-i key=value]... [--job-id ID] <job.conf>
   strait job status <id> [--json] | job list [--state S] | job wait <id> | job cancel <id>
+  strait job savepoint <id> | job restore <id> <job.conf>      (also: strait run --restore <id>)
   strait cluster status [--json]
   strait version
 

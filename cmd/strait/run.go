@@ -25,6 +25,7 @@ func runCmd(args []string) int {
 	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
 	slots := fs.Int("slots", 4, "slots of the local runner (embedded mode)")
 	jobID := fs.Int64("job-id", 0, "job id (default: a new one)")
+	restore := fs.Int64("restore", 0, "restore this job id from its latest savepoint or checkpoint")
 	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root (default <tmp>/strait/checkpoints)")
 	verbose := fs.Bool("v", false, "log what the engine does")
 	pos, err := parseInterleaved(fs, args)
@@ -75,8 +76,12 @@ func runCmd(args []string) int {
 	if id == 0 {
 		id = jobclient.NewJobID()
 	}
+	submit := jobclient.Submit
+	if *restore > 0 {
+		id, submit = *restore, jobclient.Restore
+	}
 	submitted := time.Now()
-	run, err := jobclient.Submit(ctx, n.Client, id, src, plan.Job.Name)
+	run, err := submit(ctx, n.Client, id, src, plan.Job.Name)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 1

@@ -444,11 +444,12 @@ func (d *decoder) rowBatch(src []byte, into *row.Batch) error {
 		if err != nil {
 			return err
 		}
-		tableLens[i] = n
-		tableBytes += n
-		if tableBytes > uint64(len(src)) {
+		// tableBytes <= len(src) holds, so the sum cannot wrap around
+		if n > uint64(len(src))-tableBytes {
 			return errorf(d.pos, "table names exceed the input")
 		}
+		tableLens[i] = n
+		tableBytes += n
 	}
 	areaAt := d.pos
 	if tableBytes > uint64(len(src)-areaAt) {

@@ -372,6 +372,7 @@ func TestCorruptInputFails(t *testing.T) {
 		{"no dictionary", []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "input ends inside table count at offset 10"},
 		{"more rows than bytes", mk(3, []byte{0, 0}, []string{"t"}, ""), "row count 3 exceeds the rows length at offset 1"},
 		{"table name beyond area", append(mk(0, nil, nil, "")[:10], 1, 5, 'a'), "table names (5 bytes) exceed the string area (1 bytes) at offset 12"},
+		{"table name lengths wrap around", append(append(mk(0, nil, nil, "")[:10], 2, 6, 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), "abc"...), "table names exceed the input at offset 22"},
 		{"unknown table", mk(1, []byte{1 << 2, 0}, []string{"t"}, ""), "row 0 names table 1 of 1 at offset 10"},
 		{"rows after the last row", mk(1, []byte{0, 0, 0}, []string{"t"}, ""), "1 bytes after the last row at offset 12"},
 		{"unused area", mk(0, nil, nil, "x"), "string area holds 1 bytes no value uses at offset 11"},

@@ -114,6 +114,7 @@ func TestColumnLayoutChosen(t *testing.T) {
 		{"ragged rows", build(add(row.Insert, "t", row.IntValue(1)), add(row.Insert, "t", row.IntValue(1), row.IntValue(2))), false},
 		{"two types in a column", build(add(row.Insert, "t", row.IntValue(1)), add(row.Insert, "t", row.BigIntValue(1))), false},
 		{"two types after a null", build(add(row.Insert, "t", row.NullValue()), add(row.Insert, "t", row.IntValue(1)), add(row.Insert, "t", row.BigIntValue(1))), false},
+		{"smallint and int", build(add(row.Insert, "t", row.SmallIntValue(1)), add(row.Insert, "t", row.IntValue(1))), false},
 		{"strings and bytes", build(add(row.Insert, "t", row.StringValue("a")), add(row.Insert, "t", row.BytesValue([]byte("a")))), false},
 	}
 	for _, c := range cases {
@@ -133,31 +134,36 @@ func TestColumnLayoutChosen(t *testing.T) {
 func TestColumnLayoutKeepsRejections(t *testing.T) {
 	cases := []struct {
 		name string
+		base row.Value // the column's other values
 		v    row.Value
 		want string
 	}{
-		{"int beyond 32 bits", row.Value{T: types.Int, I: 1 << 40}, "int value 1099511627776 out of range"},
-		{"smallint beyond 16 bits", row.Value{T: types.SmallInt, I: -1 << 20}, "smallint value -1048576 out of range"},
-		{"unknown tag", row.Value{T: 99}, "unknown value type tag 99"},
+		{"int beyond 32 bits", row.IntValue(1), row.Value{T: types.Int, I: 1 << 40}, "int value 1099511627776 out of range"},
+		{"smallint beyond 16 bits", row.SmallIntValue(1), row.Value{T: types.SmallInt, I: -1 << 20}, "smallint value -1048576 out of range"},
+		{"unknown tag", row.IntValue(1), row.Value{T: 99}, "unknown value type tag 99"},
+		{"a column of unknown tags", row.Value{T: 99}, row.Value{T: 99}, "unknown value type tag 99"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, nullFirst := range []bool{false, true} {
-				b := columnBatch(3, row.IntValue(1), nil, false)
-				b.Rows[1].Fields[0] = c.v
-				if nullFirst {
-					b.Rows[0].Fields[0] = row.NullValue()
+			// the bad value in a group of four rows or after the last group, after a null or not
+			for _, at := range []int{1, 8} {
+				for _, nullFirst := range []bool{false, true} {
+					b := columnBatch(9, c.base, nil, false)
+					b.Rows[at].Fields[0] = c.v
+					if nullFirst {
+						b.Rows[0].Fields[0] = row.NullValue()
+					}
+					enc := AppendBatch(nil, b)
+					if enc[0] != FormatRows {
+						t.Fatalf("format %d, want the row layout", enc[0])
+					}
+					into := row.NewBatch(0)
+					if err := DecodeBatch(enc, into); err == nil || !strings.Contains(err.Error(), c.want) {
+						t.Fatalf("error %v, want %q", err, c.want)
+					}
+					into.Release()
+					b.Release()
 				}
-				enc := AppendBatch(nil, b)
-				if enc[0] != FormatRows {
-					t.Fatalf("format %d, want the row layout", enc[0])
-				}
-				into := row.NewBatch(0)
-				if err := DecodeBatch(enc, into); err == nil || !strings.Contains(err.Error(), c.want) {
-					t.Fatalf("error %v, want %q", err, c.want)
-				}
-				into.Release()
-				b.Release()
 			}
 		})
 	}
@@ -221,6 +227,12 @@ func TestColumnDecodeAppends(t *testing.T) {
 	if into.Len() != 20 {
 		t.Fatalf("a failed decode left %d rows, want 20", into.Len())
 	}
+	// a batch not from the pool: no capacity, no arena
+	var bare row.Batch
+	if err := DecodeBatch(enc, &bare); err != nil {
+		t.Fatal(err)
+	}
+	sameBatch(t, b, &bare)
 }
 
 // mkCols builds a batch in the column layout around hand-written kinds and columns.
