@@ -17,8 +17,9 @@
 //     values one after the other, fixed-width ones as raw little-endian numbers. Encoding and
 //     decoding it are tight loops over one column at a time.
 //   - the row layout (FormatRows) otherwise (several tables, rows of different widths, a
-//     column of mixed types, empty batches, rows without fields): each row with its kind,
-//     table and tagged values.
+//     column of mixed types, empty batches, rows without fields, and values the decoder
+//     rejects: an int or smallint beyond its range, an unknown type tag): each row with its
+//     kind, table and tagged values.
 //
 // Row layout:
 //
@@ -56,8 +57,11 @@
 //
 // where colslen is the size in bytes of the kinds and the columns, all rows have the one
 // table whose name opens the area, and the area then holds every string and byte string,
-// column after column. A column holds one slot per row, null rows included; the slot of a
-// null row is zero (all bytes zero, an empty string, the null tag):
+// column after column. A column's tag is the one type of its non-null values, and a bitmap
+// marks its nulls, if it has any: a column with nulls keeps its fixed-width slots (the loops
+// stay free of branches), and a column without them pays one byte. A column holds one slot
+// per row, null rows included; the slot of a null row is zero (all bytes zero, an empty
+// string, the null tag), and the decoder rejects any other:
 //
 //	boolean, tinyint                      1 byte
 //	smallint                              2 bytes LE
