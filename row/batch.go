@@ -166,8 +166,15 @@ func (b *Batch) Values(n int) []Value {
 
 // Add appends a row of width fields and returns it for the caller to fill.
 func (b *Batch) Add(kind Kind, table string, width int) *Row {
-	b.Rows = append(b.Rows, Row{Kind: kind, Table: table, Fields: b.Values(width)})
-	return &b.Rows[len(b.Rows)-1]
+	n := len(b.Rows)
+	if n < cap(b.Rows) {
+		b.Rows = b.Rows[:n+1] // fill the row in place: no Row built and copied
+	} else {
+		b.Rows = append(b.Rows, Row{})
+	}
+	r := &b.Rows[n]
+	r.Kind, r.Table, r.Fields = kind, table, b.Values(width)
+	return r
 }
 
 // AddRow appends a copy of r's header and fields (values are copied shallowly).
