@@ -9,8 +9,8 @@ package connector
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"

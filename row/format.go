@@ -275,10 +275,11 @@ func floorDiv(a, b int64) int64 {
 // String renders the value as AppendText does.
 func (v Value) String() string { return string(AppendText(nil, v)) }
 
-const hexDigits = "0123456789abcdef"
+const hexDigits = "0123456789ABCDEF"
 
-// AppendJSONString appends s as a JSON string: quotes, backslashes and control characters
-// escaped, everything else (UTF-8 included) as is.
+// AppendJSONString appends s as a JSON string the way Jackson (SeaTunnel's JSON library)
+// writes it: quotes and backslashes escaped, \b \t \n \f \r in short form, other control
+// characters as \u00XX, everything else (UTF-8 included) as is.
 func AppendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	start := 0
@@ -291,12 +292,16 @@ func AppendJSONString(buf []byte, s string) []byte {
 		switch c {
 		case '"', '\\':
 			buf = append(buf, '\\', c)
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
+		case '\b':
+			buf = append(buf, '\\', 'b')
 		case '\t':
 			buf = append(buf, '\\', 't')
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\f':
+			buf = append(buf, '\\', 'f')
+		case '\r':
+			buf = append(buf, '\\', 'r')
 		default:
 			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}

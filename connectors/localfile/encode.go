@@ -158,41 +158,6 @@ func appendJavaDecimal(b []byte, v row.Value) []byte {
 	return strconv.AppendInt(b, adjusted, 10)
 }
 
-const upperHex = "0123456789ABCDEF"
-
-// appendJSONString writes s as Jackson does: quotes and backslashes escaped, \b \t \n \f \r
-// in short form, other control characters as \u00XX, everything else as is.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, '\\', 'u', '0', '0', upperHex[c>>4], upperHex[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // appendJSONFloat writes a float as Jackson does: Java's toString, and NaN and the
 // infinities as quoted strings.
 func appendJSONFloat(b []byte, f float64, bits int) []byte {
@@ -212,7 +177,7 @@ func appendJSONValue(b []byte, v *row.Value, t *types.DataType) []byte {
 	case types.Null:
 		return append(b, "null"...)
 	case types.String:
-		return appendJSONString(b, v.S)
+		return row.AppendJSONString(b, v.S)
 	case types.Boolean:
 		return strconv.AppendBool(b, v.I != 0)
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
@@ -291,7 +256,7 @@ func appendJSONValue(b []byte, v *row.Value, t *types.DataType) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, t.Row.Names[i])
+			b = row.AppendJSONString(b, t.Row.Names[i])
 			b = append(b, ':')
 			b = appendJSONValue(b, &fields[i], &t.Row.Types[i])
 		}
@@ -305,10 +270,10 @@ func appendJSONValue(b []byte, v *row.Value, t *types.DataType) []byte {
 func appendJSONKey(b []byte, k *row.Value, t *types.DataType) []byte {
 	switch k.T {
 	case types.String:
-		return appendJSONString(b, k.S)
+		return row.AppendJSONString(b, k.S)
 	case types.Date, types.Time, types.Timestamp:
 		return appendJSONValue(b, k, t)
 	}
 	var tmp [64]byte
-	return appendJSONString(b, string(appendJSONValue(tmp[:0], k, t)))
+	return row.AppendJSONString(b, string(appendJSONValue(tmp[:0], k, t)))
 }

@@ -77,8 +77,8 @@ func quote(s string) string {
 			b.WriteRune(r)
 		case r < 0x20:
 			b.WriteString(`\u00`)
-			b.WriteByte(upperHex[r>>4])
-			b.WriteByte(upperHex[r&0xf])
+			b.WriteByte("0123456789ABCDEF"[r>>4])
+			b.WriteByte("0123456789ABCDEF"[r&0xf])
 		default:
 			b.WriteRune(r)
 		}

@@ -2,6 +2,7 @@ package localfile
 
 import (
 	"fmt"
+	"github.com/strait-dev/strait/row"
 	"path/filepath"
 	"strings"
 
@@ -226,7 +227,7 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		} else {
 			k = append(k, ',')
 		}
-		k = appendJSONString(k, n)
+		k = row.AppendJSONString(k, n)
 		c.jsonKeys = append(c.jsonKeys, append(k, ':'))
 	}
 	return c, nil

@@ -203,7 +203,7 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 		eachMember(s, i, func(name string, v int) bool {
 			var k, val row.Value
 			// the key is read as a JSON string holding the name
-			c.buf = appendQuoted(c.buf[:0], unescape(name))
+			c.buf = row.AppendJSONString(c.buf[:0], unescape(name))
 			key := string(c.buf)
 			if k, err = c.convert(key, 0, *t.Key); err != nil {
 				return false

@@ -592,7 +592,7 @@ func appendCompact(buf []byte, s string, i int) []byte {
 				buf = append(buf, ',')
 			}
 			first = false
-			buf = appendQuoted(buf, unescape(name))
+			buf = row.AppendJSONString(buf, unescape(name))
 			buf = append(buf, ':')
 			buf = appendCompact(buf, s, v)
 			return true
@@ -612,46 +612,11 @@ func appendCompact(buf []byte, s string, i int) []byte {
 		return append(buf, ']')
 	case c == '"':
 		end := skipString(s, i)
-		return appendQuoted(buf, unescape(s[i+1:end-1]))
+		return row.AppendJSONString(buf, unescape(s[i+1:end-1]))
 	case c == '-' || c >= '0' && c <= '9':
 		return numberText(buf, s[i:skip(s, i)])
 	}
 	return append(buf, s[i:skip(s, i)]...)
-}
-
-const hexDigits = "0123456789ABCDEF"
-
-func appendQuoted(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"':
-			buf = append(buf, '\\', '"')
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		start = i + 1
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }
 
 // appendValue writes a field value as JSON, the way SeaTunnel hands array, map and row fields
@@ -663,7 +628,7 @@ func appendValue(buf []byte, v row.Value) []byte {
 	case types.Null:
 		return append(buf, "null"...)
 	case types.String:
-		return appendQuoted(buf, v.S)
+		return row.AppendJSONString(buf, v.S)
 	case types.Boolean:
 		return strconv.AppendBool(buf, v.Bool())
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
@@ -703,9 +668,9 @@ func appendValue(buf []byte, v row.Value) []byte {
 					buf = append(buf, ',')
 				}
 				if k := m.Keys[i]; k.T == types.String {
-					buf = appendQuoted(buf, k.S)
+					buf = row.AppendJSONString(buf, k.S)
 				} else {
-					buf = appendQuoted(buf, k.String())
+					buf = row.AppendJSONString(buf, k.String())
 				}
 				buf = append(buf, ':')
 				buf = appendValue(buf, m.Vals[i])
