@@ -112,12 +112,37 @@ func jobSubmit(args []string) int {
 }
 
 func jobStatus(args []string) int {
-	fs := flag.NewFlagSet("job status", flag.ContinueOnError)
+	var asJSON *bool
+	return withJob("status", args, func(fs *flag.FlagSet) { asJSON = fs.Bool("json", false, "print JSON") },
+		func(c client.Client, id int64) int {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			st, err := jobclient.Status(ctx, c, id)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+				return 1
+			}
+			if *asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				_ = enc.Encode(st)
+			} else {
+				jobclient.PrintStatus(os.Stdout, st)
+			}
+			return 0
+		})
+}
+
+// withJob parses a job command's flags and its one job id, connects to Temporal and runs do.
+func withJob(name string, args []string, flags func(*flag.FlagSet), do func(c client.Client, id int64) int) int {
+	fs := flag.NewFlagSet("job "+name, flag.ContinueOnError)
 	cf := addConnectFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
+	if flags != nil {
+		flags(fs)
+	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "strait job status: give one job id")
+		fmt.Fprintf(os.Stderr, "strait job %s: give one job id\n", name)
 		return 2
 	}
 	id, ok := jobID(pos[0])
@@ -130,21 +155,7 @@ func jobStatus(args []string) int {
 		return 1
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, err := jobclient.Status(ctx, c, id)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(st)
-	} else {
-		jobclient.PrintStatus(os.Stdout, st)
-	}
-	return 0
+	return do(c, id)
 }
 
 func jobList(args []string) int {
@@ -180,29 +191,14 @@ func jobList(args []string) int {
 }
 
 func jobWait(args []string) int {
-	fs := flag.NewFlagSet("job wait", flag.ContinueOnError)
-	cf := addConnectFlags(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "strait job wait: give one job id")
-		return 2
-	}
-	id, ok := jobID(pos[0])
-	if !ok {
-		return 2
-	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	st, err := jobclient.Wait(context.Background(), c.GetWorkflow(context.Background(), contract.JobWorkflowID(id), ""))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
-		return 1
-	}
-	return finish(st)
+	return withJob("wait", args, nil, func(c client.Client, id int64) int {
+		st, err := jobclient.Wait(context.Background(), c.GetWorkflow(context.Background(), contract.JobWorkflowID(id), ""))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
+			return 1
+		}
+		return finish(st)
+	})
 }
 
 // finish prints the summary and the cause, and returns the exit code.
@@ -219,29 +215,14 @@ func finish(st *contract.JobStatus) int {
 }
 
 func jobCancel(args []string) int {
-	fs := flag.NewFlagSet("job cancel", flag.ContinueOnError)
-	cf := addConnectFlags(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "strait job cancel: give one job id")
-		return 2
-	}
-	id, ok := jobID(pos[0])
-	if !ok {
-		return 2
-	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	if err := jobclient.Cancel(context.Background(), c, id); err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	fmt.Printf("job %d: cancel requested\n", id)
-	return 0
+	return withJob("cancel", args, nil, func(c client.Client, id int64) int {
+		if err := jobclient.Cancel(context.Background(), c, id); err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return 1
+		}
+		fmt.Printf("job %d: cancel requested\n", id)
+		return 0
+	})
 }
 
 func clusterCmd(args []string) int {
@@ -295,34 +276,19 @@ func clusterCmd(args []string) int {
 }
 
 func jobSavepoint(args []string) int {
-	fs := flag.NewFlagSet("job savepoint", flag.ContinueOnError)
-	cf := addConnectFlags(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "strait job savepoint: give one job id")
-		return 2
-	}
-	id, ok := jobID(pos[0])
-	if !ok {
-		return 2
-	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	run, err := jobclient.Savepoint(context.Background(), c, id)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	st, err := jobclient.Wait(context.Background(), run)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
-		return 1
-	}
-	return finish(st)
+	return withJob("savepoint", args, nil, func(c client.Client, id int64) int {
+		run, err := jobclient.Savepoint(context.Background(), c, id)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return 1
+		}
+		st, err := jobclient.Wait(context.Background(), run)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
+			return 1
+		}
+		return finish(st)
+	})
 }
 
 func jobRestore(args []string) int {
