@@ -653,3 +653,42 @@ sink { TxnSink {} }`, rows)}
 		}
 	}
 }
+
+// TestManyContinueAsNewCycles forces a pipeline to continue as new every few events while
+// its tasks run and checkpoint: the job ends with every row exactly once.
+func TestManyContinueAsNewCycles(t *testing.T) {
+	n := cluster(t)
+	old := workflows.PipelineEventsBeforeContinue
+	workflows.PipelineEventsBeforeContinue = 4
+	defer func() { workflows.PipelineEventsBeforeContinue = old }()
+	const rows = 20000
+	st, id := runJob(t, n, fmt.Sprintf(`
+env { parallelism = 2, checkpoint.interval = 100 }
+source { SeqSource { rows = %d, rows_per_poll = 50, poll_delay_ms = 10 } }
+sink { TxnSink {} }`, rows))
+	if st.State != contract.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	// the pipeline's first run's history ends in continue-as-new when it handed over
+	hist, err := fetchHistory(context.Background(), n, contract.PipelineWorkflowID(id, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := hist.Events[0].GetWorkflowExecutionStartedEventAttributes()
+	t.Logf("last run started after %q; %d events in it", first.GetContinuedExecutionRunId(), len(hist.Events))
+	if first.GetContinuedExecutionRunId() == "" {
+		t.Fatal("the pipeline never continued as new")
+	}
+	sinkMu.Lock()
+	got := append([]int64(nil), received[id]...)
+	sinkMu.Unlock()
+	seen := make([]int, rows)
+	for _, v := range got {
+		seen[v]++
+	}
+	for v, c := range seen {
+		if c != 1 {
+			t.Fatalf("row %d is in the sink %d times", v, c)
+		}
+	}
+}

@@ -54,6 +54,23 @@ type PipelineInput struct {
 	Vertices []*planner.Vertex    `json:"vertices"`
 	// Restore starts the pipeline from its latest completed checkpoint or savepoint.
 	Restore bool `json:"restore,omitempty"`
+	// Resume carries a running pipeline into a new run (continue-as-new): its tasks keep
+	// running on their runners and their signals follow the workflow id.
+	Resume *PipelineResume `json:"resume,omitempty"`
+}
+
+// PipelineResume is the state a pipeline workflow continues with.
+type PipelineResume struct {
+	Epoch       int                   `json:"epoch"`
+	Tasks       []contract.TaskStatus `json:"tasks"`
+	Queues      map[string]string     `json:"queues"`
+	Runners     []string              `json:"runners"`
+	LostRunners []string              `json:"lostRunners,omitempty"`
+	Restarts    int                   `json:"restarts,omitempty"`
+	LastFailure string                `json:"lastFailure,omitempty"`
+	NextID      int64                 `json:"nextId"`
+	Completed   int64                 `json:"completed"`
+	Failures    int                   `json:"failures,omitempty"`
 }
 
 type jobInfo struct {

@@ -41,6 +41,8 @@ type pipelineRun struct {
 	lostRunners map[string]bool
 	// restarts counts failovers, up to env.job.retry.times.
 	restarts int
+	// continueAsNew: the run's history is long enough; hand over to a new run.
+	continueAsNew bool
 }
 
 // PipelineWorkflow schedules, deploys and watches one pipeline: slots from the resource
@@ -65,7 +67,11 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	cp := newCoordinator(pr)
 	savepoints := workflow.GetSignalChannel(ctx, contract.SavepointSignal)
 	var restore *contract.Restore
-	if in.Restore {
+	resumed := in.Resume != nil
+	if resumed {
+		pr.resume(in.Resume, cp)
+	}
+	if in.Restore && !resumed {
 		var err error
 		if restore, err = pr.restorePoint(ctx, cp); err != nil {
 			return pr.fail(ctx, "", false, causeOf(err))
@@ -73,32 +79,50 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	}
 	for {
 		owner := fmt.Sprintf("%s#%d", workflow.GetInfo(ctx).WorkflowExecution.ID, pr.epoch)
-		pr.status.State = contract.JobScheduled
-		alloc, err := pr.allocate(ctx, owner)
-		// With env.slot.wait the pipeline waits in PENDING until slots free up, asking again
-		// with a growing pause; a long wait continues as new to keep the history small.
-		for wait := 2 * time.Second; err != nil && pr.in.Env.SlotWait && isNoResource(err); wait = min(wait*2, time.Minute) {
-			pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
-			if serr := workflow.Sleep(ctx, wait); serr != nil {
-				pr.status.State = contract.JobCanceled
-				return nil, temporal.NewCanceledError(*pr.snapshot())
-			}
-			if pr.epoch == 1 && workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-				return nil, workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, in)
-			}
-			alloc, err = pr.allocate(ctx, owner)
-		}
-		pr.status.Error = ""
-		if err != nil {
-			return pr.fail(ctx, owner, false, causeOf(err))
-		}
-		pr.status.State = "DEPLOYING"
 		canceled := false
-		if err := pr.deploy(ctx, alloc, restore); err != nil {
-			pr.failure = causeOf(err)
-		} else {
+		if resumed {
+			// the tasks of this epoch run already: go on watching them
+			resumed = false
 			pr.status.State = contract.JobRunning
 			canceled = pr.watch(ctx, cp, reports, lostCh, savepoints)
+		} else {
+			pr.status.State = contract.JobScheduled
+			alloc, err := pr.allocate(ctx, owner)
+			// With env.slot.wait the pipeline waits in PENDING until slots free up, asking again
+			// with a growing pause; a long wait continues as new to keep the history small.
+			for wait := 2 * time.Second; err != nil && pr.in.Env.SlotWait && isNoResource(err); wait = min(wait*2, time.Minute) {
+				pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
+				if serr := workflow.Sleep(ctx, wait); serr != nil {
+					pr.status.State = contract.JobCanceled
+					return nil, temporal.NewCanceledError(*pr.snapshot())
+				}
+				if pr.epoch == 1 && workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+					return nil, workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, in)
+				}
+				alloc, err = pr.allocate(ctx, owner)
+			}
+			pr.status.Error = ""
+			if err != nil {
+				return pr.fail(ctx, owner, false, causeOf(err))
+			}
+			pr.status.State = "DEPLOYING"
+			if err := pr.deploy(ctx, alloc, restore); err != nil {
+				pr.failure = causeOf(err)
+			} else {
+				pr.status.State = contract.JobRunning
+				canceled = pr.watch(ctx, cp, reports, lostCh, savepoints)
+			}
+		}
+		if pr.continueAsNew && !canceled && pr.failure == "" && !cp.savepointDone {
+			// bound the history: take in what is already delivered, then go on in a new run
+			// with the same state; nothing is restarted
+			pr.drain(ctx, cp, reports, lostCh)
+			if pr.failure == "" && !pr.allEnded() {
+				next := in
+				next.Restore = false
+				next.Resume = pr.resumeState(cp)
+				return nil, workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, next)
+			}
 		}
 		if cp.savepointDone && !canceled && pr.failure == "" {
 			// the savepoint is complete and committed: stop the tasks, keep it for a restore
@@ -136,6 +160,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			pr.status.State = contract.JobCanceled
 			return nil, temporal.NewCanceledError(*pr.snapshot())
 		}
+		var err error
 		if restore, err = pr.restorePoint(ctx, cp); err != nil {
 			return pr.fail(ctx, owner, false, causeOf(err))
 		}
@@ -148,7 +173,15 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 // canceled (it returns true then), taking checkpoints on the way when the job asks for them.
 func (pr *pipelineRun) watch(ctx workflow.Context, cp *coordinator, reports, lostCh, savepoints workflow.ReceiveChannel) bool {
 	canceled := false
+	events := 0
 	for !pr.allEnded() && !cp.savepointDone {
+		// continue as new well before Temporal's limits (10,000 signals, 51,200 events), at
+		// a moment with no checkpoint in flight
+		if cp.pending == nil && !cp.savepointWanted && (events >= PipelineEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+			pr.continueAsNew = true
+			break
+		}
+		events++
 		sel := workflow.NewSelector(ctx)
 		cp.arm(ctx, sel)
 		sel.AddReceive(savepoints, func(c workflow.ReceiveChannel, _ bool) {
@@ -178,6 +211,69 @@ func (pr *pipelineRun) watch(ctx workflow.Context, cp *coordinator, reports, los
 	}
 	cp.interrupt()
 	return canceled
+}
+
+// PipelineEventsBeforeContinue is how many reports, checkpoint timers and other events one
+// pipeline run takes before it continues as new.
+var PipelineEventsBeforeContinue = 1000
+
+// drain applies the reports and lost-runner notices already delivered, so none is left
+// behind when the run continues as new.
+func (pr *pipelineRun) drain(ctx workflow.Context, cp *coordinator, reports, lostCh workflow.ReceiveChannel) {
+	for {
+		var r contract.TaskReport
+		if reports.ReceiveAsync(&r) {
+			if r.Checkpoint != nil {
+				cp.acked(ctx, r)
+			} else {
+				pr.apply(r)
+			}
+			continue
+		}
+		var l contract.RunnerLost
+		if lostCh.ReceiveAsync(&l) {
+			pr.lost(l)
+			continue
+		}
+		return
+	}
+}
+
+// resumeState is what the next run needs to go on watching the running tasks.
+func (pr *pipelineRun) resumeState(cp *coordinator) *PipelineResume {
+	r := &PipelineResume{Epoch: pr.epoch, Queues: pr.queues, Runners: pr.status.Runners, Restarts: pr.restarts,
+		LastFailure: pr.status.LastFailure, NextID: cp.nextID, Completed: cp.completed, Failures: cp.failures}
+	for _, t := range pr.sortedTasks() {
+		r.Tasks = append(r.Tasks, *t)
+	}
+	for _, id := range pr.status.Runners {
+		if pr.lostRunners[id] {
+			r.LostRunners = append(r.LostRunners, id)
+		}
+	}
+	return r
+}
+
+// resume takes over the state of the previous run.
+func (pr *pipelineRun) resume(r *PipelineResume, cp *coordinator) {
+	pr.epoch, pr.restarts = r.Epoch, r.Restarts
+	pr.status.Restarts, pr.status.LastFailure, pr.status.Runners = r.Restarts, r.LastFailure, r.Runners
+	pr.queues = r.Queues
+	if pr.queues == nil {
+		pr.queues = map[string]string{}
+	}
+	for i := range r.Tasks {
+		t := r.Tasks[i]
+		pr.tasks[t.Task] = &t
+		pr.runnerOf[t.Task] = t.Runner
+	}
+	for _, id := range r.LostRunners {
+		if pr.lostRunners == nil {
+			pr.lostRunners = map[string]bool{}
+		}
+		pr.lostRunners[id] = true
+	}
+	cp.nextID, cp.completed, cp.failures = r.NextID, r.Completed, r.Failures
 }
 
 // restorePoint loads the latest completed checkpoint and commits its sinks' infos again

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -237,5 +238,56 @@ func TestSlotWaitKeepsThePipelinePending(t *testing.T) {
 	}
 	if calls != 4 {
 		t.Fatalf("allocation asked %d times", calls)
+	}
+}
+
+func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
+	old := PipelineEventsBeforeContinue
+	PipelineEventsBeforeContinue = 3
+	defer func() { PipelineEventsBeforeContinue = old }()
+	plan := testPlan()
+	in := PipelineInput{JobID: 7, Env: plan.Env, JobInfo: jobInfo{ID: 7, Name: "t", Mode: "BATCH"},
+		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices}
+	running := func(sub int) contract.TaskStatus {
+		return contract.TaskStatus{Task: contract.TaskID{Group: 1, Subtask: sub}, State: contract.TaskRunning}
+	}
+
+	// first run: deploys, then after a few reports hands over to a new run
+	h := newHarness(t)
+	deploys := 0
+	h.deploy = func(context.Context, contract.Deployment) error { deploys++; return nil }
+	for i := 1; i <= 4; i++ {
+		h.env.RegisterDelayedCallback(func() {
+			h.env.SignalWorkflow(contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+				Tasks: []contract.TaskStatus{running(0), running(1)}})
+		}, time.Duration(i)*time.Second)
+	}
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+	var can *workflow.ContinueAsNewError
+	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("want continue-as-new, got %v", err)
+	}
+	var next PipelineInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if deploys != 1 || next.Resume == nil || next.Resume.Epoch != 1 || len(next.Resume.Tasks) != 2 ||
+		next.Resume.Tasks[0].State != contract.TaskRunning || next.Resume.Queues["r1"] == "" {
+		t.Fatalf("deploys %d, resume %+v", deploys, next.Resume)
+	}
+
+	// second run: no deploy; the tasks' reports finish it and the sinks commit
+	h2 := newHarness(t)
+	h2.deploy = func(context.Context, contract.Deployment) error { deploys++; return nil }
+	h2.env.RegisterDelayedCallback(func() {
+		h2.env.SignalWorkflow(contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+			Tasks: []contract.TaskStatus{closed(0, 3, "a"), closed(1, 4, "b")}})
+	}, time.Second)
+	h2.env.ExecuteWorkflow(contract.PipelineWorkflowName, next)
+	if err := h2.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if deploys != 1 || len(h2.commits) != 1 || len(h2.commits[0].Infos) != 2 {
+		t.Fatalf("deploys %d commits %+v", deploys, h2.commits)
 	}
 }
