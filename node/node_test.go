@@ -468,10 +468,11 @@ sink { KeepSink {} }`}, "blocked")
 // recorded set that the workflows package replays on every run).
 func TestHistoriesReplay(t *testing.T) {
 	n := cluster(t)
+	// a job that checkpoints, so the coordinator's commands are in the recorded history
 	st, id := runJob(t, n, `
-env { parallelism = 2 }
-source { SeqSource { rows = 100, plugin_output = "a" } }
-sink { KeepSink { plugin_input = "a" } }`)
+env { parallelism = 2, checkpoint.interval = 100 }
+source { SeqSource { rows = 4000, plugin_output = "a", rows_per_poll = 50, poll_delay_ms = 10 } }
+sink { TxnSink { plugin_input = "a" } }`)
 	if st.State != contract.JobFinished {
 		t.Fatalf("state %s", st.State)
 	}
