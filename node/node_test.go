@@ -471,7 +471,7 @@ func TestHistoriesReplay(t *testing.T) {
 	// a job that checkpoints, so the coordinator's commands are in the recorded history
 	st, id := runJob(t, n, `
 env { parallelism = 2, checkpoint.interval = 100 }
-source { SeqSource { rows = 4000, plugin_output = "a", rows_per_poll = 50, poll_delay_ms = 10 } }
+source { SeqSource { rows = 20000, plugin_output = "a", rows_per_poll = 50, poll_delay_ms = 10 } }
 sink { TxnSink { plugin_input = "a" } }`)
 	if st.State != contract.JobFinished {
 		t.Fatalf("state %s", st.State)
