@@ -676,7 +676,9 @@ sink { TxnSink {} }`, rows))
 		t.Fatal(err)
 	}
 	first := hist.Events[0].GetWorkflowExecutionStartedEventAttributes()
-	t.Logf("last run started after %q; %d events in it", first.GetContinuedExecutionRunId(), len(hist.Events))
+	store, _ := checkpointstore.New(ckptDir)
+	ids, _ := checkpointstore.Completed(context.Background(), store, id, 1)
+	t.Logf("last run started after %q; %d events in it; checkpoints kept %v", first.GetContinuedExecutionRunId(), len(hist.Events), ids)
 	if first.GetContinuedExecutionRunId() == "" {
 		t.Fatal("the pipeline never continued as new")
 	}

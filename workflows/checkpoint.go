@@ -130,6 +130,18 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 	}
 }
 
+// resumePending takes over the checkpoint a previous run had in flight; its timeout starts
+// again.
+func (c *coordinator) resumePending(ctx workflow.Context, p *PendingResume) {
+	ectx, cancel := workflow.WithCancel(ctx)
+	c.pending = &pendingCheckpoint{id: p.ID, savepoint: p.Savepoint, acks: map[contract.TaskID]contract.TaskAck{},
+		expired: workflow.NewTimer(ectx, c.timeout), cancel: cancel}
+	for _, a := range p.Acks {
+		c.pending.acks[a.Task] = a
+	}
+	c.savepointWanted = p.Savepoint
+}
+
 // sourceRunners lists, sorted, the runners hosting source tasks.
 func (c *coordinator) sourceRunners() []string {
 	seen := map[string]bool{}

@@ -71,6 +71,15 @@ type PipelineResume struct {
 	NextID      int64                 `json:"nextId"`
 	Completed   int64                 `json:"completed"`
 	Failures    int                   `json:"failures,omitempty"`
+	// Pending is the checkpoint in flight, with the acknowledgements it has so far.
+	Pending *PendingResume `json:"pending,omitempty"`
+}
+
+// PendingResume is a checkpoint in flight carried into a new run.
+type PendingResume struct {
+	ID        int64              `json:"id"`
+	Savepoint bool               `json:"savepoint,omitempty"`
+	Acks      []contract.TaskAck `json:"acks,omitempty"`
 }
 
 type jobInfo struct {

@@ -69,7 +69,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	var restore *contract.Restore
 	resumed := in.Resume != nil
 	if resumed {
-		pr.resume(in.Resume, cp)
+		pr.resume(ctx, in.Resume, cp)
 	}
 	if in.Restore && !resumed {
 		var err error
@@ -175,9 +175,9 @@ func (pr *pipelineRun) watch(ctx workflow.Context, cp *coordinator, reports, los
 	canceled := false
 	events := 0
 	for !pr.allEnded() && !cp.savepointDone {
-		// continue as new well before Temporal's limits (10,000 signals, 51,200 events), at
-		// a moment with no checkpoint in flight
-		if cp.pending == nil && !cp.savepointWanted && (events >= PipelineEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+		// continue as new well before Temporal's limits (10,000 signals, 51,200 events); a
+		// checkpoint in flight goes along with its acknowledgements
+		if !cp.savepointWanted && (events >= PipelineEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
 			pr.continueAsNew = true
 			break
 		}
@@ -251,11 +251,19 @@ func (pr *pipelineRun) resumeState(cp *coordinator) *PipelineResume {
 			r.LostRunners = append(r.LostRunners, id)
 		}
 	}
+	if p := cp.pending; p != nil {
+		r.Pending = &PendingResume{ID: p.id, Savepoint: p.savepoint}
+		for _, t := range pr.sortedTasks() {
+			if a, ok := p.acks[t.Task]; ok {
+				r.Pending.Acks = append(r.Pending.Acks, a)
+			}
+		}
+	}
 	return r
 }
 
 // resume takes over the state of the previous run.
-func (pr *pipelineRun) resume(r *PipelineResume, cp *coordinator) {
+func (pr *pipelineRun) resume(ctx workflow.Context, r *PipelineResume, cp *coordinator) {
 	pr.epoch, pr.restarts = r.Epoch, r.Restarts
 	pr.status.Restarts, pr.status.LastFailure, pr.status.Runners = r.Restarts, r.LastFailure, r.Runners
 	pr.queues = r.Queues
@@ -274,6 +282,9 @@ func (pr *pipelineRun) resume(r *PipelineResume, cp *coordinator) {
 		pr.lostRunners[id] = true
 	}
 	cp.nextID, cp.completed, cp.failures = r.NextID, r.Completed, r.Failures
+	if p := r.Pending; p != nil {
+		cp.resumePending(ctx, p)
+	}
 }
 
 // restorePoint loads the latest completed checkpoint and commits its sinks' infos again
