@@ -456,7 +456,7 @@ func TestRunnerKilledMidJob(t *testing.T) {
 	eventually(t, 60*time.Second, "two runners registered", func() bool { return len(clusterStatus(t, addr)) == 2 })
 	out := t.TempDir()
 	id := submit(t, addr, writeJob(t, fmt.Sprintf(`
-env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000, job.retry.interval.seconds = 1 }
+env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000, job.retry.interval.seconds = 3 }
 source { FakeSource { plugin_output = "fake", row.num = 100, split.num = 10, split.read-interval = 1000,
   schema = { fields { id = bigint, name = string } } } }
 sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp", file_format_type = json } }`, out, out)))
@@ -476,6 +476,16 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 	time.Sleep(2 * time.Second) // a few splits read and checkpointed
 	runners[victim].kill(t)
 	killed := time.Now()
+	// the time from the SIGKILL to the job running again elsewhere
+	back := eventually(t, 60*time.Second, "the job runs again on the other runner", func() bool {
+		jv := jobStatus(t, addr, id)
+		if len(jv.Pipelines) == 0 || len(jv.Pipelines[0].Tasks) == 0 {
+			return jv.State == "FINISHED"
+		}
+		task := jv.Pipelines[0].Tasks[0]
+		return jv.State == "FINISHED" || (task.Runner != victim && task.State == "RUNNING")
+	})
+	t.Logf("runner %s killed; the job ran again %s later", victim, back.Round(100*time.Millisecond))
 	code, o := run(t, "job", "wait", "--address", addr, id)
 	if code != 0 {
 		t.Fatalf("job wait: exit %d\n%s", code, o)

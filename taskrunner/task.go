@@ -93,11 +93,18 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 	if err != nil {
 		return err
 	}
+	// the state goes to the store off the data path: the task goes on with its rows while
+	// the blob is written (and fsynced); the acknowledgement follows the write
 	key := checkpointstore.StateKey(t.ex.d.Job.ID, t.ex.d.Pipeline.ID, id, t.id.String())
-	if err := t.ex.r.cfg.Store.Put(ctx, key, blob); err != nil {
-		return fmt.Errorf("checkpoint %d: %w", id, err)
-	}
-	t.ex.acked(id, contract.TaskAck{Task: t.id, StateKey: key, Commits: commits, Counters: t.counters()})
+	ack := contract.TaskAck{Task: t.id, StateKey: key, Commits: commits, Counters: t.counters()}
+	go func() {
+		if err := t.ex.r.cfg.Store.Put(t.ex.ctx, key, blob); err != nil {
+			// no acknowledgement: the checkpoint expires and counts as a failed one
+			t.ex.r.log.Error("checkpoint state not written", "task", t.id.String(), "checkpoint", id, "error", err)
+			return
+		}
+		t.ex.acked(id, ack)
+	}()
 	return nil
 }
 

@@ -76,6 +76,15 @@ func main() {
 	r2 := runJob(*bin, small, *procs)
 	fmt.Printf("one-row job: submit to end %.3f s (the embedded server was already up), peak RSS %d MB\n", r2.submitToEnd, r2.maxRSSKB/1024)
 	fmt.Printf("data path memory (peak RSS of the 20 M row job minus the one-row job's): %d MB\n", (res.maxRSSKB-r2.maxRSSKB)/1024)
+	// the cost of checkpointing: the same fused job with a checkpoint every second
+	withCkpt := filepath.Join(dir, "fused-ckpt.conf")
+	text := strings.Replace(fmt.Sprintf(fusedJob, *rows), `parallelism = 1`, "parallelism = 1\n  checkpoint.interval = 1000", 1)
+	if err := os.WriteFile(withCkpt, []byte(text), 0o644); err != nil {
+		fail(err)
+	}
+	rc := runJob(*bin, withCkpt, *procs)
+	fmt.Printf("  with a checkpoint every 1 s: %.2f M rows/s (%.1f %% of the throughput without)\n",
+		float64(*rows)/rc.jobSecs/1e6, 100*res.jobSecs/rc.jobSecs)
 	if *fileRows > 0 {
 		fileJobs(*bin, dir, *fileRows, *procs)
 	}
@@ -186,9 +195,11 @@ func exchangeHop(bin, dir string, rows, procs int) {
 	}
 	fmt.Printf("runner process (%s) peak RSS after the fused %d-row job: %d MB\n", filepath.Base(runnerBin), rows, peak/1024)
 	hop := clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, `, partition_by = [id]`))
+	ckpt := clusterJob(bin, addr, dir, strings.Replace(fmt.Sprintf(hopJob, rows, ""), `parallelism = 1`, `parallelism = 1, checkpoint.interval = 1000`, 1))
 	fmt.Printf("cluster of processes, %d rows, GOMAXPROCS=%d per process:\n", rows, procs)
 	fmt.Printf("  fused on one runner     %.2f M rows/s\n", float64(rows)/fused/1e6)
 	fmt.Printf("  one exchange hop (gRPC) %.2f M rows/s (%.0f %% of fused)\n", float64(rows)/hop/1e6, 100*fused/hop)
+	fmt.Printf("  fused, checkpoint every 1 s %.2f M rows/s (%.1f %% of fused without)\n", float64(rows)/ckpt/1e6, 100*fused/ckpt)
 }
 
 func clusterJob(bin, addr, dir, text string) float64 {
