@@ -18,6 +18,7 @@ import (
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/engineconfig"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/workflows"
 )
@@ -28,6 +29,8 @@ type Coordinator struct {
 	Log    *slog.Logger
 	// Store keeps checkpoints; the same store the runners write task state to.
 	Store checkpointstore.Store
+	// Engine holds the engine's defaults (strait.yaml); nil means the built-in ones.
+	Engine *engineconfig.Config
 }
 
 // LoadCheckpoint returns a pipeline's latest completed checkpoint, or nil when it has none.
@@ -66,6 +69,19 @@ func (a *Coordinator) PlanJob(ctx context.Context, in workflows.PlanInput) (*pla
 		}
 		return nil, err
 	}
+	// the engine's checkpoint defaults apply where the job's env is silent
+	eng := a.Engine
+	if eng == nil {
+		eng = engineconfig.Default()
+	}
+	env := &plan.Env
+	if env.CheckpointInterval == 0 && env.Mode == connector.Streaming {
+		env.CheckpointInterval = eng.Checkpoint.Interval
+	}
+	if env.CheckpointTimeout == 0 {
+		env.CheckpointTimeout = eng.Checkpoint.Timeout
+	}
+	env.CheckpointRetained = eng.Checkpoint.MaxRetained
 	return plan, nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/engineconfig"
 	"github.com/strait-dev/strait/exchange"
 	"github.com/strait-dev/strait/metrics"
 	"github.com/strait-dev/strait/taskrunner"
@@ -45,9 +46,12 @@ type Config struct {
 	// MetricsAddr serves Prometheus /metrics there when set (":9090", "127.0.0.1:0").
 	MetricsAddr string
 	// CheckpointDir is the checkpoint store's root, shared by the workers and runners of a
-	// cluster (default: <tmp>/strait/checkpoints).
+	// cluster (default: the engine config's checkpoint.storage.root, else
+	// <tmp>/strait/checkpoints).
 	CheckpointDir string
-	Logger        *slog.Logger
+	// Engine is strait.yaml; nil means the built-in defaults.
+	Engine *engineconfig.Config
+	Logger *slog.Logger
 }
 
 // RunnerSpec configures one task runner.
@@ -137,6 +141,9 @@ type runners []*taskrunner.Runner
 
 func provideStore(cfg Config) (checkpointstore.Store, error) {
 	dir := cfg.CheckpointDir
+	if dir == "" && cfg.Engine != nil {
+		dir = cfg.Engine.Checkpoint.Storage.Root
+	}
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "strait", "checkpoints")
 	}
@@ -232,7 +239,7 @@ func startWorker(lc fx.Lifecycle, cfg Config, c client.Client, store checkpoints
 			if err := worker.EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
 				return err
 			}
-			w = worker.NewJobsWorker(c, cfg.Logger, store)
+			w = worker.NewJobsWorker(c, cfg.Logger, store, cfg.Engine)
 			return w.Start()
 		},
 		OnStop: func(context.Context) error {

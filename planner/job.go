@@ -43,12 +43,15 @@ type Env struct {
 	CheckpointTimeout  int64             `json:"checkpointTimeout,omitempty"`  // ms; 0 = unset
 	// TolerableCheckpointFailures is how many checkpoints in a row may fail before the
 	// pipeline fails (checkpoint.tolerable-failures).
-	TolerableCheckpointFailures int               `json:"tolerableCheckpointFailures,omitempty"`
-	RetryTimes                  int               `json:"retryTimes"`
-	RetryIntervalSeconds        int               `json:"retryIntervalSeconds"`
-	TagFilter                   map[string]string `json:"tagFilter,omitempty"`
-	SlotWait                    bool              `json:"slotWait,omitempty"`
-	SlotAllocationStrategy      string            `json:"slotAllocationStrategy,omitempty"`
+	TolerableCheckpointFailures int `json:"tolerableCheckpointFailures,omitempty"`
+	// CheckpointRetained is how many completed checkpoints are kept (the engine's
+	// checkpoint.max-retained).
+	CheckpointRetained     int               `json:"checkpointRetained,omitempty"`
+	RetryTimes             int               `json:"retryTimes"`
+	RetryIntervalSeconds   int               `json:"retryIntervalSeconds"`
+	TagFilter              map[string]string `json:"tagFilter,omitempty"`
+	SlotWait               bool              `json:"slotWait,omitempty"`
+	SlotAllocationStrategy string            `json:"slotAllocationStrategy,omitempty"`
 }
 
 // Section is one of the three plugin blocks.

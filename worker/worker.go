@@ -19,6 +19,7 @@ import (
 	"github.com/strait-dev/strait/activities"
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/engineconfig"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/workflows"
 )
@@ -48,10 +49,10 @@ func RegisterRunnerActivities(r sdkworker.ActivityRegistry, a *activities.Runner
 }
 
 // NewJobsWorker makes the worker that hosts the workflows and coordinator activities.
-func NewJobsWorker(c client.Client, log *slog.Logger, store checkpointstore.Store) sdkworker.Worker {
+func NewJobsWorker(c client.Client, log *slog.Logger, store checkpointstore.Store, engine *engineconfig.Config) sdkworker.Worker {
 	w := sdkworker.New(c, contract.JobsQueue, sdkworker.Options{})
 	RegisterWorkflows(w)
-	RegisterCoordinatorActivities(w, &activities.Coordinator{Client: c, Log: log, Store: store})
+	RegisterCoordinatorActivities(w, &activities.Coordinator{Client: c, Log: log, Store: store, Engine: engine})
 	return w
 }
 

@@ -218,7 +218,11 @@ func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
-	if err := workflow.ExecuteActivity(actx, contract.PersistCheckpointActivity, PersistInput{Manifest: m, Retain: DefaultRetained}).Get(ctx, nil); err != nil {
+	retain := c.pr.in.Env.CheckpointRetained
+	if retain < 1 {
+		retain = DefaultRetained
+	}
+	if err := workflow.ExecuteActivity(actx, contract.PersistCheckpointActivity, PersistInput{Manifest: m, Retain: retain}).Get(ctx, nil); err != nil {
 		return err
 	}
 	return c.pr.commitInfos(ctx, p.id, false, commits)

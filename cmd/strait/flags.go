@@ -2,8 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
+
+	"github.com/strait-dev/strait/engineconfig"
 )
 
 // multi is a repeatable string flag.
@@ -34,4 +37,19 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// engineFlag adds --config (strait.yaml; STRAIT_CONFIG) to a command.
+func engineFlag(fs *flag.FlagSet) *string {
+	return fs.String("config", envOr("STRAIT_CONFIG", ""), "engine config file (strait.yaml): checkpoint storage, retention, default interval and timeout")
+}
+
+// loadEngine reads the engine config, reporting a bad one plainly.
+func loadEngine(path string) (*engineconfig.Config, bool) {
+	cfg, err := engineconfig.Load(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return nil, false
+	}
+	return cfg, true
 }

@@ -27,6 +27,7 @@ func runCmd(args []string) int {
 	jobID := fs.Int64("job-id", 0, "job id (default: a new one)")
 	restore := fs.Int64("restore", 0, "restore this job id from its latest savepoint or checkpoint")
 	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root (default <tmp>/strait/checkpoints)")
+	engineCfg := engineFlag(fs)
 	verbose := fs.Bool("v", false, "log what the engine does")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -56,7 +57,11 @@ func runCmd(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := node.Config{Address: *address, Namespace: *namespace, Logger: log, CheckpointDir: *ckptDir}
+	eng, ok := loadEngine(*engineCfg)
+	if !ok {
+		return 2
+	}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Logger: log, CheckpointDir: *ckptDir, Engine: eng}
 	if *address == "" {
 		cfg.Worker = true
 		cfg.Runners = []node.RunnerSpec{{ID: "local", Slots: *slots}}

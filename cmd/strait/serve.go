@@ -57,15 +57,20 @@ func devCmd(args []string) int {
 	namespace := fs.String("namespace", "default", "namespace to create")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
 	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root (default <tmp>/strait/checkpoints)")
+	engineCfg := engineFlag(fs)
 	verbose := fs.Bool("v", false, "log what the engine does")
 	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	eng, ok := loadEngine(*engineCfg)
+	if !ok {
 		return 2
 	}
 	if !devserver.Available {
 		fmt.Fprintln(os.Stderr, "strait dev: this binary was built without the embedded Temporal server (tag noembed)")
 		return 2
 	}
-	cfg := node.Config{Namespace: *namespace, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir,
+	cfg := node.Config{Namespace: *namespace, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir, Engine: eng,
 		Embedded: devserver.Options{IP: *ip, Port: *port, DBFile: *db}}
 	if !*onlyTemporal {
 		cfg.Worker = true
@@ -91,11 +96,16 @@ func workerCmd(args []string) int {
 	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
 	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root, shared with the runners (default <tmp>/strait/checkpoints)")
+	engineCfg := engineFlag(fs)
 	verbose := fs.Bool("v", false, "log what the engine does")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir}
+	eng, ok := loadEngine(*engineCfg)
+	if !ok {
+		return 2
+	}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir, Engine: eng}
 	return serve(cfg, func(n *node.Node) {
 		fmt.Printf("Worker connected to %s (namespace %s), task queue strait-jobs\n", n.Address, n.Namespace)
 		if n.MetricsAddr != "" {
@@ -116,8 +126,13 @@ func runnerCmd(args []string) int {
 	advertise := fs.String("advertise", "", "host:port other runners reach the exchange at (default: the listen address)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
 	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root, shared with the workers (default <tmp>/strait/checkpoints)")
+	engineCfg := engineFlag(fs)
 	verbose := fs.Bool("v", false, "log what the engine does")
 	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	eng, ok := loadEngine(*engineCfg)
+	if !ok {
 		return 2
 	}
 	tm := map[string]string{}
@@ -133,7 +148,7 @@ func runnerCmd(args []string) int {
 	if spec.ID == "" {
 		spec.ID = node.DefaultRunnerID()
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir, Engine: eng}
 	return serve(cfg, func(n *node.Node) {
 		r := n.Runners[0]
 		fmt.Printf("Runner %s: %d slots, tags %v, exchange at %s, connected to %s\n", r.ID(), r.Slots(), tm, r.Address(), n.Address)
