@@ -36,13 +36,14 @@ import (
 // what it received per job so the test can compare it with what was sent.
 
 type seqSource struct {
-	n, par    int
-	table     *catalog.Table
-	block     bool
-	perPoll   int
-	delay     time.Duration
-	failAfter int // fail once, in the first run, after this many rows (0: never)
-	failKey   string
+	n, par     int
+	table      *catalog.Table
+	block      bool
+	perPoll    int
+	delay      time.Duration
+	failAfter  int // fail once, in the first run, after this many rows (0: never)
+	failAlways bool
+	failKey    string
 }
 
 // failed remembers which jobs' sources already threw their one failure.
@@ -133,7 +134,7 @@ func (r *seqReader) PollNext(ctx context.Context, out *row.Batch) (bool, error) 
 		}
 	}
 	if f := r.src.failAfter; f > 0 && r.idx == 0 && r.emitted >= f {
-		if _, done := failed.LoadOrStore(r.src.failKey, true); !done {
+		if _, done := failed.LoadOrStore(r.src.failKey, true); !done || r.src.failAlways {
 			return false, fmt.Errorf("injected failure after %d rows", r.emitted)
 		}
 	}
@@ -225,9 +226,16 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		always, err := ctx.Options.Int("fail_always_after", 0)
+		if err != nil {
+			return nil, err
+		}
+		if always > 0 {
+			failAfter = always
+		}
 		rt := &types.RowType{Names: []string{"id"}, Types: []types.DataType{types.Of(types.BigInt)}}
 		return &seqSource{n: int(n), par: ctx.Parallelism, block: block, perPoll: int(per), delay: time.Duration(delay) * time.Millisecond,
-			failAfter: int(failAfter), failKey: fmt.Sprint(ctx.Job.ID),
+			failAfter: int(failAfter), failAlways: always > 0, failKey: fmt.Sprint(ctx.Job.ID),
 			table: catalog.FromRowType(catalog.TablePath{Table: "seq"}, rt)}, nil
 	})
 	connector.RegisterSink("TxnSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
@@ -693,5 +701,27 @@ sink { TxnSink {} }`, rows))
 		if c != 1 {
 			t.Fatalf("row %d is in the sink %d times", v, c)
 		}
+	}
+}
+
+// TestKeepsFailingUntilRetriesRunOut: a task that fails every time is restarted
+// job.retry.times times, then the job fails with the cause in its status.
+func TestKeepsFailingUntilRetriesRunOut(t *testing.T) {
+	n := cluster(t)
+	st, id := runJob(t, n, `
+env { job.retry.times = 2, job.retry.interval.seconds = 0 }
+source { SeqSource { rows = 1000, rows_per_poll = 10, fail_always_after = 100 } }
+sink { TxnSink {} }`)
+	if st.State != contract.JobFailed || !strings.Contains(st.Error, "injected failure") {
+		t.Fatalf("state %s error %q", st.State, st.Error)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	status, err := jobclient.Status(ctx, n.Client, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := status.Pipelines[0]; p.Restarts != 2 || !strings.Contains(p.Error, "injected failure") {
+		t.Fatalf("pipeline %+v", p)
 	}
 }

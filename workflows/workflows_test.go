@@ -45,6 +45,7 @@ type harness struct {
 	env      *testsuite.TestWorkflowEnvironment
 	commits  []CommitInput
 	canceled []contract.CancelRequest
+	triggers int
 
 	plan   func(context.Context, PlanInput) (*planner.PhysicalPlan, error)
 	alloc  func(context.Context, contract.AllocateRequest) (*contract.Allocation, error)
@@ -62,6 +63,8 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterActivityWithOptions(deployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
 	h.env.RegisterActivityWithOptions(cancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
 	h.env.RegisterActivityWithOptions(commitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
+	h.env.RegisterActivityWithOptions(triggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
+	h.env.RegisterActivityWithOptions(persistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
 	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return testPlan(), nil }
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
@@ -81,6 +84,8 @@ func newHarness(t *testing.T) *harness {
 		func(ctx context.Context, d contract.Deployment) error { return h.deploy(ctx, d) })
 	h.env.OnActivity(contract.CancelTasksActivity, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, req contract.CancelRequest) error { return h.cancel(ctx, req) })
+	h.env.OnActivity(contract.TriggerCheckpointActivity, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.TriggerRequest) error { h.triggers++; return nil })
 	h.env.OnActivity(contract.CommitActivity, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in CommitInput) error { h.commits = append(h.commits, in); return nil })
 	h.env.OnSignalExternalWorkflow(mock.Anything, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, mock.Anything).Return(nil)
@@ -289,5 +294,30 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 	}
 	if deploys != 1 || len(h2.commits) != 1 || len(h2.commits[0].Infos) != 2 {
 		t.Fatalf("deploys %d commits %+v", deploys, h2.commits)
+	}
+}
+
+func triggerCheckpoint(context.Context, contract.TriggerRequest) error { return nil }
+func persistCheckpoint(context.Context, PersistInput) error            { return nil }
+
+// TestCheckpointTimeoutFailsThePipeline: with no tolerable failures, a checkpoint that gets no
+// acknowledgement within checkpoint.timeout fails the pipeline, on the test suite's clock.
+func TestCheckpointTimeoutFailsThePipeline(t *testing.T) {
+	h := newHarness(t)
+	plan := testPlan()
+	plan.Env.CheckpointInterval = 1000
+	plan.Env.CheckpointTimeout = 5000
+	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+	running := contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{
+		{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskRunning},
+		{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskRunning}}}
+	h.reportAfterDeploy(running)
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	err := h.env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "checkpoint 1 expired before completing") {
+		t.Fatalf("error %v", err)
+	}
+	if h.triggers != 1 || len(h.canceled) != 1 {
+		t.Fatalf("triggers %d, cancels %d", h.triggers, len(h.canceled))
 	}
 }
