@@ -537,3 +537,75 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 		t.Fatalf("%d rows in the sink, want 100", total)
 	}
 }
+
+// TestTemporalRestartMidJob stops the Temporal dev server (state in a SQLite file) mid-job and
+// starts it again: the runner keeps its tasks and retries its reports, and the job finishes
+// with exactly its rows and no restart.
+func TestTemporalRestartMidJob(t *testing.T) {
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	db := filepath.Join(t.TempDir(), "temporal.db")
+	ckpt := t.TempDir()
+	up := func() *proc {
+		p := start(t, "temporal", "dev", "--only-temporal", "--port", strconv.Itoa(port), "--db", db)
+		eventually(t, 60*time.Second, "temporal dev server up", func() bool {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		})
+		return p
+	}
+	temporal := up()
+	start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
+	start(t, "runner", "runner", "--address", addr, "--id", "t1", "--slots", "2", "--checkpoint-dir", ckpt)
+	eventually(t, 60*time.Second, "runner registered", func() bool { return len(clusterStatus(t, addr)) == 1 })
+	out := t.TempDir()
+	id := submit(t, addr, writeJob(t, fmt.Sprintf(`
+env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000 }
+source { FakeSource { plugin_output = "fake", row.num = 100, split.num = 10, split.read-interval = 1000,
+  schema = { fields { id = bigint, name = string } } } }
+sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp", file_format_type = json } }`, out, out)))
+	eventually(t, 30*time.Second, "the job runs", func() bool {
+		jv := jobStatus(t, addr, id)
+		return len(jv.Pipelines) > 0 && len(jv.Pipelines[0].Tasks) > 0 && jv.Pipelines[0].Tasks[0].State == "RUNNING"
+	})
+	time.Sleep(2 * time.Second)
+	if err := temporal.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = temporal.cmd.Wait()
+	temporal = up()
+	code, o := run(t, "job", "wait", "--address", addr, id)
+	if code != 0 {
+		t.Fatalf("job wait: exit %d\n%s", code, o)
+	}
+	var st struct {
+		Pipelines []struct {
+			Restarts int `json:"restarts"`
+		} `json:"pipelines"`
+	}
+	_, so := run(t, "job", "status", id, "--json", "--address", addr)
+	if err := json.Unmarshal([]byte(so), &st); err != nil {
+		t.Fatal(err)
+	}
+	total, ids := 0, map[string]bool{}
+	_ = filepath.WalkDir(filepath.Join(out, "sink"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if line != "" {
+				total++
+				ids[line] = true
+			}
+		}
+		return nil
+	})
+	t.Logf("restarts %d, rows %d, distinct %d", st.Pipelines[0].Restarts, total, len(ids))
+	if total != 100 || len(ids) != 100 {
+		t.Fatalf("%d rows (%d distinct) in the sink, want 100", total, len(ids))
+	}
+}
