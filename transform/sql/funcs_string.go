@@ -293,30 +293,34 @@ func toUpper(fr *frame, s string) string { return mapASCII(fr, s, 'a', 'z', stri
 func toLower(fr *frame, s string) string { return mapASCII(fr, s, 'A', 'Z', strings.ToLower) }
 
 func mapASCII(fr *frame, s string, lo, hi byte, slow func(string) string) string {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			return slow(s)
 		}
 		if lo <= c && c <= hi {
-			for j := i + 1; j < len(s); j++ {
-				if s[j] >= utf8.RuneSelf {
-					return slow(s)
-				}
-			}
-			b := fr.strs.alloc(len(s))
-			copy(b, s[:i])
-			for j := i; j < len(s); j++ {
-				c := s[j]
-				if lo <= c && c <= hi {
-					c ^= 0x20
-				}
-				b[j] = c
-			}
-			return bytesString(b)
+			break
 		}
 	}
-	return s
+	if i == len(s) {
+		return s // nothing to change
+	}
+	// one pass maps the rest; a non-ASCII byte met on the way hands over to the slow path
+	// (the arena bytes taken are simply not used)
+	b := fr.strs.alloc(len(s))
+	copy(b, s[:i])
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		if c >= utf8.RuneSelf {
+			return slow(s)
+		}
+		if lo <= c && c <= hi {
+			c ^= 0x20
+		}
+		b[j] = c
+	}
+	return bytesString(b)
 }
 
 func buildConcatWs(c *compiler, n *Call, args []*expr) (*expr, *Error) {
