@@ -25,6 +25,32 @@ func logger(verbose bool) *slog.Logger {
 	return l
 }
 
+// processFlags are the flags every long-running process takes.
+type processFlags struct {
+	metrics, checkpointDir, engine *string
+	verbose                        *bool
+}
+
+func addProcessFlags(fs *flag.FlagSet) processFlags {
+	return processFlags{
+		metrics:       fs.String("metrics", "", "serve Prometheus /metrics on this address"),
+		checkpointDir: fs.String("checkpoint-dir", "", "checkpoint store root, shared by the workers and runners (default <tmp>/strait/checkpoints)"),
+		engine:        engineFlag(fs),
+		verbose:       fs.Bool("v", false, "log what the engine does"),
+	}
+}
+
+// apply fills the process settings into cfg; false means the engine config is bad
+// (already reported).
+func (f processFlags) apply(cfg *node.Config) bool {
+	eng, ok := loadEngine(*f.engine)
+	if !ok {
+		return false
+	}
+	cfg.Logger, cfg.MetricsAddr, cfg.CheckpointDir, cfg.Engine = logger(*f.verbose), *f.metrics, *f.checkpointDir, eng
+	return true
+}
+
 // serve starts a composed process and blocks until SIGINT or SIGTERM, then drains it.
 func serve(cfg node.Config, banner func(*node.Node)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -55,23 +81,18 @@ func devCmd(args []string) int {
 	slots := fs.Int("slots", 4, "slots per runner")
 	onlyTemporal := fs.Bool("only-temporal", false, "serve the Temporal server alone (for multi-process set-ups)")
 	namespace := fs.String("namespace", "default", "namespace to create")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
-	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root (default <tmp>/strait/checkpoints)")
-	engineCfg := engineFlag(fs)
-	verbose := fs.Bool("v", false, "log what the engine does")
+	pf := addProcessFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
-		return 2
-	}
-	eng, ok := loadEngine(*engineCfg)
-	if !ok {
 		return 2
 	}
 	if !devserver.Available {
 		fmt.Fprintln(os.Stderr, "strait dev: this binary was built without the embedded Temporal server (tag noembed)")
 		return 2
 	}
-	cfg := node.Config{Namespace: *namespace, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir, Engine: eng,
-		Embedded: devserver.Options{IP: *ip, Port: *port, DBFile: *db}}
+	cfg := node.Config{Namespace: *namespace, Embedded: devserver.Options{IP: *ip, Port: *port, DBFile: *db}}
+	if !pf.apply(&cfg) {
+		return 2
+	}
 	if !*onlyTemporal {
 		cfg.Worker = true
 		for i := 1; i <= *runners; i++ {
@@ -94,18 +115,14 @@ func workerCmd(args []string) int {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	address := fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port")
 	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
-	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root, shared with the runners (default <tmp>/strait/checkpoints)")
-	engineCfg := engineFlag(fs)
-	verbose := fs.Bool("v", false, "log what the engine does")
+	pf := addProcessFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
-	eng, ok := loadEngine(*engineCfg)
-	if !ok {
+	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true}
+	if !pf.apply(&cfg) {
 		return 2
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir, Engine: eng}
 	return serve(cfg, func(n *node.Node) {
 		fmt.Printf("Worker connected to %s (namespace %s), task queue strait-jobs\n", n.Address, n.Namespace)
 		if n.MetricsAddr != "" {
@@ -124,15 +141,8 @@ func runnerCmd(args []string) int {
 	fs.Var(&tags, "tag", "tag key=value (repeatable), matched by a job's env.tag_filter")
 	listen := fs.String("listen", ":0", "address of the data exchange server (other runners connect here)")
 	advertise := fs.String("advertise", "", "host:port other runners reach the exchange at (default: the listen address)")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this address")
-	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root, shared with the workers (default <tmp>/strait/checkpoints)")
-	engineCfg := engineFlag(fs)
-	verbose := fs.Bool("v", false, "log what the engine does")
+	pf := addProcessFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
-		return 2
-	}
-	eng, ok := loadEngine(*engineCfg)
-	if !ok {
 		return 2
 	}
 	tm := map[string]string{}
@@ -148,7 +158,10 @@ func runnerCmd(args []string) int {
 	if spec.ID == "" {
 		spec.ID = node.DefaultRunnerID()
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, Logger: logger(*verbose), MetricsAddr: *metricsAddr, CheckpointDir: *ckptDir, Engine: eng}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}}
+	if !pf.apply(&cfg) {
+		return 2
+	}
 	return serve(cfg, func(n *node.Node) {
 		r := n.Runners[0]
 		fmt.Printf("Runner %s: %d slots, tags %v, exchange at %s, connected to %s\n", r.ID(), r.Slots(), tm, r.Address(), n.Address)
