@@ -23,6 +23,31 @@ type Value struct {
 	X any
 }
 
+// SetScalar makes v the scalar of kind k held in I (integers, booleans, dates, times,
+// timestamps, float bits), writing only the words that change. Kernels that rewrite a batch
+// in place mostly overwrite scalars; skipping the pointer words that are already empty
+// spares the garbage collector's write barriers while it marks.
+func (v *Value) SetScalar(k types.Kind, i int64) {
+	v.T, v.I = k, i
+	if v.S != "" {
+		v.S = ""
+	}
+	if v.X != nil {
+		v.X = nil
+	}
+}
+
+// SetString makes v the string s, writing only the words that change (see SetScalar).
+func (v *Value) SetString(s string) {
+	v.T, v.I, v.S = types.String, 0, s
+	if v.X != nil {
+		v.X = nil
+	}
+}
+
+// SetNull makes v null, writing only the words that change (see SetScalar).
+func (v *Value) SetNull() { v.SetScalar(types.Null, 0) }
+
 // MapValue is a map with its entries in insertion order.
 type MapValue struct {
 	Keys []Value

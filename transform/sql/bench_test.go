@@ -79,6 +79,8 @@ func BenchmarkSql(b *testing.B) {
 		{"filter_in_place", "select * from t where age > 10 and id % 2 = 0"},
 		{"project_only", "select id, name, age * 2 as a2, score + 1.5 as s from t"},
 		{"copy_only", "select id, name, age, score from t"},
+		{"upper_only", "select id, name, age, score, upper(name) as un from t"},
+		{"identity", "select * from t"},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

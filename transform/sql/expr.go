@@ -48,6 +48,25 @@ func (a *strArena) alloc(n int) []byte {
 	return b
 }
 
+// peek returns n bytes to fill without taking them: take(n), with no other use of the arena
+// between, takes exactly these bytes (which longer strings get on their own).
+func (a *strArena) peek(n int) []byte {
+	if n > arenaMax {
+		return make([]byte, n)
+	}
+	if len(a.free) < n {
+		a.free = make([]byte, arenaChunk)
+	}
+	return a.free[:n:n]
+}
+
+// take takes the n bytes the last peek returned.
+func (a *strArena) take(n int) {
+	if n <= arenaMax {
+		a.free = a.free[n:]
+	}
+}
+
 // str copies b into the arena as a string.
 func (a *strArena) str(b []byte) string {
 	if len(b) == 0 {

@@ -1,12 +1,14 @@
 package sql
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/jregex"
@@ -149,8 +151,8 @@ func registerStringFuncs() {
 		}), nil
 	}}, "RAWTOHEX")
 	register(&fnDef{min: 4, max: 4, build: buildInsert}, "INSERT")
-	register(strFunc1(func(fr *frame, s string) (string, error) { return toLower(fr, s), nil }), "LOWER", "LCASE")
-	register(strFunc1(func(fr *frame, s string) (string, error) { return toUpper(fr, s), nil }), "UPPER", "UCASE")
+	register(caseFunc(&lowerASCII, strings.ToLower), "LOWER", "LCASE")
+	register(caseFunc(&upperASCII, strings.ToUpper), "UPPER", "UCASE")
 	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		return leftRight(c, n, args, true)
 	}}, "LEFT")
@@ -258,7 +260,7 @@ func strFunc1(f func(*frame, string) (string, error)) *fnDef {
 					fs := rows[i].Fields
 					v := &fs[col]
 					if v.T == types.Null {
-						fs[j] = row.Value{}
+						fs[j].SetNull()
 						continue
 					}
 					r, err := f(fr, v.S)
@@ -266,7 +268,7 @@ func strFunc1(f func(*frame, string) (string, error)) *fnDef {
 						fr.fail(err)
 						return
 					}
-					fs[j] = row.Value{T: types.String, S: r}
+					fs[j].SetString(r)
 				}
 			}
 			return e.complete(), nil
@@ -289,37 +291,95 @@ func strFunc1(f func(*frame, string) (string, error)) *fnDef {
 
 // toUpper and toLower convert ASCII text into the frame's string memory, other text as Go's
 // strings.ToUpper and ToLower do; text with nothing to change is returned as it is.
-func toUpper(fr *frame, s string) string { return mapASCII(fr, s, 'a', 'z', strings.ToUpper) }
-func toLower(fr *frame, s string) string { return mapASCII(fr, s, 'A', 'Z', strings.ToLower) }
+func toUpper(fr *frame, s string) string { return mapASCII(fr, s, &upperASCII, strings.ToUpper) }
+func toLower(fr *frame, s string) string { return mapASCII(fr, s, &lowerASCII, strings.ToLower) }
 
-func mapASCII(fr *frame, s string, lo, hi byte, slow func(string) string) string {
-	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return slow(s)
+// caseFunc is UPPER or LOWER: a one-string function whose batch kernel over a column calls
+// the mapping directly.
+func caseFunc(m *caseMap, slow func(string) string) *fnDef {
+	def := strFunc1(func(fr *frame, s string) (string, error) { return mapASCII(fr, s, m, slow), nil })
+	build := def.build
+	def.build = func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		e, err := build(c, n, args)
+		if err != nil || e.kern == nil {
+			return e, err
 		}
-		if lo <= c && c <= hi {
-			break
+		col := args[0].ref - 1
+		e.kern = func(fr *frame, rows []row.Row, sel []int32, j int) {
+			for _, i := range sel {
+				fs := rows[i].Fields
+				if v := &fs[col]; v.T != types.Null {
+					fs[j].SetString(mapASCII(fr, v.S, m, slow))
+				} else {
+					fs[j].SetNull()
+				}
+			}
 		}
+		return e, nil
 	}
-	if i == len(s) {
+	return def
+}
+
+// caseMap describes an ASCII case mapping for mapASCII: the letters it changes are the bytes
+// from lo to hi, and the table maps every byte below 0x80.
+type caseMap struct {
+	// the word constants: adding ge to a word of ASCII bytes sets a byte's top bit when the
+	// byte is at least lo; adding gt sets it when the byte is above hi
+	ge, gt uint64
+	table  [128]byte
+}
+
+var upperASCII, lowerASCII = newCaseMap('a', 'z'), newCaseMap('A', 'Z')
+
+func newCaseMap(lo, hi byte) caseMap {
+	const ones = 0x0101010101010101
+	m := caseMap{ge: ones * uint64(0x80-lo), gt: ones * uint64(0x80-hi-1)}
+	for c := range m.table {
+		b := byte(c)
+		if lo <= b && b <= hi {
+			b ^= 0x20
+		}
+		m.table[c] = b
+	}
+	return m
+}
+
+// mapASCII maps s a word at a time while it is ASCII; a non-ASCII byte hands s to the slow
+// path (Unicode case rules). The result is written into arena memory that is only taken
+// when something changed.
+func mapASCII(fr *frame, s string, m *caseMap, slow func(string) string) string {
+	n := len(s)
+	if n == 0 {
+		return s
+	}
+	const high = 0x8080808080808080
+	b := fr.strs.peek(n)
+	src := unsafe.Slice(unsafe.StringData(s), n)
+	var all, changed uint64 // every byte seen (for the ASCII check) and every change made
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
+		all |= w
+		// for ASCII bytes the sums stay within their byte; a non-ASCII word is thrown away
+		// by the check after the loop
+		flip := ((w + m.ge) &^ (w + m.gt) & high) >> 2
+		changed |= flip
+		binary.LittleEndian.PutUint64(b[i:], w^flip)
+	}
+	for ; i < n; i++ {
+		c := src[i]
+		all |= uint64(c)
+		u := m.table[c&0x7f]
+		changed |= uint64(c ^ u)
+		b[i] = u
+	}
+	switch {
+	case all&high != 0:
+		return slow(s)
+	case changed == 0:
 		return s // nothing to change
 	}
-	// one pass maps the rest; a non-ASCII byte met on the way hands over to the slow path
-	// (the arena bytes taken are simply not used)
-	b := fr.strs.alloc(len(s))
-	copy(b, s[:i])
-	for j := i; j < len(s); j++ {
-		c := s[j]
-		if c >= utf8.RuneSelf {
-			return slow(s)
-		}
-		if lo <= c && c <= hi {
-			c ^= 0x20
-		}
-		b[j] = c
-	}
+	fr.strs.take(n)
 	return bytesString(b)
 }
 

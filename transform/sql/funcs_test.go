@@ -2,6 +2,7 @@ package sql
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -454,5 +455,39 @@ func TestFunctionsNeverPanic(t *testing.T) {
 		run("not " + a)
 		run(a + " is null")
 		run("extract(year from " + a + ")")
+	}
+}
+
+// TestCaseMapping compares UPPER and LOWER with Go's Unicode mapping on text of every length
+// around the word size, ASCII and not, with letters at the edges of the ranges.
+func TestCaseMapping(t *testing.T) {
+	alphabet := []string{"a", "z", "A", "Z", "@", "[", "`", "{", "0", " ", "~", "\x7f", "é", "ß", "İ", "\x80"}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var fr frame
+	for n := 0; n < 40; n++ {
+		for range 50 {
+			var sb strings.Builder
+			for range n {
+				sb.WriteString(alphabet[rnd.IntN(len(alphabet)-4)]) // mostly ASCII
+			}
+			if rnd.IntN(4) == 0 {
+				sb.WriteString(alphabet[len(alphabet)-4+rnd.IntN(4)])
+			}
+			s := sb.String()
+			if got, want := toUpper(&fr, s), strings.ToUpper(s); got != want {
+				t.Fatalf("upper(%q) = %q, want %q", s, got, want)
+			}
+			if got, want := toLower(&fr, s), strings.ToLower(s); got != want {
+				t.Fatalf("lower(%q) = %q, want %q", s, got, want)
+			}
+		}
+	}
+	// results stay valid while the arena is used further
+	a, b := toUpper(&fr, "hello world, again"), toLower(&fr, "HELLO WORLD, AGAIN")
+	for range 1000 {
+		toUpper(&fr, "some more text to fill the arena")
+	}
+	if a != "HELLO WORLD, AGAIN" || b != "hello world, again" {
+		t.Fatalf("arena strings changed: %q %q", a, b)
 	}
 }

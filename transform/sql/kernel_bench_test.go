@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/strait-dev/strait/row"
@@ -16,10 +17,12 @@ func BenchmarkWhereKernel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// random ids and ages, as FakeSource makes them: the conditions hold for rows at random
+	rnd := rand.New(rand.NewPCG(1, 2))
 	in := row.NewBatch(1024)
 	for i := 0; i < 1024; i++ {
 		r := in.Add(row.Insert, "t", 5)
-		r.Fields[0], r.Fields[1], r.Fields[2] = row.BigIntValue(int64(i)), row.StringValue("x"), row.IntValue(int32(i*7%60))
+		r.Fields[0], r.Fields[1], r.Fields[2] = row.BigIntValue(rnd.Int64()), row.StringValue("x"), row.IntValue(rnd.Int32N(100)+1)
 		r.Fields[3], r.Fields[4] = row.DoubleValue(1), row.TimestampValue(0)
 	}
 	sel := make([]int32, 1024)

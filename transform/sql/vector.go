@@ -214,10 +214,9 @@ func colCompareSel(op cmpOp, col int, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && v.I == cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && v.I == cst)
 			}
 			return sel[:n]
 		}
@@ -225,10 +224,9 @@ func colCompareSel(op cmpOp, col int, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T == types.Null || v.I != cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T == types.Null || v.I != cst)
 			}
 			return sel[:n]
 		}
@@ -236,10 +234,9 @@ func colCompareSel(op cmpOp, col int, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && v.I < cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && v.I < cst)
 			}
 			return sel[:n]
 		}
@@ -247,10 +244,9 @@ func colCompareSel(op cmpOp, col int, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && v.I <= cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && v.I <= cst)
 			}
 			return sel[:n]
 		}
@@ -258,10 +254,9 @@ func colCompareSel(op cmpOp, col int, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && v.I > cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && v.I > cst)
 			}
 			return sel[:n]
 		}
@@ -269,10 +264,9 @@ func colCompareSel(op cmpOp, col int, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && v.I >= cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && v.I >= cst)
 			}
 			return sel[:n]
 		}
@@ -287,10 +281,9 @@ func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && c.apply(v.I) == cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && c.apply(v.I) == cst)
 			}
 			return sel[:n]
 		}
@@ -298,10 +291,9 @@ func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T == types.Null || c.apply(v.I) != cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T == types.Null || c.apply(v.I) != cst)
 			}
 			return sel[:n]
 		}
@@ -309,10 +301,9 @@ func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && c.apply(v.I) < cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && c.apply(v.I) < cst)
 			}
 			return sel[:n]
 		}
@@ -320,10 +311,9 @@ func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && c.apply(v.I) <= cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && c.apply(v.I) <= cst)
 			}
 			return sel[:n]
 		}
@@ -331,10 +321,9 @@ func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && c.apply(v.I) > cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && c.apply(v.I) > cst)
 			}
 			return sel[:n]
 		}
@@ -342,10 +331,9 @@ func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
-				if v := &rows[i].Fields[col]; v.T != types.Null && c.apply(v.I) >= cst {
-					sel[n] = i
-					n++
-				}
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && c.apply(v.I) >= cst)
 			}
 			return sel[:n]
 		}
@@ -361,17 +349,12 @@ func intCompareSelVec(op cmpOp, l *expr, cst int64) selFn {
 		vec(fr, rows, sel, xs, ok)
 		n := 0
 		for k, i := range sel {
-			if !ok[k] {
-				if op == opNe {
-					sel[n] = i
-					n++
-				}
-				continue
+			keep := op == opNe
+			if ok[k] {
+				keep = op.holds(cmpInt(xs[k], cst))
 			}
-			if op.holds(cmpInt(xs[k], cst)) {
-				sel[n] = i
-				n++
-			}
+			sel[n] = i
+			n += b2i(keep)
 		}
 		return sel[:n]
 	}
@@ -392,13 +375,22 @@ func floatCompareSel(op cmpOp, l *expr, cst float64) selFn {
 			} else {
 				keep = op.holds(cmpFloat(xs[k], cst))
 			}
-			if keep {
-				sel[n] = i
-				n++
-			}
+			sel[n] = i
+			n += b2i(keep)
 		}
 		return sel[:n]
 	}
+}
+
+// b2i is 1 for true. Selection loops store every position and advance by b2i of the
+// condition, which compiles without a branch: a condition that holds for rows at random
+// (id % 2 = 0) would otherwise cost a misprediction every other row.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
 }
 
 // andSel narrows by each condition in turn.
@@ -430,10 +422,10 @@ func kernOf(e *expr) kernFn {
 			return func(_ *frame, rows []row.Row, sel []int32, j int) {
 				for _, i := range sel {
 					f := rows[i].Fields
-					if v := f[col]; v.T != types.Null {
-						f[j] = row.Value{T: types.Double, I: int64(math.Float64bits(math.Float64frombits(uint64(v.I)) + cst))}
+					if v := &f[col]; v.T != types.Null {
+						f[j].SetScalar(types.Double, int64(math.Float64bits(math.Float64frombits(uint64(v.I))+cst)))
 					} else {
-						f[j] = row.Value{}
+						f[j].SetNull()
 					}
 				}
 			}
@@ -441,10 +433,10 @@ func kernOf(e *expr) kernFn {
 			return func(_ *frame, rows []row.Row, sel []int32, j int) {
 				for _, i := range sel {
 					f := rows[i].Fields
-					if v := f[col]; v.T != types.Null {
-						f[j] = row.Value{T: types.Double, I: int64(math.Float64bits(math.Float64frombits(uint64(v.I)) * cst))}
+					if v := &f[col]; v.T != types.Null {
+						f[j].SetScalar(types.Double, int64(math.Float64bits(math.Float64frombits(uint64(v.I))*cst)))
 					} else {
-						f[j] = row.Value{}
+						f[j].SetNull()
 					}
 				}
 			}
@@ -453,10 +445,10 @@ func kernOf(e *expr) kernFn {
 		return func(_ *frame, rows []row.Row, sel []int32, j int) {
 			for _, i := range sel {
 				f := rows[i].Fields
-				if v := f[col]; v.T != types.Null {
-					f[j] = row.Value{T: types.Double, I: int64(math.Float64bits(floatCalc(op, math.Float64frombits(uint64(v.I)), cst)))}
+				if v := &f[col]; v.T != types.Null {
+					f[j].SetScalar(types.Double, int64(math.Float64bits(floatCalc(op, math.Float64frombits(uint64(v.I)), cst))))
 				} else {
-					f[j] = row.Value{}
+					f[j].SetNull()
 				}
 			}
 		}
@@ -467,14 +459,14 @@ func kernOf(e *expr) kernFn {
 		return func(_ *frame, rows []row.Row, sel []int32, j int) {
 			for _, i := range sel {
 				f := rows[i].Fields
-				if v := f[col]; v.T != types.Null {
+				if v := &f[col]; v.T != types.Null {
 					x := v.I + cst
 					if wrap {
 						x = int64(int32(x))
 					}
-					f[j] = row.Value{T: k, I: x}
+					f[j].SetScalar(k, x)
 				} else {
-					f[j] = row.Value{}
+					f[j].SetNull()
 				}
 			}
 		}
@@ -482,14 +474,14 @@ func kernOf(e *expr) kernFn {
 		return func(_ *frame, rows []row.Row, sel []int32, j int) {
 			for _, i := range sel {
 				f := rows[i].Fields
-				if v := f[col]; v.T != types.Null {
+				if v := &f[col]; v.T != types.Null {
 					x := v.I * cst
 					if wrap {
 						x = int64(int32(x))
 					}
-					f[j] = row.Value{T: k, I: x}
+					f[j].SetScalar(k, x)
 				} else {
-					f[j] = row.Value{}
+					f[j].SetNull()
 				}
 			}
 		}
@@ -497,10 +489,10 @@ func kernOf(e *expr) kernFn {
 	return func(_ *frame, rows []row.Row, sel []int32, j int) {
 		for _, i := range sel {
 			f := rows[i].Fields
-			if v := f[col]; v.T != types.Null {
-				f[j] = row.Value{T: k, I: c.apply(v.I)}
+			if v := &f[col]; v.T != types.Null {
+				f[j].SetScalar(k, c.apply(v.I))
 			} else {
-				f[j] = row.Value{}
+				f[j].SetNull()
 			}
 		}
 	}
