@@ -26,8 +26,12 @@ type frame struct {
 // that a batch's new strings cost an allocation per chunk rather than one each. Bytes are
 // handed out once and never written again after the string over them is made: the strings
 // stay valid as long as anyone holds them (and keep their chunk alive that long).
+//
+// The arena moves an offset rather than re-slicing: handing out bytes then writes no
+// pointer, which would cost a write barrier whenever the collector is marking.
 type strArena struct {
-	free []byte
+	chunk []byte
+	off   int
 }
 
 const (
@@ -37,14 +41,8 @@ const (
 
 // alloc returns n fresh bytes to fill and then turn into a string with bytesString.
 func (a *strArena) alloc(n int) []byte {
-	if n > arenaMax {
-		return make([]byte, n)
-	}
-	if len(a.free) < n {
-		a.free = make([]byte, arenaChunk)
-	}
-	b := a.free[:n:n]
-	a.free = a.free[n:]
+	b := a.peek(n)
+	a.take(n)
 	return b
 }
 
@@ -54,16 +52,16 @@ func (a *strArena) peek(n int) []byte {
 	if n > arenaMax {
 		return make([]byte, n)
 	}
-	if len(a.free) < n {
-		a.free = make([]byte, arenaChunk)
+	if len(a.chunk)-a.off < n {
+		a.chunk, a.off = make([]byte, arenaChunk), 0
 	}
-	return a.free[:n:n]
+	return a.chunk[a.off : a.off+n : a.off+n]
 }
 
 // take takes the n bytes the last peek returned.
 func (a *strArena) take(n int) {
 	if n <= arenaMax {
-		a.free = a.free[n:]
+		a.off += n
 	}
 }
 
