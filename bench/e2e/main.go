@@ -76,7 +76,7 @@ func main() {
 	}
 	r2 := runJob(*bin, small, *procs)
 	fmt.Printf("one-row job: submit to end %.3f s (the embedded server was already up), peak RSS %d MB\n", r2.submitToEnd, r2.maxRSSKB/1024)
-	fmt.Printf("data path memory (peak RSS of the 20 M row job minus the one-row job's): %d MB\n", (res.maxRSSKB-r2.maxRSSKB)/1024)
+	fmt.Printf("data path memory (peak RSS of the %d-row job minus the one-row job's): %d MB\n", *rows, (res.maxRSSKB-r2.maxRSSKB)/1024)
 	// the cost of checkpointing: the same fused job with a checkpoint every second
 	withCkpt := filepath.Join(dir, "fused-ckpt.conf")
 	text := strings.Replace(fmt.Sprintf(fusedJob, *rows), `parallelism = 1`, "parallelism = 1\n  checkpoint.interval = 1000", 1)
