@@ -355,8 +355,14 @@ func (t *Transform) load(d *docState, v row.Value) {
 		d.doc = string(t.jsonBuf)
 	}
 	if d.doc != "" {
-		if err := Check(d.doc); err != nil {
-			d.err = &dataError{err.Error()}
+		if Check(d.doc) != nil {
+			// not JSON: read it as SeaTunnel's json-smart would
+			doc, err := Permissive(d.doc)
+			if err != nil {
+				d.err = &dataError{err.Error()}
+				return
+			}
+			d.doc = doc
 		}
 	}
 }

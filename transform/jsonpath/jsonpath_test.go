@@ -54,6 +54,35 @@ columns = [
 	}
 }
 
+// TestJsonPathPermissiveText feeds the text SeaTunnel's own JsonPath test produces: its HOCON
+// template loses the inner quotes, and json-smart, which SeaTunnel reads JSON with, takes the
+// result anyway. Strait reads it the same way.
+func TestJsonPathPermissiveText(t *testing.T) {
+	tab := transformtest.Table(t, `data = string`)
+	tr := transformtest.MustBuild(t, "JsonPath", `
+columns = [
+  { "src_field" = "data", "path" = "$.data.c_string", "dest_field" = "s" },
+  { "src_field" = "data", "path" = "$.data.c_boolean", "dest_field" = "b", "dest_type" = "boolean" },
+  { "src_field" = "data", "path" = "$.data.c_integer", "dest_field" = "i", "dest_type" = "int" },
+  { "src_field" = "data", "path" = "$.data.c_decimal", "dest_field" = "d", "dest_type" = "decimal(4,2)" },
+  { "src_field" = "data", "path" = "$.data.c_date", "dest_field" = "dt", "dest_type" = "date" },
+  { "src_field" = "data", "path" = "$.data.c_datetime", "dest_field" = "tm", "dest_type" = "time" }
+]`, tab)
+	doc := `{data:{c_string: this is a string,c_boolean: true,c_integer: 42,c_decimal: 10.55,c_date:'2023-10-29',c_datetime:"16:12:43.459"}}`
+	rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(doc)}), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rows[0].Fields[1:]); got != "[this is a string true 42 10.55 2023-10-29 16:12:43.459]" {
+		t.Fatalf("row %s", got)
+	}
+	// text that even json-smart rejects is still an error naming the place
+	_, err = transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(`{data: [1, }`)}), tr)
+	if err == nil || !strings.Contains(err.Error(), "offset 11") {
+		t.Fatalf("error %v", err)
+	}
+}
+
 func TestJsonPathSources(t *testing.T) {
 	tab := transformtest.Table(t, `s = string, b = bytes, m = "map<string, string>", a = "array<int>", r = { name = string, age = int }, n = string`)
 	tr := transformtest.MustBuild(t, "JsonPath", `
