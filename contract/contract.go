@@ -127,11 +127,15 @@ type TaskID struct {
 
 func (t TaskID) String() string { return fmt.Sprintf("g%d-%d", t.Group, t.Subtask) }
 
-// Counters are a task's row counts.
+// Counters are a task's row counts. RowsRead counts what a source reader read and
+// RowsWritten what a sink writer wrote, so sums over a job are its read and write counts, as
+// SeaTunnel reports them; RowsReceived counts what a task took from its inputs over
+// exchanges.
 type Counters struct {
-	RowsRead    int64 `json:"rowsRead"`
-	RowsWritten int64 `json:"rowsWritten"`
-	RowsFailed  int64 `json:"rowsFailed"`
+	RowsRead     int64 `json:"rowsRead"`
+	RowsWritten  int64 `json:"rowsWritten"`
+	RowsFailed   int64 `json:"rowsFailed"`
+	RowsReceived int64 `json:"rowsReceived,omitempty"`
 }
 
 // Add sums counters.
@@ -139,6 +143,7 @@ func (c *Counters) Add(o Counters) {
 	c.RowsRead += o.RowsRead
 	c.RowsWritten += o.RowsWritten
 	c.RowsFailed += o.RowsFailed
+	c.RowsReceived += o.RowsReceived
 }
 
 // CommitInfo is one sink writer's prepared commit for a checkpoint.

@@ -51,7 +51,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		inFlight += t.Queued
 		labels := []string{id, fmt.Sprint(t.Job), fmt.Sprint(t.Pipeline), t.Task.String()}
-		ch <- prometheus.MustNewConstMetric(c.rowsIn, prometheus.CounterValue, float64(t.Counters.RowsRead), labels...)
+		ch <- prometheus.MustNewConstMetric(c.rowsIn, prometheus.CounterValue, float64(t.Counters.RowsRead+t.Counters.RowsReceived), labels...)
 		ch <- prometheus.MustNewConstMetric(c.rowsOut, prometheus.CounterValue, float64(t.Counters.RowsWritten), labels...)
 		ch <- prometheus.MustNewConstMetric(c.queued, prometheus.GaugeValue, float64(t.Queued), labels...)
 	}

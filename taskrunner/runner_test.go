@@ -114,7 +114,11 @@ sink {
 		written += s.Counters.RowsWritten
 		commits += len(s.Commits)
 	}
-	// sources read 2x1000 + 3x500 rows; the Assert writers get all 3500 and Console 1500
+	// sources read 2x1000 + 3x500 rows; the Assert writers get all 3500 and Console 1500;
+	// rows taken over exchanges are not read again
+	if read != 3500 {
+		t.Fatalf("read %d", read)
+	}
 	if written != 3500+1500 {
 		t.Fatalf("written %d", written)
 	}

@@ -30,6 +30,7 @@ type task struct {
 
 	rowsRead    atomic.Int64
 	rowsWritten atomic.Int64
+	rowsRecv    atomic.Int64 // taken from exchange inputs
 	commits     []contract.CommitInfo
 
 	// barriers brings checkpoint triggers to a source task (nil for other tasks).
@@ -115,7 +116,7 @@ func (t *task) state() contract.TaskState {
 }
 
 func (t *task) counters() contract.Counters {
-	return contract.Counters{RowsRead: t.rowsRead.Load(), RowsWritten: t.rowsWritten.Load()}
+	return contract.Counters{RowsRead: t.rowsRead.Load(), RowsWritten: t.rowsWritten.Load(), RowsReceived: t.rowsRecv.Load()}
 }
 
 // transition moves the task along its state machine; a terminal state is final. Changes
@@ -450,7 +451,7 @@ func (t *task) pumpInbox(ctx context.Context, c *chain) error {
 		case m.batch == nil:
 			ended[m.from] = true
 		default:
-			t.rowsRead.Add(int64(m.batch.Len()))
+			t.rowsRecv.Add(int64(m.batch.Len()))
 			if err := t.push(ctx, c, m.batch); err != nil {
 				return err
 			}
