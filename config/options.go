@@ -314,3 +314,25 @@ func (o *Options) Keys() []string {
 	}
 	return keys
 }
+
+// Rewritten returns a copy of the options whose top-level values rewrite has replaced
+// (rewrite returns the value itself, or a new one, and must not change it). The copy
+// tracks its own use; MarkUsedFrom carries it back.
+func (o *Options) Rewritten(rewrite func(key string, v *hocon.Value) *hocon.Value) *Options {
+	c := *o.v
+	if c.Kind == hocon.Object {
+		c.Fields = make([]hocon.Field, len(o.v.Fields))
+		for i, f := range o.v.Fields {
+			f.Value = rewrite(f.Key, f.Value)
+			c.Fields[i] = f
+		}
+	}
+	return &Options{v: &c, where: o.where, prefix: o.prefix, used: map[string]bool{}}
+}
+
+// MarkUsedFrom marks as used here the options read through other (a Rewritten copy).
+func (o *Options) MarkUsedFrom(other *Options) {
+	for k := range other.used {
+		o.used[k] = true
+	}
+}

@@ -34,6 +34,12 @@
 // starts: batch_size rows (default 1000000) fill a file, then all open files close and the
 // next rows go to new ones.
 //
+// The sink writes several input tables as SeaTunnel's multi-table sink does: one sink per
+// table (connector/multitable), built from the options with the table placeholders
+// replaced for that table, so path = "/data/${database_name}/${table_name}" gives each
+// table a directory of its own; tables whose path is the same share the directory, each
+// writer with its own files. A placeholder left in path after that is a config error.
+//
 // Sink options: path (required; file:// accepted), tmp_path (/tmp/seatunnel),
 // file_format_type (text, csv, json in any case; text when absent, as SeaTunnel's code
 // has it), field_delimiter (\u0001; csv always writes ","), row_delimiter (\n, written
@@ -90,9 +96,8 @@
 //
 // # Differences from SeaTunnel
 //
-//   - Only text, csv and json; no compression, archives or multi-table configs
-//     (tables_configs). Table placeholders such as ${table_name} in the sink's path are a
-//     config error for now, and the sink takes one input table.
+//   - Only text, csv and json; no compression, archives or multi-table source configs
+//     (tables_configs).
 //   - Save modes other than creating the directory and appending are config errors.
 //   - The header lists the written columns (SeaTunnel lists all input columns).
 //   - Reading is stricter: a boolean must be true or false (SeaTunnel reads anything else as

@@ -9,28 +9,32 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connector/multitable"
 	"github.com/strait-dev/strait/types"
 )
 
 func init() {
-	connector.RegisterSink("LocalFile", NewSink)
+	// one sink per input table, with ${table_name} and the other table placeholders of the
+	// options replaced for it
+	connector.RegisterSink("LocalFile", func(ctx *connector.SinkContext) (connector.Sink, error) {
+		return multitable.Build(ctx, NewSink)
+	})
 	connector.RegisterSource("LocalFile", NewSource)
 }
 
 // Defaults, as SeaTunnel's BaseSinkConfig has them.
 const (
-	defaultTmpPath          = "/tmp/seatunnel"
-	defaultFileNameExpr     = "${transactionId}"
-	defaultFileNameTimeFmt  = "yyyy.MM.dd"
-	defaultBatchSize        = 1_000_000
-	nonPartitionDir         = "NON_PARTITION"
-	stagingDirName          = "seatunnel"
-	transactionExpression   = "transactionId"
-	defaultRowDelimiter     = "\n"
-	csvDelimiter            = ","
-	defaultSinkFormat       = "text"
-	writeBufferSize         = 128 << 10
-	tablePlaceholderMessage = "table placeholders such as ${table_name} in path are not supported by Strait's LocalFile yet"
+	defaultTmpPath         = "/tmp/seatunnel"
+	defaultFileNameExpr    = "${transactionId}"
+	defaultFileNameTimeFmt = "yyyy.MM.dd"
+	defaultBatchSize       = 1_000_000
+	nonPartitionDir        = "NON_PARTITION"
+	stagingDirName         = "seatunnel"
+	transactionExpression  = "transactionId"
+	defaultRowDelimiter    = "\n"
+	csvDelimiter           = ","
+	defaultSinkFormat      = "text"
+	writeBufferSize        = 128 << 10
 )
 
 // Sink is a configured LocalFile sink.
@@ -81,8 +85,9 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if strings.TrimSpace(path) == "" {
 		return nil, o.Errorf("path", "option is required")
 	}
-	if strings.Contains(path, "${") {
-		return nil, o.Errorf("path", "%s", tablePlaceholderMessage)
+	if i := strings.Index(path, "${"); i >= 0 {
+		// the table placeholders are replaced by now
+		return nil, o.Errorf("path", "unknown placeholder in %q (the table placeholders are ${database_name}, ${schema_name}, ${table_name}, ${schema_full_name}, ${table_full_name}, ${primary_key}, ${unique_key} and ${field_names})", path)
 	}
 	c.path = absPath(path)
 	tmp, err := o.String("tmp_path", defaultTmpPath)
@@ -183,17 +188,9 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		return nil, err
 	}
 
-	// the table written
-	switch len(inputs) {
-	case 0:
-		return nil, o.Errorf("", "LocalFile needs an input table to write")
-	case 1:
-	default:
-		ids := make([]string, len(inputs))
-		for i, t := range inputs {
-			ids[i] = t.ID()
-		}
-		return nil, o.Errorf("", "LocalFile writes one table; it receives %d (%s) and %s", len(inputs), strings.Join(ids, ", "), tablePlaceholderMessage)
+	// the table written (multitable.Build gives each table a sink of its own)
+	if len(inputs) != 1 {
+		return nil, o.Errorf("", "LocalFile needs one input table to write, got %d", len(inputs))
 	}
 	c.table = inputs[0]
 	if len(c.table.Columns) == 0 {

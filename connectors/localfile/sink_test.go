@@ -30,7 +30,6 @@ func TestSinkConfigErrors(t *testing.T) {
 	}{
 		{"no path", `file_format_type = text`, "path: option is required"},
 		{"blank path", `path = " "`, "path: option is required"},
-		{"table placeholder", `path = "/data/${table_name}"`, "path: table placeholders"},
 		{"transactions off", sinkConf(dir, "is_enable_transaction = false"), "is_enable_transaction: only true is supported"},
 		{"transactions not a bool", sinkConf(dir, "is_enable_transaction = maybe"), "is_enable_transaction: expected true or false"},
 		{"expression without transaction id", sinkConf(dir, `file_name_expression = "${now}"`), "file_name_expression: must contain ${transactionId}"},
@@ -51,6 +50,7 @@ func TestSinkConfigErrors(t *testing.T) {
 		{"date format", sinkConf(dir, `date_format = "dd/MM/yyyy"`), `date_format: unsupported format "dd/MM/yyyy"; expected one of yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd`},
 		{"datetime format", sinkConf(dir, `datetime_format = "yyyy"`), `datetime_format: unsupported format "yyyy"`},
 		{"time format", sinkConf(dir, `time_format = "HH"`), `time_format: unsupported format "HH"`},
+		{"unknown placeholder", "path = " + quote(filepath.Join(dir, "${tabel_name}")), `path: unknown placeholder in`},
 		{"staging is path", "path = " + quote(filepath.Join(dir, "tmp", "seatunnel")) + "\ntmp_path = " + quote(filepath.Join(dir, "tmp")), "tmp_path: the staging directory"},
 	}
 	for _, c := range cases {
@@ -64,7 +64,7 @@ func TestSinkConfigErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := newTestSink(t, sinkConf(dir, ""), tbl, table("db.u", "x", "int")); err == nil || !strings.Contains(err.Error(), "LocalFile writes one table; it receives 2 (db.t, db.u)") {
+	if _, err := newTestSink(t, sinkConf(dir, ""), tbl, table("db.u", "x", "int")); err == nil || !strings.Contains(err.Error(), "LocalFile needs one input table to write, got 2") {
 		t.Errorf("two inputs: %v", err)
 	}
 	deep := table("t", "a", "array<array<array<array<array<array<array<int>>>>>>>")
@@ -517,5 +517,85 @@ func TestSinkOptions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMultiTableSink writes two tables through the registered LocalFile factory, with the
+// table name in the path: each table's rows land in its own directory, a mixed batch is
+// split, a restored writer commits what its snapshot left, and the committer publishes
+// each table's files.
+func TestMultiTableSink(t *testing.T) {
+	dir := t.TempDir()
+	users, orders := table("shop.users", "id", "int", "name", "string"), table("shop.orders", "id", "int", "total", "double")
+	f, _, ok := connector.LookupSink("LocalFile")
+	if !ok {
+		t.Fatal("LocalFile is not registered")
+	}
+	conf := "path = " + quote(filepath.Join(dir, "${database_name}", "${table_name}")) + "\ntmp_path = " + quote(filepath.Join(dir, "tmp")) + "\nfile_format_type = csv"
+	s, err := f(&connector.SinkContext{Options: options(t, conf, "sink[0] LocalFile"), Job: connector.Job{ID: 5}, Inputs: []*catalog.Table{users, orders}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 5}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := row.NewBatch(4)
+	for i, tb := range []*catalog.Table{users, orders, users} {
+		r := mixed.Add(row.Insert, tb.ID(), 2)
+		r.Fields[0] = row.IntValue(int32(i))
+		if tb == users {
+			r.Fields[1] = row.StringValue("u" + itoa(int64(i)))
+		} else {
+			r.Fields[1] = row.DoubleValue(9.5)
+		}
+	}
+	if err := w.Write(ctx, mixed); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, batchOf(orders, []row.Value{row.IntValue(7), row.DoubleValue(1)})); err != nil {
+		t.Fatal(err)
+	}
+	info, err := w.PrepareCommit(ctx, 1)
+	if err != nil || info == nil {
+		t.Fatalf("prepare: %s %v", info, err)
+	}
+	state, err := w.SnapshotState(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close(ctx)
+	// the writer is lost before the commit; its replacement commits the snapshot's
+	// transaction and the committer's own commit finds it done
+	w2, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 5}}, [][]byte{state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close(ctx)
+	c, err := s.CreateCommitter()
+	if err != nil || c == nil {
+		t.Fatalf("committer %v %v", c, err)
+	}
+	if err := c.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Final: true, Infos: [][]byte{info}}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(sub string) string {
+		entries, err := os.ReadDir(filepath.Join(dir, "shop", sub))
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("%s: %v %v", sub, entries, err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "shop", sub, entries[0].Name()))
+		return string(b)
+	}
+	if got := read("users"); got != "0,u0\n2,u2" {
+		t.Errorf("users file %q", got)
+	}
+	if got := read("orders"); got != "1,9.5\n7,1.0" {
+		t.Errorf("orders file %q", got)
+	}
+	// a row of a table the sink does not receive is an error naming it
+	if err := w2.Write(ctx, batchOf(table("shop.other", "id", "int"), []row.Value{row.IntValue(1)})); err == nil || !strings.Contains(err.Error(), "shop.other") {
+		t.Errorf("unknown table: %v", err)
 	}
 }
