@@ -86,3 +86,23 @@ func LookupTransform(name string) (TransformFactory, string, bool) { return tran
 func SourceNames() []string    { return sources.names() }
 func SinkNames() []string      { return sinks.names() }
 func TransformNames() []string { return transforms.names() }
+
+// EnginePartitionBy is the option by which the engine hash-partitions a transform's or
+// sink's input (Strait's extension). A plugin that has an option of that name for itself
+// (the file sinks' partition directories) declares it with OwnsPartitionBy, and the engine
+// then leaves the option to the plugin.
+const EnginePartitionBy = "partition_by"
+
+var ownPartitionBy sync.Map // "sink:<lower name>" -> true
+
+// OwnsPartitionBy declares that the plugin of this kind ("sink" or "transform") reads
+// partition_by itself. Call it from init, beside the registration.
+func OwnsPartitionBy(kind, name string) {
+	ownPartitionBy.Store(kind+":"+strings.ToLower(name), true)
+}
+
+// PluginOwnsPartitionBy reports whether the plugin declared partition_by as its own.
+func PluginOwnsPartitionBy(kind, name string) bool {
+	_, ok := ownPartitionBy.Load(kind + ":" + strings.ToLower(name))
+	return ok
+}

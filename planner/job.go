@@ -301,8 +301,8 @@ func parsePlugins(sec Section, v *hocon.Value) ([]*Plugin, error) {
 			return err
 		}
 		p.Parallelism = int(par)
-		if sec != SourceSection {
-			if p.PartitionBy, err = o.StringList("partition_by"); err != nil {
+		if sec != SourceSection && !connector.PluginOwnsPartitionBy(string(sec), p.Name) {
+			if p.PartitionBy, err = o.StringList(connector.EnginePartitionBy); err != nil {
 				return err
 			}
 		}

@@ -19,6 +19,8 @@ func init() {
 	connector.RegisterSink("LocalFile", func(ctx *connector.SinkContext) (connector.Sink, error) {
 		return multitable.Build(ctx, NewSink)
 	})
+	// partition_by names the partition directories here, not an exchange
+	connector.OwnsPartitionBy("sink", "LocalFile")
 	connector.RegisterSource("LocalFile", NewSource)
 }
 

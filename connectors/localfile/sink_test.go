@@ -14,7 +14,10 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
+
+	_ "github.com/strait-dev/strait/connectors/fake"
 )
 
 func sinkConf(dir string, extra string) string {
@@ -597,5 +600,23 @@ func TestMultiTableSink(t *testing.T) {
 	// a row of a table the sink does not receive is an error naming it
 	if err := w2.Write(ctx, batchOf(table("shop.other", "id", "int"), []row.Value{row.IntValue(1)})); err == nil || !strings.Contains(err.Error(), "shop.other") {
 		t.Errorf("unknown table: %v", err)
+	}
+}
+
+// TestPartitionByIsTheSinks: on LocalFile, partition_by names partition directories (in any
+// case), so the planner does not take it as a request for a hash exchange; the sink stays
+// fused with its source.
+func TestPartitionByIsTheSinks(t *testing.T) {
+	dir := t.TempDir()
+	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
+env { job.mode = "BATCH" }
+source { FakeSource { row.num = 10, schema = { fields { name = string, age = int } } } }
+sink { LocalFile { path = ` + quote(dir) + `, partition_by = [AGE] } }`}, connector.Job{ID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plan.Pipelines[0]
+	if len(p.TaskGroups) != 1 || len(p.Edges) != 0 {
+		t.Fatalf("plan has %d task groups and %d edges, want the sink fused with the source", len(p.TaskGroups), len(p.Edges))
 	}
 }
