@@ -235,18 +235,34 @@ func exchangeHop(bin, dir string, rows, procs int) {
 		started = append(started, cmd)
 	}
 	time.Sleep(3 * time.Second) // registration
-	fused := clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, ""))
-	var peak int64
-	for _, c := range started[len(started)-2:] {
-		peak = max(peak, hwmKB(c.Process.Pid))
+	// each measure is the median of three runs taken in turn: the machine's speed moves
+	// between runs
+	var fusedT, hopT []float64
+	for i := range 3 {
+		fusedT = append(fusedT, clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, "")))
+		if i == 0 {
+			var peak int64
+			for _, c := range started[len(started)-2:] {
+				peak = max(peak, hwmKB(c.Process.Pid))
+			}
+			fmt.Printf("runner process (%s) peak RSS after the fused %d-row job: %d MB\n", filepath.Base(runnerBin), rows, peak/1024)
+		}
+		hopT = append(hopT, clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, `, partition_by = [id]`)))
 	}
-	fmt.Printf("runner process (%s) peak RSS after the fused %d-row job: %d MB\n", filepath.Base(runnerBin), rows, peak/1024)
-	hop := clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, rows, `, partition_by = [id]`))
-	ckpt := clusterJob(bin, addr, dir, strings.Replace(fmt.Sprintf(hopJob, rows, ""), `parallelism = 1`, `parallelism = 1, checkpoint.interval = 1000`, 1))
-	fmt.Printf("cluster of processes, %d rows, GOMAXPROCS=%d per process:\n", rows, procs)
+	fused, hop := median(fusedT), median(hopT)
+	fmt.Printf("cluster of processes, %d rows, GOMAXPROCS=%d per process (median of 3 runs each):\n", rows, procs)
 	fmt.Printf("  fused on one runner     %.2f M rows/s\n", float64(rows)/fused/1e6)
 	fmt.Printf("  one exchange hop (gRPC) %.2f M rows/s (%.0f %% of fused)\n", float64(rows)/hop/1e6, 100*fused/hop)
-	fmt.Printf("  fused, checkpoint every 1 s %.2f M rows/s (%.1f %% of fused without)\n", float64(rows)/ckpt/1e6, 100*fused/ckpt)
+	// the checkpoint cost on a job long enough to take several checkpoints
+	long := 4 * rows
+	var plainT, ckptT []float64
+	for range 3 {
+		plainT = append(plainT, clusterJob(bin, addr, dir, fmt.Sprintf(hopJob, long, "")))
+		ckptT = append(ckptT, clusterJob(bin, addr, dir, strings.Replace(fmt.Sprintf(hopJob, long, ""), `parallelism = 1`, `parallelism = 1, checkpoint.interval = 1000`, 1)))
+	}
+	plain, ckpt := median(plainT), median(ckptT)
+	fmt.Printf("  fused, %d rows          %.2f M rows/s; with a checkpoint every 1 s %.2f M rows/s (%.1f %% of the throughput without)\n",
+		long, float64(long)/plain/1e6, float64(long)/ckpt/1e6, 100*plain/ckpt)
 }
 
 func clusterJob(bin, addr, dir, text string) float64 {
