@@ -21,8 +21,9 @@
 // empty text and a selected value that does not convert to dest_type fail the job whatever
 // the options say. A null source field gives null.
 //
-// Strait reads JSON strictly (RFC 8259); the reader SeaTunnel uses also accepts single quotes,
-// unquoted names and NaN.
+// JSON is read as SeaTunnel reads it with json-smart in permissive mode: text that is not
+// JSON (single quotes, unquoted names and values, NaN, repeated commas, trailing text) is
+// rewritten as the JSON it stands for first (Permissive).
 package jsonpath
 
 import (
