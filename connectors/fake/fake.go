@@ -369,6 +369,10 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 		for i := 0; i < n; i++ {
 			fillRow(out.Add(row.Insert, t.id, t.width).Fields, ops, rg)
 		}
+		if rg.err != nil {
+			r.err = fmt.Errorf("%s: table %s: %w", r.src.where, t.id, rg.err)
+			return false, r.err
+		}
 	}
 	s.d.Emitted += n
 	if s.d.Emitted >= s.total {

@@ -756,3 +756,19 @@ schema { fields { id = bigint, name = string, age = int, score = double, ts = ti
 		b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
 	}
 }
+
+// TestImpossibleDateFails: a day template may draw a day its month does not have; SeaTunnel's
+// LocalDate.of then fails the job, and so does Strait, naming the date, rather than rolling
+// into the next month.
+func TestImpossibleDateFails(t *testing.T) {
+	s := mustBuild(t, `
+row.num = 10
+date.year.template = [2023]
+date.month.template = [2]
+date.day.template = [29]
+schema { fields { d = date } }`, 1)
+	_, err := conntest.Rows(context.Background(), s, 1)
+	if err == nil || !strings.Contains(err.Error(), "date.day.template: day 29 does not exist in 2023-02") {
+		t.Fatalf("error %v", err)
+	}
+}

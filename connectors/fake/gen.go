@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -21,6 +22,7 @@ type rng struct {
 	pool string
 	off  int
 	buf  []byte
+	err  error // the first value that could not be made (a date that does not exist)
 }
 
 func newRNG(seed1, seed2 uint64) *rng {
@@ -321,7 +323,12 @@ func (b *genBuilder) dateTime() func(r *rng) (days, tod int64) {
 	minute := part(g.minuteTemplate, 0, 60)
 	second := part(g.secondTemplate, 0, 60)
 	return func(r *rng) (int64, int64) {
-		days := literal.DaysFromCivil(year(r), month(r), day(r))
+		y, m, d := year(r), month(r), day(r)
+		if d > literal.DaysInMonth(y, m) && r.err == nil {
+			// SeaTunnel's LocalDate.of fails the same way
+			r.err = fmt.Errorf("date.day.template: day %d does not exist in %04d-%02d", d, y, m)
+		}
+		days := literal.DaysFromCivil(y, m, d)
 		tod := (hour(r)*3600 + minute(r)*60 + second(r)) * int64(time.Second)
 		return days, tod
 	}
