@@ -40,6 +40,8 @@ type Options struct {
 	Namespace string
 	// LogLevel of the server's own log (debug, info, warn, error); empty silences it.
 	LogLevel string
+	// UI is where to serve the Temporal Web UI (host:port); empty serves none.
+	UI string
 }
 
 // Server is a running embedded Temporal server.
@@ -47,6 +49,7 @@ type Server struct {
 	srv       temporal.Server
 	address   string
 	namespace string
+	ui        *ui
 }
 
 // Address is the frontend's host:port.
@@ -182,8 +185,26 @@ func Start(opts Options) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("embedded temporal: start: %w", err)
 	}
-	return &Server{srv: srv, address: address, namespace: opts.Namespace}, nil
+	s := &Server{srv: srv, address: address, namespace: opts.Namespace}
+	if opts.UI != "" {
+		if s.ui, err = startUI(opts.UI, address, opts.Namespace); err != nil {
+			_ = srv.Stop()
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
-// Stop stops the server.
-func (s *Server) Stop() error { return s.srv.Stop() }
+// UI is the Web UI's address, or empty when none is served.
+func (s *Server) UI() string {
+	if s.ui == nil {
+		return ""
+	}
+	return s.ui.listen
+}
+
+// Stop stops the Web UI and the server.
+func (s *Server) Stop() error {
+	s.ui.stop()
+	return s.srv.Stop()
+}

@@ -16,6 +16,7 @@ type Options struct {
 	DBFile    string
 	Namespace string
 	LogLevel  string
+	UI        string
 }
 
 // Server is never started in this build.
@@ -31,6 +32,9 @@ func (s *Server) Address() string { return "" }
 
 // Namespace is empty.
 func (s *Server) Namespace() string { return "" }
+
+// UI is empty.
+func (s *Server) UI() string { return "" }
 
 // Stop does nothing.
 func (s *Server) Stop() error { return nil }

@@ -222,7 +222,7 @@ var consoleID = regexp.MustCompile(`SeaTunnelRow#kind=INSERT : (-?\d+),`)
 func TestCluster(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--port", strconv.Itoa(port))
+	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
 	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
@@ -387,7 +387,7 @@ func TestSeaTunnelStreamingSavepoint(t *testing.T) {
 	}
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "dev", "dev", "--port", strconv.Itoa(port), "--checkpoint-dir", t.TempDir())
+	start(t, "dev", "dev", "--headless", "--port", strconv.Itoa(port), "--checkpoint-dir", t.TempDir())
 	eventually(t, 60*time.Second, "dev server up", func() bool {
 		cs := clusterStatus(t, addr)
 		return len(cs) == 1
@@ -439,7 +439,7 @@ func TestRunnerKilledMidJob(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	ckpt := t.TempDir()
-	start(t, "temporal", "dev", "--only-temporal", "--port", strconv.Itoa(port))
+	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
 	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
@@ -547,7 +547,7 @@ func TestTemporalRestartMidJob(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "temporal.db")
 	ckpt := t.TempDir()
 	up := func() *proc {
-		p := start(t, "temporal", "dev", "--only-temporal", "--port", strconv.Itoa(port), "--db", db)
+		p := start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port), "--db", db)
 		eventually(t, 60*time.Second, "temporal dev server up", func() bool {
 			c, err := net.Dial("tcp", addr)
 			if err == nil {

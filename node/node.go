@@ -72,6 +72,8 @@ type Node struct {
 	Address   string
 	Namespace string
 	Embedded  bool
+	// UI is where the embedded server's Temporal Web UI is served ("" when not).
+	UI string
 	// MetricsAddr is where /metrics is served ("" when not).
 	MetricsAddr string
 }
@@ -224,7 +226,7 @@ func provideNode(cfg Config, c client.Client, rs runners, srv *server) *Node {
 		n.Runner = rs[0]
 	}
 	if srv.s != nil {
-		n.Address, n.Embedded = srv.s.Address(), true
+		n.Address, n.Embedded, n.UI = srv.s.Address(), true, srv.s.UI()
 	}
 	return n
 }

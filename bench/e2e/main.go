@@ -219,7 +219,7 @@ func exchangeHop(bin, dir string, rows, procs int) {
 			_ = started[i].Wait()
 		}
 	}()
-	startProc("dev", "--only-temporal", "--port", fmt.Sprint(port))
+	startProc("dev", "--only-temporal", "--headless", "--port", fmt.Sprint(port))
 	waitTCP(addr)
 	startProc("worker", "--address", addr)
 	runnerBin := bin

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -81,6 +83,8 @@ func devCmd(args []string) int {
 	slots := fs.Int("slots", 4, "slots per runner")
 	onlyTemporal := fs.Bool("only-temporal", false, "serve the Temporal server alone (for multi-process set-ups)")
 	namespace := fs.String("namespace", "default", "namespace to create")
+	uiPort := fs.Int("ui-port", 0, "port of the Temporal Web UI, on --ip (default: --port + 1000)")
+	headless := fs.Bool("headless", false, "serve no Web UI")
 	pf := addProcessFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
@@ -90,6 +94,16 @@ func devCmd(args []string) int {
 		return 2
 	}
 	cfg := node.Config{Namespace: *namespace, Embedded: devserver.Options{IP: *ip, Port: *port, DBFile: *db}}
+	if !*headless {
+		p := *uiPort
+		if p == 0 {
+			p = 8233
+			if *port != 0 {
+				p = *port + 1000 // as Temporal's own dev server places it
+			}
+		}
+		cfg.Embedded.UI = net.JoinHostPort(*ip, strconv.Itoa(p))
+	}
 	if !pf.apply(&cfg) {
 		return 2
 	}
@@ -101,6 +115,9 @@ func devCmd(args []string) int {
 	}
 	return serve(cfg, func(n *node.Node) {
 		fmt.Printf("Temporal server: %s (namespace %s)\n", n.Address, n.Namespace)
+		if n.UI != "" {
+			fmt.Printf("Temporal Web UI: http://%s/namespaces/%s/workflows\n", n.UI, n.Namespace)
+		}
 		if !*onlyTemporal {
 			fmt.Printf("Worker: task queue strait-jobs\n")
 			for _, r := range n.Runners {
