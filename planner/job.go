@@ -52,6 +52,10 @@ type Env struct {
 	TagFilter              map[string]string `json:"tagFilter,omitempty"`
 	SlotWait               bool              `json:"slotWait,omitempty"`
 	SlotAllocationStrategy string            `json:"slotAllocationStrategy,omitempty"`
+	// ReadLimitRows and ReadLimitBytes cap what each source reader reads per second
+	// (read_limit.rows_per_second, read_limit.bytes_per_second); 0 is no limit.
+	ReadLimitRows  int64 `json:"readLimitRows,omitempty"`
+	ReadLimitBytes int64 `json:"readLimitBytes,omitempty"`
 }
 
 // Section is one of the three plugin blocks.
@@ -224,6 +228,17 @@ func parseEnv(v *hocon.Value) (Env, error) {
 	env.RetryIntervalSeconds = int(ri)
 	if env.SlotWait, err = o.Bool("slot.wait", false); err != nil {
 		return env, err
+	}
+	for _, l := range []struct {
+		key string
+		to  *int64
+	}{{"read_limit.rows_per_second", &env.ReadLimitRows}, {"read_limit.bytes_per_second", &env.ReadLimitBytes}} {
+		if *l.to, err = o.Int(l.key, 0); err != nil {
+			return env, err
+		}
+		if *l.to < 0 {
+			return env, o.Errorf(l.key, "must be positive, got %d", *l.to)
+		}
 	}
 	if env.SlotAllocationStrategy, err = o.Enum("slot-allocation-strategy", "", "RANDOM", "SLOT_RATIO", "SYSTEM_LOAD"); err != nil {
 		return env, err

@@ -192,6 +192,9 @@ sink { PlanSink {} }`, `env: parallelism: "many" is not an integer`},
 		{"bad mode", `env { job.mode = sometimes }
 source { PlanSource {} }
 sink { PlanSink {} }`, `job.mode: unknown value "sometimes"`},
+		{"negative read limit", `env { read_limit.rows_per_second = -5 }
+source { PlanSource {} }
+sink { PlanSink {} }`, `env: read_limit.rows_per_second: must be positive, got -5`},
 		{"syntax", "source { PlanSource { a = } ", "job.conf:"},
 		{"unknown block", `sources { }
 source { PlanSource {} }

@@ -227,3 +227,36 @@ sink { Assert { plugin_input = "a", parallelism = 3, partition_by = [k], rules {
 		t.Fatalf("written %d", written)
 	}
 }
+
+// TestReadLimit: read_limit.rows_per_second and bytes_per_second pace each reader; every row
+// still arrives. 30 rows at 10 a second take two seconds at least (the first second's rows
+// go at once); 20 rows of 100 bytes at 1,000 bytes a second take one.
+func TestReadLimit(t *testing.T) {
+	cases := []struct {
+		name, env, fields string
+		rows              int
+		least             time.Duration
+	}{
+		{"rows", "read_limit.rows_per_second = 10", "id = bigint", 30, 2 * time.Second},
+		{"bytes", "read_limit.bytes_per_second = 1000", "s = string", 20, time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			c, r := deploy(t, fmt.Sprintf(`
+env { parallelism = 1, %s }
+source { FakeSource { row.num = %d, string.length = 100, schema = { fields { %s } } } }
+sink { Assert { rules { row_rules = [{ rule_type = MIN_ROW, rule_value = %d }, { rule_type = MAX_ROW, rule_value = %d }] } } }`, tc.env, tc.rows, tc.fields, tc.rows, tc.rows))
+			defer r.Close()
+			wait(t, c)
+			for id, s := range c.final() {
+				if s.State != contract.TaskClosed {
+					t.Fatalf("task %s ended %s: %s", id, s.State, s.Error)
+				}
+			}
+			if took := time.Since(start); took < tc.least {
+				t.Fatalf("read %d rows in %v, faster than the limit allows (%v)", tc.rows, took, tc.least)
+			}
+		})
+	}
+}

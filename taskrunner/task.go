@@ -351,7 +351,7 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 	c.coord.register(t.subtask)
 	mb := c.coord.mailbox[t.subtask]
 	noMoreSeen := false
-	size := t.ex.r.cfg.BatchSize
+	limit := newReadLimiter(t.ex.d.Env)
 	idle := time.Millisecond
 	for {
 		select {
@@ -370,12 +370,26 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 				c.reader.NoMoreSplits()
 			}
 		}
-		b := row.NewBatch(size)
+		if d := limit.wait(time.Now()); d > 0 {
+			// read_limit: what was read is not paid for yet
+			select {
+			case id := <-t.barriers:
+				if err := t.checkpoint(ctx, c, id); err != nil {
+					return err
+				}
+			case <-time.After(min(d, 100*time.Millisecond)):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		b := row.NewBatch(limit.batchSize(t.ex.r.cfg.BatchSize))
 		done, err := c.reader.PollNext(ctx, b)
 		if err != nil {
 			b.Release()
 			return err
 		}
+		limit.took(b, time.Now())
 		if n := b.Len(); n > 0 {
 			t.rowsRead.Add(int64(n))
 			if err := t.push(ctx, c, b); err != nil {
