@@ -5,6 +5,7 @@ package contract
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 )
 
@@ -21,7 +22,19 @@ const (
 	JobWorkflowName             = "JobWorkflow"
 	PipelineWorkflowName        = "PipelineWorkflow"
 	ResourceManagerWorkflowName = "ResourceManagerWorkflow"
+	// ScheduledJobWorkflowName is what a schedule starts: it starts the job as a JobWorkflow
+	// under a fresh job id and waits for it.
+	ScheduledJobWorkflowName = "ScheduledJobWorkflow"
 )
+
+// ScheduleID is the Temporal schedule id of a Strait schedule's name.
+func ScheduleID(name string) string { return "strait-schedule-" + name }
+
+// NewJobID returns a fresh job number: milliseconds since the epoch and three random digits,
+// as SeaTunnel's REST clients expect a number.
+func NewJobID() int64 {
+	return time.Now().UnixMilli()*1000 + rand.Int64N(1000)
+}
 
 // Activity names, registered explicitly.
 const (

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -20,9 +19,7 @@ import (
 )
 
 // NewJobID returns a fresh job number: milliseconds since the epoch and three random digits.
-func NewJobID() int64 {
-	return time.Now().UnixMilli()*1000 + rand.Int64N(1000)
-}
+func NewJobID() int64 { return contract.NewJobID() }
 
 // Submit starts the job's workflow and returns its run.
 func Submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {

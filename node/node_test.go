@@ -484,28 +484,34 @@ sink { TxnSink { plugin_input = "a" } }`)
 	if st.State != contract.JobFinished {
 		t.Fatalf("state %s", st.State)
 	}
-	ctx := context.Background()
 	for name, wid := range map[string]string{
 		"job":      contract.JobWorkflowID(id),
 		"pipeline": contract.PipelineWorkflowID(id, 1),
 	} {
-		hist, err := fetchHistory(ctx, n, wid)
+		replayAndRecord(t, n, name, wid)
+	}
+}
+
+// replayAndRecord replays a workflow's history with the registered workflows and, when
+// STRAIT_RECORD_HISTORY names a directory, writes it there as <name>_history.json.
+func replayAndRecord(t *testing.T, n *node.Node, name, wid string) {
+	t.Helper()
+	hist, err := fetchHistory(context.Background(), n, wid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayer := sdkworker.NewWorkflowReplayer()
+	worker.RegisterWorkflows(replayer)
+	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+		t.Fatalf("replay %s: %v", name, err)
+	}
+	if dir := os.Getenv("STRAIT_RECORD_HISTORY"); dir != "" {
+		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
 		if err != nil {
 			t.Fatal(err)
 		}
-		replayer := sdkworker.NewWorkflowReplayer()
-		worker.RegisterWorkflows(replayer)
-		if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
-			t.Fatalf("replay %s: %v", name, err)
-		}
-		if dir := os.Getenv("STRAIT_RECORD_HISTORY"); dir != "" {
-			b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name+"_history.json"), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+		if err := os.WriteFile(filepath.Join(dir, name+"_history.json"), b, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -29,6 +29,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.ScheduledJobWorkflow, workflow.RegisterOptions{Name: contract.ScheduledJobWorkflowName})
 }
 
 // RegisterCoordinatorActivities registers the control plane's activities.

@@ -15,12 +15,13 @@ import (
 // break running jobs fails here. Changes that must alter the command sequence go behind
 // workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
-	for _, name := range []string{"job_history.json", "pipeline_history.json"} {
+	for _, name := range []string{"job_history.json", "pipeline_history.json", "scheduled_history.json"} {
 		t.Run(name, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
 			r.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
 			r.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+			r.RegisterWorkflowWithOptions(ScheduledJobWorkflow, workflow.RegisterOptions{Name: contract.ScheduledJobWorkflowName})
 			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", name)); err != nil {
 				t.Fatal(err)
 			}

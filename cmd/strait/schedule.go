@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/strait-dev/strait/jobclient"
+	"github.com/strait-dev/strait/planner"
+)
+
+func scheduleCmd(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "create":
+		return scheduleCreate(args[1:])
+	case "list":
+		return scheduleList(args[1:])
+	case "delete":
+		return scheduleByName("delete", args[1:], jobclient.DeleteSchedule)
+	case "trigger":
+		return scheduleByName("trigger", args[1:], jobclient.TriggerSchedule)
+	}
+	fmt.Fprintf(os.Stderr, "strait schedule: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func scheduleCreate(args []string) int {
+	fs := flag.NewFlagSet("schedule create", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	var vars, crons multi
+	fs.Var(&vars, "i", "variable key=value (repeatable)")
+	fs.Var(&crons, "cron", "cron expression, e.g. \"0 2 * * *\" (repeatable)")
+	every := fs.Duration("every", 0, "run at this interval, e.g. 15m")
+	jobName := fs.String("n", "", "job name (overrides env.job.name)")
+	overlap := fs.Bool("allow-overlap", false, "start a run while the previous one still runs (default: skip it)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 2 {
+		fmt.Fprintln(os.Stderr, "strait schedule create: give a schedule name and one job config")
+		return 2
+	}
+	name, file := pos[0], pos[1]
+	// the config is checked now, so a bad one fails here rather than at every run
+	plan, code := loadPlan(file, vars, *jobName)
+	if plan == nil {
+		return code
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(os.Stderr, "strait: warning: %s\n", w)
+	}
+	vm, _ := planner.ParseVars(vars)
+	src, _ := planner.ReadSource(file, vm, *jobName)
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	spec := jobclient.ScheduleSpec{Cron: crons, Every: *every, AllowOverlap: *overlap}
+	if err := jobclient.CreateSchedule(ctx, c, name, src, plan.Job.Name, spec); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	fmt.Printf("schedule %s created\n", name)
+	return 0
+}
+
+func scheduleList(args []string) int {
+	fs := flag.NewFlagSet("schedule list", flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := jobclient.ListSchedules(ctx, c)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(list)
+		return 0
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tJOB\tWHEN\tNEXT\tPAUSED")
+	for _, s := range list {
+		next := "-"
+		if len(s.Next) > 0 {
+			next = s.Next[0].Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\n", s.Name, s.JobName, s.Spec, next, s.Paused)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+func scheduleByName(verb string, args []string, do func(context.Context, client.Client, string) error) int {
+	fs := flag.NewFlagSet("schedule "+verb, flag.ContinueOnError)
+	cf := addConnectFlags(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintf(os.Stderr, "strait schedule %s: give one schedule name\n", verb)
+		return 2
+	}
+	c, err := cf.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := do(ctx, c, pos[0]); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	fmt.Printf("schedule %s: %s\n", pos[0], strings.TrimSuffix(verb, "e")+"ed")
+	return 0
+}
