@@ -12,12 +12,15 @@ const usage = `strait: a data-integration engine for SeaTunnel job configs, on T
 Usage:
   strait run [-i key=value]... [-n name] [--address host:port] [--slots N] <job.conf|job.json>
   strait plan [-i key=value]... [--dot] <job.conf|job.json>
-  strait dev [--port 7233] [--db FILE] [--runners N] [--slots S] [--only-temporal]
+  strait dev [--port 7233] [--db FILE] [--runners N] [--slots S] [--only-temporal] [--gateway 127.0.0.1:8080]
+  strait gateway [--listen 127.0.0.1:8080] [--address host:port]   (SeaTunnel's REST API v2)
   strait worker [--address host:port]
   strait runner [--id NAME] [--slots N] [--tag key=value]... [--address host:port]
   strait job submit [-i key=value]... [--job-id ID] <job.conf>
   strait job status <id> [--json] | job list [--state S] | job wait <id> | job cancel <id>
   strait job savepoint <id> | job restore <id> <job.conf>      (also: strait run --restore <id>)
+  strait schedule create <name> (--cron "0 2 * * *" | --every 15m) [-i key=value]... <job.conf>
+  strait schedule list [--json] | schedule trigger <name> | schedule delete <name>
   strait cluster status [--json]
   strait version
 
@@ -43,8 +46,12 @@ func main() {
 		code = workerCmd(args)
 	case "runner":
 		code = runnerCmd(args)
+	case "gateway":
+		code = gatewayCmd(args)
 	case "job":
 		code = jobCmd(args)
+	case "schedule":
+		code = scheduleCmd(args)
 	case "cluster":
 		code = clusterCmd(args)
 	case "version":

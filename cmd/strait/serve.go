@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -53,8 +54,13 @@ func (f processFlags) apply(cfg *node.Config) bool {
 	return true
 }
 
-// serve starts a composed process and blocks until SIGINT or SIGTERM, then drains it.
-func serve(cfg node.Config, banner func(*node.Node)) int {
+// addon is a part a command adds to a composed process once it runs (the gateway); it
+// returns how to stop it.
+type addon func(n *node.Node) (stop func(context.Context) error, err error)
+
+// serve starts a composed process and its addons and blocks until SIGINT or SIGTERM, then
+// drains them, the addons first.
+func serve(cfg node.Config, banner func(*node.Node), addons ...addon) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	n, shutdown, err := node.New(ctx, cfg)
@@ -62,12 +68,32 @@ func serve(cfg node.Config, banner func(*node.Node)) int {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 1
 	}
+	var stops []func(context.Context) error
+	stopAll := func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var errs []error
+		for i := len(stops) - 1; i >= 0; i-- {
+			errs = append(errs, stops[i](sctx))
+		}
+		errs = append(errs, shutdown(sctx))
+		return errors.Join(errs...)
+	}
+	for _, a := range addons {
+		s, err := a(n)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			_ = stopAll()
+			return 1
+		}
+		if s != nil {
+			stops = append(stops, s)
+		}
+	}
 	banner(n)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "strait: stopping")
-	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := shutdown(sctx); err != nil {
+	if err := stopAll(); err != nil {
 		fmt.Fprintf(os.Stderr, "strait: stop: %v\n", err)
 		return 1
 	}
@@ -85,9 +111,15 @@ func devCmd(args []string) int {
 	namespace := fs.String("namespace", "default", "namespace to create")
 	uiPort := fs.Int("ui-port", 0, "port of the Temporal Web UI, on --ip (default: --port + 1000)")
 	headless := fs.Bool("headless", false, "serve no Web UI")
+	gw := fs.String("gateway", defaultGatewayListen, "serve the HTTP submit gateway (SeaTunnel's REST API v2) here; empty disables it")
 	pf := addProcessFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
+	}
+	gwGiven := false
+	fs.Visit(func(f *flag.Flag) { gwGiven = gwGiven || f.Name == "gateway" })
+	if *onlyTemporal && !gwGiven {
+		*gw = "" // a bare Temporal server serves no gateway unless asked to
 	}
 	if !devserver.Available {
 		fmt.Fprintln(os.Stderr, "strait dev: this binary was built without the embedded Temporal server (tag noembed)")
@@ -113,6 +145,20 @@ func devCmd(args []string) int {
 			cfg.Runners = append(cfg.Runners, node.RunnerSpec{ID: fmt.Sprintf("dev-%d", i), Slots: *slots})
 		}
 	}
+	gwAddr := ""
+	serveGateway := func(n *node.Node) (func(context.Context) error, error) {
+		if *gw == "" {
+			return nil, nil
+		}
+		addr, stop, err := startGateway(*gw, n.Client, n.Namespace, cfg.Logger)
+		if err != nil && !gwGiven {
+			// the default port is taken: dev still runs, without the gateway
+			fmt.Fprintf(os.Stderr, "strait dev: warning: %v; no gateway (give --gateway ADDR)\n", err)
+			return nil, nil
+		}
+		gwAddr = addr
+		return stop, err
+	}
 	return serve(cfg, func(n *node.Node) {
 		fmt.Printf("Temporal server: %s (namespace %s)\n", n.Address, n.Namespace)
 		if n.UI != "" {
@@ -124,8 +170,11 @@ func devCmd(args []string) int {
 				fmt.Printf("Runner %s: %d slots\n", r.ID(), r.Slots())
 			}
 		}
+		if gwAddr != "" {
+			fmt.Printf("Gateway: http://%s (SeaTunnel REST API v2)\n", gwAddr)
+		}
 		fmt.Printf("Submit jobs with: strait run --address %s job.conf\n", n.Address)
-	})
+	}, serveGateway)
 }
 
 func workerCmd(args []string) int {

@@ -1,0 +1,182 @@
+// Package gateway is Strait's HTTP submit gateway: SeaTunnel's REST API v2 (submit-job,
+// stop-job, job-info, running-jobs, finished-jobs, overview ...) on top of Temporal, so
+// SeaTunnel users' REST clients work unchanged. It only talks to Temporal through the
+// client: every job is the JobWorkflow `strait-job-<id>`.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	// the gateway checks a config with the planner before submitting it, as `strait job
+	// submit` does, so it knows every plugin
+	_ "github.com/strait-dev/strait/connectors/all"
+	_ "github.com/strait-dev/strait/transform/all"
+)
+
+// DefaultTimeout bounds one request's work against Temporal.
+const DefaultTimeout = 30 * time.Second
+
+// maxBody bounds a request body: job configs are small.
+const maxBody = 16 << 20
+
+// Option configures the gateway.
+type Option func(*gateway)
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(g *gateway) { g.log = l } }
+
+// WithTimeout bounds each request's work (default DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(g *gateway) { g.timeout = d } }
+
+// WithVersion is the version /overview reports as projectVersion.
+func WithVersion(v string) Option { return func(g *gateway) { g.version = v } }
+
+type gateway struct {
+	c         client.Client
+	namespace string
+	log       *slog.Logger
+	timeout   time.Duration
+	version   string
+	commit    string
+
+	mu       sync.Mutex
+	metas    map[string]*jobMeta // by run id: a job's input and plan
+	finished map[string]*JobInfo // by run id: closed runs never change
+}
+
+// New returns the gateway's handler: SeaTunnel's REST API v2 paths, answered from
+// Temporal in namespace.
+func New(c client.Client, namespace string, opts ...Option) http.Handler {
+	g := &gateway{c: c, namespace: namespace, log: slog.Default(), timeout: DefaultTimeout, version: "dev",
+		commit: buildCommit(), metas: map[string]*jobMeta{}, finished: map[string]*JobInfo{}}
+	if g.namespace == "" {
+		g.namespace = "default"
+	}
+	for _, o := range opts {
+		o(g)
+	}
+	mux := http.NewServeMux()
+	routes := []struct {
+		pattern string
+		h       func(http.ResponseWriter, *http.Request) error
+	}{
+		{"POST /submit-job", g.submitJob},
+		{"POST /submit-jobs", g.submitJobs},
+		{"POST /stop-job", g.stopJob},
+		{"POST /stop-jobs", g.stopJobs},
+		{"GET /job-info/{jobId}", g.jobInfo},
+		{"GET /job-info/{$}", noJobID},
+		{"GET /job-info", noJobID},
+		{"GET /running-job/{jobId}", g.jobInfo},
+		{"GET /running-job/{$}", noJobID},
+		{"GET /running-job", noJobID},
+		{"GET /running-jobs", g.runningJobs},
+		{"GET /finished-jobs/{state}", g.finishedJobs},
+		{"GET /finished-jobs/{$}", g.finishedJobs},
+		{"GET /finished-jobs", g.finishedJobs},
+		{"GET /overview", g.overview},
+	}
+	// known paths under any method, to tell a wrong method from an unknown path
+	paths := http.NewServeMux()
+	for _, r := range routes {
+		mux.Handle(r.pattern, g.wrap(r.h))
+		_, path, _ := strings.Cut(r.pattern, " ")
+		paths.Handle(path, http.NotFoundHandler())
+	}
+	mux.Handle("/", g.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		if _, p := paths.Handler(r); p != "" {
+			return &httpError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)}
+		}
+		return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)}
+	}))
+	return mux
+}
+
+// httpError is an answer other than 200: SeaTunnel's {"status":"fail","message":...}.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// errResponse is SeaTunnel's error body.
+type errResponse struct {
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// wrap gives a handler its deadline, turns its error into SeaTunnel's error shape and
+// keeps a panic from reaching the server.
+func (g *gateway) wrap(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), g.timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		defer func() {
+			if p := recover(); p != nil {
+				g.log.Error("gateway: request panicked", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				writeJSON(w, http.StatusInternalServerError, errResponse{Status: "fail", Message: fmt.Sprintf("internal error: %v", p)})
+			}
+		}()
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		status := http.StatusInternalServerError
+		var he *httpError
+		if errors.As(err, &he) {
+			status = he.status
+		}
+		if status >= 500 {
+			g.log.Error("gateway: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		} else {
+			g.log.Info("gateway: request refused", "method", r.Method, "path", r.URL.Path, "status", status, "error", err)
+		}
+		writeJSON(w, status, errResponse{Status: "fail", Message: err.Error()})
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func ok(w http.ResponseWriter, v any) error {
+	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+func noJobID(http.ResponseWriter, *http.Request) error {
+	return badRequest("The jobId must not be empty.")
+}
+
+// buildCommit is the short VCS revision the binary was built from, "unknown" without one.
+func buildCommit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				return s.Value[:min(len(s.Value), 7)]
+			}
+		}
+	}
+	return "unknown"
+}
