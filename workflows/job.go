@@ -143,6 +143,9 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 		File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name,
 	}}).Get(ctx, &plan)
 	if err != nil {
+		if ctx.Err() != nil {
+			return finishJob(ctx, st, setState, contract.JobCanceled, "")
+		}
 		return finishJob(ctx, st, setState, contract.JobFailed, causeOf(err))
 	}
 	st.Name = plan.Job.Name

@@ -74,6 +74,9 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	if in.Restore && !resumed {
 		var err error
 		if restore, err = pr.restorePoint(ctx, cp); err != nil {
+			if ctx.Err() != nil {
+				return pr.cancel(ctx, "")
+			}
 			return pr.fail(ctx, "", false, causeOf(err))
 		}
 	}
@@ -102,12 +105,20 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 				alloc, err = pr.allocate(ctx, owner)
 			}
 			pr.status.Error = ""
+			if ctx.Err() != nil {
+				// canceled before the tasks were deployed: give back what was granted
+				return pr.cancel(ctx, owner)
+			}
 			if err != nil {
 				return pr.fail(ctx, owner, false, causeOf(err))
 			}
 			pr.status.State = "DEPLOYING"
 			if err := pr.deploy(ctx, alloc, restore); err != nil {
-				pr.failure = causeOf(err)
+				if ctx.Err() != nil {
+					canceled = true // the tasks deployed so far are stopped below
+				} else {
+					pr.failure = causeOf(err)
+				}
 			} else {
 				pr.status.State = contract.JobRunning
 				canceled = pr.watch(ctx, cp, reports, lostCh, savepoints)
@@ -162,6 +173,9 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 		}
 		var err error
 		if restore, err = pr.restorePoint(ctx, cp); err != nil {
+			if ctx.Err() != nil {
+				return pr.cancel(ctx, "")
+			}
 			return pr.fail(ctx, owner, false, causeOf(err))
 		}
 		pr.epoch++
@@ -339,6 +353,9 @@ func (pr *pipelineRun) allocate(ctx workflow.Context, owner string) (*contract.A
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5,
 			NonRetryableErrorTypes: []string{NoEnoughResource}},
+		// canceled meanwhile, the pipeline still learns when the grant is done, so the
+		// slots it releases then include it
+		WaitForCancellation: true,
 	})
 	req := contract.AllocateRequest{Owner: owner, TagFilter: pr.in.Env.TagFilter, Strategy: pr.in.Env.SlotAllocationStrategy}
 	for _, g := range pr.in.Pipeline.TaskGroups {
@@ -518,6 +535,17 @@ func (pr *pipelineRun) halt(ctx workflow.Context, reports workflow.ReceiveChanne
 		}
 	}
 	return cause
+}
+
+// cancel ends a pipeline canceled before its tasks ran: the slots granted to owner (if any)
+// go back, and the pipeline ends CANCELED, not FAILED.
+func (pr *pipelineRun) cancel(ctx workflow.Context, owner string) (*contract.PipelineStatus, error) {
+	if owner != "" {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		pr.release(dctx, owner)
+	}
+	pr.status.State = contract.JobCanceled
+	return nil, temporal.NewCanceledError(*pr.snapshot())
 }
 
 func (pr *pipelineRun) fail(ctx workflow.Context, owner string, release bool, cause string) (*contract.PipelineStatus, error) {

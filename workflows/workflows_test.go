@@ -45,6 +45,7 @@ type harness struct {
 	env      *testsuite.TestWorkflowEnvironment
 	commits  []CommitInput
 	canceled []contract.CancelRequest
+	released []string // owners whose slots were released
 	triggers int
 
 	plan   func(context.Context, PlanInput) (*planner.PhysicalPlan, error)
@@ -88,7 +89,13 @@ func newHarness(t *testing.T) *harness {
 		func(context.Context, contract.TriggerRequest) error { h.triggers++; return nil })
 	h.env.OnActivity(contract.CommitActivity, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in CommitInput) error { h.commits = append(h.commits, in); return nil })
-	h.env.OnSignalExternalWorkflow(mock.Anything, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, mock.Anything).Return(nil)
+	h.env.OnSignalExternalWorkflow(mock.Anything, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			if r, ok := arg.(contract.ReleaseRequest); ok {
+				h.released = append(h.released, r.Owner)
+			}
+			return nil
+		})
 	return h
 }
 
@@ -319,5 +326,42 @@ func TestCheckpointTimeoutFailsThePipeline(t *testing.T) {
 	}
 	if h.triggers != 1 || len(h.canceled) != 1 {
 		t.Fatalf("triggers %d, cancels %d", h.triggers, len(h.canceled))
+	}
+}
+
+// TestCancelWhileAllocatingEndsCanceled: a job canceled before its tasks were deployed ends
+// CANCELED, not FAILED, and gives back the slots granted meanwhile.
+func TestCancelWhileAllocatingEndsCanceled(t *testing.T) {
+	t.Run("while planning", func(t *testing.T) {
+		h := newHarness(t)
+		h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) {
+			h.env.CancelWorkflow()
+			time.Sleep(100 * time.Millisecond)
+			return testPlan(), nil
+		}
+		h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+		if err := h.env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+			t.Fatalf("error %v, want canceled", err)
+		}
+	})
+	h := newHarness(t)
+	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+		// the job is canceled while the grant is being made
+		h.env.CancelWorkflow()
+		time.Sleep(200 * time.Millisecond)
+		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
+	}
+	deployed := false
+	h.deploy = func(context.Context, contract.Deployment) error { deployed = true; return nil }
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	err := h.env.GetWorkflowError()
+	if !temporal.IsCanceledError(err) {
+		t.Fatalf("error %v, want canceled", err)
+	}
+	if deployed {
+		t.Fatal("tasks were deployed after the cancel")
+	}
+	if len(h.released) == 0 {
+		t.Fatal("the granted slots were not released")
 	}
 }
