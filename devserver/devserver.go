@@ -74,15 +74,35 @@ func freePort(ip string) (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start starts a server and returns once it serves.
+// Start starts a server and returns once it serves. The ports it picks itself are free when
+// picked but may be taken before the server binds them (another process starting at the same
+// moment); a start that fails or panics then is tried again with new ports.
 func Start(opts Options) (*Server, error) {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var s *Server
+		if s, err = startOnce(opts); err == nil {
+			return s, nil
+		}
+		if opts.Port != 0 {
+			break // the caller's port: trying again would not help
+		}
+	}
+	return nil, err
+}
+
+func startOnce(opts Options) (s *Server, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("embedded temporal: start: %v", r)
+		}
+	}()
 	if opts.IP == "" {
 		opts.IP = "127.0.0.1"
 	}
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
-	var err error
 	if opts.Port == 0 {
 		if opts.Port, err = freePort(opts.IP); err != nil {
 			return nil, fmt.Errorf("embedded temporal: pick a port: %w", err)
@@ -185,7 +205,7 @@ func Start(opts Options) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("embedded temporal: start: %w", err)
 	}
-	s := &Server{srv: srv, address: address, namespace: opts.Namespace}
+	s = &Server{srv: srv, address: address, namespace: opts.Namespace}
 	if opts.UI != "" {
 		if s.ui, err = startUI(opts.UI, address, opts.Namespace); err != nil {
 			_ = srv.Stop()

@@ -60,10 +60,22 @@ func run(t *testing.T, args ...string) (int, string) {
 	return -1, ""
 }
 
+// tail keeps the last n lines of a command's output, and the first lines of a panic in it
+// (whose cause is at the top).
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
+	var head []string
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") {
+			head = lines[i:min(i+12, len(lines))]
+			break
+		}
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
+	}
+	if head != nil && head[0] != lines[0] {
+		lines = append(append(head, "..."), lines...)
 	}
 	return strings.Join(lines, "\n")
 }
