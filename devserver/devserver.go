@@ -6,10 +6,12 @@
 package devserver
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -74,18 +76,28 @@ func freePort(ip string) (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start starts a server and returns once it serves. The ports it picks itself are free when
-// picked but may be taken before the server binds them (another process starting at the same
-// moment); a start that fails or panics then is tried again with new ports.
+// portError is a port the server needs that is taken.
+type portError struct{ error }
+
+func (e *portError) Unwrap() error { return e.error }
+
+// Start starts a server and returns once it serves. The history, matching, worker and
+// membership ports (and the frontend's, unless given) are picked free but may be taken by
+// another process starting at the same moment before the server binds them; the start is
+// then tried again with new ports. A frontend port that is given and taken is an error.
 func Start(opts Options) (*Server, error) {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+		}
 		var s *Server
 		if s, err = startOnce(opts); err == nil {
 			return s, nil
 		}
-		if opts.Port != 0 {
-			break // the caller's port: trying again would not help
+		var pe *portError
+		if opts.Port != 0 && errors.As(err, &pe) && strings.Contains(pe.Error(), fmt.Sprintf(" frontend port %d:", opts.Port)) {
+			break // the port given is taken: new picks cannot help
 		}
 	}
 	return nil, err
@@ -201,6 +213,18 @@ func startOnce(opts Options) (s *Server, err error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
+	// Temporal's services crash the process (in goroutines of their own) when a port they
+	// bind is taken, so every port is checked just before they start; a taken one is an
+	// error here, and Start picks new ports
+	for name, svc := range cfg.Services {
+		for _, p := range []int{svc.RPC.GRPCPort, svc.RPC.MembershipPort} {
+			l, err := net.Listen("tcp", net.JoinHostPort(opts.IP, fmt.Sprint(p)))
+			if err != nil {
+				return nil, &portError{fmt.Errorf("embedded temporal: %s port %d: %w", name, p, err)}
+			}
+			l.Close()
+		}
 	}
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("embedded temporal: start: %w", err)
