@@ -203,6 +203,18 @@ func startOnce(opts Options) (s *Server, err error) {
 		dynamicconfig.HistoryPersistenceMaxQPS.Key():                     45000,
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 	}
+	// Temporal's services crash the process (in goroutines of their own) when a port they
+	// bind is taken, so every port is checked just before the server binds them (while it
+	// is built); a taken one is an error here, and Start picks new ports
+	for name, svc := range cfg.Services {
+		for _, p := range []int{svc.RPC.GRPCPort, svc.RPC.MembershipPort} {
+			l, err := net.Listen("tcp", net.JoinHostPort(opts.IP, fmt.Sprint(p)))
+			if err != nil {
+				return nil, &portError{fmt.Errorf("embedded temporal: %s port %d: %w", name, p, err)}
+			}
+			l.Close()
+		}
+	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(cfg),
 		temporal.ForServices(temporal.DefaultServices),
@@ -213,18 +225,6 @@ func startOnce(opts Options) (s *Server, err error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: %w", err)
-	}
-	// Temporal's services crash the process (in goroutines of their own) when a port they
-	// bind is taken, so every port is checked just before they start; a taken one is an
-	// error here, and Start picks new ports
-	for name, svc := range cfg.Services {
-		for _, p := range []int{svc.RPC.GRPCPort, svc.RPC.MembershipPort} {
-			l, err := net.Listen("tcp", net.JoinHostPort(opts.IP, fmt.Sprint(p)))
-			if err != nil {
-				return nil, &portError{fmt.Errorf("embedded temporal: %s port %d: %w", name, p, err)}
-			}
-			l.Close()
-		}
 	}
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("embedded temporal: start: %w", err)
