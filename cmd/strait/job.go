@@ -39,6 +39,20 @@ func (f connectFlags) dial() (client.Client, error) {
 	return c, nil
 }
 
+// withClient dials Temporal, runs do with a context of 30 s and closes the client; a failed
+// dial is printed and exits 1.
+func (f connectFlags) withClient(do func(ctx context.Context, c client.Client) int) int {
+	c, err := f.dial()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return do(ctx, c)
+}
+
 func jobCmd(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)

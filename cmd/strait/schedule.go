@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -60,21 +59,15 @@ func scheduleCreate(args []string) int {
 	}
 	vm, _ := planner.ParseVars(vars)
 	src, _ := planner.ReadSource(file, vm, *jobName)
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	spec := jobclient.ScheduleSpec{Cron: crons, Every: *every, AllowOverlap: *overlap}
-	if err := jobclient.CreateSchedule(ctx, c, name, src, plan.Job.Name, spec); err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	fmt.Printf("schedule %s created\n", name)
-	return 0
+	return cf.withClient(func(ctx context.Context, c client.Client) int {
+		if err := jobclient.CreateSchedule(ctx, c, name, src, plan.Job.Name, spec); err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return 1
+		}
+		fmt.Printf("schedule %s created\n", name)
+		return 0
+	})
 }
 
 func scheduleList(args []string) int {
@@ -84,18 +77,16 @@ func scheduleList(args []string) int {
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	list, err := jobclient.ListSchedules(ctx, c)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
+	var list []jobclient.ScheduleSummary
+	if code := cf.withClient(func(ctx context.Context, c client.Client) int {
+		var err error
+		if list, err = jobclient.ListSchedules(ctx, c); err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return 1
+		}
+		return 0
+	}); code != 0 {
+		return code
 	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -124,18 +115,12 @@ func scheduleByName(verb string, args []string, do func(context.Context, client.
 		fmt.Fprintf(os.Stderr, "strait schedule %s: give one schedule name\n", verb)
 		return 2
 	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := do(ctx, c, pos[0]); err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	fmt.Printf("schedule %s: %s\n", pos[0], strings.TrimSuffix(verb, "e")+"ed")
-	return 0
+	return cf.withClient(func(ctx context.Context, c client.Client) int {
+		if err := do(ctx, c, pos[0]); err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return 1
+		}
+		fmt.Printf("schedule %s: %s\n", pos[0], strings.TrimSuffix(verb, "e")+"ed")
+		return 0
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strait-dev/strait/row"
 )
 
 // SeaTunnel's JsonPath reads its input with json-smart in permissive mode, so jobs written
@@ -96,7 +98,7 @@ func (p *permissive) value(st stopSet, depth int) error {
 		if err != nil {
 			return err
 		}
-		p.out = appendJSONString(p.out, text)
+		p.out = row.AppendJSONString(p.out, text)
 	case c == '-' || '0' <= c && c <= '9':
 		p.number(st)
 	default:
@@ -105,7 +107,7 @@ func (p *permissive) value(st stopSet, depth int) error {
 		case "true", "false", "null":
 			p.out = append(p.out, text...)
 		default:
-			p.out = appendJSONString(p.out, text)
+			p.out = row.AppendJSONString(p.out, text)
 		}
 	}
 	return nil
@@ -149,7 +151,7 @@ func (p *permissive) object(depth int) error {
 			p.out = append(p.out, ',')
 		}
 		first = false
-		p.out = appendJSONString(p.out, name)
+		p.out = row.AppendJSONString(p.out, name)
 		p.out = append(p.out, ':')
 		if err := p.value(stopObject, depth); err != nil {
 			return err
@@ -224,7 +226,7 @@ func (p *permissive) number(st stopSet) {
 			digits()
 		} else {
 			p.i = start
-			p.out = appendJSONString(p.out, p.unquoted(st))
+			p.out = row.AppendJSONString(p.out, p.unquoted(st))
 			return
 		}
 	}
@@ -234,7 +236,7 @@ func (p *permissive) number(st stopSet) {
 	}
 	if i < len(p.s) && !st.stops(p.s[i]) {
 		p.i = start
-		p.out = appendJSONString(p.out, p.unquoted(st))
+		p.out = row.AppendJSONString(p.out, p.unquoted(st))
 		return
 	}
 	p.i = end
@@ -242,7 +244,7 @@ func (p *permissive) number(st stopSet) {
 	if num, ok := jsonNumber(lit); ok {
 		p.out = append(p.out, num...)
 	} else {
-		p.out = appendJSONString(p.out, lit)
+		p.out = row.AppendJSONString(p.out, lit)
 	}
 }
 
@@ -336,30 +338,4 @@ func (p *permissive) quoted() (string, error) {
 			p.i++
 		}
 	}
-}
-
-// appendJSONString writes s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hexd = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			switch c {
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
-			}
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
