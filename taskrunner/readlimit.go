@@ -46,16 +46,11 @@ func (l *readLimiter) batchSize(size int) int {
 }
 
 // wait is how long the reader must still wait before it polls.
-func (l *readLimiter) wait(now time.Time) time.Duration {
-	if l == nil {
-		return 0
-	}
-	return l.paid.Sub(now)
-}
+func (l *readLimiter) wait(now time.Time) time.Duration { return l.paid.Sub(now) }
 
 // took records a batch read at now.
 func (l *readLimiter) took(b *row.Batch, now time.Time) {
-	if l == nil || b.Len() == 0 {
+	if b.Len() == 0 {
 		return
 	}
 	var cost float64 // seconds

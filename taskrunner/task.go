@@ -370,18 +370,20 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 				c.reader.NoMoreSplits()
 			}
 		}
-		if d := limit.wait(time.Now()); d > 0 {
-			// read_limit: what was read is not paid for yet
-			select {
-			case id := <-t.barriers:
-				if err := t.checkpoint(ctx, c, id); err != nil {
-					return err
+		if limit != nil {
+			if d := limit.wait(time.Now()); d > 0 {
+				// read_limit: what was read is not paid for yet
+				select {
+				case id := <-t.barriers:
+					if err := t.checkpoint(ctx, c, id); err != nil {
+						return err
+					}
+				case <-time.After(min(d, 100*time.Millisecond)):
+				case <-ctx.Done():
+					return ctx.Err()
 				}
-			case <-time.After(min(d, 100*time.Millisecond)):
-			case <-ctx.Done():
-				return ctx.Err()
+				continue
 			}
-			continue
 		}
 		b := row.NewBatch(limit.batchSize(t.ex.r.cfg.BatchSize))
 		done, err := c.reader.PollNext(ctx, b)
@@ -389,7 +391,9 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 			b.Release()
 			return err
 		}
-		limit.took(b, time.Now())
+		if limit != nil {
+			limit.took(b, time.Now())
+		}
 		if n := b.Len(); n > 0 {
 			t.rowsRead.Add(int64(n))
 			if err := t.push(ctx, c, b); err != nil {
