@@ -232,6 +232,15 @@ type jobMeta struct {
 
 const cacheLimit = 4096
 
+// cachePut stores v in a cache of at most cacheLimit entries, starting it afresh when full
+// (what it holds can always be read again from Temporal).
+func cachePut[V any](m map[string]V, k string, v V) {
+	if len(m) >= cacheLimit {
+		clear(m)
+	}
+	m[k] = v
+}
+
 // meta reads a run's input (its first history event) and the PlanJob activity's result.
 // It is kept once the plan is known or the run has closed.
 func (g *gateway) meta(ctx context.Context, x execution) (*jobMeta, error) {
@@ -277,10 +286,7 @@ func (g *gateway) meta(ctx context.Context, x execution) (*jobMeta, error) {
 	m.env = envOptions(m.input)
 	if m.plan != nil || !x.running {
 		g.mu.Lock()
-		if len(g.metas) >= cacheLimit {
-			clear(g.metas)
-		}
-		g.metas[x.runID] = m
+		cachePut(g.metas, x.runID, m)
 		g.mu.Unlock()
 	}
 	return m, nil
@@ -379,10 +385,7 @@ func (g *gateway) view(ctx context.Context, x execution) (*JobInfo, error) {
 	v := build(x, m, st, time.Now())
 	if !x.running && answered {
 		g.mu.Lock()
-		if len(g.finished) >= cacheLimit {
-			clear(g.finished)
-		}
-		g.finished[x.runID] = v
+		cachePut(g.finished, x.runID, v)
 		g.mu.Unlock()
 	}
 	return v, nil

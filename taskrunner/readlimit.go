@@ -16,8 +16,8 @@ import (
 type readLimiter struct {
 	rows, bytes float64   // per second; 0: no limit
 	paid        time.Time // when everything read so far is paid for
-	rowSize     float64   // mean bytes of the rows read so far; 0 before the first
-	seen        float64   // rows counted in rowSize
+	// with a bytes limit, what was read so far: its mean row size sizes the next poll
+	readRows, readBytes int64
 }
 
 // newReadLimiter returns the reader's limiter, or nil when the job sets no limit.
@@ -37,10 +37,11 @@ func (l *readLimiter) batchSize(size int) int {
 		size = min(size, int(l.rows))
 	}
 	if l.bytes > 0 {
-		if l.rowSize == 0 {
+		if l.readRows == 0 {
 			return 1
 		}
-		size = min(size, int(l.bytes/l.rowSize))
+		rowSize := max(float64(l.readBytes)/float64(l.readRows), 1)
+		size = min(size, int(l.bytes/rowSize))
 	}
 	return max(size, 1)
 }
@@ -63,10 +64,8 @@ func (l *readLimiter) took(b *row.Batch, now time.Time) {
 			n += b.Rows[i].Size()
 		}
 		cost = max(cost, float64(n)/l.bytes)
-		rows := float64(b.Len())
-		l.rowSize = (l.rowSize*l.seen + float64(n)) / (l.seen + rows)
-		l.seen += rows
-		l.rowSize = max(l.rowSize, 1)
+		l.readRows += int64(b.Len())
+		l.readBytes += int64(n)
 	}
 	if l.paid.Before(now) {
 		l.paid = now

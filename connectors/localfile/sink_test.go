@@ -597,6 +597,33 @@ func TestMultiTableSink(t *testing.T) {
 	if got := read("orders"); got != "1,9.5\n7,1.0" {
 		t.Errorf("orders file %q", got)
 	}
+	// an aborted checkpoint of both tables leaves nothing staged and publishes nothing
+	if err := w2.Write(ctx, mixed); err != nil {
+		t.Fatal(err)
+	}
+	info2, err := w2.PrepareCommit(ctx, 2)
+	if err != nil || info2 == nil {
+		t.Fatalf("prepare 2: %s %v", info2, err)
+	}
+	var perTable map[string][]byte
+	if err := json.Unmarshal(info2, &perTable); err != nil || len(perTable) != 2 {
+		t.Fatalf("commit info %s: %v", info2, err)
+	}
+	if err := c.Abort(ctx, [][]byte{info2}); err != nil {
+		t.Fatal(err)
+	}
+	for id, raw := range perTable {
+		var ci commitInfo
+		if err := json.Unmarshal(raw, &ci); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(ci.TransactionDir); !os.IsNotExist(err) {
+			t.Errorf("table %s: aborted transaction %s is still staged (%v)", id, ci.TransactionDir, err)
+		}
+	}
+	if got := read("users"); got != "0,u0\n2,u2" {
+		t.Errorf("users file after the abort %q", got)
+	}
 	// a row of a table the sink does not receive is an error naming it
 	if err := w2.Write(ctx, batchOf(table("shop.other", "id", "int"), []row.Value{row.IntValue(1)})); err == nil || !strings.Contains(err.Error(), "shop.other") {
 		t.Errorf("unknown table: %v", err)
