@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/server/temporal"
 
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/internal/freeport"
 )
 
 // Available reports whether this build embeds the Temporal server.
@@ -67,15 +68,6 @@ var SearchAttributes = map[string]enumspb.IndexedValueType{
 	contract.SAJobMode:  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 }
 
-func freePort(ip string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // portError is a port the server needs that is taken.
 type portError struct{ error }
 
@@ -106,6 +98,11 @@ func Start(opts Options) (*Server, error) {
 func startOnce(opts Options) (s *Server, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if f, ok := r.(fatalStart); ok {
+				// most often a port taken between the check below and the bind
+				s, err = nil, &portError{fmt.Errorf("embedded temporal: start: %s", f.msg)}
+				return
+			}
 			s, err = nil, fmt.Errorf("embedded temporal: start: %v", r)
 		}
 	}()
@@ -116,7 +113,7 @@ func startOnce(opts Options) (s *Server, err error) {
 		opts.Namespace = "default"
 	}
 	if opts.Port == 0 {
-		if opts.Port, err = freePort(opts.IP); err != nil {
+		if opts.Port, err = freeport.Pick(opts.IP); err != nil {
 			return nil, fmt.Errorf("embedded temporal: pick a port: %w", err)
 		}
 	}
@@ -169,11 +166,11 @@ func startOnce(opts Options) (s *Server, err error) {
 	for i, name := range []string{"frontend", "history", "matching", "worker"} {
 		port := opts.Port
 		if i > 0 {
-			if port, err = freePort(opts.IP); err != nil {
+			if port, err = freeport.Pick(opts.IP); err != nil {
 				return nil, err
 			}
 		}
-		mport, err := freePort(opts.IP)
+		mport, err := freeport.Pick(opts.IP)
 		if err != nil {
 			return nil, err
 		}
@@ -185,10 +182,11 @@ func startOnce(opts Options) (s *Server, err error) {
 	cfg.NamespaceDefaults.Archival.Visibility.State = "disabled"
 	cfg.PublicClient = config.PublicClient{HostPort: address}
 
-	var logger log.Logger = log.NewNoopLogger()
+	var base log.Logger = log.NewNoopLogger()
 	if opts.LogLevel != "" {
-		logger = log.NewZapLogger(log.BuildZapLogger(log.Config{Stdout: false, Level: opts.LogLevel}))
+		base = log.NewZapLogger(log.BuildZapLogger(log.Config{Stdout: false, Level: opts.LogLevel}))
 	}
+	logger := newFatalLogger(base)
 	authorizer, err := authorization.GetAuthorizerFromConfig(&cfg.Global.Authorization)
 	if err != nil {
 		return nil, err
@@ -229,6 +227,7 @@ func startOnce(opts Options) (s *Server, err error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("embedded temporal: start: %w", err)
 	}
+	logger.started()
 	s = &Server{srv: srv, address: address, namespace: opts.Namespace}
 	if opts.UI != "" {
 		if s.ui, err = startUI(opts.UI, address, opts.Namespace); err != nil {

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/strait-dev/strait/internal/freeport"
 )
 
 // proc is a strait process of a multi-process test, its output kept for the test to read.
@@ -120,12 +122,11 @@ func rssKB(p *proc) int64 {
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.Pick("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/strait-dev/strait/internal/freeport"
 )
 
 const fusedJob = `env {
@@ -293,12 +295,11 @@ func clusterJob(bin, addr, dir, text string) float64 {
 }
 
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.Pick("127.0.0.1")
 	if err != nil {
 		fail(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 func waitTCP(addr string) {
