@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto clean
+.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto clean postgres postgres-stop
 
 all: build
 
@@ -23,11 +23,21 @@ run: build
 vet:
 	$(GO) vet $(PKGS)
 
-test: build vet
+# The JDBC tests write to a PostgreSQL that scripts/postgres.sh installs (Debian's package)
+# and starts on 127.0.0.1:5432 when none answers there.
+export STRAIT_TEST_POSTGRES := postgres://test:test@127.0.0.1:5432/test?sslmode=disable
+
+postgres:
+	scripts/postgres.sh start
+
+postgres-stop:
+	scripts/postgres.sh stop
+
+test: build vet postgres
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.
-e2e: build
+e2e: build postgres
 	$(GO) test -count=1 -run 'TestSeaTunnel' ./e2e/
 
 fuzz:

@@ -82,7 +82,42 @@ func (a *Coordinator) PlanJob(ctx context.Context, in workflows.PlanInput) (*pla
 		env.CheckpointTimeout = eng.Checkpoint.Timeout
 	}
 	env.CheckpointRetained = eng.Checkpoint.MaxRetained
+	if in.SetupSinks {
+		if err := setupSinks(ctx, plan); err != nil {
+			return nil, err
+		}
+	}
 	return plan, nil
+}
+
+// setupSinks applies the save modes of the sinks that have them (create the table, delete
+// its rows...) before any task runs. A refused setup (the table must exist and does not)
+// fails the job; one that could not reach the target is tried again.
+func setupSinks(ctx context.Context, plan *planner.PhysicalPlan) error {
+	for _, v := range plan.Vertices {
+		if v.Kind != planner.SinkVertex {
+			continue
+		}
+		s, err := planner.BuildSink(plan.Job, v)
+		if err != nil {
+			return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ConfigErrorType, nil)
+		}
+		su, ok := s.(connector.SinkSetup)
+		if !ok {
+			continue
+		}
+		if err := su.Setup(ctx); err != nil {
+			msg := err.Error()
+			if !strings.HasPrefix(msg, v.Where) {
+				msg = v.Where + ": " + msg
+			}
+			if connector.IsPermanent(err) {
+				return temporal.NewNonRetryableApplicationError(msg, workflows.ConfigErrorType, nil)
+			}
+			return errors.New(msg)
+		}
+	}
+	return nil
 }
 
 // AllocateSlots asks the resource manager for slots through its update.

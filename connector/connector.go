@@ -137,6 +137,15 @@ type Sink interface {
 	CreateCommitter() (Committer, error)
 }
 
+// SinkSetup is a sink that prepares its target before the job first runs: SeaTunnel's save
+// modes (create the table, recreate it, delete its rows). The engine calls Setup once per
+// job, after planning and before any writer exists; never when the job is restored from a
+// checkpoint or savepoint. It may be called again after a failure of the call itself, so
+// it must be safe to repeat.
+type SinkSetup interface {
+	Setup(ctx context.Context) error
+}
+
 // WriterContext is what one writer subtask knows of its place.
 type WriterContext struct {
 	Index       int

@@ -42,6 +42,8 @@ const (
 type PlanInput struct {
 	JobID  int64          `json:"jobId"`
 	Source planner.Source `json:"source"`
+	// SetupSinks applies the sinks' save modes once planned (a job that is not restored).
+	SetupSinks bool `json:"setupSinks,omitempty"`
 }
 
 // PipelineInput starts a pipeline workflow.
@@ -141,7 +143,7 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 	var plan planner.PhysicalPlan
 	err := workflow.ExecuteActivity(planCtx, contract.PlanJobActivity, PlanInput{JobID: st.JobID, Source: planner.Source{
 		File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name,
-	}}).Get(ctx, &plan)
+	}, SetupSinks: !in.Restore}).Get(ctx, &plan)
 	if err != nil {
 		if ctx.Err() != nil {
 			return finishJob(ctx, st, setState, contract.JobCanceled, "")

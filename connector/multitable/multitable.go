@@ -65,6 +65,18 @@ func decode(b []byte) (stored, error) {
 	return m, nil
 }
 
+// Setup prepares every table's target whose sink has a setup, in input order.
+func (s *Sink) Setup(ctx context.Context) error {
+	for _, id := range s.ids {
+		if su, ok := s.sinks[id].(connector.SinkSetup); ok {
+			if err := su.Setup(ctx); err != nil {
+				return fmt.Errorf("table %s: %w", id, err)
+			}
+		}
+	}
+	return nil
+}
+
 // CreateWriter makes a writer per table, each restored from its table's part of states.
 func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
 	per := map[string][][]byte{}

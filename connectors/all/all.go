@@ -5,5 +5,6 @@ import (
 	_ "github.com/strait-dev/strait/connectors/assert"
 	_ "github.com/strait-dev/strait/connectors/console"
 	_ "github.com/strait-dev/strait/connectors/fake"
+	_ "github.com/strait-dev/strait/connectors/jdbc"
 	_ "github.com/strait-dev/strait/connectors/localfile"
 )

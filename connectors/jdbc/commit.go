@@ -1,0 +1,80 @@
+package jdbc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/strait-dev/strait/connector"
+)
+
+// commitInfo lists a writer's prepared transactions at a checkpoint: the checkpoint's own
+// and those of earlier checkpoints that were aborted.
+type commitInfo struct {
+	GIDs []string `json:"gids"`
+}
+
+// Committer commits the prepared transactions of completed checkpoints. It is idempotent: a
+// transaction that is no longer prepared was committed by an earlier attempt.
+type Committer struct{ cfg *sinkConfig }
+
+func (c *Committer) decode(raw []byte) ([]string, error) {
+	var info commitInfo
+	if err := json.Unmarshal(raw, &info); err != nil || len(info.GIDs) == 0 {
+		return nil, connector.Permanent(fmt.Errorf("%s: bad commit info %q", c.cfg.where, raw))
+	}
+	return info.GIDs, nil
+}
+
+func (c *Committer) each(ctx context.Context, infos [][]byte, do func(gid string) error) error {
+	var gids []string
+	for _, raw := range infos {
+		if len(raw) == 0 {
+			continue
+		}
+		g, err := c.decode(raw)
+		if err != nil {
+			return err
+		}
+		gids = append(gids, g...)
+	}
+	if len(gids) == 0 {
+		return nil
+	}
+	for _, gid := range gids {
+		if err := do(gid); err != nil {
+			return fmt.Errorf("%s: %w", c.cfg.where, err)
+		}
+	}
+	return nil
+}
+
+// Commit commits every writer's prepared transaction of the checkpoint.
+func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) error {
+	if len(req.Infos) == 0 {
+		return nil
+	}
+	conn, err := c.cfg.conn.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.cfg.where, err)
+	}
+	defer conn.Close(context.Background())
+	return c.each(ctx, req.Infos, func(gid string) error { return commitPrepared(ctx, conn, gid) })
+}
+
+// Abort rolls back prepared transactions that will never be committed.
+func (c *Committer) Abort(ctx context.Context, infos [][]byte) error {
+	if len(infos) == 0 {
+		return nil
+	}
+	conn, err := c.cfg.conn.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.cfg.where, err)
+	}
+	defer conn.Close(context.Background())
+	return c.each(ctx, infos, func(gid string) error { return rollbackPrepared(ctx, conn, gid) })
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -1,0 +1,11 @@
+// Package jdbc is SeaTunnel's Jdbc connector for PostgreSQL, on pgx: the options of
+// SeaTunnel's Jdbc source and sink (url, driver, user, password, query, table_path,
+// partitioning; generate_sink_sql, primary_keys, batch_size, save modes, exactly-once),
+// speaking PostgreSQL's protocol directly instead of through a JDBC driver.
+//
+// The sink applies a changelog the way SeaTunnel does: rows buffered up to batch_size are
+// reduced by primary key (the last change of a key wins, UPDATE_BEFORE is skipped), then
+// written as one upsert and one delete per flush through COPY into session staging tables.
+// With is_exactly_once each checkpoint's writes are a prepared transaction (PREPARE
+// TRANSACTION) that the committer commits, idempotently.
+package jdbc

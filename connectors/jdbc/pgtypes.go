@@ -1,0 +1,309 @@
+package jdbc
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// quoteIdent quotes a PostgreSQL identifier.
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// tableName is a schema-qualified table.
+type tableName struct {
+	schema string // "" leaves it to search_path
+	table  string
+}
+
+// parseTableName reads "table", "schema.table" or "database.schema.table" (the database
+// part must be the connection's).
+func parseTableName(s, database string) (tableName, error) {
+	parts := strings.Split(strings.TrimSpace(s), ".")
+	for _, p := range parts {
+		if p == "" {
+			return tableName{}, fmt.Errorf("bad table name %q", s)
+		}
+	}
+	switch len(parts) {
+	case 1:
+		return tableName{table: parts[0]}, nil
+	case 2:
+		return tableName{schema: parts[0], table: parts[1]}, nil
+	case 3:
+		if database != "" && parts[0] != database {
+			return tableName{}, fmt.Errorf("table %q is in database %s, the connection's is %s", s, parts[0], database)
+		}
+		return tableName{schema: parts[1], table: parts[2]}, nil
+	}
+	return tableName{}, fmt.Errorf("bad table name %q: more than three parts", s)
+}
+
+func (t tableName) String() string {
+	if t.schema == "" {
+		return t.table
+	}
+	return t.schema + "." + t.table
+}
+
+// quoted is the table as SQL names it.
+func (t tableName) quoted() string {
+	if t.schema == "" {
+		return quoteIdent(t.table)
+	}
+	return quoteIdent(t.schema) + "." + quoteIdent(t.table)
+}
+
+// ddlType is the PostgreSQL column type a SeaTunnel type is created as, as SeaTunnel's
+// PostgresTypeConverter does it; maps and rows become jsonb.
+func ddlType(t types.DataType, length int64) (string, error) {
+	switch t.Kind {
+	case types.Boolean:
+		return "boolean", nil
+	case types.TinyInt, types.SmallInt:
+		return "smallint", nil
+	case types.Int:
+		return "integer", nil
+	case types.BigInt:
+		return "bigint", nil
+	case types.Float:
+		return "real", nil
+	case types.Double:
+		return "double precision", nil
+	case types.Decimal:
+		p, s := t.Precision, t.Scale
+		if p <= 0 {
+			p, s = 38, 18
+		}
+		if p > 1000 {
+			p = 1000
+		}
+		return fmt.Sprintf("numeric(%d,%d)", p, s), nil
+	case types.String:
+		if length > 0 && length <= 10485760 {
+			return fmt.Sprintf("varchar(%d)", length), nil
+		}
+		return "text", nil
+	case types.Bytes:
+		return "bytea", nil
+	case types.Date:
+		return "date", nil
+	case types.Time:
+		return "time", nil
+	case types.Timestamp:
+		return "timestamp", nil
+	case types.Array:
+		if t.Elem == nil {
+			return "", fmt.Errorf("array without an element type")
+		}
+		switch t.Elem.Kind {
+		case types.Array, types.Map, types.Row, types.Null:
+			return "", fmt.Errorf("type %s has no PostgreSQL array type", t)
+		}
+		e, err := ddlType(*t.Elem, 0)
+		if err != nil {
+			return "", err
+		}
+		return e + "[]", nil
+	case types.Map, types.Row:
+		return "jsonb", nil
+	}
+	return "", fmt.Errorf("type %s has no PostgreSQL column type", t)
+}
+
+// cell hands one row value to pgx without boxing it: pgx asks it for the Go value the
+// target column's codec wants (Int64Value for bigint, TextValue for text, ...). A null is
+// passed as a nil argument instead, so a cell is never null.
+type cell struct{ v *row.Value }
+
+// arg is the pgx argument of a value: nil for null, else a cell (a pointer-shaped value,
+// so storing it in an interface allocates nothing).
+func arg(v *row.Value) any {
+	if v.T == types.Null {
+		return nil
+	}
+	return cell{v}
+}
+
+func (c cell) mismatch(want string) error {
+	return fmt.Errorf("a %s value (%s) cannot be written to a %s column", c.v.T, truncate(c.v.String(), 40), want)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func (c cell) Int64Value() (pgtype.Int8, error) {
+	v := c.v
+	switch {
+	case v.T.IsInteger(), v.T == types.Boolean:
+		return pgtype.Int8{Int64: v.I, Valid: true}, nil
+	case v.T == types.Float || v.T == types.Double:
+		f, _ := v.AsFloat64()
+		if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+			return pgtype.Int8{}, c.mismatch("integer")
+		}
+		return pgtype.Int8{Int64: int64(f), Valid: true}, nil
+	case v.T == types.Decimal:
+		r := row.DecimalRat(*v)
+		if r == nil || !r.IsInt() || !r.Num().IsInt64() {
+			return pgtype.Int8{}, c.mismatch("integer")
+		}
+		return pgtype.Int8{Int64: r.Num().Int64(), Valid: true}, nil
+	case v.T == types.String:
+		n, err := strconv.ParseInt(strings.TrimSpace(v.S), 10, 64)
+		if err != nil {
+			return pgtype.Int8{}, c.mismatch("integer")
+		}
+		return pgtype.Int8{Int64: n, Valid: true}, nil
+	}
+	return pgtype.Int8{}, c.mismatch("integer")
+}
+
+func (c cell) Float64Value() (pgtype.Float8, error) {
+	if f, ok := c.v.AsFloat64(); ok {
+		return pgtype.Float8{Float64: f, Valid: true}, nil
+	}
+	if c.v.T == types.String {
+		f, err := strconv.ParseFloat(strings.TrimSpace(c.v.S), 64)
+		if err == nil {
+			return pgtype.Float8{Float64: f, Valid: true}, nil
+		}
+	}
+	return pgtype.Float8{}, c.mismatch("floating-point")
+}
+
+func (c cell) BoolValue() (pgtype.Bool, error) {
+	switch c.v.T {
+	case types.Boolean:
+		return pgtype.Bool{Bool: c.v.I != 0, Valid: true}, nil
+	case types.String:
+		if b, err := strconv.ParseBool(c.v.S); err == nil {
+			return pgtype.Bool{Bool: b, Valid: true}, nil
+		}
+	}
+	if c.v.T.IsInteger() {
+		return pgtype.Bool{Bool: c.v.I != 0, Valid: true}, nil
+	}
+	return pgtype.Bool{}, c.mismatch("boolean")
+}
+
+func (c cell) NumericValue() (pgtype.Numeric, error) {
+	v := c.v
+	switch {
+	case v.T == types.Decimal:
+		return pgtype.Numeric{Int: v.Unscaled(), Exp: int32(-v.DecimalScale()), Valid: true}, nil
+	case v.T.IsInteger():
+		return pgtype.Numeric{Int: big.NewInt(v.I), Valid: true}, nil
+	case v.T == types.Float || v.T == types.Double:
+		f, _ := v.AsFloat64()
+		if math.IsNaN(f) {
+			return pgtype.Numeric{NaN: true, Valid: true}, nil
+		}
+		if math.IsInf(f, 0) {
+			return pgtype.Numeric{}, c.mismatch("numeric")
+		}
+		var n pgtype.Numeric
+		if err := n.ScanScientific(strconv.FormatFloat(f, 'e', -1, 64)); err != nil {
+			return pgtype.Numeric{}, c.mismatch("numeric")
+		}
+		return n, nil
+	case v.T == types.String:
+		var n pgtype.Numeric
+		if err := n.ScanScientific(strings.TrimSpace(v.S)); err != nil {
+			return pgtype.Numeric{}, c.mismatch("numeric")
+		}
+		return n, nil
+	}
+	return pgtype.Numeric{}, c.mismatch("numeric")
+}
+
+// TextValue writes a value as text: strings as they are, other scalars as SeaTunnel prints
+// them.
+func (c cell) TextValue() (pgtype.Text, error) {
+	if c.v.T == types.String || c.v.T == types.Bytes {
+		return pgtype.Text{String: c.v.S, Valid: true}, nil
+	}
+	return pgtype.Text{String: string(row.AppendText(nil, *c.v)), Valid: true}, nil
+}
+
+func (c cell) BytesValue() ([]byte, error) {
+	switch c.v.T {
+	case types.Bytes, types.String:
+		return []byte(c.v.S), nil
+	}
+	return nil, c.mismatch("bytea")
+}
+
+func (c cell) DateValue() (pgtype.Date, error) {
+	switch c.v.T {
+	case types.Date:
+		return pgtype.Date{Time: c.v.DateTime(), Valid: true}, nil
+	case types.Timestamp:
+		t := c.v.Time()
+		return pgtype.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), Valid: true}, nil
+	}
+	return pgtype.Date{}, c.mismatch("date")
+}
+
+func (c cell) TimeValue() (pgtype.Time, error) {
+	switch c.v.T {
+	case types.Time:
+		return pgtype.Time{Microseconds: c.v.I / 1000, Valid: true}, nil
+	case types.Timestamp:
+		day := int64(24 * time.Hour)
+		ns := ((c.v.I % day) + day) % day
+		return pgtype.Time{Microseconds: ns / 1000, Valid: true}, nil
+	}
+	return pgtype.Time{}, c.mismatch("time")
+}
+
+func (c cell) TimestampValue() (pgtype.Timestamp, error) {
+	switch c.v.T {
+	case types.Timestamp:
+		return pgtype.Timestamp{Time: c.v.Time(), Valid: true}, nil
+	case types.Date:
+		return pgtype.Timestamp{Time: c.v.DateTime(), Valid: true}, nil
+	}
+	return pgtype.Timestamp{}, c.mismatch("timestamp")
+}
+
+func (c cell) TimestamptzValue() (pgtype.Timestamptz, error) {
+	ts, err := c.TimestampValue()
+	if err != nil {
+		return pgtype.Timestamptz{}, err
+	}
+	return pgtype.Timestamptz{Time: ts.Time, Valid: true}, nil
+}
+
+// MarshalJSON writes maps, rows and arrays to json and jsonb columns.
+func (c cell) MarshalJSON() ([]byte, error) {
+	return row.AppendJSON(nil, *c.v), nil
+}
+
+// Dimensions, Index and IndexType write arrays to PostgreSQL array columns.
+func (c cell) Dimensions() []pgtype.ArrayDimension {
+	if c.v.T != types.Array {
+		return nil
+	}
+	return []pgtype.ArrayDimension{{Length: int32(len(c.v.Elems())), LowerBound: 1}}
+}
+
+func (c cell) Index(i int) any {
+	e := c.v.Elems()
+	return arg(&e[i])
+}
+
+func (c cell) IndexType() any { return cell{} }

@@ -1,0 +1,130 @@
+package jdbc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/strait-dev/strait/connector"
+)
+
+// Setup applies the save modes before the job first writes: schema_save_mode creates the
+// table (from the input table's columns and primary key), recreates it, or requires it;
+// data_save_mode keeps its rows, deletes them, runs custom_sql, or requires it empty. A
+// sink that runs a query has no table to prepare.
+func (s *Sink) Setup(ctx context.Context) error {
+	c := s.cfg
+	if c.mode == modeQuery {
+		return nil
+	}
+	conn, err := c.conn.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.where, err)
+	}
+	defer conn.Close(context.Background())
+	if err := c.setup(ctx, conn); err != nil {
+		return fmt.Errorf("%s: table %s: %w", c.where, c.target, err)
+	}
+	return nil
+}
+
+func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
+	exists, err := tableExists(ctx, conn, c.target)
+	if err != nil {
+		return err
+	}
+	created := false
+	switch c.schemaSave {
+	case recreateSchema:
+		if exists {
+			if _, err := conn.Exec(ctx, "DROP TABLE "+c.target.quoted()); err != nil {
+				return fmt.Errorf("schema_save_mode %s: %w", recreateSchema, err)
+			}
+		}
+		if err := c.createTable(ctx, conn); err != nil {
+			return err
+		}
+		created = true
+	case createWhenNotExist:
+		if !exists {
+			if err := c.createTable(ctx, conn); err != nil {
+				return err
+			}
+			created = true
+		}
+	case errorWhenNotExist:
+		if !exists {
+			return connector.Permanent(fmt.Errorf("does not exist (schema_save_mode %s)", errorWhenNotExist))
+		}
+	}
+	if created {
+		return nil
+	}
+	switch c.dataSave {
+	case dropData:
+		if _, err := conn.Exec(ctx, "TRUNCATE TABLE "+c.target.quoted()); err != nil {
+			return fmt.Errorf("data_save_mode %s: %w", dropData, err)
+		}
+	case customProcessing:
+		if _, err := conn.Exec(ctx, c.customSQL); err != nil {
+			return fmt.Errorf("custom_sql: %w", err)
+		}
+	case errorWhenDataExists:
+		var any bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+c.target.quoted()+")").Scan(&any); err != nil {
+			return fmt.Errorf("data_save_mode %s: %w", errorWhenDataExists, err)
+		}
+		if any {
+			return connector.Permanent(fmt.Errorf("holds rows (data_save_mode %s)", errorWhenDataExists))
+		}
+	}
+	return nil
+}
+
+func tableExists(ctx context.Context, conn *pgx.Conn, t tableName) (bool, error) {
+	var oid *uint32
+	if err := conn.QueryRow(ctx, "SELECT to_regclass($1)::oid", t.quoted()).Scan(&oid); err != nil {
+		return false, fmt.Errorf("look it up: %w", err)
+	}
+	return oid != nil, nil
+}
+
+// createTable creates the table with the input's columns, their nullability, and the
+// primary key.
+func (c *sinkConfig) createTable(ctx context.Context, conn *pgx.Conn) error {
+	if c.target.schema != "" {
+		if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(c.target.schema)); err != nil {
+			return fmt.Errorf("create schema %s: %w", c.target.schema, err)
+		}
+	}
+	isPK := map[int]bool{}
+	for _, i := range c.pk {
+		isPK[i] = true
+	}
+	var defs []string
+	for i, col := range c.input.Columns {
+		t, err := ddlType(col.Type, col.Length)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", col.Name, err)
+		}
+		d := quoteIdent(c.columns[i]) + " " + t
+		if !col.Nullable || isPK[i] {
+			d += " NOT NULL"
+		}
+		defs = append(defs, d)
+	}
+	if len(c.pk) > 0 {
+		var pk []string
+		for _, i := range c.pk {
+			pk = append(pk, quoteIdent(c.columns[i]))
+		}
+		defs = append(defs, "PRIMARY KEY ("+strings.Join(pk, ", ")+")")
+	}
+	sql := "CREATE TABLE IF NOT EXISTS " + c.target.quoted() + " (\n  " + strings.Join(defs, ",\n  ") + "\n)"
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	return nil
+}

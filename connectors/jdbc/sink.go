@@ -1,0 +1,372 @@
+package jdbc
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connector/multitable"
+)
+
+func init() {
+	// one sink per input table, with ${table_name} and the other table placeholders of the
+	// options replaced for it
+	connector.RegisterSink("Jdbc", func(ctx *connector.SinkContext) (connector.Sink, error) {
+		return multitable.Build(ctx, NewSink)
+	})
+}
+
+// writeMode is how the sink turns rows into statements.
+type writeMode int
+
+const (
+	// modeQuery runs the configured query for every row, fields bound in order.
+	modeQuery writeMode = iota
+	// modeInsert inserts every row (a generated INSERT on a table without a primary key).
+	modeInsert
+	// modeUpsert reduces rows by key and upserts (INSERT ... ON CONFLICT) or deletes.
+	modeUpsert
+	// modeInsertUpdate reduces rows by key and inserts INSERTs, updates UPDATE_AFTERs and
+	// deletes DELETEs (enable_upsert = false).
+	modeInsertUpdate
+	// modeInsertOnly reduces rows by key and inserts or deletes
+	// (support_upsert_by_insert_only).
+	modeInsertOnly
+)
+
+// Save modes, as SeaTunnel names them.
+const (
+	recreateSchema       = "RECREATE_SCHEMA"
+	createWhenNotExist   = "CREATE_SCHEMA_WHEN_NOT_EXIST"
+	errorWhenNotExist    = "ERROR_WHEN_SCHEMA_NOT_EXIST"
+	ignoreSchema         = "IGNORE"
+	dropData             = "DROP_DATA"
+	appendData           = "APPEND_DATA"
+	customProcessing     = "CUSTOM_PROCESSING"
+	errorWhenDataExists  = "ERROR_WHEN_DATA_EXISTS"
+	defaultSinkBatchSize = 1000
+)
+
+// sinkConfig is everything a writer and the committer need, read once from the options.
+type sinkConfig struct {
+	where       string
+	conn        *connConfig
+	input       *catalog.Table
+	mode        writeMode
+	query       string // modeQuery: the query with $n placeholders
+	nParams     int    // modeQuery: how many fields it binds
+	target      tableName
+	columns     []string // written columns (the input's, field_ide applied)
+	pk          []int    // input column of each primary key column
+	pkUpdated   bool
+	useCopy     bool
+	batchSize   int
+	exactlyOnce bool
+	autoCommit  bool
+	schemaSave  string
+	dataSave    string
+	customSQL   string
+	// tag tells this sink's prepared transactions from other sinks' of the same job
+	tag string
+}
+
+// Sink is a configured Jdbc sink for one table.
+type Sink struct{ cfg *sinkConfig }
+
+// NewSink builds a Jdbc sink from its options and its one input table.
+func NewSink(ctx *connector.SinkContext) (connector.Sink, error) {
+	cfg, err := parseSinkConfig(ctx.Options, ctx.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	return &Sink{cfg: cfg}, nil
+}
+
+func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, error) {
+	o.MarkUsed("plugin_input", "source_table_name", "parallelism", "plugin_name")
+	c := &sinkConfig{where: o.Where()}
+	var err error
+	if c.conn, err = parseConn(o); err != nil {
+		return nil, err
+	}
+	if len(inputs) != 1 {
+		return nil, o.Errorf("", "Jdbc needs one input table to write, got %d", len(inputs))
+	}
+	c.input = inputs[0]
+	if len(c.input.Columns) == 0 {
+		return nil, o.Errorf("", "input table %s has no columns", c.input.ID())
+	}
+	bs, err := o.Int("batch_size", defaultSinkBatchSize)
+	if err != nil {
+		return nil, err
+	}
+	if bs < 1 {
+		return nil, o.Errorf("batch_size", "must be at least 1, got %d", bs)
+	}
+	c.batchSize = int(bs)
+	if c.exactlyOnce, err = o.Bool("is_exactly_once", false); err != nil {
+		return nil, err
+	}
+	if c.autoCommit, err = o.Bool("auto_commit", true); err != nil {
+		return nil, err
+	}
+	if _, err := o.Int("max_commit_attempts", 3); err != nil {
+		return nil, err
+	}
+	if _, err := o.Int("transaction_timeout_sec", -1); err != nil {
+		return nil, err
+	}
+	if c.useCopy, err = o.Bool("use_copy_statement", false); err != nil {
+		return nil, err
+	}
+	generate, err := o.Bool("generate_sink_sql", false)
+	if err != nil {
+		return nil, err
+	}
+	query, err := o.String("query", "")
+	if err != nil {
+		return nil, err
+	}
+	if c.schemaSave, err = o.Enum("schema_save_mode", createWhenNotExist, recreateSchema, createWhenNotExist, errorWhenNotExist, ignoreSchema); err != nil {
+		return nil, err
+	}
+	if c.dataSave, err = o.Enum("data_save_mode", appendData, dropData, appendData, customProcessing, errorWhenDataExists); err != nil {
+		return nil, err
+	}
+	if c.customSQL, err = o.String("custom_sql", ""); err != nil {
+		return nil, err
+	}
+	if c.dataSave == customProcessing && strings.TrimSpace(c.customSQL) == "" {
+		return nil, o.Errorf("custom_sql", "is required when data_save_mode is %s", customProcessing)
+	}
+	ide, err := o.Enum("field_ide", "ORIGINAL", "ORIGINAL", "UPPERCASE", "LOWERCASE")
+	if err != nil {
+		return nil, err
+	}
+	c.columns = make([]string, len(c.input.Columns))
+	for i, col := range c.input.Columns {
+		c.columns[i] = applyIde(col.Name, ide)
+	}
+
+	if !generate && strings.TrimSpace(query) != "" {
+		c.mode = modeQuery
+		if c.query, c.nParams, err = positionalParams(query); err != nil {
+			return nil, o.Errorf("query", "%v", err)
+		}
+		if c.nParams > len(c.input.Columns) {
+			return nil, o.Errorf("query", "binds %d parameters, the input table %s has %d fields", c.nParams, c.input.ID(), len(c.input.Columns))
+		}
+		if c.exactlyOnce && c.useCopy {
+			return nil, o.Errorf("use_copy_statement", "does not go with a query")
+		}
+		c.tag = tagOf(query)
+		o.MarkUsed("database", "table", "primary_keys", "enable_upsert", "support_upsert_by_query_primary_key_exist", "is_primary_key_updated", "support_upsert_by_insert_only")
+		return c, nil
+	}
+	if !generate {
+		return nil, o.Errorf("query", "is required unless generate_sink_sql is true")
+	}
+	db, err := o.String("database", "")
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(db) == "" {
+		return nil, o.Errorf("database", "is required when generate_sink_sql is true")
+	}
+	if db != c.conn.database {
+		return nil, o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.database)
+	}
+	table, err := o.String("table", "")
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(table) == "" {
+		return nil, o.Errorf("table", "is required when generate_sink_sql is true")
+	}
+	if c.target, err = parseTableName(table, db); err != nil {
+		return nil, o.Errorf("table", "%v", err)
+	}
+	c.target.schema = applyIde(c.target.schema, ide)
+	c.target.table = applyIde(c.target.table, ide)
+	c.tag = tagOf(c.target.String())
+
+	pks, err := o.StringList("primary_keys")
+	if err != nil {
+		return nil, err
+	}
+	if len(pks) == 0 && c.input.PrimaryKey != nil {
+		pks = c.input.PrimaryKey.Columns
+	}
+	seen := map[int]bool{}
+	for _, name := range pks {
+		i := c.input.ColumnIndex(name)
+		if i < 0 {
+			return nil, o.Errorf("primary_keys", "column %q is not a field of the input table %s (fields: %s)", name, c.input.ID(), strings.Join(fieldNames(c.input), ", "))
+		}
+		if !seen[i] {
+			seen[i] = true
+			c.pk = append(c.pk, i)
+		}
+	}
+	upsert, err := o.Bool("enable_upsert", true)
+	if err != nil {
+		return nil, err
+	}
+	if c.pkUpdated, err = o.Bool("is_primary_key_updated", true); err != nil {
+		return nil, err
+	}
+	insertOnly, err := o.Bool("support_upsert_by_insert_only", false)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.Bool("support_upsert_by_query_primary_key_exist", false); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.useCopy || len(c.pk) == 0:
+		c.mode = modeInsert
+	case insertOnly:
+		c.mode = modeInsertOnly
+	case upsert:
+		c.mode = modeUpsert
+	default:
+		c.mode = modeInsertUpdate
+	}
+	for _, col := range c.input.Columns {
+		if _, err := ddlType(col.Type, col.Length); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
+			return nil, o.Errorf("schema_save_mode", "cannot create column %q: %v", col.Name, err)
+		}
+	}
+	return c, nil
+}
+
+func fieldNames(t *catalog.Table) []string {
+	out := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func applyIde(s, ide string) string {
+	switch ide {
+	case "UPPERCASE":
+		return strings.ToUpper(s)
+	case "LOWERCASE":
+		return strings.ToLower(s)
+	}
+	return s
+}
+
+func tagOf(s string) string {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// positionalParams turns the JDBC placeholders (?) of a statement into PostgreSQL's ($1,
+// $2, ...), leaving those in string literals, quoted identifiers and comments alone.
+func positionalParams(q string) (string, int, error) {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for ; j < len(q); j++ {
+				if q[j] == c {
+					if j+1 < len(q) && q[j+1] == c {
+						j++
+						continue
+					}
+					break
+				}
+			}
+			if j >= len(q) {
+				return "", 0, fmt.Errorf("unterminated %c at offset %d", c, i)
+			}
+			b.WriteString(q[i : j+1])
+			i = j
+		case c == '-' && i+1 < len(q) && q[i+1] == '-':
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i
+			}
+			b.WriteString(q[i : i+j])
+			i += j - 1
+		case c == '/' && i+1 < len(q) && q[i+1] == '*':
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return "", 0, fmt.Errorf("unterminated comment at offset %d", i)
+			}
+			b.WriteString(q[i : i+j+4])
+			i += j + 3
+		case c == '?':
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), n, nil
+}
+
+// CreateCommitter returns the committer of prepared transactions, or nil when the sink
+// writes without them.
+func (s *Sink) CreateCommitter() (connector.Committer, error) {
+	if !s.cfg.exactlyOnce {
+		return nil, nil
+	}
+	return &Committer{cfg: s.cfg}, nil
+}
+
+// statements are the generated statements of a table.
+type statements struct {
+	insert, upsert, update, delete string
+	copy                           string
+}
+
+func (c *sinkConfig) statements() statements {
+	t := c.target.quoted()
+	cols := make([]string, len(c.columns))
+	params := make([]string, len(c.columns))
+	for i, name := range c.columns {
+		cols[i] = quoteIdent(name)
+		params[i] = fmt.Sprintf("$%d", i+1)
+	}
+	var st statements
+	st.insert = fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t, strings.Join(cols, ", "), strings.Join(params, ", "))
+	st.copy = fmt.Sprintf("COPY %s (%s) FROM STDIN BINARY", t, strings.Join(cols, ", "))
+	if len(c.pk) == 0 {
+		return st
+	}
+	isPK := map[int]bool{}
+	var pkCols, where, delWhere []string
+	for j, i := range c.pk {
+		isPK[i] = true
+		pkCols = append(pkCols, cols[i])
+		where = append(where, fmt.Sprintf("%s = $%d", cols[i], i+1))
+		delWhere = append(delWhere, fmt.Sprintf("%s = $%d", cols[i], j+1))
+	}
+	var set, excluded []string
+	for i := range cols {
+		if !isPK[i] {
+			excluded = append(excluded, fmt.Sprintf("%s = EXCLUDED.%s", cols[i], cols[i]))
+		}
+		if !isPK[i] || c.pkUpdated {
+			set = append(set, fmt.Sprintf("%s = $%d", cols[i], i+1))
+		}
+	}
+	if len(excluded) == 0 {
+		st.upsert = fmt.Sprintf("%s ON CONFLICT (%s) DO NOTHING", st.insert, strings.Join(pkCols, ", "))
+	} else {
+		st.upsert = fmt.Sprintf("%s ON CONFLICT (%s) DO UPDATE SET %s", st.insert, strings.Join(pkCols, ", "), strings.Join(excluded, ", "))
+	}
+	st.update = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t, strings.Join(set, ", "), strings.Join(where, " AND "))
+	st.delete = fmt.Sprintf("DELETE FROM %s WHERE %s", t, strings.Join(delWhere, " AND "))
+	return st
+}

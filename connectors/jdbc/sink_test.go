@@ -1,0 +1,452 @@
+package jdbc
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+func sinkOptions(t testing.TB, src string) *config.Options {
+	t.Helper()
+	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatalf("parse %q: %v", src, err)
+	}
+	return config.New(root, "sink[0] Jdbc")
+}
+
+func newSink(t testing.TB, src string, in *catalog.Table) (*Sink, error) {
+	t.Helper()
+	s, err := NewSink(&connector.SinkContext{Options: sinkOptions(t, src), Job: connector.Job{ID: 42}, Inputs: []*catalog.Table{in}})
+	if err != nil {
+		return nil, err
+	}
+	return s.(*Sink), nil
+}
+
+// scoreTable is the input of SeaTunnel's changelog test: pk_id, name, score.
+func scoreTable() *catalog.Table {
+	return catalog.FromRowType(catalog.TablePath{Table: "fake"}, &types.RowType{
+		Names: []string{"pk_id", "name", "score"},
+		Types: []types.DataType{types.Of(types.BigInt), types.Of(types.String), types.Of(types.Int)},
+	})
+}
+
+func scoreBatch(rows ...any) *row.Batch {
+	b := row.NewBatch(len(rows) / 4)
+	for i := 0; i+3 < len(rows); i += 4 {
+		r := b.Add(rows[i].(row.Kind), "fake", 3)
+		r.Fields[0] = row.BigIntValue(int64(rows[i+1].(int)))
+		if s, ok := rows[i+2].(string); ok {
+			r.Fields[1] = row.StringValue(s)
+		}
+		r.Fields[2] = row.IntValue(int32(rows[i+3].(int)))
+	}
+	return b
+}
+
+// changelog is SeaTunnel's jdbc_sink_cdc_changelog rows.
+func changelog() *row.Batch {
+	return scoreBatch(
+		row.Insert, 1, "A", 100,
+		row.Insert, 2, "B", 100,
+		row.Insert, 3, "C", 100,
+		row.UpdateBefore, 1, "A", 100,
+		row.UpdateAfter, 1, "A_1", 100,
+		row.Delete, 2, "B", 100,
+	)
+}
+
+// write runs one writer over the batches, with a checkpoint after each, and commits what
+// it prepared.
+func write(t *testing.T, s *Sink, batches ...*row.Batch) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 42}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	com, _ := s.CreateCommitter()
+	for i, b := range batches {
+		if err := w.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		info, err := w.PrepareCommit(ctx, int64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if com != nil && info != nil {
+			if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: int64(i + 1), Infos: [][]byte{info}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func dump(t *testing.T, conn *pgx.Conn, query string) string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), query, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, v := range vals {
+			parts = append(parts, toText(v))
+		}
+		out = append(out, "("+strings.Join(parts, ",")+")")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, " ")
+}
+
+func toText(v any) string {
+	if v == nil {
+		return "NULL"
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return strings.Trim(string(b), `"`)
+}
+
+func TestSinkChangelog(t *testing.T) {
+	url, conn := testDB(t)
+	cases := []struct {
+		name, opts string
+		want       string
+	}{
+		{"upsert", `batch_size = 1000`, "(1,A_1,100) (3,C,100)"},
+		{"upsert row by row", `batch_size = 1`, "(1,A_1,100) (3,C,100)"},
+		{"insert and update", "enable_upsert = false\nbatch_size = 1", "(1,A_1,100) (3,C,100)"},
+		{"exactly once", "is_exactly_once = true\nxa_data_source_class_name = org.postgresql.xa.PGXADataSource", "(1,A_1,100) (3,C,100)"},
+		{"auto_commit off", "auto_commit = false", "(1,A_1,100) (3,C,100)"},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS sink; CREATE TABLE sink (pk_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(255), score INT)"); err != nil {
+				t.Fatal(err)
+			}
+			s, err := newSink(t, `url = "`+url+`"
+driver = org.postgresql.Driver
+user = test
+password = test
+generate_sink_sql = true
+database = test
+table = sink
+primary_keys = ["pk_id"]
+`+tc.opts, scoreTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, s, changelog())
+			if got := dump(t, conn, "SELECT pk_id, name, score FROM sink ORDER BY pk_id"); got != tc.want {
+				t.Fatalf("table holds %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSinkTypes writes every scalar type (and an array) to a table the sink creates, and
+// reads it back.
+func TestSinkTypes(t *testing.T) {
+	url, conn := testDB(t)
+	in := catalog.FromRowType(catalog.TablePath{Table: "all"}, &types.RowType{
+		Names: []string{"id", "b", "ti", "si", "i", "bi", "f", "d", "dec", "s", "by", "dt", "tm", "ts", "arr", "m"},
+		Types: []types.DataType{types.Of(types.BigInt), types.Of(types.Boolean), types.Of(types.TinyInt), types.Of(types.SmallInt),
+			types.Of(types.Int), types.Of(types.BigInt), types.Of(types.Float), types.Of(types.Double), types.DecimalOf(10, 3),
+			types.Of(types.String), types.Of(types.Bytes), types.Of(types.Date), types.Of(types.Time), types.Of(types.Timestamp),
+			types.ArrayOf(types.Of(types.Int)), types.MapOf(types.Of(types.String), types.Of(types.Int))},
+	})
+	in.PrimaryKey = &catalog.PrimaryKey{Name: "pk", Columns: []string{"id"}}
+	s, err := newSink(t, `url = "`+url+`"
+user = test
+password = test
+generate_sink_sql = true
+database = test
+table = all_types
+use_copy_statement = true
+`, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b := row.NewBatch(2)
+	r := b.Add(row.Insert, "all", 16)
+	r.Fields = []row.Value{row.BigIntValue(1), row.BoolValue(true), row.TinyIntValue(-7), row.SmallIntValue(300), row.IntValue(70000),
+		row.BigIntValue(1 << 40), row.FloatValue(1.5), row.DoubleValue(2.25), row.DecimalValue(big.NewInt(-12345), 3),
+		row.StringValue("héllo, 'x'"), row.BytesValue([]byte{0, 1, 0xff}), row.DateValue(19000), row.TimeValue(3723_000_001_000),
+		row.TimestampValue(1_700_000_000_123_456_000), row.ArrayValue([]row.Value{row.IntValue(1), row.NullValue(), row.IntValue(3)}),
+		row.MapOfValues(&row.MapValue{Keys: []row.Value{row.StringValue("k")}, Vals: []row.Value{row.IntValue(9)}})}
+	r2 := b.Add(row.Insert, "all", 16)
+	for i := range r2.Fields {
+		r2.Fields[i] = row.NullValue()
+	}
+	r2.Fields[0] = row.BigIntValue(2)
+	write(t, s, b)
+	got := dump(t, conn, "SELECT id, b, ti, si, i, bi, f, d, dec::text, s, encode(\"by\", 'hex'), dt::text, tm::text, ts::text, arr::text, m::text FROM all_types ORDER BY id")
+	want := `(1,true,-7,300,70000,1099511627776,1.5,2.25,-12.345,héllo, 'x',0001ff,2022-01-08,01:02:03.000001,2023-11-14 22:13:20.123456,{1,NULL,3},{"k": 9}) ` +
+		`(2,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL)`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	var ddl string
+	if err := conn.QueryRow(context.Background(), `SELECT string_agg(column_name || ' ' || data_type || ' ' || is_nullable, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'all_types' AND table_schema = current_schema()`).Scan(&ddl); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ddl, "id bigint NO, b boolean YES, ti smallint YES") || !strings.Contains(ddl, "dec numeric YES") || !strings.Contains(ddl, "m jsonb YES") {
+		t.Fatalf("created columns: %s", ddl)
+	}
+}
+
+// TestSinkQuery runs a configured query with ? placeholders for every row, whatever its kind.
+func TestSinkQuery(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE log (id BIGINT, name TEXT, note TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSink(t, `url = "`+url+`"
+user = test
+password = test
+query = "insert into log (id, name, note) values (?, ?, '?')"
+`, scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, scoreBatch(row.Insert, 1, "A", 1, row.Delete, 2, nil, 2))
+	if got, want := dump(t, conn, "SELECT * FROM log ORDER BY id"), "(1,A,?) (2,NULL,?)"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestSinkExactlyOnce: a checkpoint's rows are invisible until its commit; a commit runs
+// again harmlessly; a restored writer commits what its snapshot lists and rolls back what
+// this subtask prepared after it.
+func TestSinkExactlyOnce(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSink(t, `url = "`+url+`"
+user = test
+password = test
+generate_sink_sql = true
+database = test
+table = sink
+primary_keys = [pk_id]
+is_exactly_once = true
+`, scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx := connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 42}}
+	w, err := s.CreateWriter(wctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() string { return dump(t, conn, "SELECT count(*) FROM sink") }
+	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2)); err != nil {
+		t.Fatal(err)
+	}
+	info1, err := w.PrepareCommit(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state1, err := w.SnapshotState(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "(0)" {
+		t.Fatalf("before the commit the table holds %s rows", got)
+	}
+	// checkpoint 2 is prepared but never completes: the writer dies
+	if err := w.Write(ctx, scoreBatch(row.Insert, 3, "C", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, scoreBatch(row.Insert, 4, "D", 4)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close(ctx)
+
+	// restored from checkpoint 1, whose commit never ran
+	w2, err := s.CreateWriter(wctx, [][]byte{state1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close(ctx)
+	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2)" {
+		t.Fatalf("after the restore the table holds %s", got)
+	}
+	if got := dump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'strait-42-%'"); got != "(0)" {
+		t.Fatalf("prepared transactions left: %s", got)
+	}
+	// the late commit of checkpoint 1 finds nothing to do
+	com, _ := s.CreateCommitter()
+	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info1}}); err != nil {
+		t.Fatalf("repeated commit: %v", err)
+	}
+	// replayed rows after the restore
+	if err := w2.Write(ctx, scoreBatch(row.Insert, 3, "C", 3, row.Insert, 4, "D", 4)); err != nil {
+		t.Fatal(err)
+	}
+	info2, err := w2.PrepareCommit(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2) (3) (4)" {
+		t.Fatalf("table holds %s", got)
+	}
+}
+
+func TestSinkSaveModes(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	base := `url = "` + url + `"
+user = test
+password = test
+generate_sink_sql = true
+database = test
+table = "saved.scores"
+primary_keys = [pk_id]
+`
+	setup := func(opts string) error {
+		s, err := newSink(t, base+opts, scoreTable())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Setup(ctx)
+	}
+	t.Cleanup(func() { _, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS saved CASCADE") })
+	if err := setup("schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST"); err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "saved.scores: does not exist") {
+		t.Fatalf("missing table: %v", err)
+	}
+	if err := setup(""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO saved.scores VALUES (1, 'a', 1)"); err != nil {
+		t.Fatalf("created table: %v", err)
+	}
+	if err := setup("data_save_mode = ERROR_WHEN_DATA_EXISTS"); err == nil || !strings.Contains(err.Error(), "holds rows") {
+		t.Fatalf("data exists: %v", err)
+	}
+	if err := setup("data_save_mode = DROP_DATA"); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, conn, "SELECT count(*) FROM saved.scores"); got != "(0)" {
+		t.Fatalf("after DROP_DATA: %s", got)
+	}
+	if err := setup(`data_save_mode = CUSTOM_PROCESSING
+custom_sql = "insert into saved.scores values (9, 'z', 9)"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := setup("schema_save_mode = RECREATE_SCHEMA"); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, conn, "SELECT count(*) FROM saved.scores"); got != "(0)" {
+		t.Fatalf("after RECREATE_SCHEMA: %s", got)
+	}
+}
+
+func TestSinkErrors(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
+		t.Fatal(err)
+	}
+	conf := `url = "` + url + `"
+user = test
+password = test
+`
+	for _, tc := range []struct{ opts, want string }{
+		{"driver = com.mysql.cj.jdbc.Driver\nquery = \"x\"", "driver"},
+		{"url = \"jdbc:mysql://h/db\"\nquery = \"x\"", "is not a PostgreSQL JDBC url"},
+		{"", "query: is required unless generate_sink_sql is true"},
+		{"generate_sink_sql = true\ntable = sink", "database: is required"},
+		{"generate_sink_sql = true\ndatabase = other\ntable = sink", "the url connects to database \"test\""},
+		{"generate_sink_sql = true\ndatabase = test\ntable = sink\nprimary_keys = [nope]", `column "nope" is not a field`},
+		{"query = \"insert into sink values (?, ?, ?, ?)\"", "binds 4 parameters"},
+		{"batch_size = 0\nquery = \"x\"", "batch_size: must be at least 1"},
+	} {
+		_, err := newSink(t, conf+tc.opts, scoreTable())
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "sink[0] Jdbc") {
+			t.Errorf("%q: error %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+	// a table that is not there names the table
+	s, err := newSink(t, conf+"generate_sink_sql = true\ndatabase = test\ntable = nowhere\nschema_save_mode = IGNORE", scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil); err == nil || !strings.Contains(err.Error(), "table nowhere") {
+		t.Fatalf("missing table: %v", err)
+	}
+	// a value the column cannot take names the field and the row
+	s, err = newSink(t, conf+"generate_sink_sql = true\ndatabase = test\ntable = sink", catalog.FromRowType(catalog.TablePath{Table: "fake"}, &types.RowType{
+		Names: []string{"pk_id", "name", "score"},
+		Types: []types.DataType{types.Of(types.BigInt), types.Of(types.String), types.Of(types.String)},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	b := row.NewBatch(2)
+	r := b.Add(row.Insert, "fake", 3)
+	r.Fields[0], r.Fields[1], r.Fields[2] = row.BigIntValue(1), row.StringValue("a"), row.StringValue("12")
+	r = b.Add(row.Insert, "fake", 3)
+	r.Fields[0], r.Fields[1], r.Fields[2] = row.BigIntValue(2), row.StringValue("b"), row.StringValue("twelve")
+	if err := w.Write(ctx, b); err == nil || !strings.Contains(err.Error(), "row 1") || !strings.Contains(err.Error(), "field score") {
+		t.Fatalf("bad value: %v", err)
+	}
+}
+
+func TestPositionalParams(t *testing.T) {
+	for _, tc := range []struct{ in, out string }{
+		{"insert into t values (?, ?)", "insert into t values ($1, $2)"},
+		{"select '?', \"a?\" from t where x = ? -- ?\n and y = ?", "select '?', \"a?\" from t where x = $1 -- ?\n and y = $2"},
+		{"/* ? */ ? 'it''s ?'", "/* ? */ $1 'it''s ?'"},
+	} {
+		got, _, err := positionalParams(tc.in)
+		if err != nil || got != tc.out {
+			t.Errorf("%q: got %q, %v; want %q", tc.in, got, err, tc.out)
+		}
+	}
+	if _, _, err := positionalParams("select 'x"); err == nil {
+		t.Error("unterminated literal accepted")
+	}
+}

@@ -1,0 +1,507 @@
+package jdbc
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+)
+
+// op is what a buffered row does.
+type op uint8
+
+const (
+	opExec   op = iota // the query, or the INSERT of an append-only table
+	opUpsert           // INSERT ... ON CONFLICT, or the INSERT of modeInsertOnly
+	opInsert           // modeInsertUpdate: an INSERT row
+	opUpdate           // modeInsertUpdate: an UPDATE_AFTER row
+	opDelete
+)
+
+// entry is a buffered row: its parameters, encoded in PostgreSQL's binary format, each
+// behind its 4-byte length (-1 for null), as they would stand in a binary COPY.
+type entry struct {
+	op         op
+	start, end int32
+	dead       bool // superseded by a later change of the same key
+}
+
+// writerState is a writer's snapshot: the prepared transactions of checkpoints that were
+// taken but perhaps not committed yet.
+type writerState struct {
+	NextCheckpoint int64    `json:"next_checkpoint"`
+	Pending        []string `json:"pending,omitempty"`
+}
+
+// writer writes one subtask's rows. Rows are encoded as they arrive (nothing of a batch is
+// kept) and sent when batch_size rows are buffered and at every checkpoint.
+type writer struct {
+	cfg  *sinkConfig
+	conn *pgx.Conn
+	tm   *pgtype.Map
+
+	main   *pgconn.StatementDescription // query, insert or upsert
+	insert *pgconn.StatementDescription // modeInsertUpdate
+	update *pgconn.StatementDescription
+	delete *pgconn.StatementDescription
+	copy   string
+	fields []int // input field of each parameter of main
+	oids   []uint32
+
+	buf     []byte
+	entries []entry
+	keys    map[string]int32 // key bytes -> entry
+	params  [][]byte
+	formats []int16
+
+	gidPrefix string
+	cp        int64    // checkpoint the open transaction belongs to
+	inTx      bool     // a transaction is open (exactly-once or auto_commit = false)
+	pending   []string // prepared, not known to be committed
+	err       error
+}
+
+// CreateWriter connects and prepares the statements; restored from states, it first
+// settles the prepared transactions they list and those this subtask left behind.
+func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
+	c := s.cfg
+	bg := context.Background()
+	conn, err := c.conn.connect(bg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.where, err)
+	}
+	w := &writer{
+		cfg: c, conn: conn, tm: conn.TypeMap(), keys: map[string]int32{}, formats: []int16{pgtype.BinaryFormatCode},
+		gidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
+		cp:        1,
+	}
+	if err := w.open(bg, states); err != nil {
+		conn.Close(bg)
+		return nil, fmt.Errorf("%s: %w", c.where, err)
+	}
+	return w, nil
+}
+
+func (w *writer) open(ctx context.Context, states [][]byte) error {
+	c := w.cfg
+	if c.exactlyOnce {
+		if err := w.recover(ctx, states); err != nil {
+			return err
+		}
+	}
+	var err error
+	if c.mode == modeQuery {
+		if w.main, err = w.conn.Prepare(ctx, "strait_query", c.query); err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		w.fields = make([]int, len(w.main.ParamOIDs))
+		for i := range w.fields {
+			w.fields[i] = i
+		}
+		w.oids = w.main.ParamOIDs
+		return nil
+	}
+	st := c.statements()
+	w.fields = make([]int, len(c.columns))
+	for i := range w.fields {
+		w.fields[i] = i
+	}
+	prep := func(name, sql string) (*pgconn.StatementDescription, error) {
+		d, err := w.conn.Prepare(ctx, name, sql)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", c.target, err)
+		}
+		return d, nil
+	}
+	switch c.mode {
+	case modeInsert:
+		w.main, err = prep("strait_insert", st.insert)
+		w.copy = st.copy
+	case modeUpsert:
+		w.main, err = prep("strait_upsert", st.upsert)
+	case modeInsertOnly:
+		w.main, err = prep("strait_insert", st.insert)
+	case modeInsertUpdate:
+		if w.main, err = prep("strait_insert", st.insert); err == nil {
+			w.insert = w.main
+			w.update, err = prep("strait_update", st.update)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if len(c.pk) > 0 && c.mode != modeInsert {
+		if w.delete, err = prep("strait_delete", st.delete); err != nil {
+			return err
+		}
+	}
+	w.oids = w.main.ParamOIDs
+	return nil
+}
+
+func (w *writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return err
+}
+
+// Write encodes the batch's rows into the buffer, sending it whenever batch_size rows are
+// buffered.
+func (w *writer) Write(ctx context.Context, b *row.Batch) error {
+	if w.err != nil {
+		return w.err
+	}
+	c := w.cfg
+	for i := range b.Rows {
+		r := &b.Rows[i]
+		if len(r.Fields) < len(c.input.Columns) {
+			return w.fail(fmt.Errorf("%s: row of table %s has %d fields, the table has %d columns", c.where, r.Table, len(r.Fields), len(c.input.Columns)))
+		}
+		var o op
+		switch c.mode {
+		case modeQuery, modeInsert:
+			o = opExec
+		default:
+			switch r.Kind {
+			case row.UpdateBefore:
+				continue // the UPDATE_AFTER that follows carries the change
+			case row.Delete:
+				o = opDelete
+			case row.Insert:
+				o = opUpsert
+				if c.mode == modeInsertUpdate {
+					o = opInsert
+				}
+			default:
+				o = opUpsert
+				if c.mode == modeInsertUpdate {
+					o = opUpdate
+				}
+			}
+		}
+		if err := w.add(o, r); err != nil {
+			return w.fail(fmt.Errorf("%s: row %d of table %s: %w", c.where, i, r.Table, err))
+		}
+		if len(w.entries) >= c.batchSize {
+			if err := w.flush(ctx); err != nil {
+				return w.fail(err)
+			}
+		}
+	}
+	return nil
+}
+
+// add encodes one row's parameters and, for keyed modes, supersedes the earlier change of
+// the same key.
+func (w *writer) add(o op, r *row.Row) error {
+	start := len(w.buf)
+	for j, f := range w.fields {
+		v := &r.Fields[f]
+		if v.IsNull() {
+			w.buf = binary.BigEndian.AppendUint32(w.buf, 0xFFFFFFFF)
+			continue
+		}
+		at := len(w.buf)
+		w.buf = append(w.buf, 0, 0, 0, 0)
+		out, err := w.tm.Encode(w.oids[j], pgtype.BinaryFormatCode, cell{v}, w.buf)
+		if err != nil {
+			w.buf = w.buf[:start]
+			return fmt.Errorf("field %s: %w", w.fieldName(f), err)
+		}
+		w.buf = out
+		binary.BigEndian.PutUint32(w.buf[at:], uint32(len(w.buf)-at-4))
+	}
+	e := entry{op: o, start: int32(start), end: int32(len(w.buf))}
+	idx := int32(len(w.entries))
+	w.entries = append(w.entries, e)
+	if o != opExec {
+		key := w.key(e)
+		if prev, ok := w.keys[string(key)]; ok {
+			w.entries[prev].dead = true
+		}
+		w.keys[string(key)] = idx
+	}
+	return nil
+}
+
+func (w *writer) fieldName(f int) string {
+	if f < len(w.cfg.input.Columns) {
+		return w.cfg.input.Columns[f].Name
+	}
+	return strconv.Itoa(f)
+}
+
+// split cuts an entry's encoded parameters into w.params.
+func (w *writer) split(e entry) [][]byte {
+	w.params = w.params[:0]
+	p := w.buf[e.start:e.end]
+	for len(p) >= 4 {
+		n := int32(binary.BigEndian.Uint32(p))
+		p = p[4:]
+		if n < 0 {
+			w.params = append(w.params, nil)
+			continue
+		}
+		w.params = append(w.params, p[:n:n])
+		p = p[n:]
+	}
+	return w.params
+}
+
+// key is the encoded primary key of an entry (its parameters are the table's columns).
+func (w *writer) key(e entry) []byte {
+	params := w.split(e)
+	var k []byte
+	for _, i := range w.cfg.pk {
+		p := params[i]
+		if p == nil {
+			k = binary.BigEndian.AppendUint32(k, 0xFFFFFFFF)
+			continue
+		}
+		k = binary.BigEndian.AppendUint32(k, uint32(len(p)))
+		k = append(k, p...)
+	}
+	return k
+}
+
+// begin opens the transaction of the current checkpoint when writes are transactional.
+func (w *writer) begin(ctx context.Context) error {
+	if w.inTx || (!w.cfg.exactlyOnce && w.cfg.autoCommit) {
+		return nil
+	}
+	if _, err := w.conn.Exec(ctx, "BEGIN"); err != nil {
+		return fmt.Errorf("%s: begin: %w", w.cfg.where, err)
+	}
+	w.inTx = true
+	return nil
+}
+
+// flush sends the buffered rows: one pipelined round trip of statements (or a binary COPY
+// for an append-only table). Outside a transaction the round trip is one implicit
+// transaction, so a flush is applied whole or not at all.
+func (w *writer) flush(ctx context.Context) error {
+	if len(w.entries) == 0 {
+		return nil
+	}
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	c := w.cfg
+	var err error
+	if w.copy != "" {
+		err = w.copyIn(ctx)
+	} else {
+		batch := &pgconn.Batch{}
+		for _, e := range w.entries {
+			if e.dead {
+				continue
+			}
+			params := w.split(e)
+			switch e.op {
+			case opDelete:
+				pk := make([][]byte, 0, len(c.pk))
+				for _, i := range c.pk {
+					pk = append(pk, params[i])
+				}
+				batch.ExecStatement(w.delete, pk, w.formats, nil)
+			case opUpdate:
+				batch.ExecStatement(w.update, params, w.formats, nil)
+			case opInsert:
+				batch.ExecStatement(w.insert, params, w.formats, nil)
+			default:
+				batch.ExecStatement(w.main, params, w.formats, nil)
+			}
+		}
+		_, err = w.conn.PgConn().ExecBatch(ctx, batch).ReadAll()
+	}
+	if err != nil {
+		target := c.target.String()
+		if c.mode == modeQuery {
+			target = "query"
+		}
+		return fmt.Errorf("%s: write %d rows to %s: %w", c.where, len(w.entries), target, err)
+	}
+	w.buf = w.buf[:0]
+	w.entries = w.entries[:0]
+	clear(w.keys)
+	return nil
+}
+
+// copyIn sends the buffer as a binary COPY: each entry is a tuple already but for its
+// field count.
+func (w *writer) copyIn(ctx context.Context) error {
+	out := make([]byte, 0, len(w.buf)+2*len(w.entries)+32)
+	out = append(out, "PGCOPY\n\xff\r\n\x00"...)
+	out = binary.BigEndian.AppendUint32(out, 0)
+	out = binary.BigEndian.AppendUint32(out, 0)
+	n := uint16(len(w.fields))
+	for _, e := range w.entries {
+		out = binary.BigEndian.AppendUint16(out, n)
+		out = append(out, w.buf[e.start:e.end]...)
+	}
+	out = binary.BigEndian.AppendUint16(out, 0xFFFF)
+	_, err := w.conn.PgConn().CopyFrom(ctx, bytesReader(out), w.copy)
+	return err
+}
+
+// PrepareCommit sends what is buffered. With is_exactly_once it prepares the checkpoint's
+// transaction and returns its id; with auto_commit = false it commits it.
+func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if err := w.flush(ctx); err != nil {
+		return nil, w.fail(err)
+	}
+	defer func() { w.cp = checkpointID + 1 }()
+	if !w.inTx {
+		return nil, nil
+	}
+	w.inTx = false
+	if !w.cfg.exactlyOnce {
+		if _, err := w.conn.Exec(ctx, "COMMIT"); err != nil {
+			return nil, w.fail(fmt.Errorf("%s: commit: %w", w.cfg.where, err))
+		}
+		return nil, nil
+	}
+	gid := w.gidPrefix + strconv.FormatInt(checkpointID, 10)
+	if _, err := w.conn.Exec(ctx, "PREPARE TRANSACTION "+quoteLiteral(gid)); err != nil {
+		return nil, w.fail(fmt.Errorf("%s: prepare transaction %s: %w", w.cfg.where, gid, err))
+	}
+	w.pending = append(w.pending, gid)
+	// the transactions of earlier checkpoints that were aborted are still prepared: the
+	// commit of this one commits them too, so none holds its locks for long
+	return json.Marshal(commitInfo{GIDs: append([]string(nil), w.pending...)})
+}
+
+// SnapshotState lists the prepared transactions not yet committed: a restore commits them
+// (their checkpoints' data is behind the restored position) before writing on.
+func (w *writer) SnapshotState(checkpointID int64) ([]byte, error) {
+	if !w.cfg.exactlyOnce {
+		return nil, nil
+	}
+	if len(w.pending) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.conn.timeout)
+		defer cancel()
+		live, err := w.prepared(ctx)
+		if err != nil {
+			return nil, w.fail(fmt.Errorf("%s: %w", w.cfg.where, err))
+		}
+		kept := w.pending[:0]
+		for _, g := range w.pending {
+			if live[g] {
+				kept = append(kept, g)
+			}
+		}
+		w.pending = kept
+	}
+	return json.Marshal(writerState{NextCheckpoint: checkpointID + 1, Pending: w.pending})
+}
+
+// prepared lists this subtask's prepared transactions.
+func (w *writer) prepared(ctx context.Context) (map[string]bool, error) {
+	rows, err := w.conn.Query(ctx, "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)", w.gidPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list prepared transactions: %w", err)
+	}
+	gids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list prepared transactions: %w", err)
+	}
+	out := make(map[string]bool, len(gids))
+	for _, g := range gids {
+		out[g] = true
+	}
+	return out, nil
+}
+
+// Close rolls back what was never prepared and closes the connection.
+func (w *writer) Close(ctx context.Context) error {
+	if w.conn == nil {
+		return nil
+	}
+	defer func() { w.conn = nil }()
+	if w.inTx {
+		_, _ = w.conn.Exec(ctx, "ROLLBACK")
+	}
+	return w.conn.Close(ctx)
+}
+
+// recover settles a restored writer's prepared transactions: those its snapshots list
+// belong to completed checkpoints and are committed; any other this subtask prepared was
+// never part of a completed checkpoint and is rolled back.
+func (w *writer) recover(ctx context.Context, states [][]byte) error {
+	keep := map[string]bool{}
+	for _, raw := range states {
+		if len(raw) == 0 {
+			continue
+		}
+		var st writerState
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return fmt.Errorf("bad writer state: %v", err)
+		}
+		w.cp = max(w.cp, st.NextCheckpoint)
+		for _, gid := range st.Pending {
+			keep[gid] = true
+			if err := commitPrepared(ctx, w.conn, gid); err != nil {
+				return err
+			}
+		}
+	}
+	live, err := w.prepared(ctx)
+	if err != nil {
+		return err
+	}
+	for gid := range live {
+		if !keep[gid] {
+			if err := rollbackPrepared(ctx, w.conn, gid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func quoteLiteral(s string) string {
+	out := []byte{'\''}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' {
+			out = append(out, '\'')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '\''))
+}
+
+// undefinedObject is PostgreSQL's error code for a prepared transaction that is not there.
+const undefinedObject = "42704"
+
+func isUndefined(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == undefinedObject
+}
+
+// commitPrepared commits a prepared transaction; one that is gone was committed already.
+func commitPrepared(ctx context.Context, conn *pgx.Conn, gid string) error {
+	if _, err := conn.Exec(ctx, "COMMIT PREPARED "+quoteLiteral(gid)); err != nil && !isUndefined(err) {
+		return fmt.Errorf("commit prepared transaction %s: %w", gid, err)
+	}
+	return nil
+}
+
+func rollbackPrepared(ctx context.Context, conn *pgx.Conn, gid string) error {
+	if _, err := conn.Exec(ctx, "ROLLBACK PREPARED "+quoteLiteral(gid)); err != nil && !isUndefined(err) {
+		return fmt.Errorf("roll back prepared transaction %s: %w", gid, err)
+	}
+	return nil
+}

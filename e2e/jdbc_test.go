@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// postgres connects to the database of SeaTunnel's JDBC test (STRAIT_TEST_POSTGRES, which
+// `make test` sets once scripts/postgres.sh has started it).
+func postgres(t *testing.T) *pgx.Conn {
+	t.Helper()
+	dsn := os.Getenv("STRAIT_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", dsn, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func orNull(valid bool, s string) string {
+	if !valid {
+		return "NULL"
+	}
+	return s
+}
+
+func tableRows(t *testing.T, conn *pgx.Conn, query string) string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), query, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id int64
+		var name pgtype.Text
+		var score pgtype.Int4
+		if err := rows.Scan(&id, &name, &score); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("(%d,%s,%s)", id, orNull(name.Valid, name.String), orNull(score.Valid, fmt.Sprint(score.Int32))))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestSeaTunnelJdbcChangelog runs SeaTunnel's jdbc_sink_cdc_changelog.conf unchanged: a
+// changelog (inserts, an update, a delete) written to PostgreSQL by primary key, reached as
+// host `postgresql`. The table must end holding exactly (1, 'A_1', 100) and (3, 'C', 100).
+func TestSeaTunnelJdbcChangelog(t *testing.T) {
+	conn := postgres(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS public.sink;
+CREATE TABLE public.sink (pk_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(255), score INT);
+INSERT INTO public.sink VALUES (2, 'old', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	code, out := run(t, "run", seatunnel("jdbc", "jdbc_sink_cdc_changelog.conf"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got, want := tableRows(t, conn, "SELECT pk_id, name, score FROM public.sink ORDER BY pk_id"), "(1,A_1,100) (3,C,100)"; got != want {
+		t.Fatalf("public.sink holds %s, want %s\n%s", got, want, out)
+	}
+	// without the table the default save mode creates it
+	if _, err := conn.Exec(ctx, `DROP TABLE public.sink`); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, "run", seatunnel("jdbc", "jdbc_sink_cdc_changelog.conf")); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got, want := tableRows(t, conn, "SELECT pk_id, name, score FROM public.sink ORDER BY pk_id"), "(1,A_1,100) (3,C,100)"; got != want {
+		t.Fatalf("created public.sink holds %s, want %s", got, want)
+	}
+}
