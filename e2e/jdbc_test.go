@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,41 @@ INSERT INTO public.sink VALUES (2, 'old', 1)`); err != nil {
 	}
 	if got, want := tableRows(t, conn, "SELECT pk_id, name, score FROM public.sink ORDER BY pk_id"), "(1,A_1,100) (3,C,100)"; got != want {
 		t.Fatalf("created public.sink holds %s, want %s", got, want)
+	}
+}
+
+// TestJdbcExactlyOnce: the same changelog with is_exactly_once, so the rows reach the table
+// through a prepared transaction that the job's final checkpoint commits, and none is left
+// prepared.
+func TestJdbcExactlyOnce(t *testing.T) {
+	conn := postgres(t)
+	ctx := context.Background()
+	src, err := os.ReadFile(seatunnel("jdbc", "jdbc_sink_cdc_changelog.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := strings.Replace(string(src), "table = public.sink", "table = public.sink_xa\n        is_exactly_once = true\n        batch_size = 2", 1)
+	if conf == string(src) {
+		t.Fatal("config not rewritten")
+	}
+	file := filepath.Join(t.TempDir(), "xa.conf")
+	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS public.sink_xa`); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, "run", file); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got, want := tableRows(t, conn, "SELECT pk_id, name, score FROM public.sink_xa ORDER BY pk_id"), "(1,A_1,100) (3,C,100)"; got != want {
+		t.Fatalf("public.sink_xa holds %s, want %s", got, want)
+	}
+	var left int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()", pgx.QueryExecModeSimpleProtocol).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Fatalf("%d prepared transactions left", left)
 	}
 }
