@@ -46,7 +46,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./transform/sql/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeBatch -fuzztime=60s ./row/codec/
 
-bench: build build-noembed
+bench: build build-noembed postgres
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) run ./bench/e2e -strait $(BIN)
 

@@ -328,6 +328,9 @@ func (s *Sink) CreateCommitter() (connector.Committer, error) {
 type statements struct {
 	insert, upsert, update, delete string
 	copy                           string
+	// bulkUpsert and bulkDelete take one array per column (key column) and apply a whole
+	// buffer in one statement each
+	bulkUpsert, bulkDelete string
 }
 
 func (c *sinkConfig) statements() statements {
@@ -361,11 +364,17 @@ func (c *sinkConfig) statements() statements {
 			set = append(set, fmt.Sprintf("%s = $%d", cols[i], i+1))
 		}
 	}
-	if len(excluded) == 0 {
-		st.upsert = fmt.Sprintf("%s ON CONFLICT (%s) DO NOTHING", st.insert, strings.Join(pkCols, ", "))
-	} else {
-		st.upsert = fmt.Sprintf("%s ON CONFLICT (%s) DO UPDATE SET %s", st.insert, strings.Join(pkCols, ", "), strings.Join(excluded, ", "))
+	conflict := fmt.Sprintf("ON CONFLICT (%s) DO NOTHING", strings.Join(pkCols, ", "))
+	if len(excluded) > 0 {
+		conflict = fmt.Sprintf("ON CONFLICT (%s) DO UPDATE SET %s", strings.Join(pkCols, ", "), strings.Join(excluded, ", "))
 	}
+	st.upsert = st.insert + " " + conflict
+	st.bulkUpsert = fmt.Sprintf("INSERT INTO %s (%s) SELECT * FROM unnest(%s) %s", t, strings.Join(cols, ", "), strings.Join(params, ", "), conflict)
+	var pkParams []string
+	for j := range c.pk {
+		pkParams = append(pkParams, fmt.Sprintf("$%d", j+1))
+	}
+	st.bulkDelete = fmt.Sprintf("DELETE FROM %s WHERE (%s) IN (SELECT * FROM unnest(%s))", t, strings.Join(pkCols, ", "), strings.Join(pkParams, ", "))
 	st.update = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t, strings.Join(set, ", "), strings.Join(where, " AND "))
 	st.delete = fmt.Sprintf("DELETE FROM %s WHERE %s", t, strings.Join(delWhere, " AND "))
 	return st

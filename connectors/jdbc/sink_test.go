@@ -214,6 +214,23 @@ use_copy_statement = true
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+	// the upsert of a table with an array column goes row by row (unnest would flatten it)
+	up, err := newSink(t, `url = "`+url+`"
+user = test
+password = test
+generate_sink_sql = true
+database = test
+table = all_types
+`, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Fields[9] = row.StringValue("changed")
+	b.Rows = b.Rows[:1]
+	write(t, up, b)
+	if got := dump(t, conn, "SELECT s, arr::text FROM all_types WHERE id = 1"); got != "(changed,{1,NULL,3})" {
+		t.Fatalf("after the upsert: %s", got)
+	}
 	var ddl string
 	if err := conn.QueryRow(context.Background(), `SELECT string_agg(column_name || ' ' || data_type || ' ' || is_nullable, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'all_types' AND table_schema = current_schema()`).Scan(&ddl); err != nil {
 		t.Fatal(err)
@@ -448,5 +465,38 @@ func TestPositionalParams(t *testing.T) {
 	}
 	if _, _, err := positionalParams("select 'x"); err == nil {
 		t.Error("unterminated literal accepted")
+	}
+}
+
+// TestSinkInsertUpdateReduction: with enable_upsert = false, a key inserted and updated in
+// one buffer is inserted with its last values, and a key deleted and inserted again is
+// deleted first.
+func TestSinkInsertUpdateReduction(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT); INSERT INTO sink VALUES (5, 'old', 5)"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSink(t, `url = "`+url+`"
+user = test
+password = test
+generate_sink_sql = true
+database = test
+table = sink
+primary_keys = [pk_id]
+enable_upsert = false
+`, scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, scoreBatch(
+		row.Insert, 1, "A", 1,
+		row.UpdateBefore, 1, "A", 1,
+		row.UpdateAfter, 1, "A2", 2,
+		row.Delete, 5, "old", 5,
+		row.Insert, 5, "new", 6,
+	))
+	if got, want := dump(t, conn, "SELECT * FROM sink ORDER BY 1"), "(1,A2,2) (5,new,6)"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
 	}
 }

@@ -54,8 +54,11 @@ type writer struct {
 	update *pgconn.StatementDescription
 	delete *pgconn.StatementDescription
 	copy   string
-	fields []int // input field of each parameter of main
-	oids   []uint32
+	// bulk statements of modeUpsert, when every column's type has an array type
+	bulkUpsert, bulkDelete *pgconn.StatementDescription
+	arrays                 [][]byte // scratch: one array parameter per column
+	fields                 []int    // input field of each parameter of main
+	oids                   []uint32
 
 	buf     []byte
 	entries []entry
@@ -145,6 +148,52 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 		}
 	}
 	w.oids = w.main.ParamOIDs
+	if c.mode == modeUpsert {
+		return w.prepareBulk(ctx, st)
+	}
+	return nil
+}
+
+// prepareBulk prepares the statements that apply a buffer with one array per column, when
+// every column's type has an array type and is not an array itself (unnest would flatten
+// it).
+func (w *writer) prepareBulk(ctx context.Context, st statements) error {
+	rows, err := w.conn.Query(ctx, "SELECT oid, typarray, typcategory = 'A' FROM pg_type WHERE oid = ANY($1)", w.oids)
+	if err != nil {
+		return fmt.Errorf("look up column types: %w", err)
+	}
+	arrayOf := map[uint32]uint32{}
+	for rows.Next() {
+		var oid, arr uint32
+		var isArray bool
+		if err := rows.Scan(&oid, &arr, &isArray); err != nil {
+			rows.Close()
+			return fmt.Errorf("look up column types: %w", err)
+		}
+		if !isArray {
+			arrayOf[oid] = arr
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("look up column types: %w", err)
+	}
+	arrs := make([]uint32, len(w.oids))
+	for i, oid := range w.oids {
+		if arrs[i] = arrayOf[oid]; arrs[i] == 0 {
+			return nil // per-row statements then
+		}
+	}
+	pkArrs := make([]uint32, len(w.cfg.pk))
+	for j, i := range w.cfg.pk {
+		pkArrs[j] = arrs[i]
+	}
+	if w.bulkUpsert, err = w.conn.PgConn().Prepare(ctx, "strait_bulk_upsert", st.bulkUpsert, arrs); err != nil {
+		return fmt.Errorf("table %s: %w", w.cfg.target, err)
+	}
+	if w.bulkDelete, err = w.conn.PgConn().Prepare(ctx, "strait_bulk_delete", st.bulkDelete, pkArrs); err != nil {
+		return fmt.Errorf("table %s: %w", w.cfg.target, err)
+	}
 	return nil
 }
 
@@ -190,7 +239,8 @@ func (w *writer) Write(ctx context.Context, b *row.Batch) error {
 			}
 		}
 		if err := w.add(o, r); err != nil {
-			return w.fail(fmt.Errorf("%s: row %d of table %s: %w", c.where, i, r.Table, err))
+			// the value will not fit on a retry either
+			return w.fail(connector.Permanent(fmt.Errorf("%s: row %d of table %s: %w", c.where, i, r.Table, err)))
 		}
 		if len(w.entries) >= c.batchSize {
 			if err := w.flush(ctx); err != nil {
@@ -227,7 +277,16 @@ func (w *writer) add(o op, r *row.Row) error {
 	if o != opExec {
 		key := w.key(e)
 		if prev, ok := w.keys[string(key)]; ok {
-			w.entries[prev].dead = true
+			switch p := &w.entries[prev]; {
+			case p.op == opInsert && o == opUpdate:
+				// the row is not in the table yet: its last values are inserted
+				w.entries[idx].op = opInsert
+				p.dead = true
+			case p.op == opDelete && o != opDelete && w.cfg.mode != modeUpsert:
+				// a plain INSERT needs the old row gone first: the delete stays, before it
+			default:
+				p.dead = true
+			}
 		}
 		w.keys[string(key)] = idx
 	}
@@ -300,6 +359,8 @@ func (w *writer) flush(ctx context.Context) error {
 	var err error
 	if w.copy != "" {
 		err = w.copyIn(ctx)
+	} else if w.bulkUpsert != nil {
+		err = w.flushBulk(ctx)
 	} else {
 		batch := &pgconn.Batch{}
 		for _, e := range w.entries {
@@ -329,12 +390,73 @@ func (w *writer) flush(ctx context.Context) error {
 		if c.mode == modeQuery {
 			target = "query"
 		}
-		return fmt.Errorf("%s: write %d rows to %s: %w", c.where, len(w.entries), target, err)
+		err = fmt.Errorf("%s: write %d rows to %s: %w", c.where, len(w.entries), target, err)
+		if refused(err) {
+			return connector.Permanent(err)
+		}
+		return err
 	}
 	w.buf = w.buf[:0]
 	w.entries = w.entries[:0]
 	clear(w.keys)
 	return nil
+}
+
+// flushBulk sends the live deletes as one statement and the live upserts as another, each
+// with one array per column built from the entries' encoded parameters. The reduction left
+// each key once, so the two sets are disjoint and their order does not matter.
+func (w *writer) flushBulk(ctx context.Context) error {
+	batch := &pgconn.Batch{}
+	for _, del := range []bool{true, false} {
+		cols := w.fields
+		stmt := w.bulkUpsert
+		if del {
+			cols, stmt = w.cfg.pk, w.bulkDelete
+		}
+		n := 0
+		for _, e := range w.entries {
+			if !e.dead && (e.op == opDelete) == del {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		w.arrays = w.arrays[:0]
+		hasNull := make([]bool, len(cols))
+		for _, col := range cols {
+			a := make([]byte, 20, 20+n*16)
+			binary.BigEndian.PutUint32(a[0:], 1) // one dimension
+			binary.BigEndian.PutUint32(a[8:], w.oids[col])
+			binary.BigEndian.PutUint32(a[12:], uint32(n))
+			binary.BigEndian.PutUint32(a[16:], 1) // lower bound
+			w.arrays = append(w.arrays, a)
+		}
+		for _, e := range w.entries {
+			if e.dead || (e.op == opDelete) != del {
+				continue
+			}
+			params := w.split(e)
+			for j, col := range cols {
+				p := params[col]
+				if p == nil {
+					hasNull[j] = true
+					w.arrays[j] = binary.BigEndian.AppendUint32(w.arrays[j], 0xFFFFFFFF)
+					continue
+				}
+				w.arrays[j] = binary.BigEndian.AppendUint32(w.arrays[j], uint32(len(p)))
+				w.arrays[j] = append(w.arrays[j], p...)
+			}
+		}
+		for j := range cols {
+			if hasNull[j] {
+				binary.BigEndian.PutUint32(w.arrays[j][4:], 1)
+			}
+		}
+		batch.ExecStatement(stmt, w.arrays, w.formats, nil)
+	}
+	_, err := w.conn.PgConn().ExecBatch(ctx, batch).ReadAll()
+	return err
 }
 
 // copyIn sends the buffer as a binary COPY: each entry is a tuple already but for its
@@ -481,6 +603,21 @@ func quoteLiteral(s string) string {
 		out = append(out, s[i])
 	}
 	return string(append(out, '\''))
+}
+
+// refused reports whether the server refused the statements for what they hold (a data
+// exception, a broken constraint, an unknown column or a denied privilege): running them
+// again cannot succeed, unlike after a lost connection, a deadlock or a shutdown.
+func refused(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) < 2 {
+		return false
+	}
+	switch pe.Code[:2] {
+	case "22", "23", "42", "44":
+		return true
+	}
+	return false
 }
 
 // undefinedObject is PostgreSQL's error code for a prepared transaction that is not there.
