@@ -118,6 +118,14 @@ type Reader interface {
 	Close() error
 }
 
+// CheckpointListener is a reader that wants to know which checkpoints completed: a change
+// data capture reader may then let its database drop the log it will never read again.
+// The engine tells it, from the reader's goroutine, before the reader takes a later
+// checkpoint; ids only grow, and one may be skipped when a newer one is known already.
+type CheckpointListener interface {
+	NotifyCheckpointComplete(ctx context.Context, checkpointID int64) error
+}
+
 // ---- sinks ----
 
 // SinkContext is what a sink factory receives.

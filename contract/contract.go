@@ -206,6 +206,9 @@ type TriggerRequest struct {
 	Pipeline     int   `json:"pipeline"`
 	Epoch        int   `json:"epoch"`
 	CheckpointID int64 `json:"checkpointId"`
+	// Completed is the newest checkpoint of the pipeline known to be complete (committed):
+	// source readers that listen are told of it before they take the new one.
+	Completed int64 `json:"completed,omitempty"`
 }
 
 // RunnerInfo is what a runner tells the resource manager when it registers.

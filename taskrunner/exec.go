@@ -663,10 +663,16 @@ func (ex *execution) acked(id int64, a contract.TaskAck) {
 }
 
 // trigger starts checkpoint id at the execution's source tasks.
-func (ex *execution) trigger(id int64) error {
+func (ex *execution) trigger(id, completed int64) error {
 	for _, t := range ex.tasks {
 		if t.barriers == nil {
 			continue
+		}
+		for {
+			old := t.completed.Load()
+			if completed <= old || t.completed.CompareAndSwap(old, completed) {
+				break
+			}
 		}
 		select {
 		case t.barriers <- id:

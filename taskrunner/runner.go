@@ -160,7 +160,7 @@ func (r *Runner) Trigger(req contract.TriggerRequest) error {
 	if ex == nil {
 		return nil
 	}
-	return ex.trigger(req.CheckpointID)
+	return ex.trigger(req.CheckpointID, req.Completed)
 }
 
 // Close cancels every task and waits for them to end.

@@ -37,6 +37,10 @@ type task struct {
 	barriers chan int64
 	// lastBarrier is the newest checkpoint the task took part in.
 	lastBarrier int64
+	// completed is the newest checkpoint known complete; notified the newest the source
+	// reader was told of.
+	completed atomic.Int64
+	notified  int64
 }
 
 func newTask(ex *execution, g planner.TaskGroup, subtask int) *task {
@@ -61,6 +65,14 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 	var st taskState
 	var commits []contract.CommitInfo
 	var err error
+	if l, ok := c.reader.(connector.CheckpointListener); ok {
+		if done := t.completed.Load(); done > t.notified {
+			if err := l.NotifyCheckpointComplete(ctx, done); err != nil {
+				return fmt.Errorf("checkpoint %d complete: source: %w", done, err)
+			}
+			t.notified = done
+		}
+	}
 	if c.reader != nil {
 		if st.Splits, err = c.reader.SnapshotState(id); err != nil {
 			return fmt.Errorf("checkpoint %d: snapshot source: %w", id, err)

@@ -126,7 +126,7 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 		})
 		// the trigger returns at once; its failure shows as a checkpoint that expires
 		workflow.ExecuteActivity(actx, contract.TriggerCheckpointActivity, contract.TriggerRequest{
-			JobID: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Epoch: c.pr.epoch, CheckpointID: id})
+			JobID: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Epoch: c.pr.epoch, CheckpointID: id, Completed: c.completed})
 	}
 }
 
