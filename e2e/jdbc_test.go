@@ -79,6 +79,37 @@ INSERT INTO public.sink VALUES (2, 'old', 1)`); err != nil {
 	if got, want := tableRows(t, conn, "SELECT pk_id, name, score FROM public.sink ORDER BY pk_id"), "(1,A_1,100) (3,C,100)"; got != want {
 		t.Fatalf("public.sink holds %s, want %s\n%s", got, want, out)
 	}
+	// read back by the Jdbc source, split over two readers, and checked by Assert
+	check := filepath.Join(t.TempDir(), "read.conf")
+	if err := os.WriteFile(check, []byte(`env { parallelism = 2, job.mode = BATCH }
+source {
+  Jdbc {
+    url = "jdbc:postgresql://postgresql:5432/test"
+    user = test
+    password = test
+    table_path = "test.public.sink"
+    split.size = 1
+  }
+}
+sink {
+  Assert {
+    rules {
+      row_rules = [{ rule_type = MAX_ROW, rule_value = 2 }, { rule_type = MIN_ROW, rule_value = 2 }]
+      field_rules = [
+        { field_name = pk_id, field_type = bigint, field_value = [{ rule_type = NOT_NULL }, { rule_type = MIN, rule_value = 1 }, { rule_type = MAX, rule_value = 3 }] },
+        { field_name = name, field_type = string, field_value = [{ rule_type = NOT_NULL }] },
+        { field_name = score, field_type = int, field_value = [{ equals_to = 100 }] }
+      ]
+    }
+  }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, "run", check); code != 0 {
+		t.Fatalf("read back: exit %d\n%s", code, out)
+	}
+
 	// without the table the default save mode creates it
 	if _, err := conn.Exec(ctx, `DROP TABLE public.sink`); err != nil {
 		t.Fatal(err)

@@ -28,13 +28,9 @@ const testPostgresEnv = "STRAIT_TEST_POSTGRES"
 //     Through currentSchema, unqualified table names in configs resolve to the test's schema;
 //     append further properties with '&'.
 //   - conn, a connection whose search_path is the test's schema, closed when the test ends.
-func testDB(t *testing.T) (jdbcURL string, conn *pgx.Conn) {
-	t.Helper()
-	return openTestDB(t)
-}
-
-// openTestDB is testDB for tests and benchmarks alike.
-func openTestDB(t testing.TB) (string, *pgx.Conn) {
+//
+// It takes a testing.TB so that benchmarks can use it too.
+func testDB(t testing.TB) (jdbcURL string, conn *pgx.Conn) {
 	t.Helper()
 	dsn := os.Getenv(testPostgresEnv)
 	if dsn == "" {
@@ -47,7 +43,7 @@ func openTestDB(t testing.TB) (string, *pgx.Conn) {
 	if err != nil {
 		t.Fatalf("%s: %v", testPostgresEnv, err)
 	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err = pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", testPostgresEnv, err)
 	}
@@ -90,7 +86,7 @@ func openTestDB(t testing.TB) (string, *pgx.Conn) {
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}
-	jdbcURL := "jdbc:postgresql://" + host + ":" + strconv.Itoa(int(cfg.Port)) + "/" + cfg.Database + "?" + q.Encode()
+	jdbcURL = "jdbc:postgresql://" + host + ":" + strconv.Itoa(int(cfg.Port)) + "/" + cfg.Database + "?" + q.Encode()
 	return jdbcURL, conn
 }
 

@@ -1,0 +1,624 @@
+package jdbc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/types"
+)
+
+func init() {
+	connector.RegisterSource("Jdbc", NewSource)
+}
+
+// defaultSplitSize is SeaTunnel's split.size: rows per split when a table is split by its key.
+const defaultSplitSize = 8096
+
+// Source is a configured Jdbc source: it reads the rows of one or more queries or tables of a
+// PostgreSQL database once, split into key ranges read in parallel.
+//
+// What it reads, per table (one for query or table_path, one per entry of table_list):
+//
+//   - query: the rows of the query. The table's columns are the query's result columns; its
+//     path is <table> when the first result column comes straight from a table (as
+//     PostgreSQL's JDBC driver reports it) and default.default.default otherwise. With
+//     table_path as well, the path is table_path's and the table's primary key and indexes
+//     are kept where the query returns all their columns.
+//   - table_path: every row of the table (SELECT *), with its primary key, indexes, column
+//     nullability and comments from the catalog. The path is table_path as written:
+//     database.schema.table, schema.table or table.
+//   - where_condition (must start with "where") filters either: the rows read are
+//     SELECT * FROM (<query or table>) tmp <where_condition>.
+//
+// How it splits, as SeaTunnel does:
+//
+//   - query with partition_column (not in table_list): partition_num ranges (default: the
+//     parallelism) of even width between partition_lower_bound and partition_upper_bound
+//     (default: the column's minimum and maximum, read when the job starts). Rows beyond a
+//     bound that is set are not read. A bound taken from the data leaves the outer range
+//     open on that side; when the lower one is, the first range also holds the rows whose
+//     column is NULL.
+//   - otherwise, by partition_column or else the first integer column of the primary key or
+//     of a unique index: when more than split.size rows are expected (the table's
+//     statistics for a table read whole, a count otherwise), ceil(rows / split.size) ranges
+//     of even width between the column's minimum and maximum, the first and last open, the
+//     first also holding the NULLs of a nullable column. With fewer rows, or without such a
+//     column, one split reads everything. SeaTunnel's sampling of unevenly distributed keys is not done (the
+//     split.even-distribution.*, split.sample-sharding.threshold and
+//     split.inverse-sampling.rate options are accepted and ignored), and only integer
+//     columns split: smallint, int, bigint and decimal(p,0) with p ≤ 18.
+//
+// Rows stream from the server as they are read (fetch_size is accepted but not needed to
+// bound memory). PostgreSQL types map to SeaTunnel types as SeaTunnel's PostgresTypeConverter
+// maps them, with these choices: an unbounded numeric is decimal(38,18) in a query and
+// decimal(38,10) in a table read whole (as SeaTunnel's catalog reads it), and its values
+// are rounded half away from zero to that scale; timestamptz and timetz values are read in
+// UTC; arrays are one-dimensional; types SeaTunnel does not map (interval, point, ranges,
+// enums, arrays of them...) are read as strings in their text form.
+// decimal_type_narrowing reads numeric(p,0) as int when p ≤ 9 and as bigint when p ≤ 18; it
+// is off unless set, since SeaTunnel applies it to Oracle only and reads PostgreSQL's
+// numeric(p,0) as decimal(p,0).
+//
+// A split is read by one query and keeps no progress: a split being read when a checkpoint
+// is taken is read again from its beginning after a restore.
+type Source struct {
+	where       string
+	conn        *connConfig
+	tables      []*srcTable
+	byID        map[string]*srcTable
+	splitSize   int64
+	parallelism int
+}
+
+// srcTable is one table the source reads: its catalog table, the statement that reads all
+// its rows, how to decode them and how to split them.
+type srcTable struct {
+	table   *catalog.Table
+	id      string
+	sql     string // SELECT of every row, where_condition applied
+	cols    []srcColumn
+	formats []int16 // result formats of cols
+	// rel is the table read whole (table_path without query or where_condition), whose
+	// statistics estimate its row count; 0 when rows are counted instead.
+	rel   uint32
+	key   string // split column; "" reads everything in one split
+	fixed bool   // partition_num ranges between bounds (a query with partition_column)
+	parts int    // partition_num
+	lower *int64 // partition_lower_bound
+	upper *int64 // partition_upper_bound
+}
+
+// srcEntry is what the options say about one table.
+type srcEntry struct {
+	o               *config.Options
+	tablePath       string
+	query           string
+	where           string
+	partitionColumn string
+	partitionNum    int64
+	lower, upper    *int64
+}
+
+// NewSource builds a Jdbc source from its options. It connects to the database to learn the
+// columns of every query and table.
+func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
+	o := ctx.Options
+	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name",
+		// SeaTunnel's tuning of split boundaries, which Strait computes more simply
+		"use_select_count", "skip_analyze", "split.even-distribution.factor.upper-bound",
+		"split.even-distribution.factor.lower-bound", "split.sample-sharding.threshold",
+		"split.inverse-sampling.rate")
+	s := &Source{where: o.Where(), byID: map[string]*srcTable{}, parallelism: max(ctx.Parallelism, 1)}
+	var err error
+	if s.conn, err = parseConn(o); err != nil {
+		return nil, err
+	}
+	if fetch, err := o.Int("fetch_size", 0); err != nil {
+		return nil, err
+	} else if fetch < 0 {
+		return nil, o.Errorf("fetch_size", "must not be negative, got %d", fetch)
+	}
+	if s.splitSize, err = o.Int("split.size", defaultSplitSize); err != nil {
+		return nil, err
+	}
+	if s.splitSize < 1 {
+		return nil, o.Errorf("split.size", "must be at least 1, got %d", s.splitSize)
+	}
+	narrow, err := o.Bool("decimal_type_narrowing", false)
+	if err != nil {
+		return nil, err
+	}
+	where, err := readWhereCondition(o, "")
+	if err != nil {
+		return nil, err
+	}
+
+	var entries []srcEntry
+	fixed := false
+	if o.Has("table_list") {
+		for _, k := range []string{"query", "table_path"} {
+			if o.Has(k) {
+				return nil, o.Errorf("table_list", "set either table_list or table_path/query, not both")
+			}
+		}
+		list, err := o.ObjectList("table_list")
+		if err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, o.Errorf("table_list", "the list is empty")
+		}
+		for _, lo := range list {
+			e, err := readSrcEntry(lo, where)
+			if err != nil {
+				return nil, err
+			}
+			entries = append(entries, e)
+		}
+		// options that only apply to a single table
+		o.MarkUsed("partition_column", "partition_num", "partition_lower_bound", "partition_upper_bound")
+	} else {
+		e, err := readSrcEntry(o, where)
+		if err != nil {
+			return nil, err
+		}
+		// SeaTunnel's fixed partitioning: a query with partition_column
+		fixed = e.query != "" && e.partitionColumn != ""
+		entries = append(entries, e)
+	}
+
+	cctx, cancel := context.WithTimeout(context.Background(), s.conn.timeout+time.Minute)
+	defer cancel()
+	pg, err := s.conn.connect(cctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.where, err)
+	}
+	defer pg.Close(context.Background())
+	for i, e := range entries {
+		t, err := s.resolve(cctx, pg, e, narrow, fixed)
+		if err != nil {
+			return nil, err
+		}
+		if s.byID[t.id] != nil {
+			return nil, o.Errorf(fmt.Sprintf("table_list[%d]", i), "a second entry reads table %s; give each entry its own table_path", t.id)
+		}
+		s.byID[t.id] = t
+		s.tables = append(s.tables, t)
+	}
+	return s, nil
+}
+
+// readWhereCondition reads where_condition, which must start with "where" as in SeaTunnel.
+func readWhereCondition(o *config.Options, def string) (string, error) {
+	w, err := o.String("where_condition", def)
+	if err != nil {
+		return "", err
+	}
+	w = strings.TrimSpace(w)
+	if w != "" && !strings.HasPrefix(strings.ToLower(w), "where") {
+		return "", o.Errorf("where_condition", "must start with `where`, as in `where id > 10`; got %q", w)
+	}
+	return w, nil
+}
+
+// readSrcEntry reads the options of one table: those of the source, or of one table_list
+// entry (whose where_condition defaults to the source's).
+func readSrcEntry(o *config.Options, where string) (srcEntry, error) {
+	e := srcEntry{o: o}
+	var err error
+	if e.tablePath, err = o.String("table_path", ""); err != nil {
+		return e, err
+	}
+	e.tablePath = strings.TrimSpace(e.tablePath)
+	if e.query, err = o.String("query", ""); err != nil {
+		return e, err
+	}
+	e.query = trimSourceQuery(e.query)
+	if e.query == "" && e.tablePath == "" {
+		if o.Has("query") {
+			return e, o.Errorf("query", "the query is empty")
+		}
+		return e, o.Errorf("query", "set query, table_path or table_list to say what to read")
+	}
+	if e.where, err = readWhereCondition(o, where); err != nil {
+		return e, err
+	}
+	if e.partitionColumn, err = o.String("partition_column", ""); err != nil {
+		return e, err
+	}
+	e.partitionColumn = strings.TrimSpace(e.partitionColumn)
+	if e.partitionNum, err = o.Int("partition_num", 0); err != nil {
+		return e, err
+	}
+	if o.Has("partition_num") && e.partitionNum < 1 {
+		return e, o.Errorf("partition_num", "must be at least 1, got %d", e.partitionNum)
+	}
+	for _, b := range []struct {
+		key string
+		dst **int64
+	}{{"partition_lower_bound", &e.lower}, {"partition_upper_bound", &e.upper}} {
+		if !o.Has(b.key) {
+			o.MarkUsed(b.key)
+			continue
+		}
+		n, err := o.Int(b.key, 0)
+		if err != nil {
+			return e, err
+		}
+		*b.dst = &n
+	}
+	if e.lower != nil && e.upper != nil && *e.lower > *e.upper {
+		return e, o.Errorf("partition_lower_bound", "%d is above partition_upper_bound %d", *e.lower, *e.upper)
+	}
+	return e, nil
+}
+
+// trimSourceQuery drops the spaces and semicolons that end a query, so it can be nested.
+// Nesting puts a line break after a query, so a comment that ends it stays harmless.
+func trimSourceQuery(q string) string {
+	return strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
+}
+
+// srcRelation is a table found in the catalog.
+type srcRelation struct {
+	oid    uint32
+	schema string
+	name   string
+}
+
+// lookupSrcRelation finds a table (or view) by name; nil when there is none.
+func lookupSrcRelation(ctx context.Context, pg *pgx.Conn, t tableName) (*srcRelation, error) {
+	var r srcRelation
+	err := pg.QueryRow(ctx, `SELECT c.oid, n.nspname, c.relname
+		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.oid = pg_catalog.to_regclass($1)`, t.quoted()).Scan(&r.oid, &r.schema, &r.name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// describeSQL returns the result columns of a statement without running it.
+func describeSQL(ctx context.Context, pg *pgx.Conn, sql string) ([]pgconn.FieldDescription, error) {
+	d, err := pg.PgConn().Prepare(ctx, "", sql, nil)
+	if err != nil {
+		return nil, err
+	}
+	return d.Fields, nil
+}
+
+// pgErrorText renders a PostgreSQL error with its detail and hint.
+func pgErrorText(err error) string {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	msg := pe.Message
+	if pe.Detail != "" {
+		msg += "; " + pe.Detail
+	}
+	if pe.Hint != "" {
+		msg += " (hint: " + pe.Hint + ")"
+	}
+	return fmt.Sprintf("%s (SQLSTATE %s)", msg, pe.Code)
+}
+
+// resolve learns one table's columns, keys and split column.
+func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, fixed bool) (*srcTable, error) {
+	t := &srcTable{}
+	var rel *srcRelation
+	var path catalog.TablePath
+	if e.tablePath != "" {
+		name, err := parseTableName(e.tablePath, s.conn.database)
+		if err != nil {
+			return nil, e.o.Errorf("table_path", "%v", err)
+		}
+		if path, err = catalog.ParsePath(e.tablePath, true); err != nil {
+			return nil, e.o.Errorf("table_path", "%v", err)
+		}
+		if rel, err = lookupSrcRelation(ctx, pg, name); err != nil {
+			return nil, fmt.Errorf("%s: look up table %s: %w", s.where, name, err)
+		}
+		if rel == nil && e.query == "" {
+			return nil, e.o.Errorf("table_path", "table %s does not exist in database %s", name, s.conn.database)
+		}
+	}
+
+	// the statement, checked by PostgreSQL
+	fromTable := e.query == ""
+	var base string
+	if fromTable {
+		base = "SELECT * FROM " + quoteIdent(rel.schema) + "." + quoteIdent(rel.name)
+		if _, err := describeSQL(ctx, pg, base); err != nil {
+			return nil, e.o.Errorf("table_path", "cannot read table %s.%s: %s", rel.schema, rel.name, pgErrorText(err))
+		}
+	} else {
+		if _, err := describeSQL(ctx, pg, e.query); err != nil {
+			return nil, e.o.Errorf("query", "PostgreSQL rejects the query: %s", pgErrorText(err))
+		}
+		base = "SELECT * FROM (" + e.query + "\n) st_jdbc_query"
+		if _, err := describeSQL(ctx, pg, base); err != nil {
+			return nil, e.o.Errorf("query", "must be a SELECT whose rows can be read as a subquery: %s", pgErrorText(err))
+		}
+	}
+	t.sql = base
+	if e.where != "" {
+		t.sql = "SELECT * FROM (" + base + "\n) tmp " + e.where
+	}
+	fields, err := describeSQL(ctx, pg, t.sql)
+	if err != nil {
+		return nil, e.o.Errorf("where_condition", "PostgreSQL rejects %q: %s", e.where, pgErrorText(err))
+	}
+	if len(fields) == 0 {
+		return nil, e.o.Errorf("query", "the query returns no columns")
+	}
+
+	// columns
+	opts := srcTypeOptions{narrow: narrow, unboundedScale: 18}
+	if fromTable {
+		opts.unboundedScale = 10 // as SeaTunnel's PostgreSQL catalog reads an unbounded numeric
+	}
+	t.cols = make([]srcColumn, len(fields))
+	t.formats = make([]int16, len(fields))
+	for i, f := range fields {
+		t.cols[i] = srcColumnOf(f, opts)
+		t.formats[i] = t.cols[i].format
+	}
+	attrs, err := columnAttributes(ctx, pg, fields)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read the catalog: %w", s.where, err)
+	}
+	tbl := &catalog.Table{Path: path}
+	for i, c := range t.cols {
+		col := catalog.Column{Name: c.name, Type: c.typ, Nullable: true, Length: c.length, Scale: c.scale}
+		if a, ok := attrs[srcAttrKey{fields[i].TableOID, fields[i].TableAttributeNumber}]; ok {
+			col.Nullable = !a.notNull
+			if fromTable {
+				col.Comment = a.comment
+			}
+		}
+		tbl.Columns = append(tbl.Columns, col)
+	}
+	if e.tablePath == "" {
+		// as PostgreSQL's JDBC driver names a query's table: by its first column's table
+		tbl.Path = catalog.TablePath{Database: "default", Schema: "default", Table: "default"}
+		if oid := fields[0].TableOID; oid != 0 {
+			var name string
+			if err := pg.QueryRow(ctx, "SELECT relname FROM pg_catalog.pg_class WHERE oid = $1", oid).Scan(&name); err == nil {
+				tbl.Path = catalog.TablePath{Table: name}
+			}
+		}
+	}
+	if rel != nil {
+		if err := readTableKeys(ctx, pg, rel.oid, tbl); err != nil {
+			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", s.where, rel.schema, rel.name, err)
+		}
+		keepPresentKeys(tbl)
+	}
+	t.table = tbl
+	t.id = tbl.ID()
+	if rel != nil && fromTable && e.where == "" {
+		t.rel = rel.oid
+	}
+
+	// splitting
+	t.fixed = fixed
+	if e.partitionColumn != "" {
+		i := tbl.ColumnIndex(e.partitionColumn)
+		if i < 0 {
+			return nil, e.o.Errorf("partition_column", "column %q is not among the columns read (%s)", e.partitionColumn, srcColumnNames(tbl))
+		}
+		if !splittable(t.cols[i].typ) {
+			return nil, e.o.Errorf("partition_column", "column %q is %s; Strait splits on integer columns only (smallint, int, bigint, decimal(p,0) with p ≤ 18)",
+				e.partitionColumn, t.cols[i].typ)
+		}
+		t.key = e.partitionColumn
+	} else {
+		t.key = autoSplitKey(tbl, t.cols)
+	}
+	if fixed {
+		t.parts = s.parallelism
+		if e.partitionNum > 0 {
+			t.parts = int(min(e.partitionNum, 1<<20))
+		}
+		t.lower, t.upper = e.lower, e.upper
+	}
+	return t, nil
+}
+
+func srcColumnNames(t *catalog.Table) string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// splittable reports whether a column of this type can split reading into ranges.
+func splittable(t types.DataType) bool {
+	switch t.Kind {
+	case types.SmallInt, types.Int, types.BigInt:
+		return true
+	case types.Decimal:
+		return t.Scale == 0 && t.Precision > 0 && t.Precision <= 18
+	}
+	return false
+}
+
+// autoSplitKey picks the split column as SeaTunnel does: the first splittable column of the
+// primary key, else of a unique index; "" when there is none.
+func autoSplitKey(t *catalog.Table, cols []srcColumn) string {
+	pick := func(name string) bool {
+		i := t.ColumnIndex(name)
+		return i >= 0 && splittable(cols[i].typ)
+	}
+	if t.PrimaryKey != nil {
+		for _, c := range t.PrimaryKey.Columns {
+			if pick(c) {
+				return c
+			}
+		}
+	}
+	for _, k := range t.ConstraintKeys {
+		if k.Type != "UNIQUE_KEY" {
+			continue
+		}
+		for _, c := range k.Columns {
+			if pick(c.Name) {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}
+
+type srcAttrKey struct {
+	rel uint32
+	num uint16
+}
+
+type srcAttr struct {
+	notNull bool
+	comment string
+}
+
+// columnAttributes reads the NOT NULL flag and the comment of the table columns that result
+// columns come straight from.
+func columnAttributes(ctx context.Context, pg *pgx.Conn, fields []pgconn.FieldDescription) (map[srcAttrKey]srcAttr, error) {
+	var rels []uint32
+	var nums []int16
+	for _, f := range fields {
+		if f.TableOID != 0 && f.TableAttributeNumber > 0 {
+			rels = append(rels, f.TableOID)
+			nums = append(nums, int16(f.TableAttributeNumber))
+		}
+	}
+	out := map[srcAttrKey]srcAttr{}
+	if len(rels) == 0 {
+		return out, nil
+	}
+	rows, err := pg.Query(ctx, `SELECT a.attrelid, a.attnum, a.attnotnull,
+			coalesce(pg_catalog.col_description(a.attrelid, a.attnum), '')
+		FROM unnest($1::oid[], $2::int2[]) AS k(rel, num)
+		JOIN pg_catalog.pg_attribute a ON a.attrelid = k.rel AND a.attnum = k.num`, rels, nums)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k srcAttrKey
+		var num int16
+		var a srcAttr
+		if err := rows.Scan(&k.rel, &num, &a.notNull, &a.comment); err != nil {
+			return nil, err
+		}
+		k.num = uint16(num)
+		out[k] = a
+	}
+	return out, rows.Err()
+}
+
+// srcKeyNameRe matches the characters SeaTunnel drops from key names.
+var srcKeyNameRe = regexp.MustCompile(`[^a-zA-Z0-9_]`)
+
+// cleanSrcKeyName spells a key name as SeaTunnel's catalog does: letters, digits and
+// underscores, without leading underscores.
+func cleanSrcKeyName(s string) string {
+	return strings.TrimLeft(srcKeyNameRe.ReplaceAllString(s, ""), "_")
+}
+
+// readTableKeys reads a table's primary key and its indexes on plain columns (as SeaTunnel's
+// catalog lists them: the primary key's index too) into t.
+func readTableKeys(ctx context.Context, pg *pgx.Conn, rel uint32, t *catalog.Table) error {
+	rows, err := pg.Query(ctx, `SELECT i.relname, x.indisprimary, x.indisunique,
+			array_agg(a.attname::text ORDER BY k.ord),
+			array_agg((x.indoption[k.ord - 1] & 1) = 1 ORDER BY k.ord)
+		FROM pg_catalog.pg_index x
+		JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid
+		CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord)
+		LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+		WHERE x.indrelid = $1 AND k.ord <= x.indnkeyatts
+		GROUP BY i.relname, x.indisprimary, x.indisunique
+		HAVING bool_and(k.attnum > 0)
+		ORDER BY x.indisprimary DESC, i.relname`, rel)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var primary, unique bool
+		var cols []string
+		var desc []bool
+		if err := rows.Scan(&name, &primary, &unique, &cols, &desc); err != nil {
+			return err
+		}
+		if primary {
+			t.PrimaryKey = &catalog.PrimaryKey{Name: cleanSrcKeyName(name), Columns: cols}
+		}
+		k := catalog.ConstraintKey{Name: cleanSrcKeyName(name), Type: "INDEX_KEY"}
+		if unique {
+			k.Type = "UNIQUE_KEY"
+		}
+		for j, c := range cols {
+			sort := "ASC"
+			if j < len(desc) && desc[j] {
+				sort = "DESC"
+			}
+			k.Columns = append(k.Columns, catalog.ConstraintCol{Name: c, Sort: sort})
+		}
+		t.ConstraintKeys = append(t.ConstraintKeys, k)
+	}
+	return rows.Err()
+}
+
+// keepPresentKeys drops the primary key and the indexes naming columns the table does not have
+// (a query that leaves them out).
+func keepPresentKeys(t *catalog.Table) {
+	if t.PrimaryKey != nil {
+		for _, c := range t.PrimaryKey.Columns {
+			if t.ColumnIndex(c) < 0 {
+				t.PrimaryKey = nil
+				break
+			}
+		}
+	}
+	kept := t.ConstraintKeys[:0]
+	for _, k := range t.ConstraintKeys {
+		ok := true
+		for _, c := range k.Columns {
+			if t.ColumnIndex(c.Name) < 0 {
+				ok = false
+			}
+		}
+		if ok {
+			kept = append(kept, k)
+		}
+	}
+	t.ConstraintKeys = kept
+}
+
+// Boundedness: the source reads its tables once, in BATCH and STREAMING jobs alike.
+func (s *Source) Boundedness() connector.Boundedness { return connector.Bounded }
+
+// Tables lists the tables the source reads, in the order of the options.
+func (s *Source) Tables() []*catalog.Table {
+	out := make([]*catalog.Table, len(s.tables))
+	for i, t := range s.tables {
+		out[i] = t.table
+	}
+	return out
+}
