@@ -60,9 +60,12 @@ const (
 	RunnerLostSignal     = "runner-lost"
 	// SavepointSignal asks a job (and its pipelines) to take a savepoint and stop.
 	SavepointSignal = "savepoint"
-	AllocateUpdate  = "allocate-slots"
-	StatusQuery     = "status"
-	ClusterQuery    = "cluster"
+	// PipelineStateSignal tells a job workflow that one of its pipelines is RUNNING (its
+	// tasks deployed) or PENDING (waiting for slots).
+	PipelineStateSignal = "pipeline-state"
+	AllocateUpdate      = "allocate-slots"
+	StatusQuery         = "status"
+	ClusterQuery        = "cluster"
 )
 
 // Search attributes Strait registers and keeps current on every job workflow.
@@ -198,6 +201,12 @@ type TaskAck struct {
 	StateKey string       `json:"stateKey"`
 	Commits  []CommitInfo `json:"commits,omitempty"`
 	Counters Counters     `json:"counters"`
+}
+
+// PipelineState is a pipeline's state as it tells its job.
+type PipelineState struct {
+	Pipeline int      `json:"pipeline"`
+	State    JobState `json:"state"`
 }
 
 // TriggerRequest asks a runner to start checkpoint ID at its source tasks of a pipeline.

@@ -180,7 +180,12 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 		})
 		st.Pipelines[i].State = contract.JobScheduled
 	}
-	setState(contract.JobRunning)
+	// the job is RUNNING once every pipeline still going has its tasks deployed (each tells
+	// the job by signal), PENDING while one waits for slots
+	announced := workflow.GetVersion(ctx, "job-running-when-deployed", workflow.DefaultVersion, 1) == 1
+	if !announced {
+		setState(contract.JobRunning)
+	}
 
 	var failure string
 	remaining := len(futures)
@@ -196,6 +201,32 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 			}
 		}
 	})
+	if announced {
+		sel.AddReceive(workflow.GetSignalChannel(ctx, contract.PipelineStateSignal), func(c workflow.ReceiveChannel, _ bool) {
+			var ps contract.PipelineState
+			c.Receive(ctx, &ps)
+			running, pending := true, false
+			for i := range st.Pipelines {
+				p := &st.Pipelines[i]
+				if p.ID == ps.Pipeline && !p.State.Terminal() {
+					p.State = ps.State
+				}
+				if !p.State.Terminal() {
+					running = running && p.State == contract.JobRunning
+					pending = pending || p.State == contract.JobPending
+				}
+			}
+			if st.State != contract.JobScheduled && st.State != contract.JobPending && st.State != contract.JobRunning {
+				return // doing a savepoint, or ending: that state stands
+			}
+			switch {
+			case pending:
+				setState(contract.JobPending)
+			case running:
+				setState(contract.JobRunning)
+			}
+		})
+	}
 	for i, f := range futures {
 		sel.AddFuture(f, func(f workflow.Future) {
 			remaining--

@@ -43,6 +43,28 @@ type pipelineRun struct {
 	restarts int
 	// continueAsNew: the run's history is long enough; hand over to a new run.
 	continueAsNew bool
+	// announced is the state the job was last told of.
+	announced contract.JobState
+}
+
+// announce tells the job workflow that the pipeline is RUNNING or PENDING, once per change,
+// so the job reports RUNNING when its tasks are deployed rather than when it starts its
+// pipelines.
+func (pr *pipelineRun) announce(ctx workflow.Context, state contract.JobState) {
+	if pr.announced == state {
+		return
+	}
+	pr.announced = state
+	if workflow.GetVersion(ctx, "pipeline-announces-state", workflow.DefaultVersion, 1) != 1 {
+		return
+	}
+	parent := workflow.GetInfo(ctx).ParentWorkflowExecution
+	if parent == nil {
+		return
+	}
+	// fire and forget: a job that has ended has nothing to learn
+	workflow.SignalExternalWorkflow(ctx, parent.ID, "", contract.PipelineStateSignal,
+		contract.PipelineState{Pipeline: pr.in.Pipeline.ID, State: state})
 }
 
 // PipelineWorkflow schedules, deploys and watches one pipeline: slots from the resource
@@ -95,6 +117,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			// with a growing pause; a long wait continues as new to keep the history small.
 			for wait := 2 * time.Second; err != nil && pr.in.Env.SlotWait && isNoResource(err); wait = min(wait*2, time.Minute) {
 				pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
+				pr.announce(ctx, contract.JobPending)
 				if serr := workflow.Sleep(ctx, wait); serr != nil {
 					pr.status.State = contract.JobCanceled
 					return nil, temporal.NewCanceledError(*pr.snapshot())
@@ -121,6 +144,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 				}
 			} else {
 				pr.status.State = contract.JobRunning
+				pr.announce(ctx, contract.JobRunning)
 				canceled = pr.watch(ctx, cp, reports, lostCh, savepoints)
 			}
 		}

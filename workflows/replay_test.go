@@ -15,7 +15,9 @@ import (
 // break running jobs fails here. Changes that must alter the command sequence go behind
 // workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
-	for _, name := range []string{"job_history.json", "pipeline_history.json", "scheduled_history.json"} {
+	for _, name := range []string{"job_history.json", "pipeline_history.json", "scheduled_history.json",
+		// recorded after pipelines tell their job when they run
+		"job_announced_history.json", "pipeline_announced_history.json"} {
 		t.Run(name, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})

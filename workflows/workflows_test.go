@@ -240,6 +240,23 @@ func TestSlotWaitKeepsThePipelinePending(t *testing.T) {
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "q", Slots: []int{0, 1}}}}, nil
 	}
 	h.reportAfterDeploy()
+	// the job is PENDING while its pipeline waits for slots, RUNNING once its tasks are deployed
+	jobState := func() contract.JobState {
+		v, err := h.env.QueryWorkflow(contract.StatusQuery)
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		var st contract.JobStatus
+		if err := v.Get(&st); err != nil {
+			t.Error(err)
+		}
+		return st.State
+	}
+	var states []contract.JobState
+	for _, at := range []time.Duration{5 * time.Second, 2 * time.Minute} {
+		h.env.RegisterDelayedCallback(func() { states = append(states, jobState()) }, at)
+	}
 	h.env.RegisterDelayedCallback(func() {
 		_ = h.env.SignalWorkflowByID(contract.PipelineWorkflowID(7, 1), contract.TaskReportSignal, contract.TaskReport{
 			RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{closed(0, 1, "a"), closed(1, 1, "b")}})
@@ -250,6 +267,9 @@ func TestSlotWaitKeepsThePipelinePending(t *testing.T) {
 	}
 	if calls != 4 {
 		t.Fatalf("allocation asked %d times", calls)
+	}
+	if len(states) != 2 || states[0] != contract.JobPending || states[1] != contract.JobRunning {
+		t.Fatalf("job states %v, want [PENDING RUNNING]", states)
 	}
 }
 
