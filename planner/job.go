@@ -159,10 +159,23 @@ func Parse(src Source) (*JobConfig, error) {
 	if src.Name != "" {
 		jc.Env.Name = src.Name
 	}
+	shade := ""
+	if ev := root.Get("env"); ev != nil && ev.Kind == hocon.Object {
+		if shade, err = readShade(config.New(ev, "env")); err != nil {
+			return nil, err
+		}
+	}
 	for _, sec := range []Section{SourceSection, TransformSection, SinkSection} {
 		plugins, err := parsePlugins(sec, root.Get(string(sec)))
 		if err != nil {
 			return nil, err
+		}
+		if sec != TransformSection {
+			for _, p := range plugins {
+				if err := unshade(shade, p); err != nil {
+					return nil, err
+				}
+			}
 		}
 		switch sec {
 		case SourceSection:
