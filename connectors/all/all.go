@@ -7,4 +7,5 @@ import (
 	_ "github.com/strait-dev/strait/connectors/fake"
 	_ "github.com/strait-dev/strait/connectors/jdbc"
 	_ "github.com/strait-dev/strait/connectors/localfile"
+	_ "github.com/strait-dev/strait/connectors/postgrescdc"
 )

@@ -14,55 +14,6 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
-// quoteIdent quotes a PostgreSQL identifier.
-func quoteIdent(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// tableName is a schema-qualified table.
-type tableName struct {
-	schema string // "" leaves it to search_path
-	table  string
-}
-
-// parseTableName reads "table", "schema.table" or "database.schema.table" (the database
-// part must be the connection's).
-func parseTableName(s, database string) (tableName, error) {
-	parts := strings.Split(strings.TrimSpace(s), ".")
-	for _, p := range parts {
-		if p == "" {
-			return tableName{}, fmt.Errorf("bad table name %q", s)
-		}
-	}
-	switch len(parts) {
-	case 1:
-		return tableName{table: parts[0]}, nil
-	case 2:
-		return tableName{schema: parts[0], table: parts[1]}, nil
-	case 3:
-		if database != "" && parts[0] != database {
-			return tableName{}, fmt.Errorf("table %q is in database %s, the connection's is %s", s, parts[0], database)
-		}
-		return tableName{schema: parts[1], table: parts[2]}, nil
-	}
-	return tableName{}, fmt.Errorf("bad table name %q: more than three parts", s)
-}
-
-func (t tableName) String() string {
-	if t.schema == "" {
-		return t.table
-	}
-	return t.schema + "." + t.table
-}
-
-// quoted is the table as SQL names it.
-func (t tableName) quoted() string {
-	if t.schema == "" {
-		return quoteIdent(t.table)
-	}
-	return quoteIdent(t.schema) + "." + quoteIdent(t.table)
-}
-
 // ddlType is the PostgreSQL column type a SeaTunnel type is created as, as SeaTunnel's
 // PostgresTypeConverter does it; maps and rows become jsonb.
 func ddlType(t types.DataType, length int64) (string, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -25,7 +26,7 @@ type sourceReader struct {
 	pg     *pgx.Conn
 	noMore bool
 	err    error
-	dec    srcDecoder
+	dec    pgwire.Decoder
 }
 
 // queuedSplit is an assigned split with what it reads.
@@ -79,8 +80,8 @@ func (r *sourceReader) PollNext(ctx context.Context, out *row.Batch) (bool, erro
 	if r.err != nil {
 		return false, r.err
 	}
-	r.dec.batch = out
-	defer func() { r.dec.batch = nil }()
+	r.dec.Batch = out
+	defer func() { r.dec.Batch = nil }()
 	for !out.Full() {
 		if r.rr == nil {
 			if len(r.queue) == 0 {
@@ -121,16 +122,16 @@ func (r *sourceReader) start(ctx context.Context) error {
 		if err == nil {
 			err = fmt.Errorf("the statement returned no rows")
 		}
-		return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, q.split.ID, pgErrorText(err))
+		return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, q.split.ID, pgwire.ErrorText(err))
 	}
 	r.rr = rr
 	if len(fields) != len(t.cols) {
 		return fmt.Errorf("%s: table %s: the statement returns %d columns, %d when the job started", r.src.where, t.id, len(fields), len(t.cols))
 	}
 	for i, f := range fields {
-		if c := &t.cols[i]; f.DataTypeOID != c.oid || f.TypeModifier != c.typmod {
+		if c := &t.cols[i]; f.DataTypeOID != c.OID || f.TypeModifier != c.Typmod {
 			return fmt.Errorf("%s: table %s: column %q changed type since the job started (type %d modifier %d, was %d modifier %d)",
-				r.src.where, t.id, f.Name, f.DataTypeOID, f.TypeModifier, c.oid, c.typmod)
+				r.src.where, t.id, f.Name, f.DataTypeOID, f.TypeModifier, c.OID, c.Typmod)
 		}
 	}
 	return nil
@@ -146,7 +147,7 @@ func (r *sourceReader) readRows(out *row.Batch) error {
 			_, err := r.rr.Close()
 			r.rr = nil
 			if err != nil {
-				return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, r.cur.split.ID, pgErrorText(err))
+				return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, r.cur.split.ID, pgwire.ErrorText(err))
 			}
 			r.cur = nil
 			return nil
@@ -160,8 +161,8 @@ func (r *sourceReader) readRows(out *row.Batch) error {
 			if b == nil {
 				continue // the batch's values start out null
 			}
-			if err := r.dec.decode(&cols[j], b, &rw.Fields[j]); err != nil {
-				return fmt.Errorf("%s: table %s: column %q: %w", r.src.where, t.id, cols[j].name, err)
+			if err := r.dec.Decode(&cols[j], b, &rw.Fields[j]); err != nil {
+				return fmt.Errorf("%s: table %s: column %q: %w", r.src.where, t.id, cols[j].Name, err)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 // Setup applies the save modes before the job first writes: schema_save_mode creates the
@@ -39,7 +40,7 @@ func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
 	switch c.schemaSave {
 	case recreateSchema:
 		if exists {
-			if _, err := conn.Exec(ctx, "DROP TABLE "+c.target.quoted()); err != nil {
+			if _, err := conn.Exec(ctx, "DROP TABLE "+c.target.Quoted()); err != nil {
 				return fmt.Errorf("schema_save_mode %s: %w", recreateSchema, err)
 			}
 		}
@@ -64,7 +65,7 @@ func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
 	}
 	switch c.dataSave {
 	case dropData:
-		if _, err := conn.Exec(ctx, "TRUNCATE TABLE "+c.target.quoted()); err != nil {
+		if _, err := conn.Exec(ctx, "TRUNCATE TABLE "+c.target.Quoted()); err != nil {
 			return fmt.Errorf("data_save_mode %s: %w", dropData, err)
 		}
 	case customProcessing:
@@ -73,7 +74,7 @@ func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
 		}
 	case errorWhenDataExists:
 		var any bool
-		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+c.target.quoted()+")").Scan(&any); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+c.target.Quoted()+")").Scan(&any); err != nil {
 			return fmt.Errorf("data_save_mode %s: %w", errorWhenDataExists, err)
 		}
 		if any {
@@ -83,9 +84,9 @@ func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-func tableExists(ctx context.Context, conn *pgx.Conn, t tableName) (bool, error) {
+func tableExists(ctx context.Context, conn *pgx.Conn, t pgwire.TableName) (bool, error) {
 	var oid *uint32
-	if err := conn.QueryRow(ctx, "SELECT to_regclass($1)::oid", t.quoted()).Scan(&oid); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT to_regclass($1)::oid", t.Quoted()).Scan(&oid); err != nil {
 		return false, fmt.Errorf("look it up: %w", err)
 	}
 	return oid != nil, nil
@@ -94,9 +95,9 @@ func tableExists(ctx context.Context, conn *pgx.Conn, t tableName) (bool, error)
 // createTable creates the table with the input's columns, their nullability, and the
 // primary key.
 func (c *sinkConfig) createTable(ctx context.Context, conn *pgx.Conn) error {
-	if c.target.schema != "" {
-		if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(c.target.schema)); err != nil {
-			return fmt.Errorf("create schema %s: %w", c.target.schema, err)
+	if c.target.Schema != "" {
+		if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgwire.QuoteIdent(c.target.Schema)); err != nil {
+			return fmt.Errorf("create schema %s: %w", c.target.Schema, err)
 		}
 	}
 	isPK := map[int]bool{}
@@ -109,7 +110,7 @@ func (c *sinkConfig) createTable(ctx context.Context, conn *pgx.Conn) error {
 		if err != nil {
 			return fmt.Errorf("column %s: %w", col.Name, err)
 		}
-		d := quoteIdent(c.columns[i]) + " " + t
+		d := pgwire.QuoteIdent(c.columns[i]) + " " + t
 		if !col.Nullable || isPK[i] {
 			d += " NOT NULL"
 		}
@@ -118,11 +119,11 @@ func (c *sinkConfig) createTable(ctx context.Context, conn *pgx.Conn) error {
 	if len(c.pk) > 0 {
 		var pk []string
 		for _, i := range c.pk {
-			pk = append(pk, quoteIdent(c.columns[i]))
+			pk = append(pk, pgwire.QuoteIdent(c.columns[i]))
 		}
 		defs = append(defs, "PRIMARY KEY ("+strings.Join(pk, ", ")+")")
 	}
-	sql := "CREATE TABLE IF NOT EXISTS " + c.target.quoted() + " (\n  " + strings.Join(defs, ",\n  ") + "\n)"
+	sql := "CREATE TABLE IF NOT EXISTS " + c.target.Quoted() + " (\n  " + strings.Join(defs, ",\n  ") + "\n)"
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("create: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connector/multitable"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 func init() {
@@ -58,7 +59,7 @@ type sinkConfig struct {
 	mode        writeMode
 	query       string // modeQuery: the query with $n placeholders
 	nParams     int    // modeQuery: how many fields it binds
-	target      tableName
+	target      pgwire.TableName
 	columns     []string // written columns (the input's, field_ide applied)
 	pk          []int    // input column of each primary key column
 	pkUpdated   bool
@@ -176,8 +177,8 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if strings.TrimSpace(db) == "" {
 		return nil, o.Errorf("database", "is required when generate_sink_sql is true")
 	}
-	if db != c.conn.database {
-		return nil, o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.database)
+	if db != c.conn.Database {
+		return nil, o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.Database)
 	}
 	table, err := o.String("table", "")
 	if err != nil {
@@ -186,11 +187,11 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if strings.TrimSpace(table) == "" {
 		return nil, o.Errorf("table", "is required when generate_sink_sql is true")
 	}
-	if c.target, err = parseTableName(table, db); err != nil {
+	if c.target, err = pgwire.ParseTableName(table, db); err != nil {
 		return nil, o.Errorf("table", "%v", err)
 	}
-	c.target.schema = applyIde(c.target.schema, ide)
-	c.target.table = applyIde(c.target.table, ide)
+	c.target.Schema = applyIde(c.target.Schema, ide)
+	c.target.Table = applyIde(c.target.Table, ide)
 	c.tag = tagOf(c.target.String())
 
 	pks, err := o.StringList("primary_keys")
@@ -334,11 +335,11 @@ type statements struct {
 }
 
 func (c *sinkConfig) statements() statements {
-	t := c.target.quoted()
+	t := c.target.Quoted()
 	cols := make([]string, len(c.columns))
 	params := make([]string, len(c.columns))
 	for i, name := range c.columns {
-		cols[i] = quoteIdent(name)
+		cols[i] = pgwire.QuoteIdent(name)
 		params[i] = fmt.Sprintf("$%d", i+1)
 	}
 	var st statements

@@ -2,18 +2,16 @@ package jdbc
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -86,7 +84,7 @@ type srcTable struct {
 	table   *catalog.Table
 	id      string
 	sql     string // SELECT of every row, where_condition applied
-	cols    []srcColumn
+	cols    []pgwire.Column
 	formats []int16 // result formats of cols
 	// rel is the table read whole (table_path without query or where_condition), whose
 	// statistics estimate its row count; 0 when rows are counted instead.
@@ -177,7 +175,7 @@ func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
 		entries = append(entries, e)
 	}
 
-	cctx, cancel := context.WithTimeout(context.Background(), s.conn.timeout+time.Minute)
+	cctx, cancel := context.WithTimeout(context.Background(), s.conn.Timeout+time.Minute)
 	defer cancel()
 	pg, err := s.conn.connect(cctx)
 	if err != nil {
@@ -269,71 +267,24 @@ func trimSourceQuery(q string) string {
 	return strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
 }
 
-// srcRelation is a table found in the catalog.
-type srcRelation struct {
-	oid    uint32
-	schema string
-	name   string
-}
-
-// lookupSrcRelation finds a table (or view) by name; nil when there is none.
-func lookupSrcRelation(ctx context.Context, pg *pgx.Conn, t tableName) (*srcRelation, error) {
-	var r srcRelation
-	err := pg.QueryRow(ctx, `SELECT c.oid, n.nspname, c.relname
-		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.oid = pg_catalog.to_regclass($1)`, t.quoted()).Scan(&r.oid, &r.schema, &r.name)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// describeSQL returns the result columns of a statement without running it.
-func describeSQL(ctx context.Context, pg *pgx.Conn, sql string) ([]pgconn.FieldDescription, error) {
-	d, err := pg.PgConn().Prepare(ctx, "", sql, nil)
-	if err != nil {
-		return nil, err
-	}
-	return d.Fields, nil
-}
-
-// pgErrorText renders a PostgreSQL error with its detail and hint.
-func pgErrorText(err error) string {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	msg := pe.Message
-	if pe.Detail != "" {
-		msg += "; " + pe.Detail
-	}
-	if pe.Hint != "" {
-		msg += " (hint: " + pe.Hint + ")"
-	}
-	return fmt.Sprintf("%s (SQLSTATE %s)", msg, pe.Code)
-}
-
 // resolve learns one table's columns, keys and split column.
 func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, fixed bool) (*srcTable, error) {
 	t := &srcTable{}
-	var rel *srcRelation
+	var rel *pgwire.Relation
 	var path catalog.TablePath
 	if e.tablePath != "" {
-		name, err := parseTableName(e.tablePath, s.conn.database)
+		name, err := pgwire.ParseTableName(e.tablePath, s.conn.Database)
 		if err != nil {
 			return nil, e.o.Errorf("table_path", "%v", err)
 		}
 		if path, err = catalog.ParsePath(e.tablePath, true); err != nil {
 			return nil, e.o.Errorf("table_path", "%v", err)
 		}
-		if rel, err = lookupSrcRelation(ctx, pg, name); err != nil {
+		if rel, err = pgwire.LookupRelation(ctx, pg, name); err != nil {
 			return nil, fmt.Errorf("%s: look up table %s: %w", s.where, name, err)
 		}
 		if rel == nil && e.query == "" {
-			return nil, e.o.Errorf("table_path", "table %s does not exist in database %s", name, s.conn.database)
+			return nil, e.o.Errorf("table_path", "table %s does not exist in database %s", name, s.conn.Database)
 		}
 	}
 
@@ -341,53 +292,53 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, 
 	fromTable := e.query == ""
 	var base string
 	if fromTable {
-		base = "SELECT * FROM " + quoteIdent(rel.schema) + "." + quoteIdent(rel.name)
-		if _, err := describeSQL(ctx, pg, base); err != nil {
-			return nil, e.o.Errorf("table_path", "cannot read table %s.%s: %s", rel.schema, rel.name, pgErrorText(err))
+		base = "SELECT * FROM " + pgwire.QuoteIdent(rel.Schema) + "." + pgwire.QuoteIdent(rel.Name)
+		if _, err := pgwire.DescribeSQL(ctx, pg, base); err != nil {
+			return nil, e.o.Errorf("table_path", "cannot read table %s.%s: %s", rel.Schema, rel.Name, pgwire.ErrorText(err))
 		}
 	} else {
-		if _, err := describeSQL(ctx, pg, e.query); err != nil {
-			return nil, e.o.Errorf("query", "PostgreSQL rejects the query: %s", pgErrorText(err))
+		if _, err := pgwire.DescribeSQL(ctx, pg, e.query); err != nil {
+			return nil, e.o.Errorf("query", "PostgreSQL rejects the query: %s", pgwire.ErrorText(err))
 		}
 		base = "SELECT * FROM (" + e.query + "\n) st_jdbc_query"
-		if _, err := describeSQL(ctx, pg, base); err != nil {
-			return nil, e.o.Errorf("query", "must be a SELECT whose rows can be read as a subquery: %s", pgErrorText(err))
+		if _, err := pgwire.DescribeSQL(ctx, pg, base); err != nil {
+			return nil, e.o.Errorf("query", "must be a SELECT whose rows can be read as a subquery: %s", pgwire.ErrorText(err))
 		}
 	}
 	t.sql = base
 	if e.where != "" {
 		t.sql = "SELECT * FROM (" + base + "\n) tmp " + e.where
 	}
-	fields, err := describeSQL(ctx, pg, t.sql)
+	fields, err := pgwire.DescribeSQL(ctx, pg, t.sql)
 	if err != nil {
-		return nil, e.o.Errorf("where_condition", "PostgreSQL rejects %q: %s", e.where, pgErrorText(err))
+		return nil, e.o.Errorf("where_condition", "PostgreSQL rejects %q: %s", e.where, pgwire.ErrorText(err))
 	}
 	if len(fields) == 0 {
 		return nil, e.o.Errorf("query", "the query returns no columns")
 	}
 
 	// columns
-	opts := srcTypeOptions{narrow: narrow, unboundedScale: 18}
+	opts := pgwire.TypeOptions{Narrow: narrow, UnboundedScale: 18}
 	if fromTable {
-		opts.unboundedScale = 10 // as SeaTunnel's PostgreSQL catalog reads an unbounded numeric
+		opts.UnboundedScale = 10 // as SeaTunnel's PostgreSQL catalog reads an unbounded numeric
 	}
-	t.cols = make([]srcColumn, len(fields))
+	t.cols = make([]pgwire.Column, len(fields))
 	t.formats = make([]int16, len(fields))
 	for i, f := range fields {
-		t.cols[i] = srcColumnOf(f, opts)
-		t.formats[i] = t.cols[i].format
+		t.cols[i] = pgwire.ColumnOf(f, opts)
+		t.formats[i] = t.cols[i].Format
 	}
-	attrs, err := columnAttributes(ctx, pg, fields)
+	attrs, err := pgwire.ColumnAttributes(ctx, pg, fields)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read the catalog: %w", s.where, err)
 	}
 	tbl := &catalog.Table{Path: path}
 	for i, c := range t.cols {
-		col := catalog.Column{Name: c.name, Type: c.typ, Nullable: true, Length: c.length, Scale: c.scale}
-		if a, ok := attrs[srcAttrKey{fields[i].TableOID, fields[i].TableAttributeNumber}]; ok {
-			col.Nullable = !a.notNull
+		col := catalog.Column{Name: c.Name, Type: c.Type, Nullable: true, Length: c.Length, Scale: c.Scale}
+		if a, ok := attrs[pgwire.AttrKey{Rel: fields[i].TableOID, Num: fields[i].TableAttributeNumber}]; ok {
+			col.Nullable = !a.NotNull
 			if fromTable {
-				col.Comment = a.comment
+				col.Comment = a.Comment
 			}
 		}
 		tbl.Columns = append(tbl.Columns, col)
@@ -403,15 +354,15 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, 
 		}
 	}
 	if rel != nil {
-		if err := readTableKeys(ctx, pg, rel.oid, tbl); err != nil {
-			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", s.where, rel.schema, rel.name, err)
+		if err := pgwire.ReadTableKeys(ctx, pg, rel.OID, tbl); err != nil {
+			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", s.where, rel.Schema, rel.Name, err)
 		}
-		keepPresentKeys(tbl)
+		pgwire.KeepPresentKeys(tbl)
 	}
 	t.table = tbl
 	t.id = tbl.ID()
 	if rel != nil && fromTable && e.where == "" {
-		t.rel = rel.oid
+		t.rel = rel.OID
 	}
 
 	// splitting
@@ -421,9 +372,9 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, 
 		if i < 0 {
 			return nil, e.o.Errorf("partition_column", "column %q is not among the columns read (%s)", e.partitionColumn, srcColumnNames(tbl))
 		}
-		if !splittable(t.cols[i].typ) {
+		if !splittable(t.cols[i].Type) {
 			return nil, e.o.Errorf("partition_column", "column %q is %s; Strait splits on integer columns only (smallint, int, bigint, decimal(p,0) with p ≤ 18)",
-				e.partitionColumn, t.cols[i].typ)
+				e.partitionColumn, t.cols[i].Type)
 		}
 		t.key = e.partitionColumn
 	} else {
@@ -460,10 +411,10 @@ func splittable(t types.DataType) bool {
 
 // autoSplitKey picks the split column as SeaTunnel does: the first splittable column of the
 // primary key, else of a unique index; "" when there is none.
-func autoSplitKey(t *catalog.Table, cols []srcColumn) string {
+func autoSplitKey(t *catalog.Table, cols []pgwire.Column) string {
 	pick := func(name string) bool {
 		i := t.ColumnIndex(name)
-		return i >= 0 && splittable(cols[i].typ)
+		return i >= 0 && splittable(cols[i].Type)
 	}
 	if t.PrimaryKey != nil {
 		for _, c := range t.PrimaryKey.Columns {
@@ -483,132 +434,6 @@ func autoSplitKey(t *catalog.Table, cols []srcColumn) string {
 		}
 	}
 	return ""
-}
-
-type srcAttrKey struct {
-	rel uint32
-	num uint16
-}
-
-type srcAttr struct {
-	notNull bool
-	comment string
-}
-
-// columnAttributes reads the NOT NULL flag and the comment of the table columns that result
-// columns come straight from.
-func columnAttributes(ctx context.Context, pg *pgx.Conn, fields []pgconn.FieldDescription) (map[srcAttrKey]srcAttr, error) {
-	var rels []uint32
-	var nums []int16
-	for _, f := range fields {
-		if f.TableOID != 0 && f.TableAttributeNumber > 0 {
-			rels = append(rels, f.TableOID)
-			nums = append(nums, int16(f.TableAttributeNumber))
-		}
-	}
-	out := map[srcAttrKey]srcAttr{}
-	if len(rels) == 0 {
-		return out, nil
-	}
-	rows, err := pg.Query(ctx, `SELECT a.attrelid, a.attnum, a.attnotnull,
-			coalesce(pg_catalog.col_description(a.attrelid, a.attnum), '')
-		FROM unnest($1::oid[], $2::int2[]) AS k(rel, num)
-		JOIN pg_catalog.pg_attribute a ON a.attrelid = k.rel AND a.attnum = k.num`, rels, nums)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k srcAttrKey
-		var num int16
-		var a srcAttr
-		if err := rows.Scan(&k.rel, &num, &a.notNull, &a.comment); err != nil {
-			return nil, err
-		}
-		k.num = uint16(num)
-		out[k] = a
-	}
-	return out, rows.Err()
-}
-
-// srcKeyNameRe matches the characters SeaTunnel drops from key names.
-var srcKeyNameRe = regexp.MustCompile(`[^a-zA-Z0-9_]`)
-
-// cleanSrcKeyName spells a key name as SeaTunnel's catalog does: letters, digits and
-// underscores, without leading underscores.
-func cleanSrcKeyName(s string) string {
-	return strings.TrimLeft(srcKeyNameRe.ReplaceAllString(s, ""), "_")
-}
-
-// readTableKeys reads a table's primary key and its indexes on plain columns (as SeaTunnel's
-// catalog lists them: the primary key's index too) into t.
-func readTableKeys(ctx context.Context, pg *pgx.Conn, rel uint32, t *catalog.Table) error {
-	rows, err := pg.Query(ctx, `SELECT i.relname, x.indisprimary, x.indisunique,
-			array_agg(a.attname::text ORDER BY k.ord),
-			array_agg((x.indoption[k.ord - 1] & 1) = 1 ORDER BY k.ord)
-		FROM pg_catalog.pg_index x
-		JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid
-		CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord)
-		LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
-		WHERE x.indrelid = $1 AND k.ord <= x.indnkeyatts
-		GROUP BY i.relname, x.indisprimary, x.indisunique
-		HAVING bool_and(k.attnum > 0)
-		ORDER BY x.indisprimary DESC, i.relname`, rel)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var primary, unique bool
-		var cols []string
-		var desc []bool
-		if err := rows.Scan(&name, &primary, &unique, &cols, &desc); err != nil {
-			return err
-		}
-		if primary {
-			t.PrimaryKey = &catalog.PrimaryKey{Name: cleanSrcKeyName(name), Columns: cols}
-		}
-		k := catalog.ConstraintKey{Name: cleanSrcKeyName(name), Type: "INDEX_KEY"}
-		if unique {
-			k.Type = "UNIQUE_KEY"
-		}
-		for j, c := range cols {
-			sort := "ASC"
-			if j < len(desc) && desc[j] {
-				sort = "DESC"
-			}
-			k.Columns = append(k.Columns, catalog.ConstraintCol{Name: c, Sort: sort})
-		}
-		t.ConstraintKeys = append(t.ConstraintKeys, k)
-	}
-	return rows.Err()
-}
-
-// keepPresentKeys drops the primary key and the indexes naming columns the table does not have
-// (a query that leaves them out).
-func keepPresentKeys(t *catalog.Table) {
-	if t.PrimaryKey != nil {
-		for _, c := range t.PrimaryKey.Columns {
-			if t.ColumnIndex(c) < 0 {
-				t.PrimaryKey = nil
-				break
-			}
-		}
-	}
-	kept := t.ConstraintKeys[:0]
-	for _, k := range t.ConstraintKeys {
-		ok := true
-		for _, c := range k.Columns {
-			if t.ColumnIndex(c.Name) < 0 {
-				ok = false
-			}
-		}
-		if ok {
-			kept = append(kept, k)
-		}
-	}
-	t.ConstraintKeys = kept
 }
 
 // Boundedness: the source reads its tables once, in BATCH and STREAMING jobs alike.

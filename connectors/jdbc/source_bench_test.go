@@ -6,10 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -79,10 +81,14 @@ func BenchmarkSourceRead(b *testing.B) {
 	})
 }
 
+func testColumn(oid uint32, typmod int32, narrow bool) pgwire.Column {
+	return pgwire.ColumnOf(pgconn.FieldDescription{Name: "c", DataTypeOID: oid, TypeModifier: typmod}, pgwire.TypeOptions{Narrow: narrow, UnboundedScale: 18})
+}
+
 // BenchmarkDecodeRows measures decoding alone: rows of the five columns of
 // BenchmarkSourceRead, in the wire format the source asks for, into batches.
 func BenchmarkDecodeRows(b *testing.B) {
-	cols := []srcColumn{
+	cols := []pgwire.Column{
 		testColumn(pgtype.Int8OID, -1, true), testColumn(pgtype.Int4OID, -1, true), testColumn(pgtype.Float8OID, -1, true),
 		testColumn(pgtype.TextOID, -1, true), testColumn(pgtype.TimestampOID, -1, true),
 	}
@@ -96,9 +102,9 @@ func BenchmarkDecodeRows(b *testing.B) {
 	}
 	vals := [][]byte{enc(pgtype.Int8OID, int64(123456)), enc(pgtype.Int4OID, int32(456)), enc(pgtype.Float8OID, 17636.57),
 		[]byte("name-123456"), enc(pgtype.TimestampOID, time.Date(2024, 1, 2, 10, 17, 36, 0, time.UTC))}
-	var d srcDecoder
+	var d pgwire.Decoder
 	batch := row.NewBatch(row.DefaultBatchSize)
-	d.batch = batch
+	d.Batch = batch
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -107,7 +113,7 @@ func BenchmarkDecodeRows(b *testing.B) {
 		}
 		r := batch.Add(row.Insert, "t", len(cols))
 		for j := range cols {
-			if err := d.decode(&cols[j], vals[j], &r.Fields[j]); err != nil {
+			if err := d.Decode(&cols[j], vals[j], &r.Fields[j]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 // srcSplit is what a split of the Jdbc source carries: the table (its id) and the range of
@@ -38,7 +38,7 @@ func (d *srcSplit) statement(t *srcTable) string {
 	if d.Key == "" || (d.Lo == nil && d.Hi == nil) {
 		return t.sql
 	}
-	k := quoteIdent(d.Key)
+	k := pgwire.QuoteIdent(d.Key)
 	var conds []string
 	if d.Lo != nil {
 		conds = append(conds, k+" >= "+strconv.FormatInt(*d.Lo, 10))
@@ -59,7 +59,7 @@ func (s *Source) planSplits(ctx context.Context, pg *pgx.Conn, t *srcTable) ([]s
 	if t.key == "" {
 		return whole, nil
 	}
-	k := quoteIdent(t.key)
+	k := pgwire.QuoteIdent(t.key)
 	nullable := true
 	if i := t.table.ColumnIndex(t.key); i >= 0 {
 		nullable = t.table.Columns[i].Nullable
@@ -68,7 +68,7 @@ func (s *Source) planSplits(ctx context.Context, pg *pgx.Conn, t *srcTable) ([]s
 	if !(t.fixed && t.lower != nil && t.upper != nil) {
 		err := pg.QueryRow(ctx, "SELECT min("+k+")::int8, max("+k+")::int8 FROM ("+t.sql+"\n) st_jdbc_bounds").Scan(&minK, &maxK)
 		if err != nil {
-			return nil, fmt.Errorf("%s: table %s: read the range of %s: %s", s.where, t.id, t.key, pgErrorText(err))
+			return nil, fmt.Errorf("%s: table %s: read the range of %s: %s", s.where, t.id, t.key, pgwire.ErrorText(err))
 		}
 	}
 
@@ -82,7 +82,7 @@ func (s *Source) planSplits(ctx context.Context, pg *pgx.Conn, t *srcTable) ([]s
 		if !minK.Valid || !maxK.Valid {
 			return whole, nil // no rows, and a bound to take from them
 		}
-		splits := rangeSplits(t.id, t.key, evenRanges(minK.Int64, maxK.Int64, t.parts))
+		splits := rangeSplits(t.id, t.key, pgwire.EvenRanges(minK.Int64, maxK.Int64, t.parts))
 		if t.lower == nil {
 			splits[0].Lo, splits[0].Nulls = nil, nullable
 		}
@@ -103,7 +103,7 @@ func (s *Source) planSplits(ctx context.Context, pg *pgx.Conn, t *srcTable) ([]s
 		return whole, nil
 	}
 	n := (rows + s.splitSize - 1) / s.splitSize
-	splits := rangeSplits(t.id, t.key, evenRanges(minK.Int64, maxK.Int64, int(min(n, 1<<20))))
+	splits := rangeSplits(t.id, t.key, pgwire.EvenRanges(minK.Int64, maxK.Int64, int(min(n, 1<<20))))
 	splits[0].Lo, splits[0].Nulls = nil, nullable
 	splits[len(splits)-1].Hi = nil
 	return splits, nil
@@ -116,7 +116,7 @@ func (s *Source) rowCount(ctx context.Context, pg *pgx.Conn, t *srcTable) (int64
 		var n float64
 		err := pg.QueryRow(ctx, "SELECT reltuples FROM pg_catalog.pg_class WHERE oid = $1", t.rel).Scan(&n)
 		if err != nil {
-			return 0, fmt.Errorf("%s: table %s: read its statistics: %s", s.where, t.id, pgErrorText(err))
+			return 0, fmt.Errorf("%s: table %s: read its statistics: %s", s.where, t.id, pgwire.ErrorText(err))
 		}
 		if n > 0 {
 			return int64(n), nil
@@ -124,7 +124,7 @@ func (s *Source) rowCount(ctx context.Context, pg *pgx.Conn, t *srcTable) (int64
 	}
 	var n int64
 	if err := pg.QueryRow(ctx, "SELECT count(*) FROM ("+t.sql+"\n) st_jdbc_count").Scan(&n); err != nil {
-		return 0, fmt.Errorf("%s: table %s: count its rows: %s", s.where, t.id, pgErrorText(err))
+		return 0, fmt.Errorf("%s: table %s: count its rows: %s", s.where, t.id, pgwire.ErrorText(err))
 	}
 	return n, nil
 }
@@ -134,37 +134,6 @@ func rangeSplits(table, key string, ranges [][2]int64) []srcSplit {
 	for i, r := range ranges {
 		lo, hi := r[0], r[1]
 		out[i] = srcSplit{Table: table, Key: key, Lo: &lo, Hi: &hi}
-	}
-	return out
-}
-
-// evenRanges cuts lo..hi (inclusive) into n ranges whose widths differ by at most one; fewer
-// when the span holds fewer than n values. When lo > hi there is the one range lo..hi.
-func evenRanges(lo, hi int64, n int) [][2]int64 {
-	if n < 1 {
-		n = 1
-	}
-	if lo > hi {
-		return [][2]int64{{lo, hi}}
-	}
-	one := big.NewInt(1)
-	span := new(big.Int).Sub(big.NewInt(hi), big.NewInt(lo))
-	span.Add(span, one)
-	if span.IsInt64() && span.Int64() < int64(n) {
-		n = int(span.Int64())
-	}
-	size, rem := new(big.Int).QuoRem(span, big.NewInt(int64(n)), new(big.Int))
-	r := rem.Int64()
-	out := make([][2]int64, 0, n)
-	start := big.NewInt(lo)
-	end := new(big.Int)
-	for i := 0; i < n; i++ {
-		end.Add(start, size)
-		if int64(i) >= r {
-			end.Sub(end, one)
-		}
-		out = append(out, [2]int64{start.Int64(), end.Int64()})
-		start.Add(end, one)
 	}
 	return out
 }

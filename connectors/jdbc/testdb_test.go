@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 // testPostgresEnv names the environment variable holding the URL of the PostgreSQL server
@@ -48,7 +50,7 @@ func testDB(t testing.TB) (jdbcURL string, conn *pgx.Conn) {
 		t.Fatalf("connect to %s: %v", testPostgresEnv, err)
 	}
 	schema := testSchemaName(t.Name())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+quoteIdent(schema)); err != nil {
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgwire.QuoteIdent(schema)); err != nil {
 		conn.Close(ctx)
 		t.Fatalf("create schema %s: %v", schema, err)
 	}
@@ -63,12 +65,12 @@ func testDB(t testing.TB) (jdbcURL string, conn *pgx.Conn) {
 			}
 			conn = c
 		}
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+quoteIdent(schema)+" CASCADE"); err != nil {
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+pgwire.QuoteIdent(schema)+" CASCADE"); err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 		conn.Close(ctx)
 	})
-	if _, err := conn.Exec(ctx, "SET search_path TO "+quoteIdent(schema)); err != nil {
+	if _, err := conn.Exec(ctx, "SET search_path TO "+pgwire.QuoteIdent(schema)); err != nil {
 		t.Fatalf("set search_path: %v", err)
 	}
 	q := url.Values{}

@@ -513,7 +513,7 @@ func (w *writer) SnapshotState(checkpointID int64) ([]byte, error) {
 		return nil, nil
 	}
 	if len(w.pending) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.conn.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.conn.Timeout)
 		defer cancel()
 		live, err := w.prepared(ctx)
 		if err != nil {

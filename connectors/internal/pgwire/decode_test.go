@@ -1,4 +1,4 @@
-package jdbc
+package pgwire
 
 import (
 	"encoding/binary"
@@ -35,15 +35,15 @@ func numericWire(t *testing.T, s string) []byte {
 	return wireOf(t, pgtype.NumericOID, n)
 }
 
-func decodeValue(c srcColumn, b []byte) (row.Value, error) {
-	d := srcDecoder{batch: row.NewBatch(4)}
+func decodeValue(c Column, b []byte) (row.Value, error) {
+	d := Decoder{Batch: row.NewBatch(4)}
 	var v row.Value
-	err := d.decode(&c, b, &v)
+	err := d.Decode(&c, b, &v)
 	return v, err
 }
 
-func testColumn(oid uint32, typmod int32, narrow bool) srcColumn {
-	return srcColumnOf(pgconn.FieldDescription{Name: "c", DataTypeOID: oid, TypeModifier: typmod}, srcTypeOptions{narrow: narrow, unboundedScale: 18})
+func testColumn(oid uint32, typmod int32, narrow bool) Column {
+	return ColumnOf(pgconn.FieldDescription{Name: "c", DataTypeOID: oid, TypeModifier: typmod}, TypeOptions{Narrow: narrow, UnboundedScale: 18})
 }
 
 // typmod of numericWire(p,s)
@@ -82,8 +82,8 @@ func TestDecodeNumeric(t *testing.T) {
 			t.Errorf("%s: %v", tc.in, err)
 			continue
 		}
-		if v.T != types.Decimal || v.DecimalScale() != c.typ.Scale || v.String() != tc.want {
-			t.Errorf("%s as %s = %s (scale %d), want %s", tc.in, c.typ, v, v.DecimalScale(), tc.want)
+		if v.T != types.Decimal || v.DecimalScale() != c.Type.Scale || v.String() != tc.want {
+			t.Errorf("%s as %s = %s (scale %d), want %s", tc.in, c.Type, v, v.DecimalScale(), tc.want)
 		}
 	}
 	for _, s := range []string{"NaN", "Infinity", "-Infinity"} {
@@ -109,8 +109,8 @@ func TestDecodeNarrowing(t *testing.T) {
 		{8, -2, true, "bigint"},
 	} {
 		c := testColumn(pgtype.NumericOID, numericTypmod(tc.p, tc.s), tc.narrow)
-		if c.typ.String() != tc.typ {
-			t.Errorf("numeric(%d,%d) narrow=%v is %s, want %s", tc.p, tc.s, tc.narrow, c.typ, tc.typ)
+		if c.Type.String() != tc.typ {
+			t.Errorf("numeric(%d,%d) narrow=%v is %s, want %s", tc.p, tc.s, tc.narrow, c.Type, tc.typ)
 		}
 	}
 	for _, tc := range []struct {
@@ -160,7 +160,7 @@ func TestDecodeScalars(t *testing.T) {
 		{"timestamp", pgtype.TimestampOID, wireOf(t, pgtype.TimestampOID, ts), row.TimestampOf(ts)},
 		{"timestamptz", pgtype.TimestamptzOID, wireOf(t, pgtype.TimestamptzOID, ts.In(time.FixedZone("x", 3600))), row.TimestampOf(ts)},
 		{"old timestamp", pgtype.TimestampOID, wireOf(t, pgtype.TimestampOID, time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC)), row.TimestampOf(time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC))},
-		{"money", srcMoneyOID, wireOf(t, pgtype.Int8OID, int64(-12345)), srcDec("-123.45", 30, 2)},
+		{"money", MoneyOID, wireOf(t, pgtype.Int8OID, int64(-12345)), decimalValue("-123.45", 30, 2)},
 	} {
 		v, err := decodeValue(testColumn(tc.oid, -1, true), tc.in)
 		if err != nil || !row.Equal(v, tc.want) {
@@ -224,8 +224,8 @@ func TestDecodeArrays(t *testing.T) {
 		{pgtype.DateArrayOID, -1, []time.Time{time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)}, "array<date>", "[2000-01-01]"},
 	} {
 		c := testColumn(tc.oid, tc.typmod, true)
-		if c.typ.String() != tc.typ {
-			t.Errorf("type %d is %s, want %s", tc.oid, c.typ, tc.typ)
+		if c.Type.String() != tc.typ {
+			t.Errorf("type %d is %s, want %s", tc.oid, c.Type, tc.typ)
 		}
 		v, err := decodeValue(c, wireOf(t, tc.oid, tc.in))
 		if err != nil || v.String() != tc.want {
@@ -248,8 +248,8 @@ func TestDecodeArrays(t *testing.T) {
 		t.Error("truncated array read")
 	}
 	// arrays of types SeaTunnel has no array type for are strings in their text form
-	if c := testColumn(pgtype.InetArrayOID, -1, true); c.typ.Kind != types.String || c.format != srcTextFormat {
-		t.Errorf("inet[] is %s in format %d", c.typ, c.format)
+	if c := testColumn(pgtype.InetArrayOID, -1, true); c.Type.Kind != types.String || c.Format != TextFormat {
+		t.Errorf("inet[] is %s in format %d", c.Type, c.Format)
 	}
 }
 
@@ -262,22 +262,22 @@ func TestDecodeColumnTypes(t *testing.T) {
 		scale  int
 		format int16
 	}{
-		{pgtype.BPCharOID, 3 + 4, "string", 12, 0, srcTextFormat},
-		{pgtype.BPCharOID, -1, "string", 4, 0, srcTextFormat},
-		{pgtype.VarcharOID, 10 + 4, "string", 40, 0, srcTextFormat},
-		{pgtype.VarcharOID, -1, "string", 0, 0, srcTextFormat},
-		{pgtype.UUIDOID, -1, "string", 128, 0, srcTextFormat},
-		{pgtype.IntervalOID, -1, "string", 0, 0, srcTextFormat},
-		{pgtype.JSONBOID, -1, "string", 0, 0, srcTextFormat},
-		{12345, -1, "string", 0, 0, srcTextFormat},
-		{pgtype.TimestampOID, 3, "timestamp", 0, 3, srcBinaryFormat},
-		{pgtype.TimetzOID, -1, "time", 0, 0, srcBinaryFormat},
-		{srcMoneyOID, -1, "decimal(30, 2)", 30, 0, srcBinaryFormat},
-		{pgtype.NumericOID, numericTypmod(50, 10), "decimal(50, 10)", 0, 0, srcBinaryFormat},
+		{pgtype.BPCharOID, 3 + 4, "string", 12, 0, TextFormat},
+		{pgtype.BPCharOID, -1, "string", 4, 0, TextFormat},
+		{pgtype.VarcharOID, 10 + 4, "string", 40, 0, TextFormat},
+		{pgtype.VarcharOID, -1, "string", 0, 0, TextFormat},
+		{pgtype.UUIDOID, -1, "string", 128, 0, TextFormat},
+		{pgtype.IntervalOID, -1, "string", 0, 0, TextFormat},
+		{pgtype.JSONBOID, -1, "string", 0, 0, TextFormat},
+		{12345, -1, "string", 0, 0, TextFormat},
+		{pgtype.TimestampOID, 3, "timestamp", 0, 3, BinaryFormat},
+		{pgtype.TimetzOID, -1, "time", 0, 0, BinaryFormat},
+		{MoneyOID, -1, "decimal(30, 2)", 30, 0, BinaryFormat},
+		{pgtype.NumericOID, numericTypmod(50, 10), "decimal(50, 10)", 0, 0, BinaryFormat},
 	} {
 		c := testColumn(tc.oid, tc.typmod, true)
-		if c.typ.String() != tc.typ || c.length != tc.length || c.scale != tc.scale || c.format != tc.format {
-			t.Errorf("type %d(%d) = %s length %d scale %d format %d", tc.oid, tc.typmod, c.typ, c.length, c.scale, c.format)
+		if c.Type.String() != tc.typ || c.Length != tc.length || c.Scale != tc.scale || c.Format != tc.format {
+			t.Errorf("type %d(%d) = %s length %d scale %d format %d", tc.oid, tc.typmod, c.Type, c.Length, c.Scale, c.Format)
 		}
 	}
 }
@@ -297,27 +297,16 @@ func TestSplitRanges(t *testing.T) {
 		{math.MinInt64, math.MaxInt64, 2, fmt.Sprintf("[[%d -1] [0 %d]]", int64(math.MinInt64), int64(math.MaxInt64))},
 		{math.MaxInt64 - 1, math.MaxInt64, 4, fmt.Sprintf("[[%d %d] [%d %d]]", int64(math.MaxInt64-1), int64(math.MaxInt64-1), int64(math.MaxInt64), int64(math.MaxInt64))},
 	} {
-		if got := fmt.Sprint(evenRanges(tc.lo, tc.hi, tc.n)); got != tc.want {
-			t.Errorf("evenRanges(%d, %d, %d) = %s, want %s", tc.lo, tc.hi, tc.n, got, tc.want)
+		if got := fmt.Sprint(EvenRanges(tc.lo, tc.hi, tc.n)); got != tc.want {
+			t.Errorf("EvenRanges(%d, %d, %d) = %s, want %s", tc.lo, tc.hi, tc.n, got, tc.want)
 		}
 	}
 }
 
-func TestSplitStatement(t *testing.T) {
-	tbl := &srcTable{sql: `SELECT * FROM "s"."t"`}
-	lo, hi := int64(-3), int64(9)
-	for _, tc := range []struct {
-		d    srcSplit
-		want string
-	}{
-		{srcSplit{Table: "t"}, `SELECT * FROM "s"."t"`},
-		{srcSplit{Table: "t", Key: "id"}, `SELECT * FROM "s"."t"`},
-		{srcSplit{Table: "t", Key: "id", Lo: &lo, Hi: &hi}, "SELECT * FROM (SELECT * FROM \"s\".\"t\"\n) st_jdbc_splitter WHERE" + ` "id" >= -3 AND "id" <= 9`},
-		{srcSplit{Table: "t", Key: `a"b`, Hi: &hi, Nulls: true}, "SELECT * FROM (SELECT * FROM \"s\".\"t\"\n) st_jdbc_splitter WHERE" + ` ("a""b" <= 9) OR "a""b" IS NULL`},
-		{srcSplit{Table: "t", Key: "id", Lo: &lo}, "SELECT * FROM (SELECT * FROM \"s\".\"t\"\n) st_jdbc_splitter WHERE" + ` "id" >= -3`},
-	} {
-		if got := tc.d.statement(tbl); got != tc.want {
-			t.Errorf("%+v: %s, want %s", tc.d, got, tc.want)
-		}
+func decimalValue(s string, p, scale int) row.Value {
+	v, err := row.ParseDecimal(s, p, scale)
+	if err != nil {
+		panic(err)
 	}
+	return v
 }

@@ -1,0 +1,34 @@
+package pgwire
+
+import "math/big"
+
+// EvenRanges cuts lo..hi (inclusive) into n ranges whose widths differ by at most one; fewer
+// when the span holds fewer than n values. When lo > hi there is the one range lo..hi.
+func EvenRanges(lo, hi int64, n int) [][2]int64 {
+	if n < 1 {
+		n = 1
+	}
+	if lo > hi {
+		return [][2]int64{{lo, hi}}
+	}
+	one := big.NewInt(1)
+	span := new(big.Int).Sub(big.NewInt(hi), big.NewInt(lo))
+	span.Add(span, one)
+	if span.IsInt64() && span.Int64() < int64(n) {
+		n = int(span.Int64())
+	}
+	size, rem := new(big.Int).QuoRem(span, big.NewInt(int64(n)), new(big.Int))
+	r := rem.Int64()
+	out := make([][2]int64, 0, n)
+	start := big.NewInt(lo)
+	end := new(big.Int)
+	for i := 0; i < n; i++ {
+		end.Add(start, size)
+		if int64(i) >= r {
+			end.Sub(end, one)
+		}
+		out = append(out, [2]int64{start.Int64(), end.Int64()})
+		start.Add(end, one)
+	}
+	return out
+}

@@ -1,0 +1,303 @@
+package postgrescdc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
+	"github.com/strait-dev/strait/row"
+)
+
+// reader reads the snapshot splits it is given, one after the other, asking the enumerator
+// for the next one when it has read them all; reader 0 also reads the change stream once
+// the enumerator hands it the stream split.
+type reader struct {
+	src *Source
+	rc  connector.ReaderContext
+
+	// snapshot splits
+	queue     []queued
+	cur       *queued // the split being read; rr streams its rows
+	rr        *pgconn.ResultReader
+	pg        *pgx.Conn
+	seen      map[string]bool // snapshot splits read or queued since the reader started
+	requested bool            // asked the enumerator for a split and got none yet
+	noMore    bool
+
+	// the change stream
+	parked *position // a stream position taken from a checkpoint, not yet to be read
+	stream *stream   // the stream being read
+	saved  []savedPosition
+
+	dec pgwire.Decoder
+	err error
+}
+
+// queued is a snapshot split with the table it reads.
+type queued struct {
+	split connector.Split
+	data  *snapshotSplit
+	table *cdcTable
+}
+
+// savedPosition is the stream position a checkpoint saved.
+type savedPosition struct {
+	checkpoint int64
+	pos        position
+}
+
+// CreateReader makes the reader of one subtask.
+func (s *Source) CreateReader(rc connector.ReaderContext) (connector.Reader, error) {
+	return &reader{src: s, rc: rc, seen: map[string]bool{}}, nil
+}
+
+func (r *reader) Open(context.Context) error { return nil }
+
+// AddSplits takes snapshot splits to read (ignoring those it has already) and the stream
+// split: one restored from a checkpoint waits until the enumerator hands out the stream,
+// which happens once every snapshot split is read; then the later of the two positions is
+// read from.
+func (r *reader) AddSplits(splits []connector.Split) {
+	for _, sp := range splits {
+		d, err := decodeSplit(sp)
+		if err != nil {
+			r.setErr(fmt.Errorf("%s: bad split %q: %v", r.src.where, sp.ID, err))
+			continue
+		}
+		if d.Stream != nil {
+			r.addStream(sp, d.Stream)
+			continue
+		}
+		t := r.src.byID[d.Snapshot.Table]
+		if r.seen[sp.ID] || t == nil {
+			// a split this reader has (handed out again after a restore), or one of a table
+			// no longer in table-names: nothing to read, so the reader asks again
+			r.requested = false
+			continue
+		}
+		r.seen[sp.ID] = true
+		r.requested = false
+		r.queue = append(r.queue, queued{split: sp, data: d.Snapshot, table: t})
+	}
+}
+
+func (r *reader) addStream(sp connector.Split, st *streamSplit) {
+	p, err := st.position()
+	if err != nil {
+		r.setErr(fmt.Errorf("%s: split %q: %v", r.src.where, sp.ID, err))
+		return
+	}
+	if r.stream != nil {
+		return // reading already: the enumerator's split carries no later position
+	}
+	if r.parked != nil && r.parked.lsn >= p.lsn {
+		p = *r.parked
+	}
+	if st.Parked {
+		r.parked = &p
+		return
+	}
+	r.parked = nil
+	r.stream = newStream(r.src, p)
+}
+
+func (r *reader) NoMoreSplits() { r.noMore = true }
+
+func (r *reader) setErr(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *reader) fail(err error) error {
+	r.setErr(err)
+	r.closeConn()
+	return err
+}
+
+// PollNext fills out with snapshot rows while there are snapshot splits, then with the
+// changes of the stream, if this reader reads it. It does not wait for the stream longer
+// than a few milliseconds.
+func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	r.dec.Batch = out
+	defer func() { r.dec.Batch = nil }()
+	// Ask for the next split only once the rows of the last one were handed on (they left
+	// with the batch of the previous call): the stream starts when every reader asked, and
+	// its changes must come after every snapshot row.
+	if r.rr == nil && len(r.queue) == 0 {
+		r.closeConn()
+		if !r.requested && !r.noMore && r.rc.RequestSplit != nil {
+			r.requested = true
+			r.rc.RequestSplit()
+		}
+	}
+	for !out.Full() {
+		if r.rr == nil {
+			if len(r.queue) == 0 {
+				break
+			}
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+			if err := r.start(ctx); err != nil {
+				return false, r.fail(err)
+			}
+		}
+		if err := r.readRows(out); err != nil {
+			return false, r.fail(err)
+		}
+	}
+	if r.rr != nil || len(r.queue) > 0 {
+		return false, nil
+	}
+	if r.stream != nil {
+		if err := r.stream.poll(ctx, out, &r.dec); err != nil {
+			r.setErr(err)
+			return false, err
+		}
+		return false, nil
+	}
+	return r.noMore && r.parked == nil && out.Len() == 0, nil
+}
+
+// start runs the query of the next snapshot split.
+func (r *reader) start(ctx context.Context) error {
+	q := r.queue[0]
+	r.queue[0] = queued{}
+	r.queue = r.queue[1:]
+	r.cur = &q
+	if r.pg == nil {
+		pg, err := r.src.connect(ctx)
+		if err != nil {
+			return err
+		}
+		r.pg = pg
+	}
+	t := q.table
+	rr := r.pg.PgConn().ExecParams(ctx, q.data.statement(t), nil, nil, nil, t.formats)
+	fields := rr.FieldDescriptions()
+	if fields == nil {
+		_, err := rr.Close()
+		if err == nil {
+			err = fmt.Errorf("the statement returned no rows")
+		}
+		return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, q.split.ID, pgwire.ErrorText(err))
+	}
+	r.rr = rr
+	if len(fields) != len(t.cols) {
+		return fmt.Errorf("%s: table %s has %d columns, %d when the job started: restart the job to read the new schema", r.src.where, t.id, len(fields), len(t.cols))
+	}
+	for i, f := range fields {
+		if c := &t.cols[i]; f.Name != c.Name || f.DataTypeOID != c.OID {
+			return fmt.Errorf("%s: table %s: column %q changed since the job started: restart the job to read the new schema", r.src.where, t.id, f.Name)
+		}
+	}
+	return nil
+}
+
+// readRows decodes rows of the current split into out until out is full or the split ends.
+func (r *reader) readRows(out *row.Batch) error {
+	t := r.cur.table
+	cols := t.cols
+	width := len(cols)
+	for !out.Full() {
+		if !r.rr.NextRow() {
+			_, err := r.rr.Close()
+			r.rr = nil
+			if err != nil {
+				return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, r.cur.split.ID, pgwire.ErrorText(err))
+			}
+			r.cur = nil
+			return nil
+		}
+		vals := r.rr.Values()
+		if len(vals) != width {
+			return fmt.Errorf("%s: table %s: a row of %d values, %d expected", r.src.where, t.id, len(vals), width)
+		}
+		rw := out.Add(row.Insert, t.id, width)
+		for j, b := range vals {
+			if b == nil {
+				continue // the batch's values start out null
+			}
+			if err := r.dec.Decode(&cols[j], b, &rw.Fields[j]); err != nil {
+				return fmt.Errorf("%s: table %s: column %q: %w", r.src.where, t.id, cols[j].Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// SnapshotState returns the unfinished snapshot splits (the one being read starts again
+// from its beginning after a restore) and the stream position.
+func (r *reader) SnapshotState(checkpoint int64) ([]connector.Split, error) {
+	var out []connector.Split
+	if r.cur != nil {
+		out = append(out, r.cur.split)
+	}
+	for _, q := range r.queue {
+		out = append(out, q.split)
+	}
+	var p *position
+	switch {
+	case r.stream != nil:
+		pos := r.stream.position()
+		p = &pos
+		r.saved = append(r.saved, savedPosition{checkpoint: checkpoint, pos: pos})
+	case r.parked != nil:
+		p = r.parked
+	}
+	if p != nil {
+		sp := streamSplitOf(*p)
+		d, _ := decodeSplit(sp)
+		d.Stream.Parked = true
+		out = append(out, encodeSplit(streamSplitID, d))
+	}
+	return out, nil
+}
+
+// NotifyCheckpointComplete lets the replication slot drop the log before the position the
+// completed checkpoint saved: a restore starts from there at the earliest.
+func (r *reader) NotifyCheckpointComplete(_ context.Context, checkpoint int64) error {
+	var done *position
+	kept := r.saved[:0]
+	for _, sv := range r.saved {
+		if sv.checkpoint <= checkpoint {
+			p := sv.pos
+			done = &p
+			continue
+		}
+		kept = append(kept, sv)
+	}
+	r.saved = kept
+	if done != nil && r.stream != nil {
+		r.stream.confirm(done.lsn)
+	}
+	return nil
+}
+
+// closeConn closes the snapshot connection without reading the rest of a result.
+func (r *reader) closeConn() {
+	r.rr = nil
+	if r.pg != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		r.pg.Close(ctx)
+		cancel()
+		r.pg = nil
+	}
+}
+
+func (r *reader) Close() error {
+	r.closeConn()
+	if r.stream != nil {
+		r.stream.stop()
+	}
+	return nil
+}
