@@ -170,12 +170,14 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if !generate {
 		return nil, o.Errorf("query", "is required unless generate_sink_sql is true")
 	}
-	db, err := o.String("database", "")
+	// SeaTunnel's defaults: the database of the url (SeaTunnel: the source's, which for
+	// PostgreSQL must be the url's anyway), the input table's name
+	db, err := o.String("database", c.conn.Database)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(db) == "" {
-		return nil, o.Errorf("database", "is required when generate_sink_sql is true")
+		db = c.conn.Database
 	}
 	if db != c.conn.Database {
 		return nil, o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.Database)
@@ -185,21 +187,53 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		return nil, err
 	}
 	if strings.TrimSpace(table) == "" {
-		return nil, o.Errorf("table", "is required when generate_sink_sql is true")
+		table = c.input.Path.Table
+	}
+	if strings.TrimSpace(table) == "" {
+		return nil, o.Errorf("table", "is required when generate_sink_sql is true and the input table has no name")
 	}
 	if c.target, err = pgwire.ParseTableName(table, db); err != nil {
 		return nil, o.Errorf("table", "%v", err)
 	}
+	// the catalog options: schema, and a prefix and suffix to the table's name
+	schema, err := o.String("schema", "")
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(schema) != "" {
+		c.target.Schema = schema
+	}
+	prefix, err := o.String("tablePrefix", "")
+	if err != nil {
+		return nil, err
+	}
+	suffix, err := o.String("tableSuffix", "")
+	if err != nil {
+		return nil, err
+	}
+	c.target.Table = prefix + c.target.Table + suffix
 	c.target.Schema = applyIde(c.target.Schema, ide)
 	c.target.Table = applyIde(c.target.Table, ide)
 	c.tag = tagOf(c.target.String())
 
+	// the key: primary_keys, else the input's primary key, else its first unique key
 	pks, err := o.StringList("primary_keys")
 	if err != nil {
 		return nil, err
 	}
-	if len(pks) == 0 && c.input.PrimaryKey != nil {
-		pks = c.input.PrimaryKey.Columns
+	if !o.Has("primary_keys") {
+		if c.input.PrimaryKey != nil {
+			pks = c.input.PrimaryKey.Columns
+		} else {
+			for _, k := range c.input.ConstraintKeys {
+				if strings.EqualFold(k.Type, "UNIQUE_KEY") {
+					for _, col := range k.Columns {
+						pks = append(pks, col.Name)
+					}
+					break
+				}
+			}
+		}
 	}
 	seen := map[int]bool{}
 	for _, name := range pks {

@@ -16,6 +16,9 @@ import (
 	"github.com/strait-dev/strait/row"
 )
 
+// allBinary sends every parameter in binary.
+var allBinary = []int16{pgtype.BinaryFormatCode}
+
 // op is what a buffered row does.
 type op uint8
 
@@ -64,7 +67,10 @@ type writer struct {
 	entries []entry
 	keys    map[string]int32 // key bytes -> entry
 	params  [][]byte
-	formats []int16
+	formats []int16 // per parameter: binary, or text where no binary encoding fits
+	// text marks the parameters sent as text; pkFormats are the key columns' formats
+	text      []bool
+	pkFormats []int16
 
 	gidPrefix string
 	cp        int64    // checkpoint the open transaction belongs to
@@ -83,7 +89,7 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
 	w := &writer{
-		cfg: c, conn: conn, tm: conn.TypeMap(), keys: map[string]int32{}, formats: []int16{pgtype.BinaryFormatCode},
+		cfg: c, conn: conn, tm: conn.TypeMap(), keys: map[string]int32{},
 		gidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
 		cp:        1,
 	}
@@ -111,6 +117,7 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 			w.fields[i] = i
 		}
 		w.oids = w.main.ParamOIDs
+		w.planFormats()
 		return nil
 	}
 	st := c.statements()
@@ -148,10 +155,39 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 		}
 	}
 	w.oids = w.main.ParamOIDs
+	if w.planFormats() {
+		// COPY BINARY and the unnest arrays need every column in binary
+		w.copy = ""
+		return nil
+	}
 	if c.mode == modeUpsert {
 		return w.prepareBulk(ctx, st)
 	}
 	return nil
+}
+
+// planFormats picks each parameter's format: binary where pgx encodes a row value to the
+// column's type, text (the value as SeaTunnel prints it, which PostgreSQL parses) for types
+// it does not, such as inet or a domain's base type it cannot see. It reports whether any
+// parameter is text.
+func (w *writer) planFormats() bool {
+	w.text = make([]bool, len(w.oids))
+	w.formats = make([]int16, len(w.oids))
+	w.pkFormats = w.pkFormats[:0]
+	any := false
+	probe := row.StringValue("")
+	for i, oid := range w.oids {
+		w.formats[i] = pgtype.BinaryFormatCode
+		if w.tm.PlanEncode(oid, pgtype.BinaryFormatCode, cell{&probe}) == nil {
+			w.text[i], w.formats[i], any = true, pgtype.TextFormatCode, true
+		}
+	}
+	for _, i := range w.cfg.pk {
+		if i < len(w.formats) {
+			w.pkFormats = append(w.pkFormats, w.formats[i])
+		}
+	}
+	return any
 }
 
 // prepareBulk prepares the statements that apply a buffer with one array per column, when
@@ -263,6 +299,11 @@ func (w *writer) add(o op, r *row.Row) error {
 		}
 		at := len(w.buf)
 		w.buf = append(w.buf, 0, 0, 0, 0)
+		if w.text[j] {
+			w.buf = row.AppendText(w.buf, *v)
+			binary.BigEndian.PutUint32(w.buf[at:], uint32(len(w.buf)-at-4))
+			continue
+		}
 		out, err := w.tm.Encode(w.oids[j], pgtype.BinaryFormatCode, cell{v}, w.buf)
 		if err != nil {
 			w.buf = w.buf[:start]
@@ -374,7 +415,7 @@ func (w *writer) flush(ctx context.Context) error {
 				for _, i := range c.pk {
 					pk = append(pk, params[i])
 				}
-				batch.ExecStatement(w.delete, pk, w.formats, nil)
+				batch.ExecStatement(w.delete, pk, w.pkFormats, nil)
 			case opUpdate:
 				batch.ExecStatement(w.update, params, w.formats, nil)
 			case opInsert:
@@ -453,7 +494,7 @@ func (w *writer) flushBulk(ctx context.Context) error {
 				binary.BigEndian.PutUint32(w.arrays[j][4:], 1)
 			}
 		}
-		batch.ExecStatement(stmt, w.arrays, w.formats, nil)
+		batch.ExecStatement(stmt, w.arrays, allBinary, nil) // the bulk path has no text column
 	}
 	_, err := w.conn.PgConn().ExecBatch(ctx, batch).ReadAll()
 	return err
