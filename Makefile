@@ -45,6 +45,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=30s ./types/
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./transform/sql/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeBatch -fuzztime=60s ./row/codec/
+	$(GO) test -run='^$$' -fuzz=FuzzParseURL -fuzztime=30s ./connectors/internal/pgwire/
+	$(GO) test -run='^$$' -fuzz=FuzzPositionalParams -fuzztime=30s ./connectors/jdbc/
 
 bench: build build-noembed postgres
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...

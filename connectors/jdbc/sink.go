@@ -343,6 +343,9 @@ func positionalParams(q string) (string, int, error) {
 		case c == '?':
 			n++
 			fmt.Fprintf(&b, "$%d", n)
+			if i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9' {
+				b.WriteByte(' ') // ?0 is a parameter and a number, not $10
+			}
 		default:
 			b.WriteByte(c)
 		}
