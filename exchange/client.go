@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/keepalive"
@@ -126,7 +127,14 @@ func (c *Client) Open(ctx context.Context, addr string, k Key) (*Sender, error) 
 	timer := time.AfterFunc(connectTimeout, func() {
 		cancel(fmt.Errorf("no connection within %s", connectTimeout))
 	})
-	stream, err := exchangev1.NewExchangeClient(cc).Transfer(sctx, grpc.WaitForReady(true))
+	// Wait for the connection here, not with WaitForReady on the stream: a stream that waits
+	// for readiness would, after the receiver stopped before taking it (a transparent retry),
+	// wait for a new connection for as long as the channel lives, blocking Send forever.
+	var stream exchangev1.Exchange_TransferClient
+	err = waitReady(sctx, cc)
+	if err == nil {
+		stream, err = exchangev1.NewExchangeClient(cc).Transfer(sctx)
+	}
 	if !timer.Stop() || err != nil {
 		if cause := context.Cause(sctx); cause != nil {
 			err = cause
@@ -147,6 +155,27 @@ func (c *Client) Open(ctx context.Context, addr string, k Key) (*Sender, error) 
 		return nil, err
 	}
 	return s, nil
+}
+
+// waitReady waits until cc has a ready connection, connecting it if idle.
+func waitReady(ctx context.Context, cc *grpc.ClientConn) error {
+	for {
+		st := cc.GetState()
+		switch st {
+		case connectivity.Ready:
+			return nil
+		case connectivity.Idle:
+			cc.Connect()
+		case connectivity.Shutdown:
+			return errors.New("the connection is closed")
+		}
+		if !cc.WaitForStateChange(ctx, st) {
+			if cause := context.Cause(ctx); cause != nil {
+				return cause
+			}
+			return ctx.Err()
+		}
+	}
 }
 
 func (s *Sender) receiveAcks() {
