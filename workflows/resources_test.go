@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
@@ -73,6 +74,7 @@ func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	defer func() { eventsBeforeContinue = old }()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute) // the default 3 s of wall time is short on a loaded machine
 	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
 	env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
 		<-ctx.Done()

@@ -57,6 +57,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	h := &harness{}
 	h.env = h.NewTestWorkflowEnvironment()
+	h.env.SetTestTimeout(time.Minute) // the default 3 s of wall time is short on a loaded machine
 	h.env.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
 	h.env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
 	h.env.RegisterActivityWithOptions(planJob, activity.RegisterOptions{Name: contract.PlanJobActivity})
