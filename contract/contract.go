@@ -171,12 +171,15 @@ type CommitInfo struct {
 
 // TaskStatus is what a runner reports of one task.
 type TaskStatus struct {
-	Task     TaskID       `json:"task"`
-	Runner   string       `json:"runner,omitempty"`
-	State    TaskState    `json:"state"`
-	Error    string       `json:"error,omitempty"`
-	Counters Counters     `json:"counters"`
-	Commits  []CommitInfo `json:"commits,omitempty"` // the final commit infos of its sinks
+	Task   TaskID    `json:"task"`
+	Runner string    `json:"runner,omitempty"`
+	State  TaskState `json:"state"`
+	Error  string    `json:"error,omitempty"`
+	// Permanent marks a failure that running again cannot fix (a broken data check, a value
+	// the sink refuses): the pipeline fails without restarting.
+	Permanent bool         `json:"permanent,omitempty"`
+	Counters  Counters     `json:"counters"`
+	Commits   []CommitInfo `json:"commits,omitempty"` // the final commit infos of its sinks
 }
 
 // TaskReport is the one signal a runner sends a pipeline for a batch of task changes, or

@@ -143,6 +143,7 @@ func (t *task) transition(to contract.TaskState) {
 	status := contract.TaskStatus{Task: t.id, State: to, Counters: t.counters()}
 	if to == contract.TaskFailed && t.failure != nil {
 		status.Error = t.failure.Error()
+		status.Permanent = connector.IsPermanent(t.failure)
 	}
 	if to == contract.TaskClosed {
 		status.Commits = t.commits

@@ -45,6 +45,8 @@ type pipelineRun struct {
 	continueAsNew bool
 	// announced is the state the job was last told of.
 	announced contract.JobState
+	// permanent: the failure is one a restart cannot fix.
+	permanent bool
 }
 
 // announce tells the job workflow that the pipeline is RUNNING or PENDING, once per change,
@@ -183,6 +185,10 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			return nil, temporal.NewCanceledError(*pr.snapshot())
 		}
 		if ctx.Err() != nil || pr.restarts >= pr.in.Env.RetryTimes {
+			return pr.fail(dctx, owner, true, cause)
+		}
+		if pr.permanent && workflow.GetVersion(ctx, "permanent-task-failure", workflow.DefaultVersion, 1) == 1 {
+			// a broken data check or a refused value: a restart would only repeat it
 			return pr.fail(dctx, owner, true, cause)
 		}
 		// Fail over: restart every task of the pipeline from the latest completed checkpoint
@@ -494,6 +500,7 @@ func (pr *pipelineRun) apply(r contract.TaskReport) {
 		*cur = s
 		if s.State == contract.TaskFailed && pr.failure == "" {
 			pr.failure = fmt.Sprintf("task %s on runner %s: %s", s.Task, r.RunnerID, s.Error)
+			pr.permanent = s.Permanent
 		}
 	}
 }

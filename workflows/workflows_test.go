@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
@@ -67,6 +69,7 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterActivityWithOptions(commitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
 	h.env.RegisterActivityWithOptions(triggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
 	h.env.RegisterActivityWithOptions(persistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
+	h.env.RegisterActivityWithOptions(loadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
 	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return testPlan(), nil }
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
@@ -328,6 +331,9 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 func triggerCheckpoint(context.Context, contract.TriggerRequest) error { return nil }
 func persistCheckpoint(context.Context, PersistInput) error            { return nil }
 
+// loadCheckpoint finds no checkpoint: a restarted pipeline starts over.
+func loadCheckpoint(context.Context, LoadInput) (*checkpointstore.Manifest, error) { return nil, nil }
+
 // TestCheckpointTimeoutFailsThePipeline: with no tolerable failures, a checkpoint that gets no
 // acknowledgement within checkpoint.timeout fails the pipeline, on the test suite's clock.
 func TestCheckpointTimeoutFailsThePipeline(t *testing.T) {
@@ -384,5 +390,43 @@ func TestCancelWhileAllocatingEndsCanceled(t *testing.T) {
 	}
 	if len(h.released) == 0 {
 		t.Fatal("the granted slots were not released")
+	}
+}
+
+// TestPermanentFailureIsNotRestarted: a task failure marked permanent (a broken data check)
+// fails the pipeline at once, whatever job.retry.times allows; another failure is restarted.
+func TestPermanentFailureIsNotRestarted(t *testing.T) {
+	for _, permanent := range []bool{true, false} {
+		t.Run(fmt.Sprint("permanent=", permanent), func(t *testing.T) {
+			h := newHarness(t)
+			plan := testPlan()
+			plan.Env.RetryTimes, plan.Env.RetryIntervalSeconds = 2, 1
+			h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+			deploys := 0
+			h.deploy = func(_ context.Context, d contract.Deployment) error {
+				deploys++
+				epoch := d.Epoch
+				h.env.RegisterDelayedCallback(func() {
+					_ = h.env.SignalWorkflowByID(contract.PipelineWorkflowID(7, 1), contract.TaskReportSignal, contract.TaskReport{
+						RunnerID: "r1", Epoch: epoch, Tasks: []contract.TaskStatus{
+							{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskFailed, Error: "fail rule: MAX", Permanent: permanent},
+							{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled},
+						}})
+				}, time.Second)
+				return nil
+			}
+			h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+			var ae *temporal.ApplicationError
+			if err := h.env.GetWorkflowError(); !errors.As(err, &ae) || ae.Type() != JobFailedType {
+				t.Fatalf("error %v", err)
+			}
+			want := 3 // the first run and two restarts
+			if permanent {
+				want = 1
+			}
+			if deploys != want {
+				t.Fatalf("deployed %d times, want %d", deploys, want)
+			}
+		})
 	}
 }

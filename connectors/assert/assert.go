@@ -264,14 +264,11 @@ func (w *writer) Write(_ context.Context, b *row.Batch) error {
 		}
 	}
 	flush()
-	if w.err != nil {
-		return w.err
+	if w.err == nil && w.sink.hasMaxRow {
+		w.err = w.sink.checkCounts(w.counts, false)
 	}
-	if w.sink.hasMaxRow {
-		if err := w.sink.checkCounts(w.counts, false); err != nil {
-			w.err = err
-		}
-	}
+	// a broken rule is the data's verdict: running the job again cannot change it
+	w.err = connector.Permanent(w.err)
 	return w.err
 }
 
