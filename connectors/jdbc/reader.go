@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
@@ -22,7 +21,7 @@ type sourceReader struct {
 	src    *Source
 	queue  []queuedSplit
 	cur    *queuedSplit // the split being read; rr streams its rows
-	rr     *pgconn.ResultReader
+	rows   *pgwire.Rows
 	pg     *pgx.Conn
 	noMore bool
 	err    error
@@ -83,7 +82,7 @@ func (r *sourceReader) PollNext(ctx context.Context, out *row.Batch) (bool, erro
 	r.dec.Batch = out
 	defer func() { r.dec.Batch = nil }()
 	for !out.Full() {
-		if r.rr == nil {
+		if r.rows == nil {
 			if len(r.queue) == 0 {
 				return r.noMore, nil
 			}
@@ -115,56 +114,23 @@ func (r *sourceReader) start(ctx context.Context) error {
 		r.pg = pg
 	}
 	t := q.table
-	rr := r.pg.PgConn().ExecParams(ctx, q.data.statement(t), nil, nil, nil, t.formats)
-	fields := rr.FieldDescriptions()
-	if fields == nil {
-		_, err := rr.Close()
-		if err == nil {
-			err = fmt.Errorf("the statement returned no rows")
-		}
-		return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, q.split.ID, pgwire.ErrorText(err))
+	rows, err := pgwire.Query(ctx, r.pg.PgConn(), q.data.statement(t), t.cols)
+	if err != nil {
+		return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, t.id, q.split.ID, err)
 	}
-	r.rr = rr
-	if len(fields) != len(t.cols) {
-		return fmt.Errorf("%s: table %s: the statement returns %d columns, %d when the job started", r.src.where, t.id, len(fields), len(t.cols))
-	}
-	for i, f := range fields {
-		if c := &t.cols[i]; f.DataTypeOID != c.OID || f.TypeModifier != c.Typmod {
-			return fmt.Errorf("%s: table %s: column %q changed type since the job started (type %d modifier %d, was %d modifier %d)",
-				r.src.where, t.id, f.Name, f.DataTypeOID, f.TypeModifier, c.OID, c.Typmod)
-		}
-	}
+	r.rows = rows
 	return nil
 }
 
 // readRows decodes rows of the current split into out until out is full or the split ends.
 func (r *sourceReader) readRows(out *row.Batch) error {
 	t := r.cur.table
-	cols := t.cols
-	width := len(cols)
-	for !out.Full() {
-		if !r.rr.NextRow() {
-			_, err := r.rr.Close()
-			r.rr = nil
-			if err != nil {
-				return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, r.cur.split.ID, pgwire.ErrorText(err))
-			}
-			r.cur = nil
-			return nil
-		}
-		vals := r.rr.Values()
-		if len(vals) != width {
-			return fmt.Errorf("%s: table %s: a row of %d values, %d expected", r.src.where, t.id, len(vals), width)
-		}
-		rw := out.Add(row.Insert, t.id, width)
-		for j, b := range vals {
-			if b == nil {
-				continue // the batch's values start out null
-			}
-			if err := r.dec.Decode(&cols[j], b, &rw.Fields[j]); err != nil {
-				return fmt.Errorf("%s: table %s: column %q: %w", r.src.where, t.id, cols[j].Name, err)
-			}
-		}
+	done, err := r.rows.Read(out, t.id, &r.dec)
+	if err != nil {
+		return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, t.id, r.cur.split.ID, err)
+	}
+	if done {
+		r.rows, r.cur = nil, nil
 	}
 	return nil
 }
@@ -185,7 +151,7 @@ func (r *sourceReader) SnapshotState(int64) ([]connector.Split, error) {
 
 // closeConn closes the connection without reading the rest of a result being streamed.
 func (r *sourceReader) closeConn() {
-	r.rr = nil
+	r.rows = nil
 	if r.pg != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		r.pg.Close(ctx)

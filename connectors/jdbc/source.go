@@ -81,11 +81,10 @@ type Source struct {
 // srcTable is one table the source reads: its catalog table, the statement that reads all
 // its rows, how to decode them and how to split them.
 type srcTable struct {
-	table   *catalog.Table
-	id      string
-	sql     string // SELECT of every row, where_condition applied
-	cols    []pgwire.Column
-	formats []int16 // result formats of cols
+	table *catalog.Table
+	id    string
+	sql   string // SELECT of every row, where_condition applied
+	cols  []pgwire.Column
 	// rel is the table read whole (table_path without query or where_condition), whose
 	// statistics estimate its row count; 0 when rows are counted instead.
 	rel   uint32
@@ -323,10 +322,8 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, 
 		opts.UnboundedScale = 10 // as SeaTunnel's PostgreSQL catalog reads an unbounded numeric
 	}
 	t.cols = make([]pgwire.Column, len(fields))
-	t.formats = make([]int16, len(fields))
 	for i, f := range fields {
 		t.cols[i] = pgwire.ColumnOf(f, opts)
-		t.formats[i] = t.cols[i].Format
 	}
 	attrs, err := pgwire.ColumnAttributes(ctx, pg, fields)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
@@ -23,7 +22,7 @@ type reader struct {
 	// snapshot splits
 	queue     []queued
 	cur       *queued // the split being read; rr streams its rows
-	rr        *pgconn.ResultReader
+	rows      *pgwire.Rows
 	pg        *pgx.Conn
 	seen      map[string]bool // snapshot splits read or queued since the reader started
 	requested bool            // asked the enumerator for a split and got none yet
@@ -132,7 +131,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 	// Ask for the next split only once the rows of the last one were handed on (they left
 	// with the batch of the previous call): the stream starts when every reader asked, and
 	// its changes must come after every snapshot row.
-	if r.rr == nil && len(r.queue) == 0 {
+	if r.rows == nil && len(r.queue) == 0 {
 		r.closeConn()
 		if !r.requested && !r.noMore && r.rc.RequestSplit != nil {
 			r.requested = true
@@ -140,7 +139,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 		}
 	}
 	for !out.Full() {
-		if r.rr == nil {
+		if r.rows == nil {
 			if len(r.queue) == 0 {
 				break
 			}
@@ -155,7 +154,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 			return false, r.fail(err)
 		}
 	}
-	if r.rr != nil || len(r.queue) > 0 {
+	if r.rows != nil || len(r.queue) > 0 {
 		return false, nil
 	}
 	if r.stream != nil {
@@ -182,55 +181,23 @@ func (r *reader) start(ctx context.Context) error {
 		r.pg = pg
 	}
 	t := q.table
-	rr := r.pg.PgConn().ExecParams(ctx, q.data.statement(t), nil, nil, nil, t.formats)
-	fields := rr.FieldDescriptions()
-	if fields == nil {
-		_, err := rr.Close()
-		if err == nil {
-			err = fmt.Errorf("the statement returned no rows")
-		}
-		return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, q.split.ID, pgwire.ErrorText(err))
+	rows, err := pgwire.Query(ctx, r.pg.PgConn(), q.data.statement(t), t.cols)
+	if err != nil {
+		return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, t.id, q.split.ID, err)
 	}
-	r.rr = rr
-	if len(fields) != len(t.cols) {
-		return fmt.Errorf("%s: table %s has %d columns, %d when the job started: restart the job to read the new schema", r.src.where, t.id, len(fields), len(t.cols))
-	}
-	for i, f := range fields {
-		if c := &t.cols[i]; f.Name != c.Name || f.DataTypeOID != c.OID {
-			return fmt.Errorf("%s: table %s: column %q changed since the job started: restart the job to read the new schema", r.src.where, t.id, f.Name)
-		}
-	}
+	r.rows = rows
 	return nil
 }
 
 // readRows decodes rows of the current split into out until out is full or the split ends.
 func (r *reader) readRows(out *row.Batch) error {
 	t := r.cur.table
-	cols := t.cols
-	width := len(cols)
-	for !out.Full() {
-		if !r.rr.NextRow() {
-			_, err := r.rr.Close()
-			r.rr = nil
-			if err != nil {
-				return fmt.Errorf("%s: table %s: split %s: %s", r.src.where, t.id, r.cur.split.ID, pgwire.ErrorText(err))
-			}
-			r.cur = nil
-			return nil
-		}
-		vals := r.rr.Values()
-		if len(vals) != width {
-			return fmt.Errorf("%s: table %s: a row of %d values, %d expected", r.src.where, t.id, len(vals), width)
-		}
-		rw := out.Add(row.Insert, t.id, width)
-		for j, b := range vals {
-			if b == nil {
-				continue // the batch's values start out null
-			}
-			if err := r.dec.Decode(&cols[j], b, &rw.Fields[j]); err != nil {
-				return fmt.Errorf("%s: table %s: column %q: %w", r.src.where, t.id, cols[j].Name, err)
-			}
-		}
+	done, err := r.rows.Read(out, t.id, &r.dec)
+	if err != nil {
+		return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, t.id, r.cur.split.ID, err)
+	}
+	if done {
+		r.rows, r.cur = nil, nil
 	}
 	return nil
 }
@@ -285,7 +252,7 @@ func (r *reader) NotifyCheckpointComplete(_ context.Context, checkpoint int64) e
 
 // closeConn closes the snapshot connection without reading the rest of a result.
 func (r *reader) closeConn() {
-	r.rr = nil
+	r.rows = nil
 	if r.pg != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		r.pg.Close(ctx)

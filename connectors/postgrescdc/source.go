@@ -56,11 +56,10 @@ type Source struct {
 
 // cdcTable is one captured table: its catalog table and how its rows are read and decoded.
 type cdcTable struct {
-	table   *catalog.Table
-	id      string           // database.schema.table: the table id of its rows
-	name    pgwire.TableName // schema and table, as the catalog spells them
-	cols    []pgwire.Column  // in the table's order, all read in binary format
-	formats []int16
+	table *catalog.Table
+	id    string           // database.schema.table: the table id of its rows
+	name  pgwire.TableName // schema and table, as the catalog spells them
+	cols  []pgwire.Column  // in the table's order, all read in binary format
 	// attTypes are the columns' types as the replication stream names them: a domain's own
 	// type rather than its base type.
 	attTypes []uint32
@@ -425,7 +424,6 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, o *config.Options, i
 			return nil, o.Errorf(fmt.Sprintf("table-names[%d]", i), "table %s, column %q: %v", n, f.Name, err)
 		}
 		t.cols = append(t.cols, c)
-		t.formats = append(t.formats, c.Format)
 		col := catalog.Column{Name: c.Name, Type: c.Type, Nullable: true, Length: c.Length, Scale: c.Scale}
 		if a, ok := attrs[pgwire.AttrKey{Rel: f.TableOID, Num: f.TableAttributeNumber}]; ok {
 			col.Nullable, col.Comment = !a.NotNull, a.Comment
