@@ -43,8 +43,11 @@ start() {
 			return
 		fi
 		if [ ! -f "$dir/postmaster.pid" ]; then
-			echo "postgres: a server on 127.0.0.1:$port does not let user test log in to database test; stop it or set STRAIT_PG_PORT" >&2
-			exit 1
+			stop_debian_cluster
+			if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
+				echo "postgres: a server on 127.0.0.1:$port does not let user test log in to database test; stop it or set STRAIT_PG_PORT" >&2
+				exit 1
+			fi
 		fi
 	fi
 	if [ ! -f "$dir/PG_VERSION" ]; then
@@ -79,6 +82,18 @@ CONF
 		"${psql[@]}" -c "create database test owner test"
 	fi
 	map_host
+}
+
+# Debian's own cluster (started by the package's install on some machines) takes port 5432
+# without the test user, logical decoding or prepared transactions: the tests stop it
+stop_debian_cluster() {
+	command -v pg_lsclusters >/dev/null 2>&1 || return 0
+	pg_lsclusters -h 2>/dev/null | while read -r ver name cport status _; do
+		if [ "$cport" = "$port" ] && [ "$status" = online ]; then
+			echo "postgres: stopping Debian's cluster $ver/$name, which holds port $port" >&2
+			$sudo pg_ctlcluster "$ver" "$name" stop || true
+		fi
+	done
 }
 
 # SeaTunnel's configs reach the database as host `postgresql`
