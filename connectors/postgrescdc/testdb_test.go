@@ -2,11 +2,7 @@ package postgrescdc
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,16 +10,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/strait-dev/strait/connectors/internal/pgtest"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
-// testPostgresEnv names the environment variable holding the URL of the PostgreSQL server
-// the tests use, e.g. postgres://test:test@127.0.0.1:5432/test?sslmode=disable. The server
-// needs wal_level = logical and a user allowed to replicate.
-const testPostgresEnv = "STRAIT_TEST_POSTGRES"
-
-// testDB is a test's own schema in the test database, and a replication slot and
-// publication name of its own.
+// testDB is a test's own schema in the test database (pgtest.New), and a replication slot
+// and publication name of its own.
 type testDB struct {
 	url      string // base-url: jdbc:postgresql://host:port/database
 	user     string
@@ -32,7 +24,6 @@ type testDB struct {
 	schema   string
 	slot     string // also the prefix of the publication, <slot>_publication
 	conn     *pgx.Conn
-	cfg      *pgx.ConnConfig
 }
 
 // newTestDB skips the test when STRAIT_TEST_POSTGRES is unset. It creates a schema named
@@ -40,63 +31,16 @@ type testDB struct {
 // publication then too (a slot left behind keeps the server's log forever).
 func newTestDB(t testing.TB) *testDB {
 	t.Helper()
-	dsn := os.Getenv(testPostgresEnv)
-	if dsn == "" {
-		t.Skipf("%s is not set: start PostgreSQL with scripts/postgres.sh start and set %s to its URL, e.g. postgres://test:test@127.0.0.1:5432/test?sslmode=disable",
-			testPostgresEnv, testPostgresEnv)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatalf("%s: %v", testPostgresEnv, err)
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", testPostgresEnv, err)
-	}
-	name := testName(t.Name())
-	db := &testDB{user: cfg.User, password: cfg.Password, database: cfg.Database, schema: name, slot: name, conn: conn, cfg: cfg}
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgwire.QuoteIdent(name)); err != nil {
-		conn.Close(ctx)
-		t.Fatalf("create schema %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if conn.IsClosed() {
-			c, err := pgx.ConnectConfig(ctx, cfg)
-			if err != nil {
-				t.Errorf("clean up: %v", err)
-				return
-			}
-			conn = c
-		}
+	var db *testDB
+	pg := pgtest.New(t, "cdc_", 36, func(conn *pgx.Conn) {
 		db.conn = conn
 		db.dropSlot(t)
-		if _, err := conn.Exec(ctx, "DROP PUBLICATION IF EXISTS "+pgwire.QuoteIdent(name+"_publication")); err != nil {
+		if _, err := conn.Exec(context.Background(), "DROP PUBLICATION IF EXISTS "+pgwire.QuoteIdent(db.slot+"_publication")); err != nil {
 			t.Errorf("drop publication: %v", err)
 		}
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+pgwire.QuoteIdent(name)+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-		conn.Close(ctx)
 	})
-	if _, err := conn.Exec(ctx, "SET search_path TO "+pgwire.QuoteIdent(name)); err != nil {
-		t.Fatalf("set search_path: %v", err)
-	}
-	host := cfg.Host
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	q := url.Values{}
-	if mode := testSSLMode(dsn); mode != "" {
-		q.Set("sslmode", mode)
-	}
-	db.url = "jdbc:postgresql://" + host + ":" + strconv.Itoa(int(cfg.Port)) + "/" + cfg.Database
-	if len(q) > 0 {
-		db.url += "?" + q.Encode()
-	}
+	db = &testDB{url: pg.JDBCURL(nil), user: pg.Config.User, password: pg.Config.Password, database: pg.Config.Database,
+		schema: pg.Schema, slot: pg.Schema, conn: pg.Conn}
 	return db
 }
 
@@ -161,38 +105,4 @@ func (db *testDB) confirmedFlush(t testing.TB) string {
 		return ""
 	}
 	return *lsn
-}
-
-func testSSLMode(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
-		return u.Query().Get("sslmode")
-	}
-	for _, f := range strings.Fields(dsn) {
-		if v, ok := strings.CutPrefix(f, "sslmode="); ok {
-			return strings.Trim(v, "'")
-		}
-	}
-	return ""
-}
-
-// testName makes a schema and slot name from a test name: lowercase letters, digits and
-// underscores, short enough for PostgreSQL's names, with a random suffix.
-func testName(test string) string {
-	var b strings.Builder
-	b.WriteString("cdc_")
-	for _, r := range strings.ToLower(test) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	name := b.String()
-	if len(name) > 36 {
-		name = name[:36]
-	}
-	var suffix [4]byte
-	_, _ = rand.Read(suffix[:])
-	return name + "_" + hex.EncodeToString(suffix[:])
 }
