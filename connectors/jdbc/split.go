@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -38,18 +37,7 @@ func (d *srcSplit) statement(t *srcTable) string {
 	if d.Key == "" || (d.Lo == nil && d.Hi == nil) {
 		return t.sql
 	}
-	k := pgwire.QuoteIdent(d.Key)
-	var conds []string
-	if d.Lo != nil {
-		conds = append(conds, k+" >= "+strconv.FormatInt(*d.Lo, 10))
-	}
-	if d.Hi != nil {
-		conds = append(conds, k+" <= "+strconv.FormatInt(*d.Hi, 10))
-	}
-	cond := strings.Join(conds, " AND ")
-	if d.Nulls {
-		cond = "(" + cond + ") OR " + k + " IS NULL"
-	}
+	cond := pgwire.RangeCondition(d.Key, d.Lo, d.Hi, d.Nulls)
 	return "SELECT * FROM (" + t.sql + "\n) st_jdbc_splitter WHERE " + cond
 }
 

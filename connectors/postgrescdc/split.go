@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
@@ -101,18 +100,7 @@ func (d *snapshotSplit) statement(t *cdcTable) string {
 	if d.Key == "" || (d.Lo == nil && d.Hi == nil) {
 		return t.sql
 	}
-	k := pgwire.QuoteIdent(d.Key)
-	var conds []string
-	if d.Lo != nil {
-		conds = append(conds, k+" >= "+strconv.FormatInt(*d.Lo, 10))
-	}
-	if d.Hi != nil {
-		conds = append(conds, k+" <= "+strconv.FormatInt(*d.Hi, 10))
-	}
-	cond := strings.Join(conds, " AND ")
-	if d.Nulls {
-		cond = "(" + cond + ") OR " + k + " IS NULL"
-	}
+	cond := pgwire.RangeCondition(d.Key, d.Lo, d.Hi, d.Nulls)
 	return t.sql + " WHERE " + cond
 }
 

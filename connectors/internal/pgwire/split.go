@@ -1,6 +1,10 @@
 package pgwire
 
-import "math/big"
+import (
+	"math/big"
+	"strconv"
+	"strings"
+)
 
 // EvenRanges cuts lo..hi (inclusive) into n ranges whose widths differ by at most one; fewer
 // when the span holds fewer than n values. When lo > hi there is the one range lo..hi.
@@ -31,4 +35,23 @@ func EvenRanges(lo, hi int64, n int) [][2]int64 {
 		start.Add(end, one)
 	}
 	return out
+}
+
+// RangeCondition is the WHERE condition of a range split on an integer column: key >= lo
+// AND key <= hi (either bound may be open, not both), or, with nulls, those rows and the
+// rows whose key is NULL.
+func RangeCondition(key string, lo, hi *int64, nulls bool) string {
+	k := QuoteIdent(key)
+	var conds []string
+	if lo != nil {
+		conds = append(conds, k+" >= "+strconv.FormatInt(*lo, 10))
+	}
+	if hi != nil {
+		conds = append(conds, k+" <= "+strconv.FormatInt(*hi, 10))
+	}
+	cond := strings.Join(conds, " AND ")
+	if nulls {
+		cond = "(" + cond + ") OR " + k + " IS NULL"
+	}
+	return cond
 }
