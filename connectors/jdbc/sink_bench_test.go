@@ -28,13 +28,7 @@ func BenchmarkSink(b *testing.B) {
 			if opts == "" {
 				opts = "primary_keys = []"
 			}
-			s, err := newSink(b, `url = "`+url+`"
-user = test
-password = test
-generate_sink_sql = true
-database = test
-table = bench
-`+opts, scoreTable())
+			s, err := newSink(b, genConf(url, "bench")+opts, scoreTable())
 			if err != nil {
 				b.Fatal(err)
 			}

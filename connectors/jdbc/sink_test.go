@@ -35,6 +35,17 @@ func newSink(t testing.TB, src string, in *catalog.Table) (*Sink, error) {
 	return s.(*Sink), nil
 }
 
+// genConf is the options of a sink that generates its statements for table, connected as
+// the test user; a test appends its own lines.
+func genConf(url, table string) string {
+	return `url = "` + url + `"
+user = test
+password = test
+generate_sink_sql = true
+database = test
+table = ` + table + "\n"
+}
+
 // scoreTable is the input of SeaTunnel's changelog test: pk_id, name, score.
 func scoreTable() *catalog.Table {
 	return catalog.FromRowType(catalog.TablePath{Table: "fake"}, &types.RowType{
@@ -149,14 +160,7 @@ func TestSinkChangelog(t *testing.T) {
 			if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS sink; CREATE TABLE sink (pk_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(255), score INT)"); err != nil {
 				t.Fatal(err)
 			}
-			s, err := newSink(t, `url = "`+url+`"
-driver = org.postgresql.Driver
-user = test
-password = test
-generate_sink_sql = true
-database = test
-table = sink
-primary_keys = ["pk_id"]
+			s, err := newSink(t, genConf(url, "sink")+`primary_keys = ["pk_id"]
 `+tc.opts, scoreTable())
 			if err != nil {
 				t.Fatal(err)
@@ -181,13 +185,7 @@ func TestSinkTypes(t *testing.T) {
 			types.ArrayOf(types.Of(types.Int)), types.MapOf(types.Of(types.String), types.Of(types.Int))},
 	})
 	in.PrimaryKey = &catalog.PrimaryKey{Name: "pk", Columns: []string{"id"}}
-	s, err := newSink(t, `url = "`+url+`"
-user = test
-password = test
-generate_sink_sql = true
-database = test
-table = all_types
-use_copy_statement = true
+	s, err := newSink(t, genConf(url, "all_types")+`use_copy_statement = true
 `, in)
 	if err != nil {
 		t.Fatal(err)
@@ -215,13 +213,7 @@ use_copy_statement = true
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	// the upsert of a table with an array column goes row by row (unnest would flatten it)
-	up, err := newSink(t, `url = "`+url+`"
-user = test
-password = test
-generate_sink_sql = true
-database = test
-table = all_types
-`, in)
+	up, err := newSink(t, genConf(url, "all_types"), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,13 +262,7 @@ func TestSinkExactlyOnce(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSink(t, `url = "`+url+`"
-user = test
-password = test
-generate_sink_sql = true
-database = test
-table = sink
-primary_keys = [pk_id]
+	s, err := newSink(t, genConf(url, "sink")+`primary_keys = [pk_id]
 is_exactly_once = true
 `, scoreTable())
 	if err != nil {
@@ -476,13 +462,7 @@ func TestSinkInsertUpdateReduction(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT); INSERT INTO sink VALUES (5, 'old', 5)"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSink(t, `url = "`+url+`"
-user = test
-password = test
-generate_sink_sql = true
-database = test
-table = sink
-primary_keys = [pk_id]
+	s, err := newSink(t, genConf(url, "sink")+`primary_keys = [pk_id]
 enable_upsert = false
 `, scoreTable())
 	if err != nil {
@@ -515,13 +495,7 @@ CREATE TYPE mood AS ENUM ('sad', 'happy');
 CREATE TABLE net (id BIGINT PRIMARY KEY, addr INET, mac MACADDR, mood mood)`); err != nil {
 			t.Fatal(err)
 		}
-		s, err := newSink(t, `url = "`+url+`"
-user = test
-password = test
-generate_sink_sql = true
-database = test
-table = net
-`+opts, in)
+		s, err := newSink(t, genConf(url, "net")+opts, in)
 		if err != nil {
 			t.Fatal(err)
 		}
