@@ -432,7 +432,7 @@ password = test
 	r.Fields[0], r.Fields[1], r.Fields[2] = row.BigIntValue(1), row.StringValue("a"), row.StringValue("12")
 	r = b.Add(row.Insert, "fake", 3)
 	r.Fields[0], r.Fields[1], r.Fields[2] = row.BigIntValue(2), row.StringValue("b"), row.StringValue("twelve")
-	if err := w.Write(ctx, b); err == nil || !strings.Contains(err.Error(), "row 1") || !strings.Contains(err.Error(), "field score") {
+	if err := w.Write(ctx, b); err == nil || !strings.Contains(err.Error(), "row 1") || !strings.Contains(err.Error(), "field score") || !connector.IsPermanent(err) {
 		t.Fatalf("bad value: %v", err)
 	}
 }
@@ -543,5 +543,33 @@ func TestSinkTableNaming(t *testing.T) {
 	// primary_keys = [] says there is none
 	if s, err = newSink(t, conf+"primary_keys = []", in); err != nil || len(s.cfg.pk) != 0 {
 		t.Fatalf("key %v, %v", s.cfg.pk, err)
+	}
+}
+
+// TestSinkRefusedWriteIsPermanent: statements the server refuses for what they hold (here a
+// duplicate key) fail the job without a restart (TestSinkErrors checks a bad value).
+func TestSinkRefusedWriteIsPermanent(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSink(t, `url = "`+url+`"
+query = "insert into sink values (?, ?, ?)"
+`, scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 1, "B", 2)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.PrepareCommit(ctx, 1)
+	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "duplicate key") {
+		t.Fatalf("duplicate key: %v (permanent %v)", err, connector.IsPermanent(err))
 	}
 }
