@@ -66,6 +66,7 @@ type writer struct {
 	buf     []byte
 	entries []entry
 	keys    map[string]int32 // key bytes -> entry
+	keyBuf  []byte           // scratch for key
 	params  [][]byte
 	formats []int16 // per parameter: binary, or text where no binary encoding fits
 	// text marks the parameters sent as text; pkFormats are the key columns' formats
@@ -359,9 +360,10 @@ func (w *writer) split(e entry) [][]byte {
 }
 
 // key is the encoded primary key of an entry (its parameters are the table's columns).
+// It lives in a buffer the next call reuses.
 func (w *writer) key(e entry) []byte {
 	params := w.split(e)
-	var k []byte
+	k := w.keyBuf[:0]
 	for _, i := range w.cfg.pk {
 		p := params[i]
 		if p == nil {
@@ -371,6 +373,7 @@ func (w *writer) key(e entry) []byte {
 		k = binary.BigEndian.AppendUint32(k, uint32(len(p)))
 		k = append(k, p...)
 	}
+	w.keyBuf = k
 	return k
 }
 
