@@ -528,7 +528,13 @@ func (s *stream) emit(rel *relation, kind row.Kind, tuple, old *pglogrepl.TupleD
 		switch c.DataType {
 		case pglogrepl.TupleDataTypeNull:
 		case pglogrepl.TupleDataTypeBinary:
-			if err := dec.Decode(col, c.Data, &rw.Fields[j]); err != nil {
+			var err error
+			if k := t.num[j]; k != numNone {
+				err = decodeNumber(k, c.Data, &rw.Fields[j], out)
+			} else {
+				err = dec.Decode(col, c.Data, &rw.Fields[j])
+			}
+			if err != nil {
 				return fmt.Errorf("%s: table %s: column %q: %w", s.src.where, t.id, col.Name, err)
 			}
 		case pglogrepl.TupleDataTypeText:
