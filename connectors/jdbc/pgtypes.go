@@ -239,11 +239,6 @@ func (c cell) TimestamptzValue() (pgtype.Timestamptz, error) {
 	return pgtype.Timestamptz{Time: ts.Time, Valid: true}, nil
 }
 
-// MarshalJSON writes maps, rows and arrays to json and jsonb columns.
-func (c cell) MarshalJSON() ([]byte, error) {
-	return row.AppendJSON(nil, *c.v), nil
-}
-
 // Dimensions, Index and IndexType write arrays to PostgreSQL array columns.
 func (c cell) Dimensions() []pgtype.ArrayDimension {
 	if c.v.T != types.Array {

@@ -14,10 +14,11 @@ import (
 // Setup applies the save modes before the job first writes: schema_save_mode creates the
 // table (from the input table's columns and primary key), recreates it, or requires it;
 // data_save_mode keeps its rows, deletes them, runs custom_sql, or requires it empty. A
-// sink that runs a query has no table to prepare.
+// sink with a query prepares nothing, as in SeaTunnel, even when use_copy_statement writes
+// to a named table instead.
 func (s *Sink) Setup(ctx context.Context) error {
 	c := s.cfg
-	if c.mode == modeQuery {
+	if !c.prepare {
 		return nil
 	}
 	conn, err := c.conn.connect(ctx)

@@ -67,9 +67,11 @@ type sinkConfig struct {
 	batchSize   int
 	exactlyOnce bool
 	autoCommit  bool
-	schemaSave  string
-	dataSave    string
-	customSQL   string
+	// prepare is whether the save modes prepare the table: not when a query is set
+	prepare    bool
+	schemaSave string
+	dataSave   string
+	customSQL  string
 	// tag tells this sink's prepared transactions from other sinks' of the same job
 	tag string
 }
@@ -152,70 +154,26 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		c.columns[i] = applyIde(col.Name, ide)
 	}
 
-	if !generate && strings.TrimSpace(query) != "" {
-		c.mode = modeQuery
-		if c.query, c.nParams, err = positionalParams(query); err != nil {
-			return nil, o.Errorf("query", "%v", err)
-		}
-		if c.nParams > len(c.input.Columns) {
-			return nil, o.Errorf("query", "binds %d parameters, the input table %s has %d fields", c.nParams, c.input.ID(), len(c.input.Columns))
-		}
-		if c.exactlyOnce && c.useCopy {
-			return nil, o.Errorf("use_copy_statement", "does not go with a query")
-		}
-		c.tag = tagOf(query)
-		o.MarkUsed("database", "table", "primary_keys", "enable_upsert", "support_upsert_by_query_primary_key_exist", "is_primary_key_updated", "support_upsert_by_insert_only")
-		return c, nil
-	}
-	if !generate {
+	// SeaTunnel's order: use_copy_statement writes through COPY to the named table, else a
+	// query writes every row, else the statements are generated for the named table. Save
+	// modes only prepare a table the sink generates its statements for.
+	query = strings.TrimSpace(query)
+	if query == "" && !generate {
 		return nil, o.Errorf("query", "is required unless generate_sink_sql is true")
 	}
-	// SeaTunnel's defaults: the database of the url (SeaTunnel: the source's, which for
-	// PostgreSQL must be the url's anyway), the input table's name
-	db, err := o.String("database", c.conn.Database)
-	if err != nil {
+	c.prepare = query == ""
+	if query != "" && !c.useCopy {
+		if err := c.parseQuery(o, query); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	if query != "" {
+		o.MarkUsed("query") // use_copy_statement comes first
+	}
+	if err := c.parseTarget(o, ide); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(db) == "" {
-		db = c.conn.Database
-	}
-	if db != c.conn.Database {
-		return nil, o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.Database)
-	}
-	table, err := o.String("table", "")
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(table) == "" {
-		table = c.input.Path.Table
-	}
-	if strings.TrimSpace(table) == "" {
-		return nil, o.Errorf("table", "is required when generate_sink_sql is true and the input table has no name")
-	}
-	if c.target, err = pgwire.ParseTableName(table, db); err != nil {
-		return nil, o.Errorf("table", "%v", err)
-	}
-	// the catalog options: schema, and a prefix and suffix to the table's name
-	schema, err := o.String("schema", "")
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(schema) != "" {
-		c.target.Schema = schema
-	}
-	prefix, err := o.String("tablePrefix", "")
-	if err != nil {
-		return nil, err
-	}
-	suffix, err := o.String("tableSuffix", "")
-	if err != nil {
-		return nil, err
-	}
-	c.target.Table = prefix + c.target.Table + suffix
-	c.target.Schema = applyIde(c.target.Schema, ide)
-	c.target.Table = applyIde(c.target.Table, ide)
-	c.tag = tagOf(c.target.String())
-
 	// the key: primary_keys, else the input's primary key, else its first unique key
 	pks, err := o.StringList("primary_keys")
 	if err != nil {
@@ -271,11 +229,79 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		c.mode = modeInsertUpdate
 	}
 	for _, col := range c.input.Columns {
+		if !c.prepare {
+			break
+		}
 		if _, err := ddlType(col.Type, col.Length); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
 			return nil, o.Errorf("schema_save_mode", "cannot create column %q: %v", col.Name, err)
 		}
 	}
 	return c, nil
+}
+
+// parseQuery reads the statement a query sink runs for every row.
+func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
+	c.mode = modeQuery
+	var err error
+	if c.query, c.nParams, err = positionalParams(query); err != nil {
+		return o.Errorf("query", "%v", err)
+	}
+	if c.nParams > len(c.input.Columns) {
+		return o.Errorf("query", "binds %d parameters, the input table %s has %d fields", c.nParams, c.input.ID(), len(c.input.Columns))
+	}
+	c.tag = tagOf(query)
+	o.MarkUsed("database", "table", "schema", "tablePrefix", "tableSuffix", "primary_keys", "enable_upsert",
+		"support_upsert_by_query_primary_key_exist", "is_primary_key_updated", "support_upsert_by_insert_only")
+	return nil
+}
+
+// parseTarget reads the table the sink writes: database and table (by default the url's
+// database and the input table's name), the catalog options schema, tablePrefix and
+// tableSuffix, and field_ide, which changes the case of the table's name as SeaTunnel's
+// PostgreSQL dialect does (the last part of the name only: the schema keeps its case).
+func (c *sinkConfig) parseTarget(o *config.Options, ide string) error {
+	// SeaTunnel's default database is the source's, which for PostgreSQL must be the url's
+	db, err := o.String("database", c.conn.Database)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(db) == "" {
+		db = c.conn.Database
+	}
+	if db != c.conn.Database {
+		return o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.Database)
+	}
+	table, err := o.String("table", "")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(table) == "" {
+		table = c.input.Path.Table
+	}
+	if strings.TrimSpace(table) == "" {
+		return o.Errorf("table", "is required when generate_sink_sql is true and the input table has no name")
+	}
+	if c.target, err = pgwire.ParseTableName(table, db); err != nil {
+		return o.Errorf("table", "%v", err)
+	}
+	schema, err := o.String("schema", "")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(schema) != "" {
+		c.target.Schema = schema
+	}
+	prefix, err := o.String("tablePrefix", "")
+	if err != nil {
+		return err
+	}
+	suffix, err := o.String("tableSuffix", "")
+	if err != nil {
+		return err
+	}
+	c.target.Table = applyIde(prefix+c.target.Table+suffix, ide)
+	c.tag = tagOf(c.target.String())
+	return nil
 }
 
 func fieldNames(t *catalog.Table) []string {

@@ -519,7 +519,9 @@ func TestSinkTableNaming(t *testing.T) {
 		{"table = \"s.t\"", "s.t"},
 		{"tablePrefix = sink_", "sink_fake"},
 		{"schema = inventory\ntablePrefix = sink_\ntableSuffix = _v2", "inventory.sink_fake_v2"},
-		{"table = \"a.b\"\nschema = c\nfield_ide = UPPERCASE", "C.B"},
+		// field_ide changes the table's name, not its schema's, as SeaTunnel's dialect quotes it
+		{"table = \"a.b\"\nschema = c\nfield_ide = UPPERCASE", "c.B"},
+		{"table = \"Public.Mixed\"\nfield_ide = LOWERCASE", "Public.mixed"},
 		{"database = test\ntable = \"test.s.t\"", "s.t"},
 	} {
 		s, err := newSink(t, conf+tc.opts, scoreTable())
@@ -571,5 +573,92 @@ query = "insert into sink values (?, ?, ?)"
 	_, err = w.PrepareCommit(ctx, 1)
 	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "duplicate key") {
 		t.Fatalf("duplicate key: %v (permanent %v)", err, connector.IsPermanent(err))
+	}
+}
+
+// TestSinkQueryWins: a query is what the sink runs even with generate_sink_sql = true, and
+// the save modes then prepare nothing (no table named after the input is created); with
+// use_copy_statement the rows go through COPY to the named table instead, still without
+// save modes.
+func TestSinkQueryWins(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	srcExec(t, conn, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT); CREATE TABLE copied (pk_id BIGINT, name TEXT, score INT)")
+	exists := func(table string) bool {
+		var ok bool
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for _, tc := range []struct {
+		name, opts, table string
+	}{
+		{"query with generate_sink_sql", `generate_sink_sql = true
+query = "insert into sink (pk_id, name, score) values (?, ?, ?)"`, "sink"},
+		{"query, database and table", `generate_sink_sql = true
+database = test
+table = elsewhere
+schema_save_mode = RECREATE_SCHEMA
+data_save_mode = DROP_DATA
+query = "insert into sink (pk_id, name, score) values (?, ?, ?)"`, "sink"},
+		{"copy before query", `generate_sink_sql = true
+use_copy_statement = true
+table = copied
+query = "insert into sink (pk_id, name, score) values (?, ?, ?)"`, "copied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srcExec(t, conn, "TRUNCATE sink, copied")
+			s, err := newSink(t, `url = "`+url+`"
+`+tc.opts, scoreTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			write(t, s, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2))
+			if got := dump(t, conn, "SELECT * FROM "+tc.table+" ORDER BY 1"); got != "(1,A,1) (2,B,2)" {
+				t.Errorf("%s holds %s", tc.table, got)
+			}
+			for _, other := range []string{"sink", "copied"} {
+				if other != tc.table {
+					if got := dump(t, conn, "SELECT count(*) FROM "+other); got != "(0)" {
+						t.Errorf("%s holds %s rows", other, got)
+					}
+				}
+			}
+			for _, never := range []string{"fake", "elsewhere"} {
+				if exists(never) {
+					t.Errorf("table %s was created", never)
+				}
+			}
+		})
+	}
+}
+
+// TestSinkFieldIdeKeepsSchema: with field_ide = UPPERCASE the table and column names are
+// upper-cased and quoted, the schema is not, so the rows reach the table SeaTunnel's
+// JdbcPostgresIdentifierIT creates ("PG_IDE_SINK_TABLE" in a lower-case schema).
+func TestSinkFieldIdeKeepsSchema(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	schema := srcSchema(t, conn)
+	srcExec(t, conn, `CREATE TABLE "PG_IDE_SINK_TABLE" ("PK_ID" BIGINT PRIMARY KEY, "NAME" TEXT, "SCORE" INT)`)
+	s, err := newSink(t, genConf(url, `"`+schema+`.pg_ide_sink_table"`)+`field_ide = UPPERCASE
+primary_keys = [pk_id]
+`, scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, scoreBatch(row.Insert, 1, "A", 1))
+	if got := dump(t, conn, `SELECT * FROM "PG_IDE_SINK_TABLE"`); got != "(1,A,1)" {
+		t.Errorf("the table holds %s", got)
+	}
+	if got := dump(t, conn, "SELECT count(*) FROM pg_namespace WHERE nspname = upper('"+schema+"')"); got != "(0)" {
+		t.Errorf("an upper-case schema was created")
 	}
 }

@@ -69,8 +69,8 @@ type writer struct {
 	keyBuf  []byte           // scratch for key
 	params  [][]byte
 	formats []int16 // per parameter: binary, or text where no binary encoding fits
-	// text marks the parameters sent as text; pkFormats are the key columns' formats
-	text      []bool
+	// enc says how each parameter is encoded; pkFormats are the key columns' formats
+	enc       []paramEnc
 	pkFormats []int16
 
 	gidPrefix string
@@ -167,20 +167,26 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 	return nil
 }
 
-// planFormats picks each parameter's format: binary where pgx encodes a row value to the
+// planFormats picks each parameter's encoding: json, jsonb and xml (and arrays of them)
+// take a string as the document it holds and anything else as its JSON, in their binary
+// forms (which are the text); other types are binary where pgx encodes a row value to the
 // column's type, text (the value as SeaTunnel prints it, which PostgreSQL parses) for types
 // it does not, such as inet or a domain's base type it cannot see. It reports whether any
 // parameter is text.
 func (w *writer) planFormats() bool {
-	w.text = make([]bool, len(w.oids))
+	w.enc = make([]paramEnc, len(w.oids))
 	w.formats = make([]int16, len(w.oids))
 	w.pkFormats = w.pkFormats[:0]
-	any := false
+	anyText := false
 	probe := row.StringValue("")
 	for i, oid := range w.oids {
 		w.formats[i] = pgtype.BinaryFormatCode
+		w.enc[i] = documentEnc(oid)
+		if w.enc[i] != encPgx {
+			continue
+		}
 		if w.tm.PlanEncode(oid, pgtype.BinaryFormatCode, cell{&probe}) == nil {
-			w.text[i], w.formats[i], any = true, pgtype.TextFormatCode, true
+			w.enc[i], w.formats[i], anyText = encText, pgtype.TextFormatCode, true
 		}
 	}
 	for _, i := range w.cfg.pk {
@@ -188,7 +194,7 @@ func (w *writer) planFormats() bool {
 			w.pkFormats = append(w.pkFormats, w.formats[i])
 		}
 	}
-	return any
+	return anyText
 }
 
 // prepareBulk prepares the statements that apply a buffer with one array per column, when
@@ -300,12 +306,7 @@ func (w *writer) add(o op, r *row.Row) error {
 		}
 		at := len(w.buf)
 		w.buf = append(w.buf, 0, 0, 0, 0)
-		if w.text[j] {
-			w.buf = row.AppendText(w.buf, *v)
-			binary.BigEndian.PutUint32(w.buf[at:], uint32(len(w.buf)-at-4))
-			continue
-		}
-		out, err := w.tm.Encode(w.oids[j], pgtype.BinaryFormatCode, cell{v}, w.buf)
+		out, err := w.encode(j, v, w.buf)
 		if err != nil {
 			w.buf = w.buf[:start]
 			return fmt.Errorf("field %s: %w", w.fieldName(f), err)

@@ -1,0 +1,116 @@
+package jdbc
+
+import (
+	"encoding/binary"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// paramEnc is how a parameter of a statement is encoded from a row value.
+type paramEnc uint8
+
+const (
+	encPgx        paramEnc = iota // pgx's binary encoding of the column's type
+	encText                       // the value's text, sent in text format for PostgreSQL to parse
+	encDoc                        // json and xml: the document's text, which is their binary form
+	encJSONB                      // jsonb: a version byte, then the document's text
+	encDocArray                   // json[] and xml[]: a binary array of documents
+	encJSONBArray                 // jsonb[]: a binary array of jsonb documents
+)
+
+// documentEnc is the encoding of the document types (json, jsonb, xml and their arrays),
+// encPgx for every other type. pgx would marshal a row value as a Go value: a string would
+// become a JSON string literal, or an empty XML element.
+func documentEnc(oid uint32) paramEnc {
+	switch oid {
+	case pgtype.JSONOID, pgtype.XMLOID:
+		return encDoc
+	case pgtype.JSONBOID:
+		return encJSONB
+	case pgtype.JSONArrayOID, pgtype.XMLArrayOID:
+		return encDocArray
+	case pgtype.JSONBArrayOID:
+		return encJSONBArray
+	}
+	return encPgx
+}
+
+// jsonbVersion is the first byte of jsonb's binary form.
+const jsonbVersion = 1
+
+// encode appends the wire form of parameter j's non-null value v to dst.
+func (w *writer) encode(j int, v *row.Value, dst []byte) ([]byte, error) {
+	switch w.enc[j] {
+	case encText:
+		return row.AppendText(dst, *v), nil
+	case encDoc:
+		return appendDocument(dst, v), nil
+	case encJSONB:
+		return appendDocument(append(dst, jsonbVersion), v), nil
+	case encDocArray, encJSONBArray:
+		elem, ok := arrayElemOf[w.oids[j]]
+		if !ok || v.T != types.Array {
+			return nil, cell{v}.mismatch("array")
+		}
+		return appendDocumentArray(dst, elem, v.Elems(), w.enc[j] == encJSONBArray), nil
+	}
+	return w.tm.Encode(w.oids[j], pgtype.BinaryFormatCode, cell{v}, dst)
+}
+
+// arrayElemOf maps the arrays of documents to their element types.
+var arrayElemOf = map[uint32]uint32{
+	pgtype.JSONArrayOID:  pgtype.JSONOID,
+	pgtype.XMLArrayOID:   pgtype.XMLOID,
+	pgtype.JSONBArrayOID: pgtype.JSONBOID,
+}
+
+// appendDocument appends the text of a document: a string (or bytes) as it is, a map, row
+// or array as its JSON, any other value as its text.
+func appendDocument(dst []byte, v *row.Value) []byte {
+	switch v.T {
+	case types.String, types.Bytes:
+		return append(dst, v.S...)
+	case types.Map, types.Row, types.Array:
+		return row.AppendJSON(dst, *v)
+	}
+	return row.AppendText(dst, *v)
+}
+
+// appendDocumentArray appends a one-dimensional array of documents in PostgreSQL's binary
+// array format.
+func appendDocumentArray(dst []byte, elem uint32, elems []row.Value, jsonb bool) []byte {
+	hasNull := uint32(0)
+	for i := range elems {
+		if elems[i].IsNull() {
+			hasNull = 1
+		}
+	}
+	if len(elems) == 0 {
+		dst = binary.BigEndian.AppendUint32(dst, 0) // no dimensions
+		dst = binary.BigEndian.AppendUint32(dst, 0)
+		return binary.BigEndian.AppendUint32(dst, elem)
+	}
+	dst = binary.BigEndian.AppendUint32(dst, 1)
+	dst = binary.BigEndian.AppendUint32(dst, hasNull)
+	dst = binary.BigEndian.AppendUint32(dst, elem)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(elems)))
+	dst = binary.BigEndian.AppendUint32(dst, 1) // lower bound
+	for i := range elems {
+		e := &elems[i]
+		if e.IsNull() {
+			dst = binary.BigEndian.AppendUint32(dst, 0xFFFFFFFF)
+			continue
+		}
+		at := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		if jsonb {
+			dst = append(dst, jsonbVersion)
+		}
+		dst = appendDocument(dst, e)
+		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	}
+	return dst
+}
