@@ -51,9 +51,16 @@
 // date_format (yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd), datetime_format (yyyy-MM-dd HH:mm:ss
 // and SeaTunnel's other eight layouts), time_format (HH:mm:ss, HH:mm:ss.SSS), encoding
 // (UTF-8 only), compress_codec (none only), is_enable_transaction (true only: false is a
-// config error), schema_save_mode (CREATE_SCHEMA_WHEN_NOT_EXIST or IGNORE),
-// data_save_mode (APPEND_DATA), and custom_filename and have_partition, which SeaTunnel's
-// code ignores and so does Strait.
+// config error), schema_save_mode and data_save_mode (below), and custom_filename and
+// have_partition, which SeaTunnel's code ignores and so does Strait.
+//
+// The save modes run once per job, before anything is written (Sink.Setup), as SeaTunnel's
+// file catalog applies them to path: schema_save_mode RECREATE_SCHEMA deletes path and
+// creates it empty, CREATE_SCHEMA_WHEN_NOT_EXIST (the default) creates it when missing,
+// ERROR_WHEN_SCHEMA_NOT_EXIST fails the job when it is missing, IGNORE does nothing; then
+// data_save_mode APPEND_DATA (the default) keeps what is there, DROP_DATA deletes and
+// recreates an existing path, and ERROR_WHEN_DATA_EXISTS fails the job when files lie
+// directly in path.
 //
 // Text and csv values are written as SeaTunnel's TextSerializationSchema writes them:
 // null as an empty field, numbers as Java prints them (decimals as BigDecimal.toString,
@@ -98,7 +105,6 @@
 //
 //   - Only text, csv and json; no compression, archives or multi-table source configs
 //     (tables_configs).
-//   - Save modes other than creating the directory and appending are config errors.
 //   - The header lists the written columns (SeaTunnel lists all input columns).
 //   - Reading is stricter: a boolean must be true or false (SeaTunnel reads anything else as
 //     false), a text or csv line with too few fields and a malformed csv or json line are

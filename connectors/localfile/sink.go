@@ -2,7 +2,6 @@ package localfile
 
 import (
 	"fmt"
-	"github.com/strait-dev/strait/row"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connector/multitable"
+	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -66,6 +66,8 @@ type sinkConfig struct {
 	batchSize   int64
 	text        textEncoder
 	jsonKeys    [][]byte // `{"a":`, `,"b":`...
+	schemaSave  string   // schema_save_mode, applied by Setup
+	dataSave    string   // data_save_mode, applied by Setup
 }
 
 // NewSink builds a LocalFile sink from its options.
@@ -126,7 +128,7 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if _, err := o.Bool("have_partition", false); err != nil {
 		return nil, err
 	}
-	if err := checkSaveModes(o); err != nil {
+	if c.schemaSave, c.dataSave, err = saveModes(o); err != nil {
 		return nil, err
 	}
 
@@ -311,27 +313,6 @@ func containsInt(s []int, v int) bool {
 		}
 	}
 	return false
-}
-
-// checkSaveModes accepts the save modes whose behaviour needs no action before the job:
-// creating the target directory when missing (done on commit) and appending data.
-func checkSaveModes(o *config.Options) error {
-	sm, err := o.Enum("schema_save_mode", "CREATE_SCHEMA_WHEN_NOT_EXIST",
-		"CREATE_SCHEMA_WHEN_NOT_EXIST", "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE")
-	if err != nil {
-		return err
-	}
-	if sm != "CREATE_SCHEMA_WHEN_NOT_EXIST" && sm != "IGNORE" {
-		return o.Errorf("schema_save_mode", "%s is not supported by Strait's LocalFile yet; use CREATE_SCHEMA_WHEN_NOT_EXIST", sm)
-	}
-	dm, err := o.Enum("data_save_mode", "APPEND_DATA", "APPEND_DATA", "DROP_DATA", "ERROR_WHEN_DATA_EXISTS")
-	if err != nil {
-		return err
-	}
-	if dm != "APPEND_DATA" {
-		return o.Errorf("data_save_mode", "%s is not supported by Strait's LocalFile yet; use APPEND_DATA", dm)
-	}
-	return nil
 }
 
 // CreateCommitter returns the committer that moves staged files into path.
