@@ -146,20 +146,46 @@ func (t TaskID) String() string { return fmt.Sprintf("g%d-%d", t.Group, t.Subtas
 // Counters are a task's row counts. RowsRead counts what a source reader read and
 // RowsWritten what a sink writer wrote, so sums over a job are its read and write counts, as
 // SeaTunnel reports them; RowsReceived counts what a task took from its inputs over
-// exchanges.
+// exchanges. Bytes are SeaTunnel's row sizes (SeaTunnelRow.getBytesSize: the text of
+// strings, the width of numbers). Tables splits the read and written rows and bytes by the
+// table id the rows carry.
 type Counters struct {
-	RowsRead     int64 `json:"rowsRead"`
-	RowsWritten  int64 `json:"rowsWritten"`
-	RowsFailed   int64 `json:"rowsFailed"`
-	RowsReceived int64 `json:"rowsReceived,omitempty"`
+	RowsRead     int64                    `json:"rowsRead"`
+	RowsWritten  int64                    `json:"rowsWritten"`
+	RowsFailed   int64                    `json:"rowsFailed"`
+	RowsReceived int64                    `json:"rowsReceived,omitempty"`
+	BytesRead    int64                    `json:"bytesRead,omitempty"`
+	BytesWritten int64                    `json:"bytesWritten,omitempty"`
+	Tables       map[string]TableCounters `json:"tables,omitempty"`
 }
 
-// Add sums counters.
+// TableCounters are the rows and bytes of one table that sources read and sinks wrote.
+type TableCounters struct {
+	RowsRead     int64 `json:"rowsRead,omitempty"`
+	BytesRead    int64 `json:"bytesRead,omitempty"`
+	RowsWritten  int64 `json:"rowsWritten,omitempty"`
+	BytesWritten int64 `json:"bytesWritten,omitempty"`
+}
+
+// Add sums counters; the sum never shares the table map of o.
 func (c *Counters) Add(o Counters) {
 	c.RowsRead += o.RowsRead
 	c.RowsWritten += o.RowsWritten
 	c.RowsFailed += o.RowsFailed
 	c.RowsReceived += o.RowsReceived
+	c.BytesRead += o.BytesRead
+	c.BytesWritten += o.BytesWritten
+	if len(o.Tables) > 0 && c.Tables == nil {
+		c.Tables = make(map[string]TableCounters, len(o.Tables))
+	}
+	for id, t := range o.Tables {
+		s := c.Tables[id]
+		s.RowsRead += t.RowsRead
+		s.BytesRead += t.BytesRead
+		s.RowsWritten += t.RowsWritten
+		s.BytesWritten += t.BytesWritten
+		c.Tables[id] = s
+	}
 }
 
 // CommitInfo is one sink writer's prepared commit for a checkpoint.

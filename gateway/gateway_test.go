@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -310,5 +311,54 @@ func TestOverview(t *testing.T) {
 	callJSON(t, "GET", "/overview?zone=b", "", &o)
 	if o.Workers != "0" || o.TotalSlot != "0" || o.UnassignedSlot != "0" {
 		t.Fatalf("overview?zone=b %+v", o)
+	}
+}
+
+// SeaTunnel's MultiTableMetricsIT: two sources of 10 and 5 rows of 13 bytes each
+// ([3, "C", 100] is a bigint, one character and an int) into two Consoles. job-info gives
+// rows and bytes in all and per table, and positive rates.
+func TestMultiTableMetrics(t *testing.T) {
+	conf, err := os.ReadFile("../testdata/seatunnel-e2e/engine/batch_fake_multi_table_to_console.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub gateway.SubmitResponse
+	callJSON(t, "POST", "/submit-job?format=hocon&jobName=batch_fake_multi_table_to_console", string(conf), &sub)
+	v := waitState(t, sub.JobID, "FINISHED")
+	const size = 13
+	m := v.Metrics
+	eq := []struct{ name, got, want string }{
+		{"SourceReceivedCount", m.SourceReceivedCount, "15"},
+		{"SinkWriteCount", m.SinkWriteCount, "15"},
+		{"TableSourceReceivedCount fake.table1", m.TableSourceReceivedCount["fake.table1"], "10"},
+		{"TableSourceReceivedCount fake.public.table2", m.TableSourceReceivedCount["fake.public.table2"], "5"},
+		{"TableSinkWriteCount fake.table1", m.TableSinkWriteCount["fake.table1"], "10"},
+		{"TableSinkWriteCount fake.public.table2", m.TableSinkWriteCount["fake.public.table2"], "5"},
+		{"SourceReceivedBytes", m.SourceReceivedBytes, fmt.Sprint(size * 15)},
+		{"SinkWriteBytes", m.SinkWriteBytes, fmt.Sprint(size * 15)},
+		{"TableSourceReceivedBytes fake.table1", m.TableSourceReceivedBytes["fake.table1"], fmt.Sprint(size * 10)},
+		{"TableSourceReceivedBytes fake.public.table2", m.TableSourceReceivedBytes["fake.public.table2"], fmt.Sprint(size * 5)},
+		{"TableSinkWriteBytes fake.table1", m.TableSinkWriteBytes["fake.table1"], fmt.Sprint(size * 10)},
+		{"TableSinkWriteBytes fake.public.table2", m.TableSinkWriteBytes["fake.public.table2"], fmt.Sprint(size * 5)},
+	}
+	for _, c := range eq {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	positive := map[string]string{
+		"SourceReceivedQPS": m.SourceReceivedQPS, "SinkWriteQPS": m.SinkWriteQPS,
+		"SourceReceivedBytesPerSeconds": m.SourceReceivedBytesPerSeconds, "SinkWriteBytesPerSeconds": m.SinkWriteBytesPerSeconds,
+	}
+	for _, tbl := range []string{"fake.table1", "fake.public.table2"} {
+		positive["TableSourceReceivedQPS "+tbl] = m.TableSourceReceivedQPS[tbl]
+		positive["TableSinkWriteQPS "+tbl] = m.TableSinkWriteQPS[tbl]
+		positive["TableSourceReceivedBytesPerSeconds "+tbl] = m.TableSourceReceivedBytesPerSeconds[tbl]
+		positive["TableSinkWriteBytesPerSeconds "+tbl] = m.TableSinkWriteBytesPerSeconds[tbl]
+	}
+	for name, s := range positive {
+		if f, err := strconv.ParseFloat(s, 64); err != nil || f <= 0 {
+			t.Errorf("%s = %q, want a positive number", name, s)
+		}
 	}
 }

@@ -472,8 +472,10 @@ func vertexName(pipeline int, v *planner.Vertex) string {
 	return fmt.Sprintf("pipeline-%d [%s[%s]-%s]", pipeline, kind, idx, v.Plugin)
 }
 
-// metricsOf sums a job's counters SeaTunnel's way; a task's rows are given to a table when
-// its task group holds one source (or one sink) of one table.
+// metricsOf sums a job's counters SeaTunnel's way: rows and bytes (SeaTunnel's row sizes)
+// read and written, in all and per table, with their rates over the job's run time. Tasks
+// report rows by the table id they carry; a task whose counters have no tables (a runner of
+// an older release) gives its rows to the table of its task group's one source or sink.
 func metricsOf(st *contract.JobStatus, plan *planner.PhysicalPlan, elapsed time.Duration) Metrics {
 	m := Metrics{
 		TableSourceReceivedCount: map[string]string{}, TableSourceReceivedBytes: map[string]string{},
@@ -488,47 +490,59 @@ func metricsOf(st *contract.JobStatus, plan *planner.PhysicalPlan, elapsed time.
 		}
 		return javaDouble(float64(n) / secs)
 	}
-	read, written := st.Counters.RowsRead, st.Counters.RowsWritten
-	if read == 0 && written == 0 {
+	total := st.Counters
+	if total.RowsRead == 0 && total.RowsWritten == 0 {
 		// a status without the job's sum: add the pipelines'
+		total = contract.Counters{}
 		for _, p := range st.Pipelines {
-			read += p.Counters.RowsRead
-			written += p.Counters.RowsWritten
+			total.Add(p.Counters)
 		}
 	}
-	m.SourceReceivedCount, m.SinkWriteCount = strconv.FormatInt(read, 10), strconv.FormatInt(written, 10)
-	m.SourceReceivedQPS, m.SinkWriteQPS = rate(read), rate(written)
-	m.SourceReceivedBytes, m.SinkWriteBytes = "0", "0"
-	m.SourceReceivedBytesPerSeconds, m.SinkWriteBytesPerSeconds = "0.0", "0.0"
+	m.SourceReceivedCount, m.SinkWriteCount = strconv.FormatInt(total.RowsRead, 10), strconv.FormatInt(total.RowsWritten, 10)
+	m.SourceReceivedQPS, m.SinkWriteQPS = rate(total.RowsRead), rate(total.RowsWritten)
+	m.SourceReceivedBytes, m.SinkWriteBytes = strconv.FormatInt(total.BytesRead, 10), strconv.FormatInt(total.BytesWritten, 10)
+	m.SourceReceivedBytesPerSeconds, m.SinkWriteBytesPerSeconds = rate(total.BytesRead), rate(total.BytesWritten)
 
-	if plan != nil {
-		srcRows, sinkRows := map[string]int64{}, map[string]int64{}
-		for _, ps := range st.Pipelines {
-			if ps.ID < 1 || ps.ID > len(plan.Pipelines) {
-				continue
-			}
-			pp := &plan.Pipelines[ps.ID-1]
-			for _, t := range ps.Tasks {
-				g := pp.Group(t.Task.Group)
-				if g == nil {
-					continue
-				}
-				if tbl, ok := oneTable(plan, g, planner.SourceVertex); ok {
-					srcRows[tbl] += t.Counters.RowsRead
-				}
-				if tbl, ok := oneTable(plan, g, planner.SinkVertex); ok {
-					sinkRows[tbl] += t.Counters.RowsWritten
-				}
-			}
+	tables := tableCounters(st, plan)
+	for tbl, n := range tables {
+		if n.RowsRead > 0 || n.BytesRead > 0 {
+			m.TableSourceReceivedCount[tbl], m.TableSourceReceivedQPS[tbl] = strconv.FormatInt(n.RowsRead, 10), rate(n.RowsRead)
+			m.TableSourceReceivedBytes[tbl], m.TableSourceReceivedBytesPerSeconds[tbl] = strconv.FormatInt(n.BytesRead, 10), rate(n.BytesRead)
 		}
-		for tbl, n := range srcRows {
-			m.TableSourceReceivedCount[tbl], m.TableSourceReceivedQPS[tbl] = strconv.FormatInt(n, 10), rate(n)
-		}
-		for tbl, n := range sinkRows {
-			m.TableSinkWriteCount[tbl], m.TableSinkWriteQPS[tbl] = strconv.FormatInt(n, 10), rate(n)
+		if n.RowsWritten > 0 || n.BytesWritten > 0 {
+			m.TableSinkWriteCount[tbl], m.TableSinkWriteQPS[tbl] = strconv.FormatInt(n.RowsWritten, 10), rate(n.RowsWritten)
+			m.TableSinkWriteBytes[tbl], m.TableSinkWriteBytesPerSeconds[tbl] = strconv.FormatInt(n.BytesWritten, 10), rate(n.BytesWritten)
 		}
 	}
 	return m
+}
+
+// tableCounters adds up the job's counters by table, from its tasks.
+func tableCounters(st *contract.JobStatus, plan *planner.PhysicalPlan) map[string]contract.TableCounters {
+	var sum contract.Counters
+	for _, ps := range st.Pipelines {
+		for _, t := range ps.Tasks {
+			if len(t.Counters.Tables) > 0 || plan == nil || ps.ID < 1 || ps.ID > len(plan.Pipelines) {
+				sum.Add(contract.Counters{Tables: t.Counters.Tables})
+				continue
+			}
+			g := plan.Pipelines[ps.ID-1].Group(t.Task.Group)
+			if g == nil {
+				continue
+			}
+			by := map[string]contract.TableCounters{}
+			if tbl, ok := oneTable(plan, g, planner.SourceVertex); ok {
+				by[tbl] = contract.TableCounters{RowsRead: t.Counters.RowsRead}
+			}
+			if tbl, ok := oneTable(plan, g, planner.SinkVertex); ok {
+				w := by[tbl]
+				w.RowsWritten = t.Counters.RowsWritten
+				by[tbl] = w
+			}
+			sum.Add(contract.Counters{Tables: by})
+		}
+	}
+	return sum.Tables
 }
 
 // oneTable is the table of a task group's only vertex of a kind, when it has one table.

@@ -37,8 +37,13 @@ type Vertex struct {
 	PartitionBy []string `json:"partitionBy,omitempty"`
 	// Tables are the tables the vertex emits (sources, transforms) or receives (sinks).
 	Tables []*catalog.Table `json:"tables"`
-	// InputTables are the tables the vertex receives (transforms, sinks).
+	// InputTables are the tables the vertex receives (transforms, sinks). A union receives
+	// the tables of its first input, as SeaTunnel gives a union its first input's catalog
+	// table.
 	InputTables []*catalog.Table `json:"inputTables,omitempty"`
+	// TableAliases maps the table ids of a union's later inputs to the first input's table
+	// ids, which their rows take on when they reach the vertex.
+	TableAliases map[string]string `json:"tableAliases,omitempty"`
 }
 
 // LogicalDag is the job's vertices, in plan order (sources, transforms, sinks).
@@ -245,30 +250,38 @@ func checkComplexGraph(jc *JobConfig) error {
 	return nil
 }
 
-// connect sets v's inputs and the tables it receives; a union needs equal schemas.
+// connect sets v's inputs and the tables it receives. A union needs inputs of equal
+// structure and receives the first input's tables: rows of the later inputs are relabelled
+// to them (TableAliases), so the vertex sees one table per position whichever input a row
+// came from, as SeaTunnel's union does.
 func (d *LogicalDag) connect(v *Vertex, ins []*Vertex) error {
 	for _, in := range ins {
 		v.Inputs = append(v.Inputs, in.ID)
-		v.InputTables = append(v.InputTables, in.Tables...)
+	}
+	first := ins[0].Tables
+	v.InputTables = append([]*catalog.Table(nil), first...)
+	for _, in := range ins[1:] {
+		if len(in.Tables) != len(first) {
+			return cfgErr("%s: cannot union inputs with different structures (%s emits %d tables, %s emits %d)",
+				v.Where, ins[0].Where, len(first), in.Where, len(in.Tables))
+		}
+		for i, t := range in.Tables {
+			if !t.RowType().Equal(first[i].RowType()) {
+				return cfgErr("%s: cannot union inputs with different structures: %s emits %s, %s emits %s",
+					v.Where, ins[0].Where, first[i].RowType(), in.Where, t.RowType())
+			}
+			if t.ID() != first[i].ID() {
+				if v.TableAliases == nil {
+					v.TableAliases = map[string]string{}
+				}
+				v.TableAliases[t.ID()] = first[i].ID()
+			}
+		}
 	}
 	for _, key := range v.PartitionBy {
 		for _, t := range v.InputTables {
 			if t.ColumnIndex(key) < 0 {
 				return cfgErr("%s: partition_by: table %s has no field %q", v.Where, t.ID(), key)
-			}
-		}
-	}
-	if len(ins) > 1 {
-		first := ins[0].Tables
-		for _, in := range ins[1:] {
-			if len(in.Tables) != len(first) {
-				return cfgErr("%s: cannot union inputs with different structures (%s and %s)", v.Where, d.vertex(v.Inputs[0]).Where, in.Where)
-			}
-			for i, t := range in.Tables {
-				if !t.RowType().Equal(first[i].RowType()) {
-					return cfgErr("%s: cannot union inputs with different structures: %s emits %s, %s emits %s",
-						v.Where, d.vertex(v.Inputs[0]).Where, first[i].RowType(), in.Where, t.RowType())
-				}
 			}
 		}
 	}

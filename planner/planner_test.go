@@ -138,6 +138,15 @@ sink { PlanSink { plugin_input = "u" } }`)
 	if p.Slots() != 2+3+1 {
 		t.Errorf("slots = %d", p.Slots())
 	}
+	// the union receives the first input's table; rows of b take on a's
+	for _, v := range pp.Vertices {
+		if v.Plugin != "PlanTransform" {
+			continue
+		}
+		if len(v.InputTables) != 1 || v.InputTables[0].ID() != "a" || len(v.TableAliases) != 1 || v.TableAliases["b"] != "a" {
+			t.Errorf("union vertex: input tables %v, aliases %v", v.InputTables, v.TableAliases)
+		}
+	}
 	var sb strings.Builder
 	pp.WriteText(&sb)
 	if !strings.Contains(sb.String(), "(union)") || !strings.Contains(sb.String(), "exchange") {

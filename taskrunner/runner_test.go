@@ -127,6 +127,50 @@ sink {
 	}
 }
 
+// A union takes its first input's table, as SeaTunnel's: Assert's row rules count every row
+// of both inputs under it, and its field rules apply to the rows of the second input too,
+// which arrive over exchanges from sources of another table and parallelism.
+func TestUnionSinkSeesTheFirstInputsTable(t *testing.T) {
+	c, r := deploy(t, `
+env { parallelism = 2 }
+source {
+  FakeSource { plugin_output = "a", row.num = 100, schema = { table = "db.a", fields { id = bigint, name = string } } }
+  FakeSource { plugin_output = "b", row.num = 50, parallelism = 3, schema = { table = "db.b", fields { id = bigint, name = string } } }
+}
+sink {
+  Assert {
+    plugin_input = ["a", "b"]
+    rules {
+      row_rules = [{ rule_type = MIN_ROW, rule_value = 350 }, { rule_type = MAX_ROW, rule_value = 350 }]
+      field_rules = [{ field_name = name, field_type = string, field_value = [{ rule_type = NOT_NULL }] }]
+    }
+  }
+}`)
+	defer r.Close()
+	wait(t, c)
+	var written int64
+	tables := map[string]contract.TableCounters{}
+	for id, s := range c.final() {
+		if s.State != contract.TaskClosed {
+			t.Fatalf("task %s ended %s: %s", id, s.State, s.Error)
+		}
+		written += s.Counters.RowsWritten
+		for tbl, n := range s.Counters.Tables {
+			x := tables[tbl]
+			x.RowsRead += n.RowsRead
+			x.RowsWritten += n.RowsWritten
+			tables[tbl] = x
+		}
+	}
+	if written != 350 {
+		t.Fatalf("written %d", written)
+	}
+	want := map[string]contract.TableCounters{"db.a": {RowsRead: 200, RowsWritten: 350}, "db.b": {RowsRead: 150}}
+	if fmt.Sprint(tables) != fmt.Sprint(want) {
+		t.Fatalf("per table %v, want %v", tables, want)
+	}
+}
+
 func TestTaskFailureCancelsTheOthers(t *testing.T) {
 	c, r := deploy(t, `
 env { parallelism = 2 }

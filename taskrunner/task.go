@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
@@ -28,10 +29,10 @@ type task struct {
 	st      contract.TaskState
 	failure error
 
-	rowsRead    atomic.Int64
-	rowsWritten atomic.Int64
-	rowsRecv    atomic.Int64 // taken from exchange inputs
-	commits     []contract.CommitInfo
+	read     *meter       // what its source read
+	written  *meter       // what its sink wrote
+	rowsRecv atomic.Int64 // taken from exchange inputs
+	commits  []contract.CommitInfo
 
 	// barriers brings checkpoint triggers to a source task (nil for other tasks).
 	barriers chan int64
@@ -44,7 +45,16 @@ type task struct {
 }
 
 func newTask(ex *execution, g planner.TaskGroup, subtask int) *task {
-	t := &task{ex: ex, id: contract.TaskID{Group: g.ID, Subtask: subtask}, group: g, subtask: subtask, st: contract.TaskCreated}
+	t := &task{ex: ex, id: contract.TaskID{Group: g.ID, Subtask: subtask}, group: g, subtask: subtask, st: contract.TaskCreated,
+		read: newMeter(""), written: newMeter("")}
+	for _, vid := range g.Vertices {
+		switch v := ex.vertices[vid]; v.Kind {
+		case planner.SourceVertex:
+			t.read = newMeter(onlyTable(v.Tables))
+		case planner.SinkVertex:
+			t.written = newMeter(onlyTable(v.InputTables))
+		}
+	}
 	if ex.vertices[g.Vertices[0]].Kind == planner.SourceVertex {
 		t.barriers = make(chan int64, 8)
 	}
@@ -128,7 +138,24 @@ func (t *task) state() contract.TaskState {
 }
 
 func (t *task) counters() contract.Counters {
-	return contract.Counters{RowsRead: t.rowsRead.Load(), RowsWritten: t.rowsWritten.Load(), RowsReceived: t.rowsRecv.Load()}
+	c := contract.Counters{RowsReceived: t.rowsRecv.Load()}
+	t.read.addTo(&c, true)
+	t.written.addTo(&c, false)
+	return c
+}
+
+// onlyTable is the id of the one table of a vertex, or "" when it has several.
+func onlyTable(tables []*catalog.Table) string {
+	if len(tables) == 0 {
+		return ""
+	}
+	id := tables[0].ID()
+	for _, t := range tables[1:] {
+		if t.ID() != id {
+			return ""
+		}
+	}
+	return id
 }
 
 // transition moves the task along its state machine; a terminal state is final. Changes
@@ -178,6 +205,8 @@ type chain struct {
 	writer     connector.Writer
 	sinkVertex int
 	in         *inbox
+	// aliases relabel the rows of a union's later inputs with the first input's tables
+	aliases map[string]string
 	out        *outlet
 }
 
@@ -307,6 +336,7 @@ func (t *task) build(c *chain) error {
 	}
 	if c.reader == nil {
 		c.in = ex.inboxes[t.id]
+		c.aliases = ex.vertices[t.group.Vertices[0]].TableAliases
 	}
 	if c.writer == nil {
 		out, err := ex.outletFor(t.group, t.subtask)
@@ -408,7 +438,7 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 			limit.took(b, time.Now())
 		}
 		if n := b.Len(); n > 0 {
-			t.rowsRead.Add(int64(n))
+			t.read.count(b)
 			if err := t.push(ctx, c, b); err != nil {
 				return err
 			}
@@ -483,6 +513,7 @@ func (t *task) pumpInbox(ctx context.Context, c *chain) error {
 			ended[m.from] = true
 		default:
 			t.rowsRecv.Add(int64(m.batch.Len()))
+			relabel(m.batch, c.aliases)
 			if err := t.push(ctx, c, m.batch); err != nil {
 				return err
 			}
@@ -530,14 +561,12 @@ func (t *task) push(ctx context.Context, c *chain, b *row.Batch) error {
 		}
 	}
 	if c.writer != nil {
-		n := b.Len()
 		err := c.writer.Write(ctx, b)
-		b.Release()
-		if err != nil {
-			return err
+		if err == nil {
+			t.written.count(b)
 		}
-		t.rowsWritten.Add(int64(n))
-		return nil
+		b.Release()
+		return err
 	}
 	return c.out.send(ctx, b)
 }
@@ -554,4 +583,23 @@ func (c *chain) close(ctx context.Context) error {
 		errs = append(errs, c.reader.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// relabel gives the rows of a union's later inputs the table of the first input at the
+// same position; rows come in runs of one table, so a run costs one lookup.
+func relabel(b *row.Batch, aliases map[string]string) {
+	if len(aliases) == 0 {
+		return
+	}
+	from, to, ok := "", "", false
+	for i := range b.Rows {
+		r := &b.Rows[i]
+		if r.Table != from || i == 0 {
+			from = r.Table
+			to, ok = aliases[from]
+		}
+		if ok {
+			r.Table = to
+		}
+	}
 }
