@@ -350,7 +350,7 @@ func (st *ResourceState) allocate(req contract.AllocateRequest) (*contract.Alloc
 			}
 		}
 		if len(candidates) == 0 {
-			return nil, temporal.NewNonRetryableApplicationError(st.noResourceMessage(req, g, matching, free), NoEnoughResource, nil)
+			return nil, temporal.NewNonRetryableApplicationError(st.noResourceMessage(req, g, matching), NoEnoughResource, nil)
 		}
 		pick := st.choose(req.Strategy, candidates, free, given)
 		placed[g.Group] = pick
@@ -403,9 +403,11 @@ func (st *ResourceState) choose(strategy string, candidates []*RunnerSlots, free
 	return candidates[st.next()%uint64(len(candidates))]
 }
 
-func (st *ResourceState) noResourceMessage(req contract.AllocateRequest, g contract.GroupNeed, matching []*RunnerSlots, free map[string]int) string {
+// noResourceMessage says what the pipeline needs and what the cluster has, counted before
+// the allocation began: group g is the one that found no runner.
+func (st *ResourceState) noResourceMessage(req contract.AllocateRequest, g contract.GroupNeed, matching []*RunnerSlots) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "not enough resources: task group %d needs %d slots on one runner (the pipeline %d in all)", g.Group, g.Slots, req.Total())
+	fmt.Fprintf(&b, "not enough resources: the pipeline needs %d slots (%s)", req.Total(), describeGroups(req.Groups))
 	if len(req.TagFilter) > 0 {
 		keys := make([]string, 0, len(req.TagFilter))
 		for k := range req.TagFilter {
@@ -416,7 +418,7 @@ func (st *ResourceState) noResourceMessage(req contract.AllocateRequest, g contr
 		for i, k := range keys {
 			pairs[i] = k + "=" + req.TagFilter[k]
 		}
-		fmt.Fprintf(&b, " with tags %s", strings.Join(pairs, ", "))
+		fmt.Fprintf(&b, " on runners with tags %s", strings.Join(pairs, ", "))
 	}
 	alive := 0
 	for _, r := range st.Runners {
@@ -427,16 +429,56 @@ func (st *ResourceState) noResourceMessage(req contract.AllocateRequest, g contr
 	switch {
 	case alive == 0:
 		b.WriteString("; no runner is registered and alive")
+		return b.String()
 	case len(matching) == 0:
 		fmt.Fprintf(&b, "; none of the %d alive runners matches the tag filter", alive)
-	default:
-		seen := make([]string, len(matching))
-		for i, r := range matching {
-			seen[i] = fmt.Sprintf("%s (%d of %d free)", r.Info.ID, free[r.Info.ID], r.Info.Slots)
-		}
-		fmt.Fprintf(&b, "; matching runners: %s", strings.Join(seen, ", "))
+		return b.String()
+	}
+	total, largest := 0, 0
+	seen := make([]string, len(matching))
+	for i, r := range matching {
+		f := r.Free()
+		total += f
+		largest = max(largest, f)
+		seen[i] = fmt.Sprintf("%s %d of %d free", r.Info.ID, f, r.Info.Slots)
+	}
+	fmt.Fprintf(&b, "; the cluster has %d free on %d matching runners (%s)", total, len(matching), strings.Join(seen, ", "))
+	switch {
+	case g.Slots > largest:
+		fmt.Fprintf(&b, ": task group %d needs %d slots on one runner and no runner has that many free", g.Group, g.Slots)
+	case req.Total() <= total:
+		fmt.Fprintf(&b, ": the free slots are spread so that task group %d (%d slots) fits on no runner once the others are placed", g.Group, g.Slots)
 	}
 	return b.String()
+}
+
+// describeGroups summarises the slots each task group needs: "3 task groups of 1 slot",
+// or "task groups of 2, 1 and 1 slots".
+func describeGroups(groups []contract.GroupNeed) string {
+	if len(groups) == 0 {
+		return "no task group"
+	}
+	same := true
+	for _, g := range groups[1:] {
+		same = same && g.Slots == groups[0].Slots
+	}
+	unit := func(n int) string {
+		if n == 1 {
+			return "slot"
+		}
+		return "slots"
+	}
+	if same {
+		if len(groups) == 1 {
+			return fmt.Sprintf("1 task group of %d %s", groups[0].Slots, unit(groups[0].Slots))
+		}
+		return fmt.Sprintf("%d task groups of %d %s", len(groups), groups[0].Slots, unit(groups[0].Slots))
+	}
+	sizes := make([]string, len(groups))
+	for i, g := range groups {
+		sizes[i] = fmt.Sprint(g.Slots)
+	}
+	return fmt.Sprintf("task groups of %s and %s slots", strings.Join(sizes[:len(sizes)-1], ", "), sizes[len(sizes)-1])
 }
 
 func (st *ResourceState) view() *ClusterStatus {

@@ -41,7 +41,7 @@ func TestAllocateHonoursTagsAndCapacity(t *testing.T) {
 	_, err = st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, TagFilter: map[string]string{"zone": "db-zone"}})
 	var ae *temporal.ApplicationError
 	if !errors.As(err, &ae) || ae.Type() != NoEnoughResource || !strings.Contains(ae.Message(), "zone=db-zone") ||
-		!strings.Contains(ae.Message(), "b (1 of 4 free)") {
+		!strings.Contains(ae.Message(), "b 1 of 4 free") {
 		t.Fatalf("%v", err)
 	}
 	_, err = st.allocate(contract.AllocateRequest{Owner: "p3", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: map[string]string{"zone": "nowhere"}})
@@ -53,6 +53,64 @@ func TestAllocateHonoursTagsAndCapacity(t *testing.T) {
 		t.Fatal("slots not released")
 	}
 	if _, err := newState().allocate(contract.AllocateRequest{Owner: "x", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}); err == nil || !strings.Contains(err.Error(), "no runner is registered and alive") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// The refusal says what the pipeline needs and what the cluster had before the allocation
+// began, not the state halfway through placing the groups.
+func TestNoResourceMessage(t *testing.T) {
+	ones := func(n int) []contract.GroupNeed {
+		g := make([]contract.GroupNeed, n)
+		for i := range g {
+			g[i] = contract.GroupNeed{Group: i + 1, Slots: 1}
+		}
+		return g
+	}
+	cases := []struct {
+		name   string
+		groups []contract.GroupNeed
+		want   []string
+		reject []string
+	}{
+		{"more slots than the cluster has", ones(5),
+			[]string{"the pipeline needs 5 slots (5 task groups of 1 slot)", "the cluster has 4 free on 2 matching runners (a 2 of 2 free, b 2 of 2 free)"},
+			[]string{"0 of 2 free", "on one runner"}},
+		{"one group larger than any runner", []contract.GroupNeed{{Group: 1, Slots: 3}},
+			[]string{"the pipeline needs 3 slots (1 task group of 3 slots)", "4 free on 2 matching runners", "task group 1 needs 3 slots on one runner and no runner has that many free"},
+			nil},
+		{"task groups of different sizes", []contract.GroupNeed{{Group: 1, Slots: 2}, {Group: 2, Slots: 1}, {Group: 3, Slots: 1}, {Group: 4, Slots: 2}},
+			[]string{"the pipeline needs 6 slots (task groups of 2, 1, 1 and 2 slots)"},
+			nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := newState(contract.RunnerInfo{ID: "a", Slots: 2}, contract.RunnerInfo{ID: "b", Slots: 2})
+			_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: c.groups})
+			var ae *temporal.ApplicationError
+			if !errors.As(err, &ae) || ae.Type() != NoEnoughResource {
+				t.Fatalf("want NoEnoughResource, got %v", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(ae.Message(), w) {
+					t.Errorf("message %q lacks %q", ae.Message(), w)
+				}
+			}
+			for _, r := range c.reject {
+				if strings.Contains(ae.Message(), r) {
+					t.Errorf("message %q has %q", ae.Message(), r)
+				}
+			}
+			if st.Runners["a"].Free() != 2 || st.Runners["b"].Free() != 2 {
+				t.Fatal("a refused allocation took slots")
+			}
+		})
+	}
+	// 6 slots free and 6 needed, but three groups of 2 do not fit on two runners of 3
+	st := newState(contract.RunnerInfo{ID: "a", Slots: 3}, contract.RunnerInfo{ID: "b", Slots: 3})
+	_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}, {Group: 2, Slots: 2}, {Group: 3, Slots: 2}}})
+	if err == nil || !strings.Contains(err.Error(), "needs 6 slots (3 task groups of 2 slots)") || !strings.Contains(err.Error(), "the cluster has 6 free") ||
+		!strings.Contains(err.Error(), "fits on no runner once the others are placed") {
 		t.Fatalf("%v", err)
 	}
 }
