@@ -207,7 +207,7 @@ type chain struct {
 	in         *inbox
 	// aliases relabel the rows of a union's later inputs with the first input's tables
 	aliases map[string]string
-	out        *outlet
+	out     *outlet
 }
 
 func (t *task) run() {
