@@ -19,6 +19,8 @@ const (
 	encJSONB                      // jsonb: a version byte, then the document's text
 	encDocArray                   // json[] and xml[]: a binary array of documents
 	encJSONBArray                 // jsonb[]: a binary array of jsonb documents
+	encTimetz                     // a time written to timetz: the time of day in UTC
+	encTextArray                  // an array in PostgreSQL's array syntax, sent in text format
 )
 
 // documentEnc is the encoding of the document types (json, jsonb, xml and their arrays),
@@ -38,6 +40,16 @@ func documentEnc(oid uint32) paramEnc {
 	return encPgx
 }
 
+// paramEncOf picks the encoding of a parameter of type oid bound to input fields of type in:
+// documentEnc's, and a time (which SeaTunnel reads from timetz in UTC) written to timetz
+// back in UTC rather than in the session's time zone.
+func paramEncOf(oid uint32, in types.Kind) paramEnc {
+	if oid == pgtype.TimetzOID && in == types.Time {
+		return encTimetz
+	}
+	return documentEnc(oid)
+}
+
 // jsonbVersion is the first byte of jsonb's binary form.
 const jsonbVersion = 1
 
@@ -46,10 +58,21 @@ func (w *writer) encode(j int, v *row.Value, dst []byte) ([]byte, error) {
 	switch w.enc[j] {
 	case encText:
 		return row.AppendText(dst, *v), nil
+	case encTextArray:
+		if v.T != types.Array {
+			return row.AppendText(dst, *v), nil
+		}
+		return appendArrayText(dst, v.Elems()), nil
 	case encDoc:
 		return appendDocument(dst, v), nil
 	case encJSONB:
 		return appendDocument(append(dst, jsonbVersion), v), nil
+	case encTimetz:
+		if v.T != types.Time {
+			return nil, cell{v}.mismatch("time with time zone")
+		}
+		dst = binary.BigEndian.AppendUint64(dst, uint64(v.I/1000))
+		return binary.BigEndian.AppendUint32(dst, 0), nil // the zone: UTC
 	case encDocArray, encJSONBArray:
 		elem, ok := arrayElemOf[w.oids[j]]
 		if !ok || v.T != types.Array {
@@ -113,4 +136,30 @@ func appendDocumentArray(dst []byte, elem uint32, elems []row.Value, jsonb bool)
 		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}
 	return dst
+}
+
+// appendArrayText appends a one-dimensional array as PostgreSQL's array input reads it:
+// {"a","b",NULL}, every element quoted, quotes and backslashes escaped.
+func appendArrayText(dst []byte, elems []row.Value) []byte {
+	dst = append(dst, '{')
+	var text []byte
+	for i := range elems {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if elems[i].IsNull() {
+			dst = append(dst, "NULL"...)
+			continue
+		}
+		text = row.AppendText(text[:0], elems[i])
+		dst = append(dst, '"')
+		for _, c := range text {
+			if c == '"' || c == '\\' {
+				dst = append(dst, '\\')
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, '"')
+	}
+	return append(dst, '}')
 }

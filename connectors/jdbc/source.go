@@ -59,8 +59,9 @@ const defaultSplitSize = 8096
 // Rows stream from the server as they are read (fetch_size is accepted but not needed to
 // bound memory). PostgreSQL types map to SeaTunnel types as SeaTunnel's PostgresTypeConverter
 // maps them, with these choices: an unbounded numeric is decimal(38,18) in a query and
-// decimal(38,10) in a table read whole (as SeaTunnel's catalog reads it), and its values
-// are rounded half away from zero to that scale; timestamptz and timetz values are read in
+// decimal(38,10) in a table read whole (as SeaTunnel's catalog reads it), and each of its
+// values keeps the scale it has in the database (500 stays 500, 1.50 stays 1.50), as
+// SeaTunnel's BigDecimal does; timestamptz and timetz values are read in
 // UTC; arrays are one-dimensional; types SeaTunnel does not map (interval, point, ranges,
 // enums, arrays of them...) are read as strings in their text form.
 // decimal_type_narrowing reads numeric(p,0) as int when p ≤ 9 and as bigint when p ≤ 18; it
@@ -317,7 +318,7 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, 
 	}
 
 	// columns
-	opts := pgwire.TypeOptions{Narrow: narrow, UnboundedScale: 18}
+	opts := pgwire.TypeOptions{Narrow: narrow, UnboundedScale: 18, OwnScale: true}
 	if fromTable {
 		opts.UnboundedScale = 10 // as SeaTunnel's PostgreSQL catalog reads an unbounded numeric
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
 )
 
 // allBinary sends every parameter in binary.
@@ -181,12 +182,15 @@ func (w *writer) planFormats() bool {
 	probe := row.StringValue("")
 	for i, oid := range w.oids {
 		w.formats[i] = pgtype.BinaryFormatCode
-		w.enc[i] = documentEnc(oid)
+		w.enc[i] = paramEncOf(oid, w.inputKind(i))
 		if w.enc[i] != encPgx {
 			continue
 		}
 		if w.tm.PlanEncode(oid, pgtype.BinaryFormatCode, cell{&probe}) == nil {
 			w.enc[i], w.formats[i], anyText = encText, pgtype.TextFormatCode, true
+			if w.inputKind(i) == types.Array {
+				w.enc[i] = encTextArray
+			}
 		}
 	}
 	for _, i := range w.cfg.pk {
@@ -195,6 +199,14 @@ func (w *writer) planFormats() bool {
 		}
 	}
 	return anyText
+}
+
+// inputKind is the type of the input field parameter i binds.
+func (w *writer) inputKind(i int) types.Kind {
+	if i < len(w.fields) && w.fields[i] < len(w.cfg.input.Columns) {
+		return w.cfg.input.Columns[w.fields[i]].Type.Kind
+	}
+	return types.Null
 }
 
 // prepareBulk prepares the statements that apply a buffer with one array per column, when

@@ -114,6 +114,9 @@ func (d *Decoder) scalar(k decKind, scale int, b []byte, v *row.Value) error {
 		if err != nil {
 			return err
 		}
+		if scale == ownScale {
+			scale = n.dscale
+		}
 		*v = row.DecimalValue(n.unscaled(scale), scale)
 	case decNumericInt, decNumericLong:
 		n, err := parseWireNumeric(b)
@@ -292,6 +295,7 @@ func (d *Decoder) decodeArray(c *Column, b []byte, v *row.Value) error {
 type wireNumeric struct {
 	neg    bool
 	weight int
+	dscale int    // the decimal digits after the point that the value shows
 	digits []byte // 2 bytes per base-10000 digit
 }
 
@@ -314,7 +318,8 @@ func parseWireNumeric(b []byte) (wireNumeric, error) {
 	default:
 		return wireNumeric{}, fmt.Errorf("numeric with unknown sign %#x", sign)
 	}
-	return wireNumeric{neg: sign == 0x4000, weight: weight, digits: b[8:]}, nil
+	dscale := int(binary.BigEndian.Uint16(b[6:]) & 0x3FFF)
+	return wireNumeric{neg: sign == 0x4000, weight: weight, dscale: dscale, digits: b[8:]}, nil
 }
 
 func (n wireNumeric) ndigits() int { return len(n.digits) / 2 }

@@ -310,3 +310,37 @@ func decimalValue(s string, p, scale int) row.Value {
 	}
 	return v
 }
+
+// TestDecodeNumericOwnScale: with OwnScale, an unbounded numeric keeps each value's own
+// scale (its dscale on the wire) under the column's decimal(38, 18); a bounded one is read
+// at its declared scale still.
+func TestDecodeNumericOwnScale(t *testing.T) {
+	opts := TypeOptions{UnboundedScale: 18, OwnScale: true}
+	unbounded := ColumnOf(pgconn.FieldDescription{Name: "c", DataTypeOID: pgtype.NumericOID, TypeModifier: -1}, opts)
+	bounded := ColumnOf(pgconn.FieldDescription{Name: "c", DataTypeOID: pgtype.NumericOID, TypeModifier: numericTypmod(10, 3)}, opts)
+	if unbounded.Type.String() != "decimal(38, 18)" {
+		t.Fatalf("unbounded numeric is %s", unbounded.Type)
+	}
+	for _, tc := range []struct {
+		c        Column
+		in, want string
+		scale    int
+	}{
+		{unbounded, "500", "500", 0},
+		{unbounded, "1.50", "1.50", 2},
+		{unbounded, "-0.000", "0.000", 3},
+		{unbounded, "1.23456789012345678901234", "1.23456789012345678901234", 23},
+		{unbounded, "123456789012345678901234567890123456789012", "123456789012345678901234567890123456789012", 0},
+		{bounded, "1.5", "1.500", 3},
+	} {
+		v, err := decodeValue(tc.c, numericWire(t, tc.in))
+		if err != nil || v.String() != tc.want || v.DecimalScale() != tc.scale {
+			t.Errorf("%s as %s = %s (scale %d), %v; want %s (scale %d)", tc.in, tc.c.Type, v, v.DecimalScale(), err, tc.want, tc.scale)
+		}
+	}
+	arr := ColumnOf(pgconn.FieldDescription{Name: "a", DataTypeOID: pgtype.NumericArrayOID, TypeModifier: -1}, opts)
+	v, err := decodeValue(arr, wireOf(t, pgtype.NumericArrayOID, []pgtype.Numeric{{Int: big.NewInt(150), Exp: -2, Valid: true}, {Int: big.NewInt(7), Valid: true}}))
+	if err != nil || v.String() != "[1.50, 7]" {
+		t.Errorf("array of unbounded numerics = %s, %v", v, err)
+	}
+}

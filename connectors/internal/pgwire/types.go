@@ -71,7 +71,14 @@ type TypeOptions struct {
 	// UnboundedScale is the scale of numeric columns without a declared precision: SeaTunnel
 	// reads them as decimal(38,18) from a query and as decimal(38,10) from a table's catalog.
 	UnboundedScale int
+	// OwnScale keeps each value of such a column at the scale it has in the database (500
+	// stays 500, 1.50 stays 1.50) instead of rounding it to UnboundedScale, as SeaTunnel's
+	// Jdbc source reads them (a BigDecimal of its own scale under the column's type).
+	OwnScale bool
 }
+
+// ownScale marks a column whose decimal values keep the scale they have on the wire.
+const ownScale = -1
 
 // ColumnOf maps one result column to a SeaTunnel type and a way to read it, as SeaTunnel's
 // PostgresTypeConverter does. Types SeaTunnel has no mapping for are read in their text form
@@ -79,7 +86,7 @@ type TypeOptions struct {
 func ColumnOf(f pgconn.FieldDescription, opts TypeOptions) Column {
 	c := Column{Name: f.Name, OID: f.DataTypeOID, Typmod: f.TypeModifier}
 	if elem, ok := arrayElemOID[f.DataTypeOID]; ok {
-		e := scalarOf(elem, f.TypeModifier, TypeOptions{UnboundedScale: opts.UnboundedScale})
+		e := scalarOf(elem, f.TypeModifier, TypeOptions{UnboundedScale: opts.UnboundedScale, OwnScale: opts.OwnScale})
 		c.Type = types.ArrayOf(e.Type)
 		c.Format, c.kind, c.elemOID, c.dscale = BinaryFormat, decArray, elem, e.dscale
 		c.elem = e.kind
@@ -117,6 +124,9 @@ func scalarOf(oid uint32, typmod int32, opts TypeOptions) Column {
 		switch {
 		case !ok:
 			c.Type, c.kind, c.dscale = types.DecimalOf(38, opts.UnboundedScale), decNumeric, opts.UnboundedScale
+			if opts.OwnScale {
+				c.dscale = ownScale
+			}
 		case opts.Narrow && s == 0 && p <= 9:
 			c.Type, c.kind = types.Of(types.Int), decNumericInt
 		case opts.Narrow && s == 0 && p <= 18:
