@@ -17,34 +17,31 @@ import (
 
 // decodeText reads a text line: fields split at the delimiter, converted by position.
 // Fields past the schema are ignored and a line with fewer fields than the schema is an
-// error.
+// error. A delimiter that matches only itself is looked for without a regular expression.
 func (d *decoder) decodeText(line []byte, fields []row.Value) error {
 	cfg := d.cfg
 	if cfg.noSchema {
 		fields[0] = row.StringValue(d.keep(line))
 		return nil
 	}
-	delim := cfg.delim
+	if cfg.delim.re != nil {
+		return d.decodeTextPattern(line, fields)
+	}
+	delim := cfg.delim.literal
 	pos, col := 0, 0
 	for col < len(cfg.cols) {
-		var field []byte
 		var end int
 		if len(delim) == 1 {
 			end = bytes.IndexByte(line[pos:], delim[0])
 		} else {
-			end = bytes.Index(line[pos:], cfg.delimBytes)
+			end = bytes.Index(line[pos:], delim)
 		}
-		if end < 0 {
-			field = line[pos:]
-		} else {
+		field := line[pos:]
+		if end >= 0 {
 			field = line[pos : pos+end]
 		}
-		if spec := &cfg.cols[col]; spec.out >= 0 {
-			v, err := d.parseText(field, &spec.t, 0)
-			if err != nil {
-				return d.rowError(col, err)
-			}
-			fields[spec.out] = v
+		if err := d.textField(fields, col, field); err != nil {
+			return err
 		}
 		col++
 		if end < 0 {
@@ -52,15 +49,59 @@ func (d *decoder) decodeText(line []byte, fields []row.Value) error {
 		}
 		pos += end + len(delim)
 	}
-	if col < len(cfg.cols) {
-		return d.lineError("%d fields, the schema has %d columns (missing %q)", col, len(cfg.cols), cfg.cols[col].name)
+	return d.fieldCount(col)
+}
+
+// decodeTextPattern splits a text line where the delimiter's regular expression matches,
+// as Java's String.split(delimiter, -1) does (the delimiter cannot match the empty string).
+func (d *decoder) decodeTextPattern(line []byte, fields []row.Value) error {
+	cfg := d.cfg
+	n := len(cfg.cols)
+	matches := cfg.delim.re.FindAllIndex(line, n)
+	pos, col := 0, 0
+	for col < n {
+		end := len(line)
+		if col < len(matches) {
+			end = matches[col][0]
+		}
+		if err := d.textField(fields, col, line[pos:end]); err != nil {
+			return err
+		}
+		if col >= len(matches) {
+			col++
+			break
+		}
+		pos = matches[col][1]
+		col++
+	}
+	return d.fieldCount(col)
+}
+
+// textField converts field number col of a text line when it is read.
+func (d *decoder) textField(fields []row.Value, col int, field []byte) error {
+	spec := &d.cfg.cols[col]
+	if spec.out < 0 {
+		return nil
+	}
+	v, err := d.parseText(field, &spec.t, 0)
+	if err != nil {
+		return d.rowError(col, err)
+	}
+	fields[spec.out] = v
+	return nil
+}
+
+// fieldCount fails a line that had fewer fields than the schema has columns.
+func (d *decoder) fieldCount(fields int) error {
+	if cols := d.cfg.cols; fields < len(cols) {
+		return d.lineError("%d fields, the schema has %d columns (missing %q)", fields, len(cols), cols[fields].name)
 	}
 	return nil
 }
 
 // decodeCSV reads a csv line as commons-csv's default format does, with the configured
-// one-byte delimiter: a field may be quoted with ", and "" inside quotes is a quote. A field
-// cannot span lines.
+// delimiter character: a field may be quoted with ", and "" inside quotes is a quote. A
+// field cannot span lines.
 func (d *decoder) decodeCSV(line []byte, fields []row.Value) error {
 	cfg := d.cfg
 	if cfg.noSchema {
@@ -73,12 +114,8 @@ func (d *decoder) decodeCSV(line []byte, fields []row.Value) error {
 		if err != nil {
 			return d.lineError("field %d: %v", col+1, err)
 		}
-		if spec := &cfg.cols[col]; spec.out >= 0 {
-			v, err := d.parseText(field, &spec.t, 0)
-			if err != nil {
-				return d.rowError(col, err)
-			}
-			fields[spec.out] = v
+		if err := d.textField(fields, col, field); err != nil {
+			return err
 		}
 		col++
 		if next < 0 {
@@ -86,15 +123,12 @@ func (d *decoder) decodeCSV(line []byte, fields []row.Value) error {
 		}
 		pos = next
 	}
-	if col < len(cfg.cols) {
-		return d.lineError("%d fields, the schema has %d columns (missing %q)", col, len(cfg.cols), cfg.cols[col].name)
-	}
-	return nil
+	return d.fieldCount(col)
 }
 
 // csvField reads the field starting at pos; next is where the following field starts, or
 // -1 at the end of the line.
-func csvField(s []byte, pos int, delim byte) (field []byte, next int, err error) {
+func csvField(s []byte, pos int, delim []byte) (field []byte, next int, err error) {
 	if pos < len(s) && s[pos] == '"' {
 		var b []byte
 		start := pos + 1
@@ -122,16 +156,16 @@ func csvField(s []byte, pos int, delim byte) (field []byte, next int, err error)
 		switch {
 		case i == len(s):
 			return field, -1, nil
-		case s[i] == delim:
-			return field, i + 1, nil
+		case bytes.HasPrefix(s[i:], delim):
+			return field, i + len(delim), nil
 		}
 		return nil, -1, fmt.Errorf("unexpected %q after a quoted field", s[i])
 	}
-	end := bytes.IndexByte(s[pos:], delim)
+	end := bytes.Index(s[pos:], delim)
 	if end < 0 {
 		return s[pos:], -1, nil
 	}
-	return s[pos : pos+end], pos + end + 1, nil
+	return s[pos : pos+end], pos + end + len(delim), nil
 }
 
 // isBlank reports whether s is empty or only whitespace, as Java's StringUtils.isBlank

@@ -85,13 +85,21 @@
 //
 // Source options: path, file_format_type (required), schema (fields or columns; without
 // it text and csv yield one string column content and json is an error),
-// field_delimiter or delimiter (\u0001, "," for csv, where it must be one byte),
+// field_delimiter or delimiter (\u0001, "," for csv: see below),
 // skip_header_row_number (text and csv), read_columns (a projection of the schema, in the
 // given order; it needs a schema), parse_partition_from_path (true: the k=v directory
 // names of the first file become string columns after the others, and each file fills
 // them from its own directories), date_format, datetime_format and time_format (checked;
 // values are read in any of the layouts SeaTunnel detects), encoding (UTF-8 only),
 // compress_codec and archive_compress_codec (none only).
+//
+// The text delimiter is a Java regular expression: a line splits as Java's
+// line.split(delimiter, -1) splits it, at every match, keeping empty fields (trailing ones
+// too). The pattern is rewritten into Go's syntax with Java's meaning (javaregex.go); what
+// Go's engine cannot express, and a pattern that matches the empty string, are config
+// errors. A delimiter that matches only itself is looked for as plain text, without a
+// regular expression. Csv takes the first character of the delimiter, as SeaTunnel's
+// commons-csv reader does.
 //
 // Text lines split at the delimiter; fields beyond the schema are ignored and a line with
 // fewer fields is an error; a blank field is null; nested values use the separators the
@@ -116,7 +124,8 @@
 //   - Partition columns come from the directories only, not the file name, take the text
 //     after the first "=" as the value, and a directory named like a schema column does not
 //     add a second column of that name.
-//   - field_delimiter is a literal string, not a Java regular expression.
+//   - In a text delimiter, ^ and $ see only \n as a line break and (?i) folds non-ASCII
+//     letters too (Java only with (?u)).
 //   - A partition value of null is written as the directory value "null".
 //   - A transaction with no rows yields no commit info; batch_size counts the rows of a
 //     transaction's current files (SeaTunnel counts across checkpoints).

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
@@ -40,9 +41,8 @@ type sourceConfig struct {
 	cols            []colSpec
 	byName          map[string]int // schema column name -> index in cols
 	noSchema        bool           // text and csv without schema: one string column `content`
-	delim           string
-	delimBytes      []byte
-	csvDelim        byte
+	delim           fieldDelimiter // text: the delimiter as String.split reads it
+	csvDelim        []byte         // csv: the delimiter's first character
 	seps            [7]string
 	skipHeader      int64
 	pattern         *regexp.Regexp
@@ -99,30 +99,9 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 		return nil, err
 	}
 
-	// delimiter
-	key := "field_delimiter"
-	if !o.Has(key) && o.Has("delimiter") {
-		key = "delimiter"
-	}
-	def := defaultSeparators[0]
-	if c.format == formatCSV {
-		def = csvDelimiter
-	}
-	if c.delim, err = o.String(key, def); err != nil {
+	if err := c.delimiter(o); err != nil {
 		return nil, err
 	}
-	if c.delim == "" {
-		c.delim = def
-	}
-	if c.format == formatCSV {
-		if len(c.delim) != 1 || c.delim[0] == '"' || c.delim[0] == '\n' || c.delim[0] == '\r' {
-			return nil, o.Errorf(key, "the csv format needs a one-byte delimiter other than a quote or line break, got %q", c.delim)
-		}
-		c.csvDelim = c.delim[0]
-	}
-	c.delimBytes = []byte(c.delim)
-	c.seps = defaultSeparators
-	c.seps[0] = c.delim
 
 	if c.format != formatJSON {
 		if c.skipHeader, err = o.Int("skip_header_row_number", 0); err != nil {
@@ -220,6 +199,42 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 	c.tableID = out.ID()
 	c.width = len(out.Columns)
 	return c, nil
+}
+
+// delimiter reads field_delimiter (or its older name delimiter) as SeaTunnel's readers
+// do: text splits each line with String.split(delimiter, -1), so the delimiter is a Java
+// regular expression; csv parses the line with commons-csv and the delimiter's first
+// character.
+func (c *sourceConfig) delimiter(o *config.Options) error {
+	key := "field_delimiter"
+	if !o.Has(key) && o.Has("delimiter") {
+		key = "delimiter"
+	}
+	def := defaultSeparators[0]
+	if c.format == formatCSV {
+		def = csvDelimiter
+	}
+	text, err := o.String(key, def)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		text = def
+	}
+	c.seps = defaultSeparators
+	c.seps[0] = text
+	if c.format == formatCSV {
+		r, n := utf8.DecodeRuneInString(text)
+		if r == '"' || r == '\n' || r == '\r' || r == utf8.RuneError {
+			return o.Errorf(key, "the csv format needs a delimiter that starts with a character other than a quote or line break, got %q", text)
+		}
+		c.csvDelim = []byte(text[:n])
+		return nil
+	}
+	if c.delim, err = compileDelimiter(text); err != nil {
+		return o.Errorf(key, "%q is read as a Java regular expression, as SeaTunnel's String.split reads it: %v", text, err)
+	}
+	return nil
 }
 
 func unwrapPathError(err error) error {
