@@ -3,6 +3,7 @@ package jdbc
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +13,6 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
-	"github.com/strait-dev/strait/types"
 )
 
 func init() {
@@ -76,6 +76,7 @@ type Source struct {
 	tables      []*srcTable
 	byID        map[string]*srcTable
 	splitSize   int64
+	tuning      splitTuning
 	parallelism int
 }
 
@@ -90,10 +91,11 @@ type srcTable struct {
 	// statistics estimate its row count; 0 when rows are counted instead.
 	rel   uint32
 	key   string // split column; "" reads everything in one split
-	fixed bool   // partition_num ranges between bounds (a query with partition_column)
-	parts int    // partition_num
-	lower *int64 // partition_lower_bound
-	upper *int64 // partition_upper_bound
+	split splitKey
+	fixed bool    // partition_num ranges between bounds (a query with partition_column)
+	parts int     // partition_num
+	lower *string // partition_lower_bound
+	upper *string // partition_upper_bound
 }
 
 // srcEntry is what the options say about one table.
@@ -104,7 +106,7 @@ type srcEntry struct {
 	where           string
 	partitionColumn string
 	partitionNum    int64
-	lower, upper    *int64
+	lower, upper    *string
 }
 
 // NewSource builds a Jdbc source from its options. It connects to the database to learn the
@@ -112,10 +114,8 @@ type srcEntry struct {
 func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
 	o := ctx.Options
 	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name",
-		// SeaTunnel's tuning of split boundaries, which Strait computes more simply
-		"use_select_count", "skip_analyze", "split.even-distribution.factor.upper-bound",
-		"split.even-distribution.factor.lower-bound", "split.sample-sharding.threshold",
-		"split.inverse-sampling.rate")
+		// SeaTunnel's ways to count rows: Strait reads the statistics and counts without them
+		"use_select_count", "skip_analyze")
 	s := &Source{where: o.Where(), byID: map[string]*srcTable{}, parallelism: max(ctx.Parallelism, 1)}
 	var err error
 	if s.conn, err = parseConn(o); err != nil {
@@ -131,6 +131,9 @@ func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
 	}
 	if s.splitSize < 1 {
 		return nil, o.Errorf("split.size", "must be at least 1, got %d", s.splitSize)
+	}
+	if s.tuning, err = readSplitTuning(o); err != nil {
+		return nil, err
 	}
 	narrow, err := o.Bool("decimal_type_narrowing", false)
 	if err != nil {
@@ -243,20 +246,18 @@ func readSrcEntry(o *config.Options, where string) (srcEntry, error) {
 	}
 	for _, b := range []struct {
 		key string
-		dst **int64
+		dst **string
 	}{{"partition_lower_bound", &e.lower}, {"partition_upper_bound", &e.upper}} {
 		if !o.Has(b.key) {
 			o.MarkUsed(b.key)
 			continue
 		}
-		n, err := o.Int(b.key, 0)
+		v, err := o.String(b.key, "")
 		if err != nil {
 			return e, err
 		}
-		*b.dst = &n
-	}
-	if e.lower != nil && e.upper != nil && *e.lower > *e.upper {
-		return e, o.Errorf("partition_lower_bound", "%d is above partition_upper_bound %d", *e.lower, *e.upper)
+		v = strings.TrimSpace(v)
+		*b.dst = &v
 	}
 	return e, nil
 }
@@ -363,29 +364,71 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, 
 		t.rel = rel.OID
 	}
 
-	// splitting
+	if err := s.resolveSplit(t, e, fixed); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// resolveSplit picks the table's split column and reads the bounds of fixed partitioning.
+func (s *Source) resolveSplit(t *srcTable, e srcEntry, fixed bool) error {
+	tbl := t.table
 	t.fixed = fixed
 	if e.partitionColumn != "" {
 		i := tbl.ColumnIndex(e.partitionColumn)
 		if i < 0 {
-			return nil, e.o.Errorf("partition_column", "column %q is not among the columns read (%s)", e.partitionColumn, srcColumnNames(tbl))
+			return e.o.Errorf("partition_column", "column %q is not among the columns read (%s)", e.partitionColumn, srcColumnNames(tbl))
 		}
-		if !splittable(t.cols[i].Type) {
-			return nil, e.o.Errorf("partition_column", "column %q is %s; Strait splits on integer columns only (smallint, int, bigint, decimal(p,0) with p ≤ 18)",
+		k, ok := splitKeyOf(&t.cols[i], true)
+		if !ok {
+			return e.o.Errorf("partition_column", "column %q is %s; Strait splits on numeric, string, date and timestamp columns",
 				e.partitionColumn, t.cols[i].Type)
 		}
-		t.key = e.partitionColumn
+		t.key, t.split = e.partitionColumn, k
 	} else {
 		t.key = autoSplitKey(tbl, t.cols)
-	}
-	if fixed {
-		t.parts = s.parallelism
-		if e.partitionNum > 0 {
-			t.parts = int(min(e.partitionNum, 1<<20))
+		if i := tbl.ColumnIndex(t.key); i >= 0 {
+			t.split, _ = splitKeyOf(&t.cols[i], false)
 		}
-		t.lower, t.upper = e.lower, e.upper
 	}
-	return t, nil
+	if t.key != "" {
+		t.split.nullable = tbl.Columns[tbl.ColumnIndex(t.key)].Nullable
+	}
+	if !fixed {
+		return nil
+	}
+	t.parts = s.parallelism
+	if e.partitionNum > 0 {
+		t.parts = int(min(e.partitionNum, 1<<20))
+	}
+	t.lower, t.upper = e.lower, e.upper
+	if t.split.kind != keyInt {
+		return nil
+	}
+	lo, err := intBound(e.o, "partition_lower_bound", t.lower)
+	if err != nil {
+		return err
+	}
+	hi, err := intBound(e.o, "partition_upper_bound", t.upper)
+	if err != nil {
+		return err
+	}
+	if lo != nil && hi != nil && *lo > *hi {
+		return e.o.Errorf("partition_lower_bound", "%d is above partition_upper_bound %d", *lo, *hi)
+	}
+	return nil
+}
+
+// intBound reads a partition bound of an integer split column.
+func intBound(o *config.Options, key string, v *string) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(*v, 10, 64)
+	if err != nil {
+		return nil, o.Errorf(key, "%q is not an integer, and the split column is one", *v)
+	}
+	return &n, nil
 }
 
 func srcColumnNames(t *catalog.Table) string {
@@ -396,23 +439,16 @@ func srcColumnNames(t *catalog.Table) string {
 	return strings.Join(names, ", ")
 }
 
-// splittable reports whether a column of this type can split reading into ranges.
-func splittable(t types.DataType) bool {
-	switch t.Kind {
-	case types.SmallInt, types.Int, types.BigInt:
-		return true
-	case types.Decimal:
-		return t.Scale == 0 && t.Precision > 0 && t.Precision <= 18
-	}
-	return false
-}
-
-// autoSplitKey picks the split column as SeaTunnel does: the first splittable column of the
-// primary key, else of a unique index; "" when there is none.
+// autoSplitKey picks the split column as SeaTunnel does: the first column of the primary
+// key, else of a unique index, whose type SeaTunnel splits on; "" when there is none.
 func autoSplitKey(t *catalog.Table, cols []pgwire.Column) string {
 	pick := func(name string) bool {
 		i := t.ColumnIndex(name)
-		return i >= 0 && splittable(cols[i].Type)
+		if i < 0 {
+			return false
+		}
+		_, ok := splitKeyOf(&cols[i], false)
+		return ok
 	}
 	if t.PrimaryKey != nil {
 		for _, c := range t.PrimaryKey.Columns {

@@ -548,7 +548,7 @@ func TestSourceSnapshotRestore(t *testing.T) {
 
 func TestSourceErrors(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE e (id int, s text, f float8)`)
+	srcExec(t, conn, `CREATE TABLE e (id int, s text, f float8, b bool)`)
 	for _, tc := range []struct {
 		name string
 		conf string
@@ -570,9 +570,15 @@ func TestSourceErrors(t *testing.T) {
 		{"list and query", srcConf(url, `query = "select 1"
 			table_list = [{ table_path = "e" }]`), []string{"table_list:", "not both"}},
 		{"unknown partition column", srcConf(url, `query = "select * from e"
-			partition_column = "x"`), []string{"partition_column:", `"x"`, "id, s, f"}},
-		{"text partition column", srcConf(url, `query = "select * from e"
-			partition_column = "s"`), []string{"partition_column:", "string"}},
+			partition_column = "x"`), []string{"partition_column:", `"x"`, "id, s, f, b"}},
+		{"boolean partition column", srcConf(url, `query = "select * from e"
+			partition_column = "b"`), []string{"partition_column:", "boolean"}},
+		{"fractional bound of an integer column", srcConf(url, `query = "select * from e"
+			partition_column = "id"
+			partition_lower_bound = 1.5`), []string{"partition_lower_bound:", "not an integer"}},
+		{"bad distribution factors", srcConf(url, `table_path = "e"
+			split.even-distribution.factor.lower-bound = 10
+			split.even-distribution.factor.upper-bound = 1`), []string{"split.even-distribution.factor.lower-bound:"}},
 		{"bad bounds", srcConf(url, `query = "select * from e"
 			partition_column = "id"
 			partition_lower_bound = 10

@@ -6,24 +6,36 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
-// srcSplit is what a split of the Jdbc source carries: the table (its id) and the range of
-// the split column it covers. Lo and Hi are inclusive bounds, nil leaving that side open;
-// Nulls adds the rows whose split column is NULL. A split without Key reads every row of its
-// table. A split holds no progress: it is read from its beginning whenever it is read.
+// srcSplit is what a split of the Jdbc source carries: the table (its id) and the part of
+// it the split covers. A split without Key reads every row of its table. Otherwise it is
+// one of:
+//
+//   - an integer range: Lo and Hi are inclusive bounds, nil leaving that side open;
+//   - a range of any other split type: From (inclusive) and To (exclusive, inclusive with
+//     ToIncl) are the bounds as SQL literals, nil leaving that side open;
+//   - a hash bucket of a string column: the rows whose hashed text is Hash modulo Mod.
+//
+// Nulls adds the rows whose split column is NULL. A split holds no progress: it is read
+// from its beginning whenever it is read.
 type srcSplit struct {
-	Table string `json:"table"`
-	Key   string `json:"key,omitempty"`
-	Lo    *int64 `json:"lo,omitempty"`
-	Hi    *int64 `json:"hi,omitempty"`
-	Nulls bool   `json:"nulls,omitempty"`
+	Table  string  `json:"table"`
+	Key    string  `json:"key,omitempty"`
+	Lo     *int64  `json:"lo,omitempty"`
+	Hi     *int64  `json:"hi,omitempty"`
+	From   *string `json:"from,omitempty"`
+	To     *string `json:"to,omitempty"`
+	ToIncl bool    `json:"to_incl,omitempty"`
+	Hash   *int    `json:"hash,omitempty"`
+	Mod    int     `json:"mod,omitempty"`
+	Nulls  bool    `json:"nulls,omitempty"`
 }
 
 // split encodes the split; its id is <table id>-<index>, as SeaTunnel names splits.
@@ -34,87 +46,49 @@ func (d *srcSplit) split(index int) connector.Split {
 
 // statement is the SQL that reads the split's rows of table t.
 func (d *srcSplit) statement(t *srcTable) string {
-	if d.Key == "" || (d.Lo == nil && d.Hi == nil) {
+	cond := d.condition(t)
+	if cond == "" {
 		return t.sql
 	}
-	cond := pgwire.RangeCondition(d.Key, d.Lo, d.Hi, d.Nulls)
 	return "SELECT * FROM (" + t.sql + "\n) st_jdbc_splitter WHERE " + cond
 }
 
-// planSplits cuts one table into splits, as the Source documentation describes.
-func (s *Source) planSplits(ctx context.Context, pg *pgx.Conn, t *srcTable) ([]srcSplit, error) {
-	whole := []srcSplit{{Table: t.id}}
-	if t.key == "" {
-		return whole, nil
+// condition is the WHERE condition of the split's rows, "" for all of them.
+func (d *srcSplit) condition(t *srcTable) string {
+	if d.Key == "" {
+		return ""
 	}
-	k := pgwire.QuoteIdent(t.key)
-	nullable := true
-	if i := t.table.ColumnIndex(t.key); i >= 0 {
-		nullable = t.table.Columns[i].Nullable
+	if d.Lo != nil || d.Hi != nil {
+		return pgwire.RangeCondition(d.Key, d.Lo, d.Hi, d.Nulls)
 	}
-	var minK, maxK pgtype.Int8
-	if !(t.fixed && t.lower != nil && t.upper != nil) {
-		err := pg.QueryRow(ctx, "SELECT min("+k+")::int8, max("+k+")::int8 FROM ("+t.sql+"\n) st_jdbc_bounds").Scan(&minK, &maxK)
-		if err != nil {
-			return nil, fmt.Errorf("%s: table %s: read the range of %s: %s", s.where, t.id, t.key, pgwire.ErrorText(err))
+	expr := pgwire.QuoteIdent(d.Key)
+	if t != nil && t.key == d.Key {
+		expr = t.split.expr
+	}
+	var conds []string
+	switch {
+	case d.Hash != nil:
+		conds = append(conds, fmt.Sprintf("abs(hashtext(%s::text)::int8) %% %d = %d", pgwire.QuoteIdent(d.Key), d.Mod, *d.Hash))
+	default:
+		if d.From != nil {
+			conds = append(conds, expr+" >= "+quoteLiteral(*d.From))
+		}
+		if d.To != nil {
+			op := " < "
+			if d.ToIncl {
+				op = " <= "
+			}
+			conds = append(conds, expr+op+quoteLiteral(*d.To))
 		}
 	}
-
-	if t.fixed {
-		if t.lower != nil {
-			minK = pgtype.Int8{Int64: *t.lower, Valid: true}
-		}
-		if t.upper != nil {
-			maxK = pgtype.Int8{Int64: *t.upper, Valid: true}
-		}
-		if !minK.Valid || !maxK.Valid {
-			return whole, nil // no rows, and a bound to take from them
-		}
-		splits := rangeSplits(t.id, t.key, pgwire.EvenRanges(minK.Int64, maxK.Int64, t.parts))
-		if t.lower == nil {
-			splits[0].Lo, splits[0].Nulls = nil, nullable
-		}
-		if t.upper == nil {
-			splits[len(splits)-1].Hi = nil
-		}
-		return splits, nil
+	if len(conds) == 0 {
+		return "" // the NULLs too
 	}
-
-	if !minK.Valid || minK.Int64 == maxK.Int64 {
-		return whole, nil
+	cond := strings.Join(conds, " AND ")
+	if d.Nulls {
+		cond = "(" + cond + ") OR " + pgwire.QuoteIdent(d.Key) + " IS NULL"
 	}
-	rows, err := s.rowCount(ctx, pg, t)
-	if err != nil {
-		return nil, err
-	}
-	if rows <= s.splitSize {
-		return whole, nil
-	}
-	n := (rows + s.splitSize - 1) / s.splitSize
-	splits := rangeSplits(t.id, t.key, pgwire.EvenRanges(minK.Int64, maxK.Int64, int(min(n, 1<<20))))
-	splits[0].Lo, splits[0].Nulls = nil, nullable
-	splits[len(splits)-1].Hi = nil
-	return splits, nil
-}
-
-// rowCount estimates the rows of a table: from the statistics of a table read whole
-// (counting when it was never analyzed), else by counting.
-func (s *Source) rowCount(ctx context.Context, pg *pgx.Conn, t *srcTable) (int64, error) {
-	if t.rel != 0 {
-		var n float64
-		err := pg.QueryRow(ctx, "SELECT reltuples FROM pg_catalog.pg_class WHERE oid = $1", t.rel).Scan(&n)
-		if err != nil {
-			return 0, fmt.Errorf("%s: table %s: read its statistics: %s", s.where, t.id, pgwire.ErrorText(err))
-		}
-		if n > 0 {
-			return int64(n), nil
-		}
-	}
-	var n int64
-	if err := pg.QueryRow(ctx, "SELECT count(*) FROM ("+t.sql+"\n) st_jdbc_count").Scan(&n); err != nil {
-		return 0, fmt.Errorf("%s: table %s: count its rows: %s", s.where, t.id, pgwire.ErrorText(err))
-	}
-	return n, nil
+	return cond
 }
 
 func rangeSplits(table, key string, ranges [][2]int64) []srcSplit {
