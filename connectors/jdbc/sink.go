@@ -59,6 +59,7 @@ type sinkConfig struct {
 	mode        writeMode
 	query       string // modeQuery: the query with $n placeholders
 	nParams     int    // modeQuery: how many fields it binds
+	queryFields []int  // modeQuery: the input field each parameter binds
 	target      pgwire.TableName
 	columns     []string // written columns (the input's, field_ide applied)
 	pk          []int    // input column of each primary key column
@@ -249,6 +250,25 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 	if c.nParams > len(c.input.Columns) {
 		return o.Errorf("query", "binds %d parameters, the input table %s has %d fields", c.nParams, c.input.ID(), len(c.input.Columns))
 	}
+	c.queryFields = make([]int, c.nParams)
+	for i := range c.queryFields {
+		c.queryFields[i] = i
+	}
+	if c.nParams == 0 {
+		// no ? placeholders: SeaTunnel's named ones, :field
+		var names []string
+		if c.query, names, err = namedParams(query); err != nil {
+			return o.Errorf("query", "%v", err)
+		}
+		for _, name := range names {
+			i := c.input.ColumnIndex(name)
+			if i < 0 {
+				return o.Errorf("query", "parameter :%s is not a field of the input table %s (fields: %s)", name, c.input.ID(), strings.Join(fieldNames(c.input), ", "))
+			}
+			c.queryFields = append(c.queryFields, i)
+		}
+		c.nParams = len(names)
+	}
 	c.tag = tagOf(query)
 	o.MarkUsed("database", "table", "schema", "tablePrefix", "tableSuffix", "primary_keys", "enable_upsert",
 		"support_upsert_by_query_primary_key_exist", "is_primary_key_updated", "support_upsert_by_insert_only")
@@ -331,8 +351,56 @@ func tagOf(s string) string {
 // positionalParams turns the JDBC placeholders (?) of a statement into PostgreSQL's ($1,
 // $2, ...), leaving those in string literals, quoted identifiers and comments alone.
 func positionalParams(q string) (string, int, error) {
-	var b strings.Builder
 	n := 0
+	out, err := rewritePlaceholders(q, func(b *strings.Builder, rest string) int {
+		if rest[0] != '?' {
+			return 0
+		}
+		n++
+		fmt.Fprintf(b, "$%d", n)
+		if len(rest) > 1 && rest[1] >= '0' && rest[1] <= '9' {
+			b.WriteByte(' ') // ?0 is a parameter and a number, not $10
+		}
+		return 1
+	})
+	return out, n, err
+}
+
+// namedParams turns SeaTunnel's named placeholders (:field) of a statement into
+// PostgreSQL's ($1, $2, ...), one per occurrence, and returns the field each binds. A name
+// starts with a letter or an underscore; casts (::) and the placeholders in string
+// literals, quoted identifiers and comments are left alone.
+func namedParams(q string) (string, []string, error) {
+	var names []string
+	out, err := rewritePlaceholders(q, func(b *strings.Builder, rest string) int {
+		if rest[0] != ':' {
+			return 0
+		}
+		if len(rest) > 1 && rest[1] == ':' {
+			b.WriteString("::")
+			return 2
+		}
+		j := 1
+		for j < len(rest) && (rest[j] == '_' || rest[j] == '.' || isLetter(rest[j]) || (j > 1 && rest[j] >= '0' && rest[j] <= '9')) {
+			j++
+		}
+		if j == 1 || rest[1] == '.' {
+			return 0
+		}
+		names = append(names, rest[1:j])
+		fmt.Fprintf(b, "$%d", len(names))
+		return j
+	})
+	return out, names, err
+}
+
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 }
+
+// rewritePlaceholders copies a statement, offering each position outside string literals,
+// quoted identifiers and comments to at, which writes a replacement and returns how many
+// bytes it stands for (0 copies the byte as it is).
+func rewritePlaceholders(q string, at func(b *strings.Builder, rest string) int) (string, error) {
+	var b strings.Builder
 	for i := 0; i < len(q); i++ {
 		c := q[i]
 		switch {
@@ -348,7 +416,7 @@ func positionalParams(q string) (string, int, error) {
 				}
 			}
 			if j >= len(q) {
-				return "", 0, fmt.Errorf("unterminated %c at offset %d", c, i)
+				return "", fmt.Errorf("unterminated %c at offset %d", c, i)
 			}
 			b.WriteString(q[i : j+1])
 			i = j
@@ -362,21 +430,19 @@ func positionalParams(q string) (string, int, error) {
 		case c == '/' && i+1 < len(q) && q[i+1] == '*':
 			j := strings.Index(q[i+2:], "*/")
 			if j < 0 {
-				return "", 0, fmt.Errorf("unterminated comment at offset %d", i)
+				return "", fmt.Errorf("unterminated comment at offset %d", i)
 			}
 			b.WriteString(q[i : i+j+4])
 			i += j + 3
-		case c == '?':
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			if i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9' {
-				b.WriteByte(' ') // ?0 is a parameter and a number, not $10
-			}
 		default:
+			if n := at(&b, q[i:]); n > 0 {
+				i += n - 1
+				continue
+			}
 			b.WriteByte(c)
 		}
 	}
-	return b.String(), n, nil
+	return b.String(), nil
 }
 
 // CreateCommitter returns the committer of prepared transactions, or nil when the sink

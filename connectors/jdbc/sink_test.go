@@ -662,3 +662,42 @@ primary_keys = [pk_id]
 		t.Errorf("an upper-case schema was created")
 	}
 }
+
+func TestNamedParams(t *testing.T) {
+	for _, tc := range []struct {
+		in, out string
+		names   []string
+	}{
+		{"insert into t (a, b) values(:user_id, :name)", "insert into t (a, b) values($1, $2)", []string{"user_id", "name"}},
+		{"insert into t values (:a, :a::text, ':b', \":c\") -- :d", "insert into t values ($1, $2::text, ':b', \":c\") -- :d", []string{"a", "a"}},
+		{"select x[1:2], :_p1 /* :q */", "select x[1:2], $1 /* :q */", []string{"_p1"}},
+	} {
+		got, names, err := namedParams(tc.in)
+		if err != nil || got != tc.out || strings.Join(names, ",") != strings.Join(tc.names, ",") {
+			t.Errorf("%q: got %q %v, %v; want %q %v", tc.in, got, names, err, tc.out, tc.names)
+		}
+	}
+}
+
+// TestSinkNamedQuery: a query with SeaTunnel's named placeholders binds the fields it
+// names, by name, and leaves the others out.
+func TestSinkNamedQuery(t *testing.T) {
+	url, conn := testDB(t)
+	srcExec(t, conn, "CREATE TABLE log (id BIGINT, note TEXT)")
+	s, err := newSink(t, `url = "`+url+`"
+generate_sink_sql = true
+query = "insert into log (note, id) values (:name || '/' || :score::text, :pk_id)"
+`, scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, scoreBatch(row.Insert, 1, "A", 7))
+	if got := dump(t, conn, "SELECT * FROM log"); got != "(1,A/7)" {
+		t.Fatalf("log holds %s", got)
+	}
+	if _, err := newSink(t, `url = "`+url+`"
+query = "insert into log values (:nope)"
+`, scoreTable()); err == nil || !strings.Contains(err.Error(), ":nope is not a field") {
+		t.Fatalf("unknown field: %v", err)
+	}
+}

@@ -114,10 +114,10 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 		if w.main, err = w.conn.Prepare(ctx, "strait_query", c.query); err != nil {
 			return fmt.Errorf("query: %w", err)
 		}
-		w.fields = make([]int, len(w.main.ParamOIDs))
-		for i := range w.fields {
-			w.fields[i] = i
+		if len(w.main.ParamOIDs) != len(c.queryFields) {
+			return fmt.Errorf("query: PostgreSQL counts %d parameters, the query binds %d", len(w.main.ParamOIDs), len(c.queryFields))
 		}
+		w.fields = c.queryFields
 		w.oids = w.main.ParamOIDs
 		w.planFormats()
 		return nil
