@@ -42,7 +42,7 @@ func TestSchemaForms(t *testing.T) {
 func TestSchemaErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{`schema { fields { a = strng } }`, `schema.fields.a: unknown type "strng"`},
-		{`schema { }`, "needs `fields` or `columns`"},
+		{`schema { fields { a = int }, columns = [ { name = a, type = int } ] }`, "schema.fields: a schema has either `fields` or `columns`, not both"},
 		{`schema { columns = [ { name = a, type = int }, { name = a, type = int } ] }`, `duplicate column "a"`},
 		{`schema { fields { a = int }, primaryKey { name = pk, columnNames = [b] } }`, `unknown column "b"`},
 		{`schema { table = "a.b.c.d", fields { a = int } }`, "more than three parts"},

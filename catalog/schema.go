@@ -8,20 +8,38 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
-// ParseSchema reads a connector's `schema` option in either of SeaTunnel's forms:
-// `schema { fields { name = type ... } }` (ordered) or `schema { columns = [{name, type,
-// nullable, columnLength, columnScale, defaultValue, comment}], primaryKey {name, columnNames},
-// constraintKeys [...] }`, plus `table`, `schema_first` and `comment`. defaultPath names the
-// table when the schema does not (SeaTunnel falls back to the plugin_output name, then
-// default.default.default).
+// ParseSchema reads a connector's `schema` option in the forms SeaTunnel's
+// ReadonlyConfigParser accepts: `schema { fields { name = type ... } }` (ordered) or
+// `schema { columns = [{name, type, nullable, columnLength, columnScale, defaultValue,
+// comment}] }`, either with primaryKey {name, columnNames} and constraintKeys [...], plus
+// `table`, `schema_first` and `comment`. A schema with neither fields nor columns (`schema
+// {}`, `schema { table = "db.t" }`) declares a table without columns, as in SeaTunnel;
+// one with both is an error. The schema, and its fields, columns, primaryKey,
+// constraintKeys and constraintColumns, may also be strings holding JSON, which SeaTunnel
+// reads as their value. defaultPath names the table when the schema does not (SeaTunnel
+// falls back to the plugin_output name, then default.default.default).
 func ParseSchema(opts *config.Options, key string, defaultPath string) (*Table, error) {
-	so, err := opts.Object(key)
+	expanded, err := expandJSON(opts, key)
+	if err != nil {
+		return nil, err
+	}
+	defer opts.MarkUsedFrom(expanded)
+	so, err := expanded.Object(key)
 	if err != nil {
 		return nil, err
 	}
 	if so == nil {
 		return nil, opts.Errorf(key, "option is required")
 	}
+	expandedSchema, err := expandJSON(so, "fields", "columns", "primaryKey", "constraintKeys")
+	if err != nil {
+		return nil, err
+	}
+	defer so.MarkUsedFrom(expandedSchema)
+	return parseSchemaObject(expandedSchema, defaultPath)
+}
+
+func parseSchemaObject(so *config.Options, defaultPath string) (*Table, error) {
 	t := &Table{}
 	schemaFirst, err := so.Bool("schema_first", false)
 	if err != nil {
@@ -44,6 +62,8 @@ func ParseSchema(opts *config.Options, key string, defaultPath string) (*Table, 
 		return nil, err
 	}
 	switch {
+	case so.Has("columns") && so.Has("fields"):
+		return nil, so.Errorf("fields", "a schema has either `fields` or `columns`, not both")
 	case so.Has("columns"):
 		cols, err := so.ObjectList("columns")
 		if err != nil {
@@ -74,60 +94,92 @@ func ParseSchema(opts *config.Options, key string, defaultPath string) (*Table, 
 			}
 			t.Columns = append(t.Columns, Column{Name: f.Key, Type: dt, Nullable: true})
 		}
-	default:
-		return nil, so.Errorf("", "schema needs `fields` or `columns`")
 	}
-	if pk, err := so.Object("primaryKey"); err != nil {
+	if err := parseKeys(so, t); err != nil {
 		return nil, err
-	} else if pk != nil {
-		p := &PrimaryKey{}
-		if p.Name, err = pk.String("name", ""); err != nil {
-			return nil, err
+	}
+	return t, nil
+}
+
+// parseKeys reads the primary key and the constraint keys of a schema.
+func parseKeys(so *config.Options, t *Table) error {
+	pk, err := so.Object("primaryKey")
+	if err != nil {
+		return err
+	}
+	if pk != nil {
+		if t.PrimaryKey, err = parsePrimaryKey(pk, t); err != nil {
+			return err
 		}
-		if p.Columns, err = pk.StringList("columnNames"); err != nil {
-			return nil, err
-		}
-		if len(p.Columns) == 0 {
-			if p.Columns, err = pk.StringList("columns"); err != nil {
-				return nil, err
-			}
-		}
-		for _, c := range p.Columns {
-			if t.ColumnIndex(c) < 0 {
-				return nil, pk.Errorf("columnNames", "unknown column %q", c)
-			}
-		}
-		t.PrimaryKey = p
 	}
 	cks, err := so.ObjectList("constraintKeys")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, ck := range cks {
-		k := ConstraintKey{}
-		if k.Name, err = ck.String("constraintName", ""); err != nil {
-			return nil, err
-		}
-		if k.Type, err = ck.Enum("constraintType", "INDEX_KEY", "INDEX_KEY", "UNIQUE_KEY", "KEY"); err != nil {
-			return nil, err
-		}
-		cols, err := ck.ObjectList("constraintColumns")
+		k, err := parseConstraintKey(ck)
 		if err != nil {
-			return nil, err
-		}
-		for _, c := range cols {
-			cc := ConstraintCol{}
-			if cc.Name, err = c.RequiredString("columnName"); err != nil {
-				return nil, err
-			}
-			if cc.Sort, err = c.Enum("sortType", "ASC", "ASC", "DESC"); err != nil {
-				return nil, err
-			}
-			k.Columns = append(k.Columns, cc)
+			return err
 		}
 		t.ConstraintKeys = append(t.ConstraintKeys, k)
 	}
-	return t, nil
+	return nil
+}
+
+func parsePrimaryKey(pk *config.Options, t *Table) (*PrimaryKey, error) {
+	expanded, err := expandJSON(pk, "columnNames")
+	if err != nil {
+		return nil, err
+	}
+	defer pk.MarkUsedFrom(expanded)
+	p := &PrimaryKey{}
+	if p.Name, err = expanded.String("name", ""); err != nil {
+		return nil, err
+	}
+	if p.Columns, err = expanded.StringList("columnNames"); err != nil {
+		return nil, err
+	}
+	if len(p.Columns) == 0 {
+		if p.Columns, err = expanded.StringList("columns"); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range p.Columns {
+		if t.ColumnIndex(c) < 0 {
+			return nil, expanded.Errorf("columnNames", "unknown column %q", c)
+		}
+	}
+	return p, nil
+}
+
+func parseConstraintKey(ck *config.Options) (ConstraintKey, error) {
+	k := ConstraintKey{}
+	expanded, err := expandJSON(ck, "constraintColumns")
+	if err != nil {
+		return k, err
+	}
+	defer ck.MarkUsedFrom(expanded)
+	if k.Name, err = expanded.String("constraintName", ""); err != nil {
+		return k, err
+	}
+	if k.Type, err = expanded.Enum("constraintType", "INDEX_KEY", "INDEX_KEY", "UNIQUE_KEY", "KEY"); err != nil {
+		return k, err
+	}
+	cols, err := expanded.ObjectList("constraintColumns")
+	if err != nil {
+		return k, err
+	}
+	for _, c := range cols {
+		cc := ConstraintCol{}
+		if cc.Name, err = c.RequiredString("columnName"); err != nil {
+			return k, err
+		}
+		if cc.Sort, err = c.Enum("sortType", "ASC", "ASC", "DESC"); err != nil {
+			return k, err
+		}
+		k.Columns = append(k.Columns, cc)
+	}
+	return k, nil
 }
 
 func quoteKey(k string) string {

@@ -83,8 +83,9 @@
 // parallelism, one split per file; a split records the bytes and lines read, so a restored
 // reader resumes where its snapshot was taken.
 //
-// Source options: path, file_format_type (required), schema (fields or columns; without
-// it text and csv yield one string column content and json is an error),
+// Source options: path, file_format_type (required), schema (any of SeaTunnel's forms, see
+// catalog.ParseSchema; without it text and csv yield one string column content and json is
+// an error),
 // field_delimiter or delimiter (\u0001, "," for csv: see below),
 // skip_header_row_number (text and csv), read_columns (a projection of the schema, in the
 // given order; it needs a schema), parse_partition_from_path (true: the k=v directory

@@ -179,6 +179,20 @@ func TestSourceFormats(t *testing.T) {
 			rows:  []string{`[1, 2, 3]|{"k":"v","k2":null}|[x, 5]|<null>`},
 		},
 		{
+			name:  "json schema written as JSON text",
+			files: map[string]string{"a.json": `{"id": 1, "name": "a"}`},
+			conf:  "file_format_type = json\nschema = \"\"\"{\"table\": \"db.t\", \"columns\": [{\"name\": \"name\", \"type\": \"string\"}, {\"name\": \"id\", \"type\": \"bigint\"}]}\"\"\"",
+			cols:  "name:string,id:bigint",
+			rows:  []string{"a|1"},
+		},
+		{
+			name:  "json with a schema of no columns",
+			files: map[string]string{"k=v/a.json": "{\"id\": 1}\n{}"},
+			conf:  "file_format_type = json\nschema { }",
+			cols:  "k:string",
+			rows:  []string{"v", "v"},
+		},
+		{
 			name:  "nested json",
 			files: map[string]string{"a.json": `{"a":[1,null,3],"m":{"1":"x"},"r":{"n":5,"s":"y"},"r2":[1,"z"],"b":"YWI=","d":"2024-01-26","t":"2024-01-26T01:02:03.5","tm":"01:02:03"}`},
 			conf:  "file_format_type = json\nschema { fields { a = \"array<int>\", m = \"map<int, string>\", r = { s = string, n = int }, r2 = { n = int, s = string }, b = bytes, d = date, t = timestamp, tm = time } }",
