@@ -2,7 +2,8 @@
 # Starts the PostgreSQL the JDBC tests use, as SeaTunnel's JDBC end-to-end test expects it:
 # database `test`, user `test` with password `test`, on 127.0.0.1:5432 (STRAIT_PG_PORT), the
 # host name `postgresql` mapped to 127.0.0.1, logical decoding and prepared transactions on.
-# Installs Debian's postgresql package when no server binaries are found. A server already
+# Installs Debian's postgresql package when no server binaries are found, and its PostGIS
+# package when the extension is missing. A server already
 # answering on the port is used as it is if user test can log in to database test.
 #
 #   scripts/postgres.sh start | stop | url
@@ -29,12 +30,23 @@ install() {
 	[ -n "$(bindir)" ] || { echo "postgres: no server binaries after installing postgresql" >&2; exit 1; }
 }
 
+# SeaTunnel's PostgreSQL tests read and write PostGIS geometries
+install_postgis() {
+	local ver
+	ver=$(basename "$(dirname "$(bindir)")")
+	[ -f "/usr/share/postgresql/$ver/extension/postgis.control" ] && return
+	echo "postgres: installing Debian's postgresql-$ver-postgis-3 package" >&2
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "postgresql-$ver-postgis-3" >/dev/null
+}
+
 can_login() {
 	PGPASSWORD=test PGCONNECT_TIMEOUT=3 "$(bindir)/psql" -X -q -h 127.0.0.1 -p "$port" -U test -d test -c 'select 1' >/dev/null 2>&1
 }
 
 start() {
 	install
+	install_postgis
 	local bin
 	bin=$(bindir)
 	if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
