@@ -38,7 +38,18 @@ func (a *Coordinator) LoadCheckpoint(ctx context.Context, in workflows.LoadInput
 	if a.Store == nil {
 		return nil, nil
 	}
-	m, err := checkpointstore.Latest(ctx, a.Store, in.Job, in.Pipeline)
+	var m *checkpointstore.Manifest
+	var err error
+	if in.Checkpoint > 0 {
+		m, err = checkpointstore.ReadManifest(ctx, a.Store, in.Job, in.Pipeline, in.Checkpoint)
+		if errors.Is(err, checkpointstore.ErrNotFound) {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"checkpoint %d of job %d pipeline %d, which this run completed, is gone from the checkpoint store", in.Checkpoint, in.Job, in.Pipeline),
+				workflows.CommitFailedType, err)
+		}
+		return m, err
+	}
+	m, err = checkpointstore.Latest(ctx, a.Store, in.Job, in.Pipeline)
 	if errors.Is(err, checkpointstore.ErrNotFound) {
 		return nil, nil
 	}
@@ -82,6 +93,16 @@ func (a *Coordinator) PlanJob(ctx context.Context, in workflows.PlanInput) (*pla
 		env.CheckpointTimeout = eng.Checkpoint.Timeout
 	}
 	env.CheckpointRetained = eng.Checkpoint.MaxRetained
+	if in.Fresh && a.Store != nil {
+		left, err := checkpointstore.Forget(ctx, a.Store, in.JobID)
+		if err != nil {
+			return nil, fmt.Errorf("job %d: delete the checkpoints an earlier run left: %w", in.JobID, err)
+		}
+		if left != "" {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf(
+				"job %d ran before: its checkpoints (%s) were deleted and this run starts clean; restore the job to continue from them instead", in.JobID, left))
+		}
+	}
 	if in.SetupSinks {
 		if err := setupSinks(ctx, plan); err != nil {
 			return nil, err
@@ -125,7 +146,7 @@ func (a *Coordinator) AllocateSlots(ctx context.Context, req contract.AllocateRe
 	h, err := a.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   contract.ResourceManagerID,
 		UpdateName:   contract.AllocateUpdate,
-		UpdateID:     req.Owner,
+		UpdateID:     allocationUpdateID(ctx, req.Owner),
 		Args:         []any{req},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
@@ -147,6 +168,18 @@ func (a *Coordinator) AllocateSlots(ctx context.Context, req contract.AllocateRe
 		return nil, fmt.Errorf("allocate slots: %w", err)
 	}
 	return &alloc, nil
+}
+
+// allocationUpdateID names one allocation request: the same across the retries of one
+// activity, so a retried request is answered once, and new for every other request. The
+// owner alone would not do: Temporal answers an update id it has seen with the earlier
+// result, and a job run again under its id asks for the same owner.
+func allocationUpdateID(ctx context.Context, owner string) string {
+	if !activity.IsActivity(ctx) {
+		return owner
+	}
+	info := activity.GetInfo(ctx)
+	return fmt.Sprintf("%s@%s/%s", owner, info.WorkflowExecution.RunID, info.ActivityID)
 }
 
 // CommitSinks builds a sink's committer and commits one checkpoint's infos. Committers are

@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strait-dev/strait/contract"
 )
 
 // ErrNotFound is returned for a key or checkpoint that does not exist.
@@ -46,6 +48,9 @@ type Manifest struct {
 	Completed  time.Time        `json:"completed"`
 	Tasks      []TaskState      `json:"tasks"`
 	Commits    map[int][][]byte `json:"commits,omitempty"` // sink vertex -> commit infos
+	// Counters are the pipeline's counts as of the checkpoint, across attempts: a restore
+	// goes on counting from them, so a job's totals match what its sinks hold.
+	Counters contract.Counters `json:"counters,omitempty"`
 }
 
 // TaskState is one task's part of a checkpoint.
@@ -151,6 +156,45 @@ func Retain(ctx context.Context, s Store, job int64, pipeline int, keep int) err
 		}
 	}
 	return nil
+}
+
+// Forget deletes every checkpoint and savepoint of a job and says which completed ones there
+// were, per pipeline ("" when there were none). A job started afresh under an id that ran
+// before calls it, so it can never restore, or keep in place of its own, what the earlier
+// run left.
+func Forget(ctx context.Context, s Store, job int64) (string, error) {
+	prefix := fmt.Sprintf("%d/", job)
+	keys, err := s.List(ctx, prefix)
+	if err != nil || len(keys) == 0 {
+		return "", err
+	}
+	done := map[int][]int64{}
+	for _, k := range keys {
+		parts := strings.Split(k, "/")
+		if len(parts) != 4 || parts[3] != manifestName {
+			continue
+		}
+		p, err1 := strconv.Atoi(parts[1])
+		id, err2 := strconv.ParseInt(parts[2], 10, 64)
+		if err1 == nil && err2 == nil {
+			done[p] = append(done[p], id)
+		}
+	}
+	if err := s.Delete(ctx, strconv.FormatInt(job, 10)); err != nil {
+		return "", err
+	}
+	pipelines := make([]int, 0, len(done))
+	for p := range done {
+		pipelines = append(pipelines, p)
+	}
+	sort.Ints(pipelines)
+	parts := make([]string, len(pipelines))
+	for i, p := range pipelines {
+		ids := done[p]
+		sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+		parts[i] = fmt.Sprintf("pipeline %d: %d..%d", p, ids[0], ids[len(ids)-1])
+	}
+	return strings.Join(parts, ", "), nil
 }
 
 // FS is the local file system store.

@@ -365,7 +365,12 @@ type PipelineStatus struct {
 	LastFailure string       `json:"lastFailure,omitempty"`
 	Tasks       []TaskStatus `json:"tasks,omitempty"`
 	Runners     []string     `json:"runners,omitempty"`
-	Counters    Counters     `json:"counters"`
+	// Counters are the pipeline's across its attempts: Restored plus its tasks'.
+	Counters Counters `json:"counters"`
+	// RestoredFrom is the checkpoint the running attempt started from (0: the beginning);
+	// Restored are the counts as of that checkpoint, which its tasks go on from.
+	RestoredFrom int64    `json:"restoredFrom,omitempty"`
+	Restored     Counters `json:"restored,omitempty"`
 }
 
 // JobStatus is what the job workflow's status query answers, and its result.

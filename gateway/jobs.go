@@ -521,6 +521,7 @@ func metricsOf(st *contract.JobStatus, plan *planner.PhysicalPlan, elapsed time.
 func tableCounters(st *contract.JobStatus, plan *planner.PhysicalPlan) map[string]contract.TableCounters {
 	var sum contract.Counters
 	for _, ps := range st.Pipelines {
+		sum.Add(contract.Counters{Tables: ps.Restored.Tables}) // as of the checkpoint restored
 		for _, t := range ps.Tasks {
 			if len(t.Counters.Tables) > 0 || plan == nil || ps.ID < 1 || ps.ID > len(plan.Pipelines) {
 				sum.Add(contract.Counters{Tables: t.Counters.Tables})

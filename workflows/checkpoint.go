@@ -205,9 +205,11 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error {
 	m := checkpointstore.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id, Savepoint: p.savepoint,
 		Completed: workflow.Now(ctx), Commits: map[int][][]byte{}}
+	m.Counters.Add(c.pr.status.Restored)
 	var commits []contract.CommitInfo
 	for _, t := range c.pr.sortedTasks() {
 		a := p.acks[t.Task]
+		m.Counters.Add(a.Counters)
 		m.Tasks = append(m.Tasks, checkpointstore.TaskState{Task: t.Task.String(), Key: a.StateKey})
 		for _, ci := range a.Commits {
 			m.Commits[ci.Vertex] = append(m.Commits[ci.Vertex], ci.Info)
@@ -232,6 +234,9 @@ func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error
 type LoadInput struct {
 	Job      int64 `json:"job"`
 	Pipeline int   `json:"pipeline"`
+	// Checkpoint names the checkpoint to load; 0 loads the newest in the store (an explicit
+	// restore of a job).
+	Checkpoint int64 `json:"checkpoint,omitempty"`
 }
 
 // interrupt drops the checkpoint in flight and the timer when the tasks stop; it is not a

@@ -44,6 +44,9 @@ type PlanInput struct {
 	Source planner.Source `json:"source"`
 	// SetupSinks applies the sinks' save modes once planned (a job that is not restored).
 	SetupSinks bool `json:"setupSinks,omitempty"`
+	// Fresh marks a job that is not restored: checkpoints an earlier run under its id left
+	// in the store are deleted, and the plan's warnings say so.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // PipelineInput starts a pipeline workflow.
@@ -73,6 +76,10 @@ type PipelineResume struct {
 	NextID      int64                 `json:"nextId"`
 	Completed   int64                 `json:"completed"`
 	Failures    int                   `json:"failures,omitempty"`
+	// RestoredFrom and Restored: the checkpoint the running attempt started from and the
+	// counts as of it.
+	RestoredFrom int64             `json:"restoredFrom,omitempty"`
+	Restored     contract.Counters `json:"restored,omitempty"`
 	// Pending is the checkpoint in flight, with the acknowledgements it has so far.
 	Pending *PendingResume `json:"pending,omitempty"`
 }
@@ -143,7 +150,7 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 	var plan planner.PhysicalPlan
 	err := workflow.ExecuteActivity(planCtx, contract.PlanJobActivity, PlanInput{JobID: st.JobID, Source: planner.Source{
 		File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name,
-	}, SetupSinks: !in.Restore}).Get(ctx, &plan)
+	}, SetupSinks: !in.Restore, Fresh: !in.Restore}).Get(ctx, &plan)
 	if err != nil {
 		if ctx.Err() != nil {
 			return finishJob(ctx, st, setState, contract.JobCanceled, "")

@@ -97,7 +97,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 	}
 	if in.Restore && !resumed {
 		var err error
-		if restore, err = pr.restorePoint(ctx, cp); err != nil {
+		if restore, err = pr.restorePoint(ctx, cp, false); err != nil {
 			if ctx.Err() != nil {
 				return pr.cancel(ctx, "")
 			}
@@ -202,7 +202,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			return nil, temporal.NewCanceledError(*pr.snapshot())
 		}
 		var err error
-		if restore, err = pr.restorePoint(ctx, cp); err != nil {
+		if restore, err = pr.restorePoint(ctx, cp, true); err != nil {
 			if ctx.Err() != nil {
 				return pr.cancel(ctx, "")
 			}
@@ -286,6 +286,7 @@ func (pr *pipelineRun) drain(ctx workflow.Context, cp *coordinator, reports, los
 // resumeState is what the next run needs to go on watching the running tasks.
 func (pr *pipelineRun) resumeState(cp *coordinator) *PipelineResume {
 	r := &PipelineResume{Epoch: pr.epoch, Queues: pr.queues, Runners: pr.status.Runners, Restarts: pr.restarts,
+		RestoredFrom: pr.status.RestoredFrom, Restored: pr.status.Restored,
 		LastFailure: pr.status.LastFailure, NextID: cp.nextID, Completed: cp.completed, Failures: cp.failures}
 	for _, t := range pr.sortedTasks() {
 		r.Tasks = append(r.Tasks, *t)
@@ -310,6 +311,7 @@ func (pr *pipelineRun) resumeState(cp *coordinator) *PipelineResume {
 func (pr *pipelineRun) resume(ctx workflow.Context, r *PipelineResume, cp *coordinator) {
 	pr.epoch, pr.restarts = r.Epoch, r.Restarts
 	pr.status.Restarts, pr.status.LastFailure, pr.status.Runners = r.Restarts, r.LastFailure, r.Runners
+	pr.status.RestoredFrom, pr.status.Restored = r.RestoredFrom, r.Restored
 	pr.queues = r.Queues
 	if pr.queues == nil {
 		pr.queues = map[string]string{}
@@ -331,19 +333,31 @@ func (pr *pipelineRun) resume(ctx workflow.Context, r *PipelineResume, cp *coord
 	}
 }
 
-// restorePoint loads the latest completed checkpoint and commits its sinks' infos again
+// restorePoint loads the checkpoint to start from and commits its sinks' infos again
 // (committers are idempotent: what was committed stays, what was not confirmed is made
-// visible), so the restarted tasks continue exactly after it.
-func (pr *pipelineRun) restorePoint(ctx workflow.Context, cp *coordinator) (*contract.Restore, error) {
+// visible), so the restarted tasks continue exactly after it. A failover starts from the
+// newest checkpoint this run of the job completed (or restored), never from one it only
+// finds in the store, which may be an earlier run's under the same id; an explicit restore
+// starts from the newest in the store, and the status names it.
+func (pr *pipelineRun) restorePoint(ctx workflow.Context, cp *coordinator, failover bool) (*contract.Restore, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
+	in := LoadInput{Job: pr.in.JobID, Pipeline: pr.in.Pipeline.ID}
+	if failover && workflow.GetVersion(ctx, "restore-own-checkpoint", workflow.DefaultVersion, 1) == 1 {
+		if cp.completed == 0 {
+			pr.status.RestoredFrom, pr.status.Restored = 0, contract.Counters{}
+			return nil, nil // nothing completed yet: the tasks start over
+		}
+		in.Checkpoint = cp.completed
+	}
 	var m *checkpointstore.Manifest
-	if err := workflow.ExecuteActivity(actx, contract.LoadCheckpointActivity, LoadInput{Job: pr.in.JobID, Pipeline: pr.in.Pipeline.ID}).Get(ctx, &m); err != nil {
+	if err := workflow.ExecuteActivity(actx, contract.LoadCheckpointActivity, in).Get(ctx, &m); err != nil {
 		return nil, err
 	}
 	if m == nil || m.Checkpoint == 0 {
+		pr.status.RestoredFrom, pr.status.Restored = 0, contract.Counters{}
 		return nil, nil // no checkpoint yet: the tasks start over
 	}
 	var infos []contract.CommitInfo
@@ -361,6 +375,7 @@ func (pr *pipelineRun) restorePoint(ctx workflow.Context, cp *coordinator) (*con
 		return nil, err
 	}
 	cp.restoredFrom(m.Checkpoint)
+	pr.status.RestoredFrom, pr.status.Restored = m.Checkpoint, m.Counters
 	r := &contract.Restore{Checkpoint: m.Checkpoint, States: map[string]string{}}
 	for _, t := range m.Tasks {
 		r.States[t.Task] = t.Key
@@ -651,6 +666,7 @@ func (pr *pipelineRun) snapshot() *contract.PipelineStatus {
 	s := pr.status
 	s.Tasks = s.Tasks[:0:0]
 	s.Counters = contract.Counters{}
+	s.Counters.Add(pr.status.Restored)
 	for _, t := range pr.tasks {
 		ts := *t
 		ts.Commits = nil // commit infos go to the committer, not into statuses

@@ -185,7 +185,9 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 		func(ctx workflow.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 			drain()
 			events++
-			return st.allocate(req)
+			// histories recorded before handed an owner's cached grant back unchecked
+			fresh := workflow.GetVersion(ctx, "allocate-alive-only", workflow.DefaultVersion, 1) == 1
+			return st.allocate(req, fresh)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(req contract.AllocateRequest) error {
 			if req.Owner == "" || req.Total() <= 0 {
@@ -325,9 +327,14 @@ func (st *ResourceState) next() uint64 {
 // largest share of free slots) or SYSTEM_LOAD (the lowest reported CPU and memory use, each
 // slot already given in this allocation counted as 10 % more load). Either every group is
 // placed or nothing is.
-func (st *ResourceState) allocate(req contract.AllocateRequest) (*contract.Allocation, error) {
+func (st *ResourceState) allocate(req contract.AllocateRequest, aliveOnly bool) (*contract.Allocation, error) {
 	if a, ok := st.Allocations[req.Owner]; ok {
-		return &a, nil
+		if !aliveOnly || st.holds(a) {
+			return &a, nil // the same request again
+		}
+		// an owner's earlier grant on a runner lost or registered anew since: never hand
+		// out slots of a runner that is not alive
+		st.release(req.Owner)
 	}
 	groups := append([]contract.GroupNeed(nil), req.Groups...)
 	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Slots > groups[j].Slots })
@@ -371,6 +378,22 @@ func (st *ResourceState) allocate(req contract.AllocateRequest) (*contract.Alloc
 	}
 	st.Allocations[req.Owner] = a
 	return &a, nil
+}
+
+// holds reports whether every slot of an allocation is still the owner's on an alive runner.
+func (st *ResourceState) holds(a contract.Allocation) bool {
+	for _, g := range a.Grants {
+		r, ok := st.Runners[g.RunnerID]
+		if !ok || r.State != RunnerAlive {
+			return false
+		}
+		for _, slot := range g.Slots {
+			if slot >= len(r.Owners) || r.Owners[slot] != a.Owner {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (st *ResourceState) choose(strategy string, candidates []*RunnerSlots, free, given map[string]int) *RunnerSlots {

@@ -29,22 +29,22 @@ func TestAllocateHonoursTagsAndCapacity(t *testing.T) {
 		contract.RunnerInfo{ID: "a", Slots: 2, TaskQueue: "qa"},
 		contract.RunnerInfo{ID: "b", Slots: 4, TaskQueue: "qb", Tags: map[string]string{"zone": "db-zone"}},
 	)
-	a, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 3}}})
+	a, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 3}}}, true)
 	if err != nil || a.Grants[0].RunnerID != "b" || len(a.Grants[0].Slots) != 3 {
 		t.Fatalf("%+v %v", a, err)
 	}
 	// the same owner asking again gets the same answer
-	again, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 3}}})
+	again, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 3}}}, true)
 	if err != nil || again.Grants[0].RunnerID != "b" || st.Runners["b"].Free() != 1 {
 		t.Fatalf("%+v %v free %d", again, err, st.Runners["b"].Free())
 	}
-	_, err = st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, TagFilter: map[string]string{"zone": "db-zone"}})
+	_, err = st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, TagFilter: map[string]string{"zone": "db-zone"}}, true)
 	var ae *temporal.ApplicationError
 	if !errors.As(err, &ae) || ae.Type() != NoEnoughResource || !strings.Contains(ae.Message(), "zone=db-zone") ||
 		!strings.Contains(ae.Message(), "b 1 of 4 free") {
 		t.Fatalf("%v", err)
 	}
-	_, err = st.allocate(contract.AllocateRequest{Owner: "p3", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: map[string]string{"zone": "nowhere"}})
+	_, err = st.allocate(contract.AllocateRequest{Owner: "p3", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: map[string]string{"zone": "nowhere"}}, true)
 	if err == nil || !strings.Contains(err.Error(), "none of the 2 alive runners matches") {
 		t.Fatalf("%v", err)
 	}
@@ -52,7 +52,7 @@ func TestAllocateHonoursTagsAndCapacity(t *testing.T) {
 	if st.Runners["b"].Free() != 4 {
 		t.Fatal("slots not released")
 	}
-	if _, err := newState().allocate(contract.AllocateRequest{Owner: "x", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}); err == nil || !strings.Contains(err.Error(), "no runner is registered and alive") {
+	if _, err := newState().allocate(contract.AllocateRequest{Owner: "x", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}, true); err == nil || !strings.Contains(err.Error(), "no runner is registered and alive") {
 		t.Fatalf("%v", err)
 	}
 }
@@ -86,7 +86,7 @@ func TestNoResourceMessage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st := newState(contract.RunnerInfo{ID: "a", Slots: 2}, contract.RunnerInfo{ID: "b", Slots: 2})
-			_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: c.groups})
+			_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: c.groups}, true)
 			var ae *temporal.ApplicationError
 			if !errors.As(err, &ae) || ae.Type() != NoEnoughResource {
 				t.Fatalf("want NoEnoughResource, got %v", err)
@@ -108,7 +108,7 @@ func TestNoResourceMessage(t *testing.T) {
 	}
 	// 6 slots free and 6 needed, but three groups of 2 do not fit on two runners of 3
 	st := newState(contract.RunnerInfo{ID: "a", Slots: 3}, contract.RunnerInfo{ID: "b", Slots: 3})
-	_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}, {Group: 2, Slots: 2}, {Group: 3, Slots: 2}}})
+	_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}, {Group: 2, Slots: 2}, {Group: 3, Slots: 2}}}, true)
 	if err == nil || !strings.Contains(err.Error(), "needs 6 slots (3 task groups of 2 slots)") || !strings.Contains(err.Error(), "the cluster has 6 free") ||
 		!strings.Contains(err.Error(), "fits on no runner once the others are placed") {
 		t.Fatalf("%v", err)
@@ -117,10 +117,10 @@ func TestNoResourceMessage(t *testing.T) {
 
 func TestSlotRatioPrefersTheEmptiestRunner(t *testing.T) {
 	st := newState(contract.RunnerInfo{ID: "a", Slots: 4}, contract.RunnerInfo{ID: "b", Slots: 4})
-	if _, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, Strategy: "SLOT_RATIO"}); err != nil {
+	if _, err := st.allocate(contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, Strategy: "SLOT_RATIO"}, true); err != nil {
 		t.Fatal(err)
 	}
-	a, err := st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, Strategy: "SLOT_RATIO"})
+	a, err := st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, Strategy: "SLOT_RATIO"}, true)
 	if err != nil || a.Grants[0].RunnerID != "b" {
 		t.Fatalf("%+v %v", a, err)
 	}
@@ -173,10 +173,41 @@ func (u *updateCallbacks) Complete(success any, err error) {
 	}
 }
 
+// An owner asking again gets its grant back only while every slot of it is still its own on
+// an alive runner; a grant on a lost runner, or one that registered anew, is replaced.
+func TestAllocationNeverNamesADeadRunner(t *testing.T) {
+	st := newState(contract.RunnerInfo{ID: "a", Slots: 1})
+	req := contract.AllocateRequest{Owner: "job-p1#1", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}
+	first, err := st.allocate(req, true)
+	if err != nil || first.Grants[0].RunnerID != "a" {
+		t.Fatalf("%+v %v", first, err)
+	}
+	again, err := st.allocate(req, true)
+	if err != nil || again.Grants[0].RunnerID != "a" {
+		t.Fatalf("the same request again: %+v %v", again, err)
+	}
+	st.Runners["a"].State = RunnerLost
+	st.register(contract.RunnerInfo{ID: "b", Slots: 1})
+	moved, err := st.allocate(req, true)
+	if err != nil || moved.Grants[0].RunnerID != "b" {
+		t.Fatalf("after runner a was lost: %+v %v", moved, err)
+	}
+	// b registers anew (a restart): its slots are free and the old grant is gone
+	st.register(contract.RunnerInfo{ID: "b", Slots: 1})
+	if _, err := st.allocate(req, true); err != nil || st.Runners["b"].Free() != 0 {
+		t.Fatalf("after b registered again: %v, %d free", err, st.Runners["b"].Free())
+	}
+	// histories recorded before the check still replay the old answer
+	st.Runners["b"].State = RunnerLost
+	if old, err := st.allocate(req, false); err != nil || old.Grants[0].RunnerID != "b" {
+		t.Fatalf("unversioned: %+v %v", old, err)
+	}
+}
+
 func TestGroupsMaySpreadOverRunners(t *testing.T) {
 	st := newState(contract.RunnerInfo{ID: "a", Slots: 3, Address: "a:1"}, contract.RunnerInfo{ID: "b", Slots: 3, Address: "b:1"})
 	a, err := st.allocate(contract.AllocateRequest{Owner: "p", Strategy: "SLOT_RATIO",
-		Groups: []contract.GroupNeed{{Group: 1, Slots: 3}, {Group: 2, Slots: 3}}})
+		Groups: []contract.GroupNeed{{Group: 1, Slots: 3}, {Group: 2, Slots: 3}}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +215,7 @@ func TestGroupsMaySpreadOverRunners(t *testing.T) {
 		t.Fatalf("%+v", a.Grants)
 	}
 	// all or nothing: a pipeline that cannot be placed takes no slot
-	_, err = st.allocate(contract.AllocateRequest{Owner: "q", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}})
+	_, err = st.allocate(contract.AllocateRequest{Owner: "q", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}, true)
 	if err == nil || st.Runners["a"].Free()+st.Runners["b"].Free() != 0 {
 		t.Fatalf("%v", err)
 	}
@@ -193,7 +224,7 @@ func TestGroupsMaySpreadOverRunners(t *testing.T) {
 func TestLostRunnerHasNoFreeSlots(t *testing.T) {
 	st := newState(contract.RunnerInfo{ID: "a", Slots: 2})
 	st.Runners["a"].State = RunnerLost
-	if _, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}); err == nil {
+	if _, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}, true); err == nil {
 		t.Fatal("a lost runner got work")
 	}
 	r := st.register(contract.RunnerInfo{ID: "a", Slots: 2})
@@ -206,7 +237,7 @@ func TestSystemLoadPrefersTheIdlestRunner(t *testing.T) {
 	st := newState(contract.RunnerInfo{ID: "a", Slots: 4}, contract.RunnerInfo{ID: "b", Slots: 4})
 	st.Runners["a"].Load = &contract.Load{CPU: 0.9, Memory: 0.5}
 	st.Runners["b"].Load = &contract.Load{CPU: 0.1, Memory: 0.2}
-	a, err := st.allocate(contract.AllocateRequest{Owner: "p", Strategy: "SYSTEM_LOAD", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}})
+	a, err := st.allocate(contract.AllocateRequest{Owner: "p", Strategy: "SYSTEM_LOAD", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}, true)
 	if err != nil || a.Grants[0].RunnerID != "b" {
 		t.Fatalf("%+v %v", a, err)
 	}

@@ -1,0 +1,234 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cluster is a Temporal dev server and a worker as separate processes, sharing a checkpoint
+// store; runners are started by the test.
+type cluster struct {
+	addr, ckpt string
+}
+
+func startCluster(t *testing.T, ckpt string) *cluster {
+	t.Helper()
+	port := freePort(t)
+	c := &cluster{addr: fmt.Sprintf("127.0.0.1:%d", port), ckpt: ckpt}
+	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
+	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
+		conn, err := net.Dial("tcp", c.addr)
+		if err == nil {
+			conn.Close()
+		}
+		return err == nil
+	})
+	start(t, "worker", "worker", "--address", c.addr, "--checkpoint-dir", ckpt)
+	return c
+}
+
+func (c *cluster) runner(t *testing.T, id string, slots int) *proc {
+	t.Helper()
+	p := start(t, id, "runner", "--address", c.addr, "--id", id, "--slots", strconv.Itoa(slots), "--checkpoint-dir", c.ckpt)
+	eventually(t, 60*time.Second, "runner "+id+" registered", func() bool { return clusterStatus(t, c.addr)[id].State == "ALIVE" })
+	return p
+}
+
+// runningOn waits until every task of the job runs and returns the runner of the first.
+func (c *cluster) runningOn(t *testing.T, id string) string {
+	t.Helper()
+	var on string
+	eventually(t, 60*time.Second, "job "+id+" runs", func() bool {
+		jv := jobStatus(t, c.addr, id)
+		if len(jv.Pipelines) == 0 || len(jv.Pipelines[0].Tasks) == 0 {
+			return false
+		}
+		for _, task := range jv.Pipelines[0].Tasks {
+			if task.State != "RUNNING" {
+				return false
+			}
+		}
+		on = jv.Pipelines[0].Tasks[0].Runner
+		return true
+	})
+	return on
+}
+
+type statusCounts struct {
+	State    string   `json:"state"`
+	Warnings []string `json:"warnings"`
+	Counters struct {
+		RowsRead    int64 `json:"rowsRead"`
+		RowsWritten int64 `json:"rowsWritten"`
+	} `json:"counters"`
+	Pipelines []struct {
+		Restarts     int    `json:"restarts"`
+		LastFailure  string `json:"lastFailure"`
+		RestoredFrom int64  `json:"restoredFrom"`
+	} `json:"pipelines"`
+}
+
+func (c *cluster) status(t *testing.T, id string) statusCounts {
+	t.Helper()
+	_, out := run(t, "job", "status", id, "--json", "--address", c.addr)
+	var st statusCounts
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("job status %s: %v\n%s", id, err, out)
+	}
+	return st
+}
+
+// jsonIDs reads the id field of every json line under dir, counting each.
+func jsonIDs(t *testing.T, dir string) (map[int64]int, int) {
+	t.Helper()
+	ids, total := map[int64]int{}, 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if line == "" {
+				continue
+			}
+			var r struct {
+				ID int64 `json:"id"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			ids[r.ID]++
+			total++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, total
+}
+
+// exactlyOnce checks that the sink under dir holds the ids 1..n, each once.
+func exactlyOnce(t *testing.T, dir string, n int) {
+	t.Helper()
+	ids, total := jsonIDs(t, dir)
+	for i := 1; i <= n; i++ {
+		if ids[int64(i)] != 1 {
+			t.Errorf("row %d written %d times", i, ids[int64(i)])
+		}
+	}
+	if total != n {
+		t.Fatalf("%d rows in %s, want %d", total, dir, n)
+	}
+}
+
+// slowJob is a job of a deterministic input: 100 json lines with ids 1..100 in ten files,
+// read at 10 rows a second with a checkpoint every second, into an exactly-once LocalFile
+// sink under dir.
+func slowJob(t *testing.T, dir string) string {
+	t.Helper()
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f := 0; f < 10; f++ {
+		var b strings.Builder
+		for i := 1; i <= 10; i++ {
+			id := f*10 + i
+			fmt.Fprintf(&b, "{\"id\": %d, \"name\": \"row %d\"}\n", id, id)
+		}
+		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d.json", f)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return writeJob(t, fmt.Sprintf(`
+env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000, job.retry.interval.seconds = 1,
+  read_limit.rows_per_second = 10 }
+source { LocalFile { plugin_output = "in", path = "%s", file_format_type = json,
+  schema = { fields { id = bigint, name = string } } } }
+sink { LocalFile { plugin_input = "in", path = "%s/sink", tmp_path = "%s/tmp", file_format_type = json } }`,
+		in, dir, dir))
+}
+
+// With the only runner dead the job fails; restored once another runner is up, its tasks go
+// to the live runner, never to the one that was lost.
+func TestRestoreAfterTheOnlyRunnerDied(t *testing.T) {
+	c := startCluster(t, t.TempDir())
+	first := c.runner(t, "dead", 1)
+	out := t.TempDir()
+	job := slowJob(t, out)
+	code, o := run(t, "job", "submit", "--address", c.addr, "--job-id", "7301", job)
+	if code != 0 {
+		t.Fatalf("submit: exit %d\n%s", code, o)
+	}
+	c.runningOn(t, "7301")
+	time.Sleep(2 * time.Second) // a checkpoint or two
+	first.kill(t)
+	eventually(t, 90*time.Second, "the job fails without a runner", func() bool { return c.status(t, "7301").State == "FAILED" })
+	c.runner(t, "alive", 1)
+	if code, o := run(t, "job", "restore", "--address", c.addr, "7301", job); code != 0 {
+		t.Fatalf("restore: exit %d\n%s", code, o)
+	}
+	if on := c.runningOn(t, "7301"); on != "alive" {
+		t.Fatalf("the restored job runs on %q, want the live runner", on)
+	}
+	if code, o := run(t, "job", "wait", "--address", c.addr, "7301"); code != 0 {
+		t.Fatalf("job wait: exit %d\n%s", code, o)
+	}
+	exactlyOnce(t, filepath.Join(out, "sink"), 100)
+}
+
+// A job id that ran before, run afresh on a new cluster with the same checkpoint store,
+// starts clean and says so; a failover then restores this run's checkpoint, not the earlier
+// run's, and the counts are the job's across both attempts.
+func TestFreshRunOfAKnownIDStartsClean(t *testing.T) {
+	ckpt := t.TempDir()
+	firstOut, secondOut := t.TempDir(), t.TempDir()
+	const id = "424243"
+	{
+		c := startCluster(t, ckpt)
+		c.runner(t, "a1", 1)
+		code, o := run(t, "job", "submit", "--address", c.addr, "--job-id", id, slowJob(t, firstOut))
+		if code != 0 {
+			t.Fatalf("submit: exit %d\n%s", code, o)
+		}
+		if code, o := run(t, "job", "wait", "--address", c.addr, id); code != 0 {
+			t.Fatalf("first run: exit %d\n%s", code, o)
+		}
+	}
+	c := startCluster(t, ckpt)
+	runners := map[string]*proc{"b1": c.runner(t, "b1", 1), "b2": c.runner(t, "b2", 1)}
+	code, o := run(t, "job", "submit", "--address", c.addr, "--job-id", id, slowJob(t, secondOut))
+	if code != 0 {
+		t.Fatalf("submit: exit %d\n%s", code, o)
+	}
+	victim := c.runningOn(t, id)
+	st := c.status(t, id)
+	if len(st.Warnings) == 0 || !strings.Contains(strings.Join(st.Warnings, "\n"), "ran before") {
+		t.Errorf("a fresh run of a known id does not say it starts clean: warnings %q", st.Warnings)
+	}
+	time.Sleep(3 * time.Second) // a few checkpoints of this run
+	runners[victim].kill(t)
+	if code, o := run(t, "job", "wait", "--address", c.addr, id); code != 0 {
+		t.Fatalf("second run: exit %d\n%s", code, o)
+	}
+	st = c.status(t, id)
+	if len(st.Pipelines) != 1 || st.Pipelines[0].Restarts != 1 || st.Pipelines[0].RestoredFrom == 0 {
+		t.Fatalf("want one failover from a checkpoint of this run: %+v", st.Pipelines)
+	}
+	exactlyOnce(t, filepath.Join(secondOut, "sink"), 100)
+	exactlyOnce(t, filepath.Join(firstOut, "sink"), 100)
+	if st.Counters.RowsRead != 100 || st.Counters.RowsWritten != 100 {
+		t.Fatalf("the job read %d and wrote %d rows across its attempts, want 100 and 100", st.Counters.RowsRead, st.Counters.RowsWritten)
+	}
+}
