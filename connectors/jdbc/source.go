@@ -38,23 +38,25 @@ const defaultSplitSize = 8096
 //   - where_condition (must start with "where") filters either: the rows read are
 //     SELECT * FROM (<query or table>) tmp <where_condition>.
 //
-// How it splits, as SeaTunnel does:
+// How it splits, as SeaTunnel does (splitplan.go), on a partition_column or else the first
+// column of the primary key or of a unique index whose type SeaTunnel splits on (integers,
+// decimals, floats, strings, dates; an explicit partition_column may be a timestamp too):
 //
-//   - query with partition_column (not in table_list): partition_num ranges (default: the
-//     parallelism) of even width between partition_lower_bound and partition_upper_bound
-//     (default: the column's minimum and maximum, read when the job starts). Rows beyond a
-//     bound that is set are not read. A bound taken from the data leaves the outer range
-//     open on that side; when the lower one is, the first range also holds the rows whose
-//     column is NULL.
-//   - otherwise, by partition_column or else the first integer column of the primary key or
-//     of a unique index: when more than split.size rows are expected (the table's
-//     statistics for a table read whole, a count otherwise), ceil(rows / split.size) ranges
-//     of even width between the column's minimum and maximum, the first and last open, the
-//     first also holding the NULLs of a nullable column. With fewer rows, or without such a
-//     column, one split reads everything. SeaTunnel's sampling of unevenly distributed keys is not done (the
-//     split.even-distribution.*, split.sample-sharding.threshold and
-//     split.inverse-sampling.rate options are accepted and ignored), and only integer
-//     columns split: smallint, int, bigint and decimal(p,0) with p ≤ 18.
+//   - query with partition_column (not in table_list), SeaTunnel's fixed splitter:
+//     partition_num splits (default: the parallelism). A string column is read in hash
+//     buckets of its text; any other in ranges of even width between partition_lower_bound
+//     and partition_upper_bound (default: the column's minimum and maximum, read when the
+//     job starts). Rows beyond a bound that is set are not read; a bound taken from the data
+//     leaves the outer range open on that side.
+//   - otherwise, SeaTunnel's dynamic splitter, splits of about split.size rows (the row count
+//     from the statistics of a table read whole, a count otherwise): a numeric column whose
+//     distribution factor, (max - min + 1) / rows, is within
+//     split.even-distribution.factor.lower-bound and .upper-bound in ranges of even width; a
+//     date column by days; any other column at boundaries sampled from every
+//     split.inverse-sampling.rate-th value when more than split.sample-sharding.threshold
+//     splits are expected, else at boundaries queried split by split.
+//
+// The first split also holds the rows whose split column is NULL (which SeaTunnel loses).
 //
 // Rows stream from the server as they are read (fetch_size is accepted but not needed to
 // bound memory). PostgreSQL types map to SeaTunnel types as SeaTunnel's PostgresTypeConverter
