@@ -27,8 +27,8 @@
 // START_REPLICATION asks pgoutput for proto_version 1, the publication and binary values,
 // so the binary decoders of package pgwire apply (types whose binary form is not their text,
 // such as interval or inet, are turned into the text PostgreSQL prints). Numeric values,
-// in the snapshot as in the stream, keep the scale PostgreSQL stores them with (numeric.go),
-// not the scale of the column's catalog type. Relation messages map the stream's relations
+// in the snapshot as in the stream, keep the scale PostgreSQL stores them with, not the
+// scale of the column's catalog type. Relation messages map the stream's relations
 // to captured tables by schema and name (changes of other tables are skipped) and columns
 // by name: a column added since the job started is left out, one dropped is null. Changes
 // become rows whose table id is database.schema.table:

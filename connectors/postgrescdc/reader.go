@@ -192,11 +192,7 @@ func (r *reader) start(ctx context.Context) error {
 // readRows decodes rows of the current split into out until out is full or the split ends.
 func (r *reader) readRows(out *row.Batch) error {
 	t := r.cur.table
-	n := out.Len()
 	done, err := r.rows.Read(out, t.id, &r.dec)
-	if err == nil {
-		err = t.decodeNumerics(out.Rows[n:], out)
-	}
 	if err != nil {
 		return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, t.id, r.cur.split.ID, err)
 	}

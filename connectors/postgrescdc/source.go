@@ -63,13 +63,9 @@ type cdcTable struct {
 	// attTypes are the columns' types as the replication stream names them: a domain's own
 	// type rather than its base type.
 	attTypes []uint32
-	// num says per column how a numeric column's raw binary value is decoded (numeric.go;
-	// numNone: by pgwire); numCols lists the numeric columns.
-	num     []numKind
-	numCols []int
-	sql     string // SELECT of every row
-	key     string // the integer column snapshot splits are ranges of; "" for one split
-	keyIdx  []int  // the primary key's columns (configured or the table's)
+	sql      string // SELECT of every row
+	key      string // the integer column snapshot splits are ranges of; "" for one split
+	keyIdx   []int  // the primary key's columns (configured or the table's)
 }
 
 // slotNameRe is what PostgreSQL accepts as a replication slot name.
@@ -420,20 +416,15 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, o *config.Options, i
 		return nil, fmt.Errorf("%s: table %s changed while its columns were read; try again", s.where, n)
 	}
 	// an unbounded numeric is decimal(38,10) in the catalog, as SeaTunnel's catalog reads a
-	// table; its values keep their own scale (numeric.go)
-	opts := pgwire.TypeOptions{UnboundedScale: 10}
+	// table; its values keep the scale PostgreSQL stores them with (500 stays 500, 0.50 stays
+	// 0.50), as Debezium's do
+	opts := pgwire.TypeOptions{UnboundedScale: 10, OwnScale: true}
 	tbl := &catalog.Table{Path: catalog.TablePath{Database: s.conn.Database, Schema: rel.Schema, Table: rel.Name}}
 	for _, f := range fields {
 		c := pgwire.ColumnOf(f, opts)
 		if err := c.UseBinary(infos[f.DataTypeOID]); err != nil {
 			return nil, o.Errorf(fmt.Sprintf("table-names[%d]", i), "table %s, column %q: %v", n, f.Name, err)
 		}
-		k := numericKind(f)
-		if k != numNone {
-			c = rawColumn(c)
-			t.numCols = append(t.numCols, len(t.cols))
-		}
-		t.num = append(t.num, k)
 		t.cols = append(t.cols, c)
 		col := catalog.Column{Name: c.Name, Type: c.Type, Nullable: true, Length: c.Length, Scale: c.Scale}
 		if a, ok := attrs[pgwire.AttrKey{Rel: f.TableOID, Num: f.TableAttributeNumber}]; ok {

@@ -528,13 +528,7 @@ func (s *stream) emit(rel *relation, kind row.Kind, tuple, old *pglogrepl.TupleD
 		switch c.DataType {
 		case pglogrepl.TupleDataTypeNull:
 		case pglogrepl.TupleDataTypeBinary:
-			var err error
-			if k := t.num[j]; k != numNone {
-				err = decodeNumber(k, c.Data, &rw.Fields[j], out)
-			} else {
-				err = dec.Decode(col, c.Data, &rw.Fields[j])
-			}
-			if err != nil {
+			if err := dec.Decode(col, c.Data, &rw.Fields[j]); err != nil {
 				return fmt.Errorf("%s: table %s: column %q: %w", s.src.where, t.id, col.Name, err)
 			}
 		case pglogrepl.TupleDataTypeText:
