@@ -185,8 +185,9 @@ type sink struct {
 }
 
 // RunJob runs a BATCH job config: every source to its end, rows through the supported
-// transforms (Filter, Sql `select * from t`) to the sinks, then a final PrepareCommit of
-// every writer and one final commit per sink. It returns the first error.
+// transforms (Filter, Sql `select * from t`) to the sinks (each set up first, when it has
+// save modes), then a final PrepareCommit of every writer and one final commit per sink.
+// It returns the first error.
 func RunJob(ctx context.Context, root *hocon.Value) error {
 	env := config.New(root.Get("env"), "env")
 	mode, err := env.Enum("job.mode", "BATCH", "BATCH", "STREAMING")
@@ -262,6 +263,12 @@ func RunJob(ctx context.Context, root *hocon.Value) error {
 		s, err := f(&connector.SinkContext{Options: p.opts, Job: job, Inputs: tables})
 		if err != nil {
 			return err
+		}
+		// the save modes, as the engine applies them once a job is planned
+		if su, ok := s.(connector.SinkSetup); ok {
+			if err := su.Setup(ctx); err != nil {
+				return err
+			}
 		}
 		sk := &sink{plugin: p, sink: s, inputs: ins}
 		w := 1
