@@ -44,6 +44,8 @@ func TestSchemaErrors(t *testing.T) {
 		{`schema { fields { a = strng } }`, `schema.fields.a: unknown type "strng"`},
 		{`schema { fields { a = int }, columns = [ { name = a, type = int } ] }`, "schema.fields: a schema has either `fields` or `columns`, not both"},
 		{`schema { columns = [ { name = a, type = int }, { name = a, type = int } ] }`, `duplicate column "a"`},
+		{`schema { fields { "" = int } }`, `a field has an empty name`},
+		{`schema { columns = [ { name = " ", type = int } ] }`, `a column has an empty name`},
 		{`schema { fields { a = int }, primaryKey { name = pk, columnNames = [b] } }`, `unknown column "b"`},
 		{`schema { table = "a.b.c.d", fields { a = int } }`, "more than three parts"},
 	} {

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/planner/hocon"
@@ -85,6 +86,9 @@ func parseSchemaObject(so *config.Options, defaultPath string) (*Table, error) {
 			return nil, so.Errorf("fields", "expected an object of name = type, found %s", fv.Kind)
 		}
 		for _, f := range fv.Fields {
+			if strings.TrimSpace(f.Key) == "" {
+				return nil, so.Errorf("fields", "a field has an empty name")
+			}
 			dt, err := TypeOf(f.Value)
 			if err != nil {
 				return nil, so.Errorf("fields."+quoteKey(f.Key), "%v", err)
@@ -196,6 +200,9 @@ func parseColumn(c *config.Options) (Column, error) {
 	var err error
 	if col.Name, err = c.RequiredString("name"); err != nil {
 		return col, err
+	}
+	if strings.TrimSpace(col.Name) == "" {
+		return col, c.Errorf("name", "a column has an empty name")
 	}
 	tv := c.Get("type")
 	if tv == nil {

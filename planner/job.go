@@ -96,6 +96,10 @@ type JobConfig struct {
 }
 
 // Common plugin options every plugin may carry; the planner reads them.
+// maxParallelism bounds a vertex's parallel instances: each is a slot, and a plan of more
+// would not fit a workflow's history.
+const maxParallelism = 10000
+
 var commonKeys = []string{"plugin_name", "plugin_input", "plugin_output", "source_table_name", "result_table_name", "parallelism", "partition_by"}
 
 // ParseVars splits -i values: each is key=value, or several separated by commas, where
@@ -217,7 +221,10 @@ func parseEnv(v *hocon.Value) (Env, error) {
 	if err != nil {
 		return env, err
 	}
-	env.Parallelism = max(int(p), 1)
+	if p < 1 || p > maxParallelism {
+		return env, o.Errorf("parallelism", "must be between 1 and %d, found %d", maxParallelism, p)
+	}
+	env.Parallelism = int(p)
 	if env.CheckpointInterval, err = o.Int("checkpoint.interval", 0); err != nil {
 		return env, err
 	}
@@ -327,6 +334,9 @@ func parsePlugins(sec Section, v *hocon.Value) ([]*Plugin, error) {
 		par, err := o.Int("parallelism", 0)
 		if err != nil {
 			return err
+		}
+		if o.Has("parallelism") && (par < 1 || par > maxParallelism) {
+			return o.Errorf("parallelism", "must be between 1 and %d, found %d", maxParallelism, par)
 		}
 		p.Parallelism = int(par)
 		if sec != SourceSection && !connector.PluginOwnsPartitionBy(string(sec), p.Name) {

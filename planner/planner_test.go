@@ -201,6 +201,11 @@ sink { PlanSink {} }`, `env: parallelism: "many" is not an integer`},
 		{"bad mode", `env { job.mode = sometimes }
 source { PlanSource {} }
 sink { PlanSink {} }`, `job.mode: unknown value "sometimes"`},
+		{"negative parallelism", `env { parallelism = -4 }
+source { PlanSource {} }
+sink { PlanSink {} }`, `env: parallelism: must be between 1 and 10000, found -4`},
+		{"zero plugin parallelism", `source { PlanSource { parallelism = 0 } }
+sink { PlanSink {} }`, `parallelism: must be between 1 and 10000, found 0`},
 		{"negative read limit", `env { read_limit.rows_per_second = -5 }
 source { PlanSource {} }
 sink { PlanSink {} }`, `env: read_limit.rows_per_second: must be positive, got -5`},

@@ -272,6 +272,9 @@ func (p *typeParser) parseRow(depth int) (*RowType, error) {
 		if err != nil {
 			return nil, err
 		}
+		if name == "" {
+			return nil, p.errorf("empty field name in row type")
+		}
 		if c := p.peek(); c == '=' || c == ':' {
 			p.pos++
 		} else {

@@ -25,6 +25,7 @@ func TestParse(t *testing.T) {
 		{`{"a": "int", "b": "map<string, string>"}`, "{a = int, b = map<string, string>}"},
 		{"{a = int\n b = {c = boolean}}", "{a = int, b = {c = boolean}}"},
 		{"varchar(255)", "string"},
+		{`{"a b": int, "c.d": string}`, `{"a b" = int, "c.d" = string}`},
 	}
 	for _, c := range cases {
 		got, err := Parse(c.in)
@@ -53,6 +54,7 @@ func TestParseErrors(t *testing.T) {
 		{"{a = int", "unclosed"},
 		{"{a int}", "expected '=' or ':'"},
 		{"{a = int, a = string}", "duplicate field"},
+		{`{"" = int}`, "empty field name"},
 		{"int int", "after the type"},
 		{"", "expected a type"},
 		{strings.Repeat("array<", 100) + "int" + strings.Repeat(">", 100), "nested too deeply"},

@@ -164,7 +164,13 @@ func (r *RowType) write(b *strings.Builder) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(n)
+		if plainName(n) {
+			b.WriteString(n)
+		} else {
+			b.WriteByte('"')
+			b.WriteString(n)
+			b.WriteByte('"')
+		}
 		b.WriteString(" = ")
 		r.Types[i].write(b)
 	}
@@ -176,4 +182,17 @@ func (r *RowType) String() string {
 	var b strings.Builder
 	r.write(&b)
 	return b.String()
+}
+
+// plainName reports whether a field name can be written without quotes.
+func plainName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if !isIdent(n[i]) {
+			return false
+		}
+	}
+	return true
 }
