@@ -351,8 +351,8 @@ func (d *LogicalDag) buildSink(v *Vertex, p *Plugin) error {
 }
 
 func wrapPluginErr(p *Plugin, err error) error {
-	if IsConfigError(err) {
-		return &ConfigError{Err: err}
+	if IsConfigError(err) || strings.HasPrefix(err.Error(), p.Where()+":") {
+		return &ConfigError{Err: err} // it names the plugin already
 	}
 	return &ConfigError{Err: fmt.Errorf("%s: %w", p.Where(), err)}
 }
