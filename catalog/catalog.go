@@ -55,6 +55,9 @@ type Column struct {
 	Scale        int            `json:"scale,omitempty"`
 	DefaultValue any            `json:"defaultValue,omitempty"`
 	Comment      string         `json:"comment,omitempty"`
+	// SourceType is the column's type as the source's database names it (SeaTunnel's
+	// sourceType), "" when unknown: a sink of the same database may create the column so.
+	SourceType string `json:"sourceType,omitempty"`
 }
 
 // PrimaryKey names a primary key and its columns.

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/row"
 )
 
 // roundTripScalars has a column per scalar type SeaTunnel's PostgresTypeConverter maps
@@ -220,4 +221,39 @@ func show(s *string) string {
 		return "NULL"
 	}
 	return fmt.Sprintf("%q", *s)
+}
+
+// TestRoundTripCreatedTable: a table the sink's save mode creates from a PostgreSQL source
+// has the source's column types (as SeaTunnel creates them), so every value arrives as in
+// TestRoundTripTypes, an unbounded numeric with its own scale.
+func TestRoundTripCreatedTable(t *testing.T) {
+	url, conn := testDB(t)
+	srcExec(t, conn, roundTripScalars+roundTripArrays)
+	for _, table := range []string{"rt_scalars", "rt_arrays"} {
+		t.Run(table, func(t *testing.T) {
+			srcExec(t, conn, "DROP TABLE IF EXISTS rt_made")
+			src := mustTestSource(t, srcConf(url, `table_path = "`+table+`"`), 1)
+			rows := srcFlatten(readSource(t, src, 1))
+			b := row.NewBatch(len(rows))
+			for i := range rows {
+				r := b.Add(rows[i].Kind, rows[i].Table, len(rows[i].Fields))
+				copy(r.Fields, rows[i].Fields)
+			}
+			s, err := newSink(t, genConf(url, "rt_made"), src.Tables()[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Setup(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			write(t, s, b)
+			cols := tableColumns(t, conn, table)
+			for _, c := range cols {
+				if a, b := typeOf(t, conn, table, c), typeOf(t, conn, "rt_made", c); a != b {
+					t.Errorf("column %s created as %s, the source's is %s", c, b, a)
+				}
+			}
+			compareTables(t, conn, table, "rt_made", cols)
+		})
+	}
 }

@@ -7,8 +7,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
+	"github.com/strait-dev/strait/types"
 )
 
 // Setup applies the save modes before the job first writes: schema_save_mode creates the
@@ -85,6 +87,34 @@ func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
+// columnType is the type a column is created as: its source type when it comes from
+// PostgreSQL and that type still reads back as the column's type (SeaTunnel creates the
+// columns of a PostgreSQL source with their source types: json stays json, numeric stays
+// numeric), else the mapping of its SeaTunnel type.
+func columnType(ctx context.Context, conn *pgx.Conn, col catalog.Column) (string, error) {
+	if col.SourceType != "" && sourceTypeFits(ctx, conn, col) {
+		return col.SourceType, nil
+	}
+	return ddlType(col.Type, col.Length)
+}
+
+// sourceTypeFits reports whether the column's source type names a type of this database
+// that is read as the column's type (a transform may have changed the type since).
+func sourceTypeFits(ctx context.Context, conn *pgx.Conn, col catalog.Column) bool {
+	fields, err := pgwire.DescribeSQL(ctx, conn, "SELECT NULL::"+col.SourceType)
+	if err != nil || len(fields) != 1 {
+		return false
+	}
+	opts := pgwire.TypeOptions{UnboundedScale: 18}
+	switch t := col.Type; {
+	case t.Kind == types.Decimal:
+		opts.UnboundedScale = t.Scale
+	case t.Kind == types.Array && t.Elem != nil && t.Elem.Kind == types.Decimal:
+		opts.UnboundedScale = t.Elem.Scale
+	}
+	return pgwire.ColumnOf(fields[0], opts).Type.String() == col.Type.String()
+}
+
 func tableExists(ctx context.Context, conn *pgx.Conn, t pgwire.TableName) (bool, error) {
 	var oid *uint32
 	if err := conn.QueryRow(ctx, "SELECT to_regclass($1)::oid", t.Quoted()).Scan(&oid); err != nil {
@@ -107,7 +137,7 @@ func (c *sinkConfig) createTable(ctx context.Context, conn *pgx.Conn) error {
 	}
 	var defs []string
 	for i, col := range c.input.Columns {
-		t, err := ddlType(col.Type, col.Length)
+		t, err := columnType(ctx, conn, col)
 		if err != nil {
 			return fmt.Errorf("column %s: %w", col.Name, err)
 		}

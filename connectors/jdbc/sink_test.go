@@ -661,6 +661,16 @@ primary_keys = [pk_id]
 	if got := dump(t, conn, "SELECT count(*) FROM pg_namespace WHERE nspname = upper('"+schema+"')"); got != "(0)" {
 		t.Errorf("an upper-case schema was created")
 	}
+	// without the table, the save mode creates it so, in the schema as written
+	srcExec(t, conn, `DROP TABLE "PG_IDE_SINK_TABLE"`)
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := dump(t, conn, `SELECT table_schema, table_name, string_agg(column_name, ' ' ORDER BY ordinal_position)
+		FROM information_schema.columns WHERE table_name ILIKE 'pg_ide_sink_table' GROUP BY 1, 2`)
+	if want := "(" + schema + ",PG_IDE_SINK_TABLE,PK_ID NAME SCORE)"; got != want {
+		t.Errorf("created %s, want %s", got, want)
+	}
 }
 
 func TestNamedParams(t *testing.T) {

@@ -333,9 +333,13 @@ func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: read the catalog: %w", s.where, err)
 	}
+	typeNames, err := pgwire.TypeNames(ctx, pg, fields)
+	if err != nil {
+		return nil, fmt.Errorf("%s: name the column types: %w", s.where, err)
+	}
 	tbl := &catalog.Table{Path: path}
 	for i, c := range t.cols {
-		col := catalog.Column{Name: c.Name, Type: c.Type, Nullable: true, Length: c.Length, Scale: c.Scale}
+		col := catalog.Column{Name: c.Name, Type: c.Type, Nullable: true, Length: c.Length, Scale: c.Scale, SourceType: typeNames[i]}
 		if a, ok := attrs[pgwire.AttrKey{Rel: fields[i].TableOID, Num: fields[i].TableAttributeNumber}]; ok {
 			col.Nullable = !a.NotNull
 			if fromTable {

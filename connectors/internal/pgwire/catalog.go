@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -169,4 +170,27 @@ func KeepPresentKeys(t *catalog.Table) {
 		}
 	}
 	t.ConstraintKeys = kept
+}
+
+// TypeNames names the types of result columns as PostgreSQL writes them (format_type:
+// "numeric(10,2)", "character varying(255)", "geometry(Point,4326)", "integer[]").
+func TypeNames(ctx context.Context, pg *pgx.Conn, fields []pgconn.FieldDescription) ([]string, error) {
+	oids := make([]uint32, len(fields))
+	mods := make([]int32, len(fields))
+	for i, f := range fields {
+		oids[i], mods[i] = f.DataTypeOID, f.TypeModifier
+	}
+	rows, err := pg.Query(ctx, `SELECT coalesce(pg_catalog.format_type(k.o, nullif(k.m, -1)), '')
+		FROM unnest($1::oid[], $2::int4[]) WITH ORDINALITY AS k(o, m, n) ORDER BY k.n`, oids, mods)
+	if err != nil {
+		return nil, err
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	if len(names) != len(fields) {
+		return nil, fmt.Errorf("%d type names for %d columns", len(names), len(fields))
+	}
+	return names, nil
 }
