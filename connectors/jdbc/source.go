@@ -54,7 +54,9 @@ const defaultSplitSize = 8096
 //     split.even-distribution.factor.lower-bound and .upper-bound in ranges of even width; a
 //     date column by days; any other column at boundaries sampled from every
 //     split.inverse-sampling.rate-th value when more than split.sample-sharding.threshold
-//     splits are expected, else at boundaries queried split by split.
+//     splits are expected, else at boundaries queried split by split; with
+//     split.string_split_mode = charset_based a string column in ranges of even width of
+//     its values read as base-95 numbers.
 //
 // The first split also holds the rows whose split column is NULL (which SeaTunnel loses).
 //
@@ -399,6 +401,10 @@ func (s *Source) resolveSplit(t *srcTable, e srcEntry, fixed bool) error {
 	}
 	if t.key != "" {
 		t.split.nullable = tbl.Columns[tbl.ColumnIndex(t.key)].Nullable
+		if t.split.kind == keyString && s.tuning.charset && !fixed {
+			t.split.charset = true
+			t.split.expr += " COLLATE " + pgwire.QuoteIdent(s.tuning.collate)
+		}
 	}
 	if !fixed {
 		return nil

@@ -57,6 +57,13 @@ func TestSourceSplitTypes(t *testing.T) {
 			split.inverse-sampling.rate = 7
 			split.even-distribution.factor.upper-bound = 0.01
 			split.even-distribution.factor.lower-bound = 0.001`},
+		{"dynamic charset", `table_path = "st"
+			split.size = 100
+			split.string_split_mode = charset_based`},
+		{"dynamic charset collated", `table_path = "st"
+			split.size = 100
+			split.string_split_mode = charset_based
+			split.string_split_mode_collate = "C.utf8"`},
 		{"dynamic queried", `table_path = "st"
 			split.size = 120
 			split.even-distribution.factor.upper-bound = 0.01

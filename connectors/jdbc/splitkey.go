@@ -1,6 +1,8 @@
 package jdbc
 
 import (
+	"strings"
+
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/strait-dev/strait/config"
@@ -27,6 +29,7 @@ type splitKey struct {
 	expr     string
 	sqlType  string // the type bounds are cast to when computed in SQL (dates, timestamps)
 	nullable bool
+	charset  bool // a string column cut arithmetically (split.string_split_mode = charset_based)
 }
 
 // textOIDs are the string types compared as they are; other types read as strings are
@@ -82,7 +85,18 @@ type splitTuning struct {
 	factorUpper, factorLower float64
 	sampleThreshold          int64
 	inverseRate              int64
+	// charset cuts string columns arithmetically, as strings of ASCII 32-126 compared in
+	// the collation collate (split.string_split_mode = charset_based), instead of sampling
+	// or querying their boundaries
+	charset bool
+	collate string
 }
+
+// Values of split.string_split_mode.
+const (
+	stringSplitSample  = "sample"
+	stringSplitCharset = "charset_based"
+)
 
 func readSplitTuning(o *config.Options) (splitTuning, error) {
 	var t splitTuning
@@ -104,6 +118,17 @@ func readSplitTuning(o *config.Options) (splitTuning, error) {
 	}
 	if t.inverseRate < 1 {
 		return t, o.Errorf("split.inverse-sampling.rate", "must be at least 1, got %d", t.inverseRate)
+	}
+	mode, err := o.Enum("split.string_split_mode", stringSplitSample, stringSplitSample, stringSplitCharset)
+	if err != nil {
+		return t, err
+	}
+	t.charset = mode == stringSplitCharset
+	if t.collate, err = o.String("split.string_split_mode_collate", ""); err != nil {
+		return t, err
+	}
+	if t.collate = strings.TrimSpace(t.collate); t.collate == "" {
+		t.collate = "C" // byte order, the order of the arithmetic
 	}
 	return t, nil
 }

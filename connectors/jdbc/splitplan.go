@@ -250,6 +250,10 @@ func (p *splitPlanner) dynamic(ctx context.Context) ([]srcSplit, error) {
 	switch p.t.split.kind {
 	case keyDate:
 		return p.dateSplits(ctx, *lo, *hi, rows)
+	case keyString:
+		if p.t.split.charset {
+			return p.charsetSplits(*lo, *hi, rows), nil
+		}
 	case keyInt, keyNumber:
 		if f, ok := distributionFactor(*lo, *hi, rows); ok && f >= tune.factorLower && f <= tune.factorUpper {
 			if rows <= size {
@@ -316,6 +320,56 @@ func (p *splitPlanner) dateSplits(ctx context.Context, lo, hi string, rows int64
 		return nil, err
 	}
 	return p.ranges(bounds), nil
+}
+
+// charsetWidth bounds the characters of a string the charset splitting reads.
+const charsetWidth = 32
+
+// charsetSplits cuts a string column into about rows / split.size ranges of even width,
+// reading strings as numbers in base 95 whose digits are the characters 32 to 126 (others
+// count as the nearest of them): SeaTunnel's charset-based string splitting.
+func (p *splitPlanner) charsetSplits(lo, hi string, rows int64) []srcSplit {
+	size := p.s.splitSize
+	n := (rows + size - 1) / size
+	width := min(max(len(lo), len(hi)), charsetWidth)
+	a, b := base95(lo, width), base95(hi, width)
+	if n <= 1 || a.Cmp(b) >= 0 {
+		return p.whole()
+	}
+	n = min(n, maxSplits)
+	span := new(big.Int).Sub(b, a)
+	bounds := make([]string, 0, n-1)
+	for k := int64(1); k < n; k++ {
+		v := new(big.Int).Mul(span, big.NewInt(k))
+		v.Quo(v, big.NewInt(n))
+		bounds = append(bounds, fromBase95(v.Add(v, a), width))
+	}
+	return p.ranges(bounds)
+}
+
+// base95 reads the first width bytes of s (padded with spaces) as a base-95 number.
+func base95(s string, width int) *big.Int {
+	v, base := new(big.Int), big.NewInt(95)
+	for i := 0; i < width; i++ {
+		d := int64(0)
+		if i < len(s) {
+			d = int64(min(max(s[i], 32), 126)) - 32
+		}
+		v.Mul(v, base).Add(v, big.NewInt(d))
+	}
+	return v
+}
+
+// fromBase95 writes v as width characters 32 to 126.
+func fromBase95(v *big.Int, width int) string {
+	out := make([]byte, width)
+	base, d := big.NewInt(95), new(big.Int)
+	v = new(big.Int).Set(v)
+	for i := width - 1; i >= 0; i-- {
+		v.QuoRem(v, base, d)
+		out[i] = byte(32 + d.Int64())
+	}
+	return string(out)
 }
 
 // sampledSplits cuts at boundaries sampled from the column: every inverse-rate-th value
