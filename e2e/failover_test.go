@@ -137,14 +137,20 @@ func exactlyOnce(t *testing.T, dir string, n int) {
 // sink under dir.
 func slowJob(t *testing.T, dir string) string {
 	t.Helper()
+	return slowJobOf(t, dir, 100)
+}
+
+// slowJobOf is slowJob of n rows (a multiple of 10).
+func slowJobOf(t *testing.T, dir string, n int) string {
+	t.Helper()
 	in := filepath.Join(dir, "in")
 	if err := os.MkdirAll(in, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for f := 0; f < 10; f++ {
 		var b strings.Builder
-		for i := 1; i <= 10; i++ {
-			id := f*10 + i
+		for i := 1; i <= n/10; i++ {
+			id := f*(n/10) + i
 			fmt.Fprintf(&b, "{\"id\": %d, \"name\": \"row %d\"}\n", id, id)
 		}
 		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d.json", f)), []byte(b.String()), 0o644); err != nil {
@@ -231,4 +237,30 @@ func TestFreshRunOfAKnownIDStartsClean(t *testing.T) {
 	if st.Counters.RowsRead != 100 || st.Counters.RowsWritten != 100 {
 		t.Fatalf("the job read %d and wrote %d rows across its attempts, want 100 and 100", st.Counters.RowsRead, st.Counters.RowsWritten)
 	}
+}
+
+// A worker and a runner started before their Temporal server wait for it, and run jobs once
+// it answers.
+func TestWorkerAndRunnerWaitForTemporal(t *testing.T) {
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	ckpt := t.TempDir()
+	worker := start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
+	runner := start(t, "runner", "runner", "--address", addr, "--id", "early", "--slots", "1", "--checkpoint-dir", ckpt)
+	eventually(t, 30*time.Second, "both say they wait for Temporal", func() bool {
+		return strings.Contains(worker.output(), "Temporal does not answer yet") && strings.Contains(runner.output(), "Temporal does not answer yet")
+	})
+	for _, p := range []*proc{worker, runner} {
+		if p.cmd.ProcessState != nil {
+			t.Fatalf("%s exited before Temporal started:\n%s", p.name, p.output())
+		}
+	}
+	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
+	eventually(t, 90*time.Second, "the runner registered", func() bool { return clusterStatus(t, addr)["early"].State == "ALIVE" })
+	out := t.TempDir()
+	id := submit(t, addr, slowJobOf(t, out, 20))
+	if code, o := run(t, "job", "wait", "--address", addr, id); code != 0 {
+		t.Fatalf("job wait: exit %d\n%s", code, o)
+	}
+	exactlyOnce(t, filepath.Join(out, "sink"), 20)
 }

@@ -49,6 +49,9 @@ type Config struct {
 	// cluster (default: the engine config's checkpoint.storage.root, else
 	// <tmp>/strait/checkpoints).
 	CheckpointDir string
+	// DialWait is how long the process waits for Temporal to answer at start: services
+	// (worker, runner) wait for a Temporal that is still starting; 0 tries once.
+	DialWait time.Duration
 	// Engine is strait.yaml; nil means the built-in defaults.
 	Engine *engineconfig.Config
 	Logger *slog.Logger
@@ -126,17 +129,50 @@ func provideClient(lc fx.Lifecycle, cfg Config, srv *server, reg *prometheus.Reg
 	if srv.s != nil {
 		addr = srv.s.Address()
 	}
-	c, err := client.Dial(client.Options{
+	opts := client.Options{
 		HostPort:       addr,
 		Namespace:      cfg.Namespace,
 		Logger:         sdklog.NewStructuredLogger(cfg.Logger),
 		MetricsHandler: metrics.NewTemporalHandler(reg),
-	})
+	}
+	c, err := dial(opts, cfg.DialWait, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
 	}
 	lc.Append(fx.StopHook(c.Close))
 	return c, nil
+}
+
+// DefaultDialWait is how long a service waits for Temporal to answer at start: a worker or
+// runner started with (or before) its Temporal server waits for it rather than exiting.
+const DefaultDialWait = 90 * time.Second
+
+// dial connects to Temporal, trying again with a growing pause (up to 5 s) while the server
+// is not up or not healthy yet, for at most wait.
+func dial(opts client.Options, wait time.Duration, log *slog.Logger) (client.Client, error) {
+	deadline := time.Now().Add(wait)
+	pause := 200 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		c, err := client.Dial(opts)
+		if err == nil {
+			if attempt > 1 {
+				log.Info("Temporal answers", "address", opts.HostPort, "attempts", attempt)
+			}
+			return c, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			if wait <= 0 {
+				return nil, err
+			}
+			return nil, fmt.Errorf("no answer within %s: %w", wait.Round(time.Second), err)
+		}
+		if attempt == 1 || attempt%10 == 0 {
+			log.Warn("Temporal does not answer yet; trying again", "address", opts.HostPort, "error", err)
+		}
+		time.Sleep(min(pause, left))
+		pause = min(pause*2, 5*time.Second)
+	}
 }
 
 type runners []*taskrunner.Runner

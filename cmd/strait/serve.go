@@ -185,7 +185,7 @@ func workerCmd(args []string) int {
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, DialWait: node.DefaultDialWait}
 	if !pf.apply(&cfg) {
 		return 2
 	}
@@ -224,7 +224,7 @@ func runnerCmd(args []string) int {
 	if spec.ID == "" {
 		spec.ID = node.DefaultRunnerID()
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}}
+	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, DialWait: node.DefaultDialWait}
 	if !pf.apply(&cfg) {
 		return 2
 	}
