@@ -493,6 +493,8 @@ func TestSinkOptions(t *testing.T) {
 		{"defaults", "", []string{"1\u0001a\u00012024-01-26 01:02:03\n2\u0001\u0001"}, ".txt"},
 		{"sink_columns order", "sink_columns = [NAME, id]", []string{"a\u00011\n\u00012"}, ".txt"},
 		{"field_delimiter", `field_delimiter = "::"`, []string{"1::a::2024-01-26 01:02:03\n2::::"}, ".txt"},
+		// the source reads the delimiter as a regular expression; the sink writes its text
+		{"field_delimiter as written", `field_delimiter = "\\|"`, []string{`1\|a\|2024-01-26 01:02:03` + "\n" + `2\|\|`}, ".txt"},
 		{"row_delimiter", `row_delimiter = "\r\n"`, []string{"1\u0001a\u00012024-01-26 01:02:03\r\n2\u0001\u0001"}, ".txt"},
 		{"text header", "enable_header_write = true\nfield_delimiter = \"\\t\"", []string{"id\tname\tat\n1\ta\t2024-01-26 01:02:03\n2\t\t"}, ".txt"},
 		{"csv", "file_format_type = csv\nenable_header_write = true", []string{"id,name,at\n1,a,2024-01-26 01:02:03\n2,,"}, ".csv"},
