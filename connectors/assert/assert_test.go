@@ -157,7 +157,7 @@ func TestFieldRules(t *testing.T) {
 		{`{field_name = c_float, field_type = float, field_value = [{equals_to = 3.1}]}`, nil, ""},
 		{`{field_name = c_double, field_type = double, field_value = [{equals_to = 9.33333}]}`, nil, ""},
 		{`{field_name = c_decimal, field_type = "decimal(10, 2)", field_value = [{equals_to = 123.45}]}`, nil, ""},
-		{`{field_name = c_decimal, field_type = "decimal(10, 2)", field_value = [{equals_to = "123.450"}]}`, nil, ""},
+		{`{field_name = c_decimal, field_type = "decimal(10, 2)", field_value = [{equals_to = "123.450"}]}`, nil, "written with its scale"},
 		{`{field_name = c_decimal, field_type = "decimal(10, 2)", field_value = [{equals_to = 123.46}]}`, nil, "is not equal to equals_to 123.46"},
 		{`{field_name = c_bytes, field_type = bytes, field_value = [{equals_to = "bWlJWmo="}]}`, nil, ""},
 		{`{field_name = c_date, field_type = date, field_value = [{equals_to = "2012-12-21"}]}`, nil, ""},

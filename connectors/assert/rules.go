@@ -231,13 +231,20 @@ func parseFieldRule(o *config.Options) (fieldRule, error) {
 // ---- field rules compiled for a table ----
 
 // compiledField is a field rule bound to a column of one table, its equals_to values
-// converted to the column's type.
+// converted to the column's type, decimals keeping the literal's own digits and scale.
 type compiledField struct {
-	rule   *fieldRule
-	index  int
-	eq     []row.Value // per value rule; meaningful where hasEq
-	hasEq  []bool
-	column types.DataType
+	rule     *fieldRule
+	index    int
+	eq       []row.Value // per value rule; meaningful where hasEq
+	hasEq    []bool
+	column   types.DataType
+	decimals bool // the column holds decimals, whose scales equals_to compares too
+}
+
+// equal compares a value with an equals_to literal as SeaTunnel does: deeply, decimals by
+// value and scale (BigDecimal.equals).
+func (cf *compiledField) equal(v, eq row.Value) bool {
+	return row.Equal(v, eq) && (!cf.decimals || sameScales(v, eq))
 }
 
 type compiled struct {
@@ -263,6 +270,7 @@ func compile(tr *tableRules, t *catalog.Table) (*compiled, error) {
 		}
 		cf := compiledField{rule: fr, index: idx, column: t.Columns[idx].Type,
 			eq: make([]row.Value, len(fr.values)), hasEq: make([]bool, len(fr.values))}
+		cf.decimals = hasDecimal(cf.column)
 		for j := range fr.values {
 			vr := &fr.values[j]
 			if vr.equalsTo == nil {
@@ -271,6 +279,12 @@ func compile(tr *tableRules, t *catalog.Table) (*compiled, error) {
 			v, err := conv.Convert(vr.equalsTo, cf.column)
 			if err != nil {
 				return nil, literalError(vr.opts, "equals_to", fmt.Errorf("as %s of field %s: %w", cf.column, fr.name, err))
+			}
+			if cf.decimals {
+				var ok bool
+				if v, ok = exactDecimals(vr.equalsTo, cf.column, v); !ok {
+					return nil, vr.opts.Errorf("equals_to", "as %s of field %s: %s holds a decimal that is not a number", cf.column, fr.name, javaConfig(vr.equalsTo))
+				}
 			}
 			cf.eq[j], cf.hasEq[j] = v, true
 		}
@@ -299,6 +313,7 @@ type failure struct {
 	value row.Value
 	rule  *valueRule // nil for the type check
 	eq    bool       // the equals_to part failed
+	scale bool       // only a decimal's scale told the value and equals_to apart
 }
 
 // check runs the field rules on a row and returns the first failure.
@@ -317,8 +332,8 @@ func (c *compiled) check(r *row.Row) *failure {
 			if vr.typ != ruleNone && !passes(v, vr) {
 				return &failure{field: cf, value: v, rule: vr}
 			}
-			if cf.hasEq[j] && !v.IsNull() && !row.Equal(v, cf.eq[j]) {
-				return &failure{field: cf, value: v, rule: vr, eq: true}
+			if cf.hasEq[j] && !v.IsNull() && !cf.equal(v, cf.eq[j]) {
+				return &failure{field: cf, value: v, rule: vr, eq: true, scale: row.Equal(v, cf.eq[j])}
 			}
 		}
 	}
@@ -409,6 +424,8 @@ func (f *failure) describe() string {
 		return fmt.Sprintf("field %s is null, which only field_type \"null\" accepts", name)
 	case f.rule == nil:
 		return fmt.Sprintf("field %s = %s is a %s, not field_type %s", name, val, valueType(f.value), f.field.rule.typ)
+	case f.eq && f.scale:
+		return fmt.Sprintf("field %s = %s is not equal to equals_to %s: a decimal equals only a literal written with its scale, as SeaTunnel's BigDecimal.equals compares (an unquoted number is read as a Java double first)", name, val, javaConfig(f.rule.equalsTo))
 	case f.eq:
 		return fmt.Sprintf("field %s = %s is not equal to equals_to %s", name, val, javaConfig(f.rule.equalsTo))
 	case f.rule.typ == ruleNull || f.rule.typ == ruleNotNull:
