@@ -123,6 +123,10 @@ func (g *gateway) start(ctx context.Context, src planner.Source, plan *planner.P
 		if errors.As(err, &started) {
 			return 0, badRequest("job %d is already running; stop it first or submit under another jobId", id)
 		}
+		var large *jobclient.ConfigTooLargeError
+		if errors.As(err, &large) {
+			return 0, &httpError{status: http.StatusRequestEntityTooLarge, msg: err.Error()}
+		}
 		return 0, err
 	}
 	for _, w := range plan.Warnings {

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -56,9 +58,43 @@ func submit(ctx context.Context, c client.Client, jobID int64, src planner.Sourc
 		),
 	}, contract.JobWorkflowName, in)
 	if err != nil {
+		if tooLarge(err) {
+			return nil, &ConfigTooLargeError{JobID: jobID, File: src.File, Size: len(src.Text), Err: err}
+		}
 		return nil, fmt.Errorf("submit job %d: %w", jobID, err)
 	}
 	return run, nil
+}
+
+// ConfigTooLargeError is a job whose config Temporal refused as too large a workflow input.
+type ConfigTooLargeError struct {
+	JobID int64
+	File  string
+	Size  int
+	Err   error
+}
+
+func (e *ConfigTooLargeError) Error() string {
+	return fmt.Sprintf("submit job %d: the job config %s is %.1f MiB, and its text is the job workflow's input, which Temporal refused as too large "+
+		"(a payload is at most 2 MiB by default, the server's limit.blobSize.error, and a request at most 4 MiB, its gRPC message limit); "+
+		"shorten the config (comments and whitespace count) or raise the server's limits: %v",
+		e.JobID, e.File, float64(e.Size)/(1<<20), e.Err)
+}
+
+func (e *ConfigTooLargeError) Unwrap() error { return e.Err }
+
+// tooLarge reports Temporal's refusals of an oversized request or payload.
+func tooLarge(err error) bool {
+	var re *serviceerror.ResourceExhausted
+	var ia *serviceerror.InvalidArgument
+	switch {
+	case errors.As(err, &re):
+		return strings.Contains(re.Error(), "larger than max")
+	case errors.As(err, &ia):
+		return strings.Contains(ia.Error(), "size exceeds limit") || strings.Contains(ia.Error(), "too large")
+	}
+	s := err.Error()
+	return strings.Contains(s, "ResourceExhausted") && strings.Contains(s, "larger than max")
 }
 
 // Wait waits for the job to end and returns its final status, whatever the outcome.

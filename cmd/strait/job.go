@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -119,7 +120,7 @@ func jobSubmit(args []string) int {
 	}
 	if _, err := jobclient.Submit(context.Background(), c, *id, src, plan.Job.Name); err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
+		return submitExit(err)
 	}
 	fmt.Println(*id)
 	return 0
@@ -334,8 +335,18 @@ func jobRestore(args []string) int {
 	defer c.Close()
 	if _, err := jobclient.Restore(context.Background(), c, id, src, plan.Job.Name); err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
+		return submitExit(err)
 	}
 	fmt.Println(id)
 	return 0
+}
+
+// submitExit is the exit code of a refused submission: 2 for a config Temporal cannot take
+// (it is the config that is wrong), 1 otherwise.
+func submitExit(err error) int {
+	var large *jobclient.ConfigTooLargeError
+	if errors.As(err, &large) {
+		return 2
+	}
+	return 1
 }

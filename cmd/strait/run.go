@@ -89,7 +89,7 @@ func runCmd(args []string) int {
 	run, err := submit(ctx, n.Client, id, src, plan.Job.Name)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
+		return submitExit(err)
 	}
 	fmt.Fprintf(os.Stderr, "strait: job %d submitted (workflow %s)\n", id, run.GetID())
 
