@@ -28,8 +28,19 @@ func postgres(t *testing.T) *pgx.Conn {
 		t.Fatalf("connect to %s: %v", dsn, err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
+	// SeaTunnel's configs name tables of the public schema (public.sink) that the Jdbc
+	// package's tests of SeaTunnel's configs use too; the packages' tests run at the same
+	// time, so each holds this lock (pgtest.PublicLock) while it uses them
+	lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer lcancel()
+	if _, err := conn.Exec(lctx, "SELECT pg_advisory_lock($1)", publicSchemaLock); err != nil {
+		t.Fatalf("lock the public schema's test tables: %v", err)
+	}
 	return conn
 }
+
+// publicSchemaLock is pgtest.PublicLock (an internal package e2e cannot import).
+const publicSchemaLock = 7_315_001
 
 func orNull(valid bool, s string) string {
 	if !valid {

@@ -35,6 +35,7 @@ func seatunnelDB(t *testing.T) *pgx.Conn {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
+	pgtest.LockPublic(t, conn)
 	var have bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis')").Scan(&have); err != nil {
 		t.Fatal(err)

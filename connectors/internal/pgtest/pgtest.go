@@ -136,3 +136,19 @@ func Name(prefix, test string, maxName int) string {
 	_, _ = rand.Read(suffix[:])
 	return name + "_" + hex.EncodeToString(suffix[:])
 }
+
+// PublicLock is the advisory lock a test holds while it uses tables of the test database's
+// public schema: SeaTunnel's configs name them (public.sink), and the tests of several
+// packages (connectors/jdbc, e2e) run them at the same time.
+const PublicLock = 7_315_001
+
+// LockPublic takes PublicLock on the test's connection, waiting for another test process to
+// release it; it is held until the connection closes.
+func LockPublic(t testing.TB, conn *pgx.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", PublicLock); err != nil {
+		t.Fatalf("lock the public schema's test tables: %v", err)
+	}
+}
