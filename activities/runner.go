@@ -75,6 +75,29 @@ func RegisterRunner(ctx context.Context, c client.Client, info contract.RunnerIn
 	return nil
 }
 
+// RunnerAlive asks the resource manager whether it holds the runner alive; a resource
+// manager that is not running holds nobody.
+func RunnerAlive(ctx context.Context, c client.Client, id string) (bool, error) {
+	v, err := c.QueryWorkflow(ctx, contract.ResourceManagerID, "", contract.ClusterQuery)
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return false, nil
+		}
+		return false, fmt.Errorf("ask the resource manager about runner %s: %w", id, err)
+	}
+	var cs workflows.ClusterStatus
+	if err := v.Get(&cs); err != nil {
+		return false, fmt.Errorf("ask the resource manager about runner %s: %w", id, err)
+	}
+	for _, r := range cs.Runners {
+		if r.ID == id {
+			return r.State == workflows.RunnerAlive, nil
+		}
+	}
+	return false, nil
+}
+
 // RunnerLease holds the runner's lease for as long as the runner lives: it heartbeats (kept
 // outside history by Temporal) well inside the heartbeat timeout and ends cleanly when the
 // runner stops, which tells the resource manager the runner left. If the process dies the
@@ -90,6 +113,9 @@ func (a *Runner) RunnerLease(ctx context.Context, in contract.LeaseInput) error 
 		activity.RecordHeartbeat(ctx, in.Generation)
 		select {
 		case <-ctx.Done():
+			// the server ended the lease (no heartbeat in time, or the resource manager moved
+			// to a new run): the runner asks whether it is still held alive
+			a.Runner.LeaseEnded()
 			return ctx.Err()
 		case <-a.Runner.Done():
 			return nil

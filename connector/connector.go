@@ -159,6 +159,9 @@ type WriterContext struct {
 	Index       int
 	Parallelism int
 	Job         Job
+	// Epoch is the pipeline's attempt (1, then one more per failover): transactions named
+	// with it never collide with those of an attempt that was given up.
+	Epoch int
 }
 
 // Writer writes rows of one subtask.

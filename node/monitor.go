@@ -11,47 +11,46 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/strait-dev/strait/activities"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
-// monitor watches a runner's link to Temporal and reports its load. A runner that cannot
-// reach Temporal for longer than the lease stops its own tasks (self-fencing), since the
-// resource manager will declare it lost and give its slots away. Every loadEvery it sends
-// its CPU and memory use, the input of the SYSTEM_LOAD strategy.
-func monitor(ctx context.Context, c client.Client, r *taskrunner.Runner, log *slog.Logger, lease, loadEvery time.Duration) {
-	tick := time.NewTicker(time.Second)
+// monitor keeps the runner's lease (taskrunner.KeepLease: self-fencing when out of touch
+// with Temporal, registering again once declared lost) and every loadEvery reports its CPU
+// and memory use, the input of the SYSTEM_LOAD strategy.
+func monitor(ctx context.Context, c client.Client, r *taskrunner.Runner, info contract.RunnerInfo, log *slog.Logger, loadEvery time.Duration) {
+	go reportLoad(ctx, c, r, log, loadEvery)
+	r.KeepLease(ctx,
+		func(ctx context.Context) error {
+			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
+			return err
+		},
+		func(ctx context.Context) (bool, error) { return activities.RunnerAlive(ctx, c, r.ID()) },
+		func(ctx context.Context) error { return activities.RegisterRunner(ctx, c, info) })
+}
+
+func reportLoad(ctx context.Context, c client.Client, r *taskrunner.Runner, log *slog.Logger, every time.Duration) {
+	tick := time.NewTicker(every)
 	defer tick.Stop()
-	lastOK := time.Now()
-	fenced := false
-	var lastLoad time.Time
 	var cpu cpuSampler
+	cpu.sample()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := c.CheckHealth(hctx, &client.CheckHealthRequest{})
+		if !r.InTouch() {
+			continue
+		}
+		load := contract.Load{CPU: cpu.sample(), Memory: memoryUse(), At: time.Now()}
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := c.SignalWorkflow(sctx, contract.ResourceManagerID, "", contract.RunnerLoadSignal,
+			contract.RunnerLoad{RunnerID: r.ID(), Load: load}); err != nil {
+			log.Debug("load report not delivered", "error", err)
+		}
 		cancel()
-		now := time.Now()
-		if err == nil {
-			lastOK, fenced = now, false
-		} else if !fenced && now.Sub(lastOK) > lease {
-			r.Fence("Temporal unreachable for " + now.Sub(lastOK).Round(time.Second).String())
-			fenced = true
-		}
-		if err == nil && now.Sub(lastLoad) >= loadEvery {
-			lastLoad = now
-			load := contract.Load{CPU: cpu.sample(), Memory: memoryUse(), At: now}
-			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			if err := c.SignalWorkflow(sctx, contract.ResourceManagerID, "", contract.RunnerLoadSignal,
-				contract.RunnerLoad{RunnerID: r.ID(), Load: load}); err != nil {
-				log.Debug("load report not delivered", "error", err)
-			}
-			cancel()
-		}
 	}
 }
 

@@ -302,12 +302,14 @@ func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner, log 
 			if err := w.Start(); err != nil {
 				return err
 			}
-			if err := activities.RegisterRunner(ctx, c, contract.RunnerInfo{
+			info := contract.RunnerInfo{
 				ID: r.ID(), TaskQueue: contract.RunnerQueue(r.ID()), Slots: r.Slots(), Tags: r.Tags(), Address: r.Address(),
-			}); err != nil {
+			}
+			if err := activities.RegisterRunner(ctx, c, info); err != nil {
 				return err
 			}
-			go monitor(mctx, c, r, log, workflows.DefaultLeaseTimeout, 30*time.Second)
+			r.SetLease(workflows.DefaultLeaseTimeout)
+			go monitor(mctx, c, r, info, log, 30*time.Second)
 			return nil
 		},
 		OnStop: func(context.Context) error {

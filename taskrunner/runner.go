@@ -55,6 +55,9 @@ type Runner struct {
 	baseCtx context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
+
+	lease      *lease
+	leaseEnded chan struct{}
 }
 
 type execKey struct {
@@ -80,6 +83,7 @@ func New(cfg Config, reporter Reporter) *Runner {
 		cfg: cfg, reporter: reporter, log: cfg.Logger.With("runner", cfg.ID),
 		execs: map[execKey]*execution{}, done: map[execKey]bool{},
 		baseCtx: ctx, stop: stop,
+		lease: newLease(), leaseEnded: make(chan struct{}, 1),
 	}
 }
 
@@ -100,6 +104,9 @@ func (r *Runner) Tags() map[string]string { return r.cfg.Tags }
 // retried.
 func (r *Runner) Deploy(ctx context.Context, d Deployment) error {
 	key := execKey{d.Job.ID, d.Pipeline.ID, d.Epoch, d.RunID}
+	if err := r.checkLease(); err != nil {
+		return fmt.Errorf("deploy pipeline %d of job %d: %w", d.Pipeline.ID, d.Job.ID, err)
+	}
 	r.mu.Lock()
 	if _, running := r.execs[key]; running || r.done[key] {
 		r.mu.Unlock()
@@ -171,17 +178,6 @@ func (r *Runner) Close() {
 
 // Done is closed when the runner stops.
 func (r *Runner) Done() <-chan struct{} { return r.baseCtx.Done() }
-
-// Fence cancels every task now: the runner lost the control plane for longer than its
-// lease, so its slots may already be given to others and it must not write any more.
-func (r *Runner) Fence(reason string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k, ex := range r.execs {
-		r.log.Error("fencing: stopping tasks", "job", k.job, "pipeline", k.pipeline, "epoch", k.epoch, "reason", reason)
-		ex.cancel()
-	}
-}
 
 // TaskInfo is a snapshot of one task for status displays.
 type TaskInfo struct {

@@ -94,6 +94,9 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 		}
 	}
 	if c.writer != nil {
+		if err := t.ex.r.checkLease(); err != nil {
+			return err // a fenced runner prepares nothing
+		}
 		info, err := c.writer.PrepareCommit(ctx, id)
 		if err != nil {
 			return fmt.Errorf("checkpoint %d: prepare commit: %w", id, err)
@@ -327,7 +330,7 @@ func (t *task) build(c *chain) error {
 			if st != nil && st.Writer != nil {
 				states = [][]byte{st.Writer}
 			}
-			w, err := sk.CreateWriter(connector.WriterContext{Index: t.subtask, Parallelism: t.group.Parallelism, Job: ex.d.Job}, states)
+			w, err := sk.CreateWriter(connector.WriterContext{Index: t.subtask, Parallelism: t.group.Parallelism, Job: ex.d.Job, Epoch: ex.d.Epoch}, states)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.Where, err)
 			}
@@ -373,6 +376,9 @@ func (t *task) execute(ctx context.Context, c *chain) error {
 	}
 	t.transition(contract.TaskPrepareClose)
 	if c.writer != nil {
+		if err := t.ex.r.checkLease(); err != nil {
+			return err // a fenced runner prepares nothing
+		}
 		info, err := c.writer.PrepareCommit(ctx, t.lastBarrier+1)
 		if err != nil {
 			return err

@@ -268,7 +268,7 @@ is_exactly_once = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	wctx := connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 42}}
+	wctx := connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 42}, Epoch: 1}
 	w, err := s.CreateWriter(wctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -288,20 +288,18 @@ is_exactly_once = true
 	if got := count(); got != "(0)" {
 		t.Fatalf("before the commit the table holds %s rows", got)
 	}
-	// checkpoint 2 is prepared but never completes: the writer dies
+	// checkpoint 2 is prepared but never completes: the writer's runner is cut off
 	if err := w.Write(ctx, scoreBatch(row.Insert, 3, "C", 3)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.PrepareCommit(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(ctx, scoreBatch(row.Insert, 4, "D", 4)); err != nil {
-		t.Fatal(err)
-	}
-	w.Close(ctx)
 
-	// restored from checkpoint 1, whose commit never ran
-	w2, err := s.CreateWriter(wctx, [][]byte{state1})
+	// the next attempt restores checkpoint 1, whose commit never ran
+	wctx2 := wctx
+	wctx2.Epoch = 2
+	w2, err := s.CreateWriter(wctx2, [][]byte{state1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,18 +315,56 @@ is_exactly_once = true
 	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info1}}); err != nil {
 		t.Fatalf("repeated commit: %v", err)
 	}
+	// the old attempt's writer goes on as a zombie and prepares its checkpoint 3 after the
+	// restore: under its own attempt's name, which the new attempt neither collides with
+	// nor commits
+	if err := w.Write(ctx, scoreBatch(row.Insert, 5, "zombie", 5)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
 	// replayed rows after the restore
 	if err := w2.Write(ctx, scoreBatch(row.Insert, 3, "C", 3, row.Insert, 4, "D", 4)); err != nil {
 		t.Fatal(err)
 	}
 	info2, err := w2.PrepareCommit(ctx, 2)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the new attempt's checkpoint 2: %v", err)
 	}
 	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2) (3) (4)" {
+	if err := w2.Write(ctx, scoreBatch(row.Insert, 6, "F", 6)); err != nil {
+		t.Fatal(err)
+	}
+	info3, err := w2.PrepareCommit(ctx, 3)
+	if err != nil {
+		t.Fatalf("the new attempt's checkpoint 3: %v", err)
+	}
+	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 3, Infos: [][]byte{info3}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2) (3) (4) (6)" {
+		t.Fatalf("table holds %s", got)
+	}
+	w.Close(ctx)
+	// what the zombie left is settled when the pipeline recovers next
+	state2, err := w2.SnapshotState(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx3 := wctx
+	wctx3.Epoch = 3
+	w3, err := s.CreateWriter(wctx3, [][]byte{state2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w3.Close(ctx)
+	if got := dump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'strait-42-%'"); got != "(0)" {
+		t.Fatalf("prepared transactions left after the next recovery: %s", got)
+	}
+	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2) (3) (4) (6)" {
 		t.Fatalf("table holds %s", got)
 	}
 }

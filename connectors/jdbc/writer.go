@@ -74,7 +74,8 @@ type writer struct {
 	enc       []paramEnc
 	pkFormats []int16
 
-	gidPrefix string
+	gidPrefix string   // the subtask's prepared transactions, of every attempt
+	epoch     int      // the pipeline's attempt the writer belongs to
 	cp        int64    // checkpoint the open transaction belongs to
 	inTx      bool     // a transaction is open (exactly-once or auto_commit = false)
 	pending   []string // prepared, not known to be committed
@@ -93,6 +94,7 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 	w := &writer{
 		cfg: c, conn: conn, tm: conn.TypeMap(), keys: map[string]int32{},
 		gidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
+		epoch:     ctx.Epoch,
 		cp:        1,
 	}
 	if err := w.open(bg, states); err != nil {
@@ -553,7 +555,9 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 		}
 		return nil, nil
 	}
-	gid := w.gidPrefix + strconv.FormatInt(checkpointID, 10)
+	// the attempt is part of the name: a writer of an attempt that was given up can never
+	// take, nor be committed under, a name of the attempt that replaced it
+	gid := w.gidPrefix + "e" + strconv.Itoa(w.epoch) + "-" + strconv.FormatInt(checkpointID, 10)
 	if _, err := w.conn.Exec(ctx, "PREPARE TRANSACTION "+quoteLiteral(gid)); err != nil {
 		return nil, w.fail(fmt.Errorf("%s: prepare transaction %s: %w", w.cfg.where, gid, err))
 	}
