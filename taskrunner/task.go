@@ -567,6 +567,10 @@ func (t *task) push(ctx context.Context, c *chain, b *row.Batch) error {
 		}
 	}
 	if c.writer != nil {
+		if err := t.ex.r.checkLease(); err != nil {
+			b.Release()
+			return err // a fenced runner writes nothing more
+		}
 		err := c.writer.Write(ctx, b)
 		if err == nil {
 			t.written.count(b)

@@ -92,7 +92,7 @@ func (c *Committer) decode(raw []byte) (*commitInfo, error) {
 // check makes sure a commit info only touches this sink's directories.
 func (c *Committer) check(info *commitInfo) error {
 	td := filepath.Clean(info.TransactionDir)
-	if info.TransactionID == "" || !filepath.IsAbs(td) || td == c.tmpRoot || !within(td, c.tmpRoot) || filepath.Base(td) != info.TransactionID {
+	if info.TransactionID == "" || !filepath.IsAbs(td) || td == c.tmpRoot || !within(td, c.tmpRoot) || !stagedUnder(filepath.Base(td), info.TransactionID) {
 		return fmt.Errorf("%s: commit info of transaction %q names staging directory %q outside %s", c.where, info.TransactionID, info.TransactionDir, c.tmpRoot)
 	}
 	info.TransactionDir = td
@@ -237,4 +237,22 @@ func removeEmptyParents(dir, root string) {
 			return
 		}
 	}
+}
+
+// stagedUnder reports whether a staging directory's name is the transaction's: its id, or
+// its id and the attempt that staged it (<id>_e<epoch>).
+func stagedUnder(dir, txn string) bool {
+	if dir == txn {
+		return true
+	}
+	epoch, ok := strings.CutPrefix(dir, txn+"_e")
+	if !ok || epoch == "" {
+		return false
+	}
+	for i := 0; i < len(epoch); i++ {
+		if epoch[i] < '0' || epoch[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

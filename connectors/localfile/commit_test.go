@@ -258,3 +258,73 @@ func TestWriterRestore(t *testing.T) {
 		t.Errorf("bad state: %v", err)
 	}
 }
+
+// A writer of an attempt that was given up (its runner cut off) goes on as a zombie after
+// the next attempt restored its checkpoint: it stages under its own attempt's directory, so
+// the new attempt's transaction of the same checkpoint neither shares nor publishes its
+// files, and the next recovery removes what it left.
+func TestZombieAttemptStagesApart(t *testing.T) {
+	dir := t.TempDir()
+	tbl := table("t", "id", "int")
+	s := mustSink(t, sinkConf(dir, ""), tbl)
+	ctx := context.Background()
+	attempt := func(epoch int) connector.WriterContext {
+		return connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 3}, Epoch: epoch}
+	}
+	zombie, _ := s.CreateWriter(attempt(1), nil)
+	zombie.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(1)}))
+	if _, err := zombie.PrepareCommit(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	state1, err := zombie.SnapshotState(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.CreateWriter(attempt(2), [][]byte{state1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// both write their checkpoint 2
+	zombie.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(99)}))
+	if _, err := zombie.PrepareCommit(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	next.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(2)}))
+	info2, err := next.PrepareCommit(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := commit(t, s, info2); err != nil {
+		t.Fatal(err)
+	}
+	published := func() {
+		t.Helper()
+		got := files(t, filepath.Join(dir, "out"))
+		all := ""
+		for _, content := range got {
+			all += content
+		}
+		if len(got) != 2 || strings.Contains(all, "99") || !strings.Contains(all, "1") || !strings.Contains(all, "2") {
+			t.Fatalf("published %v: %q, want the files of rows 1 and 2 only", names(got), all)
+		}
+	}
+	published()
+	state2, err := next.SnapshotState(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zombie.Close(ctx)
+	next.Close(ctx)
+	if left := files(t, filepath.Join(dir, "tmp")); len(left) == 0 {
+		t.Fatal("the zombie staged nothing: the test does not test the recovery")
+	}
+	again, err := s.CreateWriter(attempt(3), [][]byte{state2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close(ctx)
+	if left := files(t, filepath.Join(dir, "tmp")); len(left) > 0 {
+		t.Errorf("after the next recovery staged %v", names(left))
+	}
+	published()
+}

@@ -312,7 +312,7 @@ filename_time_format = "yyyy.MM.dd"`), tbl)
 		t.Errorf("uuid prefix %q", uuid)
 	}
 	txn := "T_42_" + uuid + "_3_1"
-	if ci.TransactionID != txn || ci.TransactionDir != filepath.Join(dir, "tmp", "seatunnel", "42", uuid, txn) || len(ci.Moves) != 1 {
+	if ci.TransactionID != txn || ci.TransactionDir != filepath.Join(dir, "tmp", "seatunnel", "42", uuid, txn+"_e0") || len(ci.Moves) != 1 {
 		t.Fatalf("commit info %+v", ci)
 	}
 	re := regexp.MustCompile(`^` + txn + `_2024\.01\.02_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}_2024\.01\.02_\$\{other\}_0\.txt$`)

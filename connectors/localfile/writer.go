@@ -39,14 +39,18 @@ type openFile struct {
 	first  bool // no row written yet: the next row needs no row delimiter before it
 }
 
-// writer stages the rows of one subtask. Each transaction writes into its own directory
-// <tmp_path>/seatunnel/<jobId>/<uuidPrefix>/T_<jobId>_<uuidPrefix>_<subtask>_<checkpointId>;
+// writer stages the rows of one subtask. Each transaction, T_<jobId>_<uuidPrefix>_<subtask>_<checkpointId>
+// as SeaTunnel names it (file names carry it), writes into its own directory
+// <tmp_path>/seatunnel/<jobId>/<uuidPrefix>/<transaction>_e<epoch>: the epoch is the
+// pipeline's attempt, so a writer of an attempt given up never stages into the directory of
+// the attempt that replaced it, nor re-creates one that was committed;
 // PrepareCommit closes its files and returns the moves that publish them; the next
 // transaction starts with the next checkpoint id.
 type writer struct {
 	cfg        *sinkConfig
 	jobID      string
 	subtask    int
+	epoch      int
 	uuid       string
 	stagingDir string // <tmpRoot>/<jobId>/<uuidPrefix>
 	width      int    // fields an input row has
@@ -77,6 +81,7 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 		cfg:     s.cfg,
 		jobID:   strconv.FormatInt(ctx.Job.ID, 10),
 		subtask: ctx.Index,
+		epoch:   ctx.Epoch,
 		width:   len(s.cfg.table.Columns),
 		files:   map[string]*openFile{},
 		dirs:    map[string]bool{},
@@ -162,7 +167,7 @@ func (w *writer) restore(states [][]byte) (int64, error) {
 func (w *writer) begin(cp int64) {
 	w.txnCP = cp
 	w.txnID = "T_" + w.jobID + "_" + w.uuid + "_" + strconv.Itoa(w.subtask) + "_" + strconv.FormatInt(cp, 10)
-	w.txnDir = filepath.Join(w.stagingDir, w.txnID)
+	w.txnDir = filepath.Join(w.stagingDir, w.txnID+"_e"+strconv.Itoa(w.epoch))
 	w.moves = nil
 	clear(w.dirs)
 	w.rows = 0
