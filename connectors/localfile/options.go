@@ -14,6 +14,9 @@ const (
 	formatText fileFormat = "text"
 	formatCSV  fileFormat = "csv"
 	formatJSON fileFormat = "json"
+	// parquet and excel files are read and written whole-file (record.go), not by line
+	formatParquet fileFormat = "parquet"
+	formatExcel   fileFormat = "excel"
 )
 
 // suffix is the file name suffix SeaTunnel gives the format.
@@ -25,13 +28,17 @@ func (f fileFormat) suffix() string {
 		return ".csv"
 	case formatJSON:
 		return ".json"
+	case formatParquet:
+		return ".parquet"
+	case formatExcel:
+		return ".xlsx"
 	}
 	return ""
 }
 
 // SeaTunnel's other file formats: recognised, so that the error says they are not
 // supported yet rather than unknown.
-var unsupportedFormats = []string{"parquet", "orc", "excel", "xml", "binary"}
+var unsupportedFormats = []string{"xml", "binary"}
 
 // readFormat reads file_format_type in any case.
 func readFormat(o *config.Options, def string) (fileFormat, error) {
@@ -46,15 +53,17 @@ func readFormat(o *config.Options, def string) (fileFormat, error) {
 			return "", o.Errorf("file_format_type", "option is required")
 		}
 		return fileFormat(def), nil
-	case "text", "csv", "json":
+	case "text", "csv", "json", "parquet", "excel":
 		return fileFormat(v), nil
+	case "orc":
+		return "", o.Errorf("file_format_type", "%q cannot be read or written: no Go ORC library is available to Strait yet; use parquet for a columnar format", s)
 	}
 	for _, u := range unsupportedFormats {
 		if v == u {
-			return "", o.Errorf("file_format_type", "%q is not supported by Strait's LocalFile yet; use text, csv or json", s)
+			return "", o.Errorf("file_format_type", "%q is not supported by Strait's LocalFile yet; use text, csv, json, parquet or excel", s)
 		}
 	}
-	return "", o.Errorf("file_format_type", "unknown value %q; expected one of text, csv, json", s)
+	return "", o.Errorf("file_format_type", "unknown value %q; expected one of text, csv, json, parquet, excel", s)
 }
 
 // checkEncoding accepts UTF-8, the only encoding Strait reads and writes.

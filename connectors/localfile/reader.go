@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/strait-dev/strait/connector"
@@ -20,15 +21,31 @@ const (
 
 // fileSplit is one file and how far it has been read: Offset bytes, which hold Lines
 // lines. A restored reader seeks to Offset and numbers lines from Lines on.
+//
+// A record format's split may cover part of a file: the row groups FirstGroup up to
+// EndGroup (exclusive; 0 is the end of the file) of a parquet file. Group and GroupRows say
+// where its reader is: in row group Group, after GroupRows of its rows.
 type fileSplit struct {
-	Path   string `json:"path"`
-	Offset int64  `json:"offset,omitempty"`
-	Lines  int64  `json:"lines,omitempty"`
+	Path       string `json:"path"`
+	Offset     int64  `json:"offset,omitempty"`
+	Lines      int64  `json:"lines,omitempty"`
+	FirstGroup int    `json:"first_group,omitempty"`
+	EndGroup   int    `json:"end_group,omitempty"`
+	Group      int    `json:"group,omitempty"`
+	GroupRows  int64  `json:"group_rows,omitempty"`
+}
+
+// id names the split: its file, and the row groups it covers when it is part of one.
+func (d fileSplit) id() string {
+	if d.EndGroup > 0 {
+		return d.Path + "#" + strconv.Itoa(d.FirstGroup) + "-" + strconv.Itoa(d.EndGroup)
+	}
+	return d.Path
 }
 
 func newSplit(d fileSplit) connector.Split {
 	b, _ := json.Marshal(d)
-	return connector.Split{ID: d.Path, Data: b}
+	return connector.Split{ID: d.id(), Data: b}
 }
 
 // reader reads its files one after the other.
@@ -38,6 +55,7 @@ type reader struct {
 	cur    fileSplit
 	f      *os.File
 	br     *bufio.Reader
+	rec    recordReader // the reader of a record format's split
 	long   []byte
 	parts  []row.Value // partition values of the current file
 	noMore bool
@@ -139,6 +157,12 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (done bool, err e
 			}
 			continue
 		}
+		if r.rec != nil {
+			if err := r.pollRecords(ctx, out); err != nil {
+				return false, r.fail(err)
+			}
+			continue
+		}
 		line, err := r.readLine()
 		if err == io.EOF {
 			r.closeFile()
@@ -169,13 +193,20 @@ func (r *reader) openNext() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.cfg.where, err)
 	}
-	if r.cur.Offset > 0 {
+	if r.cfg.records != nil {
+		if err := r.openRecords(f); err != nil {
+			f.Close()
+			return err
+		}
+	} else if r.cur.Offset > 0 {
 		if _, err := f.Seek(r.cur.Offset, io.SeekStart); err != nil {
 			f.Close()
 			return fmt.Errorf("%s: resume %s at byte %d: %w", r.cfg.where, r.cur.Path, r.cur.Offset, err)
 		}
 	}
-	if r.br == nil {
+	if r.rec != nil {
+		// a record format reads the file itself
+	} else if r.br == nil {
 		r.br = bufio.NewReaderSize(f, readBufferSize)
 	} else {
 		r.br.Reset(f)
@@ -200,10 +231,16 @@ func (r *reader) openNext() error {
 }
 
 func (r *reader) closeFile() {
+	if r.rec != nil {
+		r.rec.close()
+		r.rec = nil
+	}
 	if r.f != nil {
 		r.f.Close()
 		r.f = nil
-		r.br.Reset(nil)
+		if r.br != nil {
+			r.br.Reset(nil)
+		}
 	}
 }
 
@@ -254,7 +291,11 @@ func (r *reader) readLine() ([]byte, error) {
 func (r *reader) SnapshotState(int64) ([]connector.Split, error) {
 	var out []connector.Split
 	if r.f != nil {
-		out = append(out, newSplit(r.cur))
+		cur := r.cur
+		if r.rec != nil {
+			r.rec.progress(&cur)
+		}
+		out = append(out, newSplit(cur))
 	}
 	for _, d := range r.queue {
 		out = append(out, newSplit(d))

@@ -65,9 +65,10 @@ type sinkConfig struct {
 	header      []byte // header line and row delimiter, or nil
 	batchSize   int64
 	text        textEncoder
-	jsonKeys    [][]byte // `{"a":`, `,"b":`...
-	schemaSave  string   // schema_save_mode, applied by Setup
-	dataSave    string   // data_save_mode, applied by Setup
+	jsonKeys    [][]byte   // `{"a":`, `,"b":`...
+	records     recordSink // parquet and excel: the format that writes the files
+	schemaSave  string     // schema_save_mode, applied by Setup
+	dataSave    string     // data_save_mode, applied by Setup
 }
 
 // NewSink builds a LocalFile sink from its options.
@@ -111,8 +112,10 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if err := checkEncoding(o); err != nil {
 		return nil, err
 	}
-	if err := checkCompress(o, "compress_codec"); err != nil {
-		return nil, err
+	if c.format != formatParquet { // parquet compresses its pages: parquetSink reads the codec
+		if err := checkCompress(o, "compress_codec"); err != nil {
+			return nil, err
+		}
 	}
 	tx, err := o.Bool("is_enable_transaction", true)
 	if err != nil {
@@ -203,14 +206,14 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if err := c.columns(o); err != nil {
 		return nil, err
 	}
-	if c.format != formatJSON {
+	if c.format == formatText || c.format == formatCSV {
 		for i, col := range c.sinkCols {
 			if d := textDepth(c.table.Columns[col].Type, 0); d > maxTextLevel {
 				return nil, o.Errorf("file_format_type", "column %q of type %s nests too deeply for the %s format (at most %d separator levels)", c.sinkNames[i], c.table.Columns[col].Type, c.format, maxTextLevel+1)
 			}
 		}
 	}
-	if header && c.format != formatJSON {
+	if header && (c.format == formatText || c.format == formatCSV) {
 		delim := c.fieldDelim
 		var h []byte
 		for i, n := range c.sinkNames {
@@ -230,6 +233,9 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		}
 		k = row.AppendJSONString(k, n)
 		c.jsonKeys = append(c.jsonKeys, append(k, ':'))
+	}
+	if err := c.recordSink(o); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -40,7 +40,7 @@ func TestSinkConfigErrors(t *testing.T) {
 		{"bad time format", sinkConf(dir, `filename_time_format = "yyyy.MM.dd bb"`), `filename_time_format: pattern "yyyy.MM.dd bb": letter "b" is not supported`},
 		{"unterminated quote", sinkConf(dir, `filename_time_format = "yyyy'x"`), "filename_time_format: pattern \"yyyy'x\" has an unterminated quote"},
 		{"unknown format", sinkConf(dir, "file_format_type = yaml"), `file_format_type: unknown value "yaml"`},
-		{"parquet", sinkConf(dir, "file_format_type = PARQUET"), `file_format_type: "PARQUET" is not supported by Strait's LocalFile yet`},
+		{"orc", sinkConf(dir, "file_format_type = ORC"), `file_format_type: "ORC" cannot be read or written: no Go ORC library is available to Strait yet`},
 		{"unknown sink column", sinkConf(dir, "sink_columns = [id, nope]"), `sink_columns[1]: unknown column "nope" in table db.t`},
 		{"partition not written", sinkConf(dir, "sink_columns = [id]\npartition_by = [age]"), `partition_by[0]: partition field "age" must be one of the sink columns`},
 		{"only partition columns", sinkConf(dir, "sink_columns = [age]\npartition_by = [age]"), "sink_columns: no column is left to write"},

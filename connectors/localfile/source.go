@@ -41,6 +41,7 @@ type sourceConfig struct {
 	cols            []colSpec
 	byName          map[string]int // schema column name -> index in cols
 	noSchema        bool           // text and csv without schema: one string column `content`
+	records         recordFormat   // parquet and excel: the format that reads the files
 	delim           fieldDelimiter // text: the delimiter as String.split reads it
 	csvDelim        []byte         // csv: the delimiter's first character
 	seps            [7]string
@@ -133,9 +134,16 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 		if schema, err = catalog.ParseSchema(o, "schema", outputName); err != nil {
 			return nil, err
 		}
-	} else {
-		if c.format == formatJSON {
-			return nil, o.Errorf("schema", "option is required for the json format")
+	}
+	if c.format == formatParquet && (schema == nil || len(schema.Columns) == 0) {
+		// the columns of the first file, as SeaTunnel takes them
+		if schema, err = c.parquetFileSchema(o, schema); err != nil {
+			return nil, err
+		}
+	}
+	if schema == nil {
+		if c.format == formatJSON || c.format == formatExcel {
+			return nil, o.Errorf("schema", "option is required for the %s format", c.format)
 		}
 		c.noSchema = true
 		schema = &catalog.Table{Path: catalog.TablePath{Database: "default", Table: "default"},
@@ -195,6 +203,9 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 		}
 	}
 	keepKeys(out)
+	if err := c.recordFormat(o); err != nil {
+		return nil, err
+	}
 	c.table = out
 	c.tableID = out.ID()
 	c.width = len(out.Columns)
@@ -396,7 +407,8 @@ func (e *enumerator) parallelism() int {
 	return 1
 }
 
-// Run lists the files and assigns file i (in path order) to reader i mod parallelism.
+// Run lists the files and assigns split i (in path order; each row group of a parquet file
+// is a split of its own) to reader i mod parallelism.
 func (e *enumerator) Run(ctx context.Context) error {
 	var files []string
 	if err := e.cfg.walk(func(p string) bool {
@@ -410,9 +422,17 @@ func (e *enumerator) Run(ctx context.Context) error {
 	}
 	sort.Strings(files)
 	p := e.parallelism()
-	for i, f := range files {
-		if !e.assigned[f] {
-			e.pending[i%p] = append(e.pending[i%p], newSplit(fileSplit{Path: f}))
+	i := 0
+	for _, f := range files {
+		parts, err := e.cfg.fileSplits(ctx, f)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", e.cfg.where, f, err)
+		}
+		for _, d := range parts {
+			if s := newSplit(d); !e.assigned[s.ID] {
+				e.pending[i%p] = append(e.pending[i%p], s)
+			}
+			i++
 		}
 	}
 	e.ran = true

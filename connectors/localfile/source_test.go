@@ -26,7 +26,7 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"no path", "file_format_type = text", "path: option is required"},
 		{"missing path", srcConf(filepath.Join(dir, "nope"), "file_format_type = text"), "path: " + filepath.Join(dir, "nope") + ": no such file or directory"},
 		{"no format", srcConf(dir, ""), "file_format_type: option is required"},
-		{"orc", srcConf(dir, "file_format_type = orc"), `file_format_type: "orc" is not supported`},
+		{"orc", srcConf(dir, "file_format_type = orc"), `file_format_type: "orc" cannot be read or written: no Go ORC library is available to Strait yet`},
 		{"json without schema", srcConf(dir, "file_format_type = json"), "schema: option is required for the json format"},
 		{"projection without schema", srcConf(dir, "file_format_type = text\nread_columns = [a]"), "read_columns: column projection needs a schema"},
 		{"unknown read column", srcConf(dir, "file_format_type = text\nschema { fields { a = int } }\nread_columns = [a, b]"), `read_columns[1]: unknown column "b"; the schema has a`},

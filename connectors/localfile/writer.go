@@ -36,7 +36,8 @@ type openFile struct {
 	w      *bufio.Writer
 	staged string
 	final  string
-	first  bool // no row written yet: the next row needs no row delimiter before it
+	first  bool         // no row written yet: the next row needs no row delimiter before it
+	rec    recordWriter // the writer of a record format (parquet, excel), else nil
 }
 
 // writer stages the rows of one subtask. Each transaction, T_<jobId>_<uuidPrefix>_<subtask>_<checkpointId>
@@ -208,6 +209,12 @@ func (w *writer) Write(_ context.Context, b *row.Batch) (err error) {
 				return w.fail(err)
 			}
 		}
+		if of.rec != nil {
+			if err := of.rec.write(r); err != nil {
+				return w.fail(fmt.Errorf("%s: write %s: %w", cfg.where, of.staged, err))
+			}
+			continue
+		}
 		buf := of.w.AvailableBuffer()
 		if of.first {
 			of.first = false
@@ -231,6 +238,9 @@ func (w *writer) Write(_ context.Context, b *row.Batch) (err error) {
 		if _, err := of.w.Write(buf); err != nil {
 			return w.fail(fmt.Errorf("%s: write %s: %w", cfg.where, of.staged, err))
 		}
+	}
+	if cfg.records != nil {
+		return w.endRecordBatch()
 	}
 	return nil
 }
@@ -346,7 +356,7 @@ func (w *writer) fileName() (string, error) {
 	}
 	w.name = append(w.name, '_')
 	w.name = strconv.AppendInt(w.name, w.partID, 10)
-	w.name = append(w.name, cfg.format.suffix()...)
+	w.name = append(w.name, cfg.fileSuffix()...)
 	return string(w.name), nil
 }
 
@@ -373,6 +383,13 @@ func (w *writer) open(partDir string) (*openFile, error) {
 		return nil, fmt.Errorf("%s: %w", cfg.where, err)
 	}
 	of.w = bufio.NewWriterSize(of.f, writeBufferSize)
+	if cfg.records != nil {
+		if of.rec, err = cfg.records.create(of.w, of.staged); err != nil {
+			of.f.Close()
+			return nil, fmt.Errorf("%s: %s: %w", cfg.where, of.staged, err)
+		}
+		return of, nil
+	}
 	if cfg.header != nil {
 		if _, err := of.w.Write(cfg.header); err != nil {
 			of.f.Close()
@@ -384,7 +401,14 @@ func (w *writer) open(partDir string) (*openFile, error) {
 
 // finish flushes, syncs and closes a staged file and records its move.
 func (w *writer) finish(of *openFile) error {
-	err := of.w.Flush()
+	var err error
+	if of.rec != nil {
+		err = of.rec.close()
+		of.rec = nil
+	}
+	if err == nil {
+		err = of.w.Flush()
+	}
 	if err == nil {
 		err = of.f.Sync()
 	}
