@@ -78,18 +78,18 @@ func decimalBytes(precision int) int {
 // pqGroup is a group node whose fields keep the order they are given in.
 type pqGroup []parquet.Field
 
-func (g pqGroup) ID() int                       { return 0 }
-func (g pqGroup) String() string                { return "group" }
-func (g pqGroup) Type() parquet.Type            { return parquet.Group{}.Type() }
-func (g pqGroup) Optional() bool                { return false }
-func (g pqGroup) Repeated() bool                { return false }
-func (g pqGroup) Required() bool                { return true }
-func (g pqGroup) Leaf() bool                    { return false }
-func (g pqGroup) Fields() []parquet.Field       { return g }
-func (g pqGroup) Encoding() encoding.Encoding   { return nil }
-func (g pqGroup) Compression() compress.Codec   { return nil }
-func (g pqGroup) GoType() reflect.Type          { return reflect.TypeOf(struct{}{}) }
-func (f pqField) Name() string                  { return f.name }
+func (g pqGroup) ID() int                           { return 0 }
+func (g pqGroup) String() string                    { return "group" }
+func (g pqGroup) Type() parquet.Type                { return parquet.Group{}.Type() }
+func (g pqGroup) Optional() bool                    { return false }
+func (g pqGroup) Repeated() bool                    { return false }
+func (g pqGroup) Required() bool                    { return true }
+func (g pqGroup) Leaf() bool                        { return false }
+func (g pqGroup) Fields() []parquet.Field           { return g }
+func (g pqGroup) Encoding() encoding.Encoding       { return nil }
+func (g pqGroup) Compression() compress.Codec       { return nil }
+func (g pqGroup) GoType() reflect.Type              { return reflect.TypeOf(struct{}{}) }
+func (f pqField) Name() string                      { return f.name }
 func (f pqField) Value(reflect.Value) reflect.Value { return reflect.Value{} }
 
 // pqField names a node in its group.

@@ -59,11 +59,11 @@ const (
 type pqShred struct {
 	kind     types.Kind
 	leaf     leafKind
-	col      int    // leaf column index (leaves)
-	def      byte   // definition level of a present value
-	rep      byte   // repetition level of a list's or map's repeated group
-	scale    int    // decimal
-	width    int    // decimal: bytes of the fixed array
+	col      int  // leaf column index (leaves)
+	def      byte // definition level of a present value
+	rep      byte // repetition level of a list's or map's repeated group
+	scale    int  // decimal
+	width    int  // decimal: bytes of the fixed array
 	kids     []*pqShred
 	optional bool
 	cols     []int // the leaf columns below, for nulls
@@ -470,7 +470,6 @@ func fitsBytes(u *big.Int, n int) bool {
 	}
 	return bits < 8*n
 }
-
 
 // parquetZone is the zone a zone-less timestamp is taken in when it is written as an
 // instant (and read back from one): the process's, as SeaTunnel uses the JVM's.
