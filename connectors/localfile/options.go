@@ -17,6 +17,10 @@ const (
 	// parquet and excel files are read and written whole-file (record.go), not by line
 	formatParquet fileFormat = "parquet"
 	formatExcel   fileFormat = "excel"
+	// xml files are read as a document and written element by element (format_xml.go);
+	// binary files are copied in chunks (format_binary.go)
+	formatXML    fileFormat = "xml"
+	formatBinary fileFormat = "binary"
 )
 
 // suffix is the file name suffix SeaTunnel gives the format.
@@ -32,13 +36,11 @@ func (f fileFormat) suffix() string {
 		return ".parquet"
 	case formatExcel:
 		return ".xlsx"
+	case formatXML:
+		return ".xml"
 	}
 	return ""
 }
-
-// SeaTunnel's other file formats: recognised, so that the error says they are not
-// supported yet rather than unknown.
-var unsupportedFormats = []string{"xml", "binary"}
 
 // readFormat reads file_format_type in any case.
 func readFormat(o *config.Options, def string) (fileFormat, error) {
@@ -53,42 +55,12 @@ func readFormat(o *config.Options, def string) (fileFormat, error) {
 			return "", o.Errorf("file_format_type", "option is required")
 		}
 		return fileFormat(def), nil
-	case "text", "csv", "json", "parquet", "excel":
+	case "text", "csv", "json", "parquet", "excel", "xml", "binary":
 		return fileFormat(v), nil
 	case "orc":
 		return "", o.Errorf("file_format_type", "%q cannot be read or written: no Go ORC library is available to Strait yet; use parquet for a columnar format", s)
 	}
-	for _, u := range unsupportedFormats {
-		if v == u {
-			return "", o.Errorf("file_format_type", "%q is not supported by Strait's LocalFile yet; use text, csv, json, parquet or excel", s)
-		}
-	}
-	return "", o.Errorf("file_format_type", "unknown value %q; expected one of text, csv, json, parquet, excel", s)
-}
-
-// checkEncoding accepts UTF-8, the only encoding Strait reads and writes.
-func checkEncoding(o *config.Options) error {
-	s, err := o.String("encoding", "UTF-8")
-	if err != nil {
-		return err
-	}
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "UTF-8", "UTF8", "":
-		return nil
-	}
-	return o.Errorf("encoding", "only UTF-8 is supported, got %q", s)
-}
-
-// checkCompress accepts only no compression.
-func checkCompress(o *config.Options, key string) error {
-	s, err := o.String(key, "none")
-	if err != nil {
-		return err
-	}
-	if strings.EqualFold(strings.TrimSpace(s), "none") || strings.TrimSpace(s) == "" {
-		return nil
-	}
-	return o.Errorf(key, "%q is not supported by Strait's LocalFile yet; only none", s)
+	return "", o.Errorf("file_format_type", "unknown value %q; expected one of text, csv, json, parquet, excel, xml, binary", s)
 }
 
 // layoutOption reads one of the fixed date/time layout options.

@@ -25,8 +25,14 @@ const (
 // A record format's split may cover part of a file: the row groups FirstGroup up to
 // EndGroup (exclusive; 0 is the end of the file) of a parquet file. Group and GroupRows say
 // where its reader is: in row group Group, after GroupRows of its rows.
+//
+// Table is the table of tables_configs the file belongs to, and Entry the file of an
+// archive being read (the files before it are done); Offset and Lines then count in that
+// file, and in its text: uncompressed and in UTF-8.
 type fileSplit struct {
 	Path       string `json:"path"`
+	Table      int    `json:"table,omitempty"`
+	Entry      int    `json:"entry,omitempty"`
 	Offset     int64  `json:"offset,omitempty"`
 	Lines      int64  `json:"lines,omitempty"`
 	FirstGroup int    `json:"first_group,omitempty"`
@@ -45,12 +51,14 @@ func (d fileSplit) id() string {
 
 func newSplit(d fileSplit) connector.Split {
 	b, _ := json.Marshal(d)
-	return connector.Split{ID: d.id(), Data: b}
+	return connector.Split{ID: splitID(d), Data: b}
 }
 
 // reader reads its files one after the other.
 type reader struct {
-	cfg    *sourceConfig
+	cfg    *sourceConfig   // the current split's table
+	cfgs   []*sourceConfig // every table's
+	in     fileInputs      // the inputs of the open file: it, or the files of its archive
 	queue  []fileSplit
 	cur    fileSplit
 	f      *os.File
@@ -99,7 +107,7 @@ func (d *decoder) keep(b []byte) string {
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {
-	return &reader{cfg: s.cfg, dec: decoder{cfg: s.cfg}}, nil
+	return &reader{cfg: s.cfg, cfgs: s.cfgs, dec: decoder{cfg: s.cfg}}, nil
 }
 
 func (r *reader) Open(context.Context) error { return nil }
@@ -143,8 +151,8 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (done bool, err e
 			done = false
 		}
 	}()
-	cfg := r.cfg
 	for !out.Full() {
+		cfg := r.cfg
 		if r.f == nil {
 			if len(r.queue) == 0 {
 				return r.noMore, nil
@@ -165,11 +173,13 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (done bool, err e
 		}
 		line, err := r.readLine()
 		if err == io.EOF {
-			r.closeFile()
+			if err := r.nextInput(); err != nil {
+				return false, r.fail(err)
+			}
 			continue
 		}
 		if err != nil {
-			return false, r.fail(fmt.Errorf("%s: read %s: %w", cfg.where, r.cur.Path, err))
+			return false, r.fail(fmt.Errorf("%s: read %s at byte %d of its text, line %d%s: %w", cfg.where, r.dec.file, r.cur.Offset, r.cur.Lines+1, r.in.where(), err))
 		}
 		r.cur.Lines++
 		if r.cur.Lines <= cfg.skipHeader || len(line) == 0 {
@@ -189,31 +199,18 @@ func (r *reader) openNext() error {
 	r.cur = r.queue[0]
 	r.queue[0] = fileSplit{}
 	r.queue = r.queue[1:]
+	if err := r.useTable(r.cur.Table); err != nil {
+		return err
+	}
 	f, err := os.Open(r.cur.Path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.cfg.where, err)
 	}
-	if r.cfg.records != nil {
-		if err := r.openRecords(f); err != nil {
-			f.Close()
-			return err
-		}
-	} else if r.cur.Offset > 0 {
-		if _, err := f.Seek(r.cur.Offset, io.SeekStart); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: resume %s at byte %d: %w", r.cfg.where, r.cur.Path, r.cur.Offset, err)
-		}
-	}
-	if r.rec != nil {
-		// a record format reads the file itself
-	} else if r.br == nil {
-		r.br = bufio.NewReaderSize(f, readBufferSize)
-	} else {
-		r.br.Reset(f)
+	if err := r.in.start(r.cfg, f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %s: %w", r.cfg.where, r.cur.Path, err)
 	}
 	r.f = f
-	r.dec.file = r.cur.Path
-	r.dec.next = 0
 	r.parts = r.parts[:0]
 	if len(r.cfg.partNames) > 0 {
 		kvs := partitionsOf(r.cur.Path)
@@ -227,7 +224,7 @@ func (r *reader) openNext() error {
 			r.parts = append(r.parts, v)
 		}
 	}
-	return nil
+	return r.nextInput()
 }
 
 func (r *reader) closeFile() {
@@ -235,6 +232,7 @@ func (r *reader) closeFile() {
 		r.rec.close()
 		r.rec = nil
 	}
+	r.in.reset()
 	if r.f != nil {
 		r.f.Close()
 		r.f = nil

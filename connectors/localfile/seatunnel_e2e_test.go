@@ -27,21 +27,17 @@ var seatunnelFixtures = map[string]string{
 	"/seatunnel/read/encoding/text/e2e_gbk.txt":                     "text/e2e_gbk.txt",
 	"/seatunnel/read/text_delimiter/e2e.txt":                        "text/e2e_delimiter.txt",
 	"/seatunnel/read/text_time_format/e2e.txt":                      "text/e2e_time_format.txt",
+	"/seatunnel/read/xml/e2e.xml":                                   "xml/e2e.xml",
+	"/seatunnel/read/binary/cat.png":                                "binary/cat.png",
 }
 
 // seatunnelEmptyDirs are the folders LocalFileIT creates empty.
 var seatunnelEmptyDirs = []string{"/tmp/fake_empty"}
 
-// The reasons a config cannot pass yet.
+// The reasons a config cannot pass.
 const (
-	noEncoding   = `encoding: only UTF-8 is supported, got "gbk"`
-	noLZO        = `compress_codec: "lzo" is not supported by Strait's LocalFile yet`
-	noMultiTable = "tables_configs: reading several tables from one LocalFile source is not supported by Strait yet"
+	noLZO = `compress_codec: "lzo" is not supported by Strait's LocalFile: no Go library for LZO (lzop) is available to Strait; use gzip, zstd or lz4`
 )
-
-func noArchive(codec string) string {
-	return `archive_compress_codec: "` + codec + `" is not supported by Strait's LocalFile yet`
-}
 
 // seatunnelCase is one config of the suite: it passes, or fails for the reason given.
 // check, when set, looks at what a passing config left under root and printed.
@@ -51,34 +47,44 @@ type seatunnelCase struct {
 	check  func(t *testing.T, root, console string)
 }
 
+// seatunnelBefore names the configs that read what another config of the suite wrote: that
+// one runs first in the same folder, as LocalFileIT runs them one after the other.
+var seatunnelBefore = map[string]string{
+	"binary/local_file_binary_to_assert.conf": "binary/local_file_binary_to_local_file_binary.conf",
+}
+
 var seatunnelCases = []seatunnelCase{
 	{"json/fake_to_local_file_json.conf", "", wroteJSONRows("tmp/seatunnel/json", 5)},
 	{"json/fake_to_local_file_json_save_mode.conf", "", nil},
-	{"json/fake_to_local_file_json_with_encoding.conf", noEncoding, nil},
+	{"json/fake_to_local_file_json_with_encoding.conf", "", wroteGBK("tmp/seatunnel/encoding/json", 4, `"c_string":"\"你好，世界\"ABC123!@#"`)},
 	{"json/local_file_json_lzo_to_console.conf", noLZO, nil},
-	{"json/local_file_json_multi_zip_to_assert.conf", noArchive("zip"), nil},
+	{"json/local_file_json_multi_zip_to_assert.conf", "", nil},
 	{"json/local_file_json_to_assert.conf", "", nil},
-	{"json/local_file_json_to_assert_with_multipletable.conf", noMultiTable, nil},
-	{"json/local_file_json_to_console_with_encoding.conf", noEncoding, nil},
-	{"json/local_file_json_zip_to_assert.conf", noArchive("zip"), nil},
+	{"json/local_file_json_to_assert_with_multipletable.conf", "", nil},
+	{"json/local_file_json_to_console_with_encoding.conf", "", printedAll(4, "你好，世界ABC123!@#", "海底隧道", "GBK字符﨎")},
+	{"json/local_file_json_zip_to_assert.conf", "", nil},
 	{"json/local_file_to_console.conf", "", printed(0)},
 	{"text/fake_to_local_file_text.conf", noLZO, nil},
-	{"text/fake_to_local_file_with_encoding.conf", noEncoding, nil},
+	{"text/fake_to_local_file_with_encoding.conf", "", wroteGBK("tmp/seatunnel/encoding/text", 4, "\"你好，世界\"ABC123!@#")},
 	{"text/fake_to_local_file_with_multiple_table.conf", noLZO, nil},
 	{"text/local_file_delimiter_assert.conf", "", nil},
-	{"text/local_file_multi_tar_gz_text_to_assert.conf", noArchive("tar_gz"), nil},
-	{"text/local_file_multi_tar_text_to_assert.conf", noArchive("tar"), nil},
-	{"text/local_file_multi_zip_text_to_assert.conf", noArchive("zip"), nil},
-	{"text/local_file_tar_gz_text_to_assert.conf", noArchive("tar_gz"), nil},
-	{"text/local_file_tar_text_to_assert.conf", noArchive("tar"), nil},
+	{"text/local_file_multi_tar_gz_text_to_assert.conf", "", nil},
+	{"text/local_file_multi_tar_text_to_assert.conf", "", nil},
+	{"text/local_file_multi_zip_text_to_assert.conf", "", nil},
+	{"text/local_file_tar_gz_text_to_assert.conf", "", nil},
+	{"text/local_file_tar_text_to_assert.conf", "", nil},
 	{"text/local_file_text_lzo_to_assert.conf", noLZO, nil},
 	{"text/local_file_text_projection_to_assert.conf", "", nil},
 	{"text/local_file_text_skip_headers.conf", "", nil},
 	{"text/local_file_text_to_assert.conf", "", nil},
-	{"text/local_file_text_to_assert_with_multipletable.conf", noMultiTable, nil},
-	{"text/local_file_text_to_console_with_encoding.conf", noEncoding, nil},
+	{"text/local_file_text_to_assert_with_multipletable.conf", "", nil},
+	{"text/local_file_text_to_console_with_encoding.conf", "", printedAll(4, "你好，世界ABC123!@#", "海底隧道", "GBK字符﨎")},
 	{"text/local_file_time_format_assert.conf", "", nil},
-	{"text/local_file_zip_text_to_assert.conf", noArchive("zip"), nil},
+	{"text/local_file_zip_text_to_assert.conf", "", nil},
+	{"xml/local_file_xml_to_assert.conf", "", nil},
+	{"xml/local_file_zip_xml_to_assert.conf", "", nil},
+	{"binary/local_file_binary_to_local_file_binary.conf", "", sameFile("seatunnel/read/binary2/cat.png", "binary/cat.png")},
+	{"binary/local_file_binary_to_assert.conf", "", nil},
 }
 
 // seatunnelRoot stands in for SeaTunnel's container: a temporary folder holding the data
@@ -93,6 +99,7 @@ func seatunnelRoot(t *testing.T) string {
 		}
 		writeFile(t, filepath.Join(root, at), string(b))
 	}
+	writeSeaTunnelArchives(t, root)
 	for _, d := range seatunnelEmptyDirs {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o777); err != nil {
 			t.Fatal(err)
@@ -154,6 +161,11 @@ func TestSeaTunnelLocalFileE2E(t *testing.T) {
 	for _, c := range seatunnelCases {
 		t.Run(c.config, func(t *testing.T) {
 			root := seatunnelRoot(t)
+			if before := seatunnelBefore[c.config]; before != "" {
+				if _, err := runSeaTunnel(t, before, root, seatunnelConfig(t, before, root)); err != nil {
+					t.Fatalf("%s, run before: %v", before, err)
+				}
+			}
 			out, err := runSeaTunnel(t, c.config, root, seatunnelConfig(t, c.config, root))
 			switch {
 			case c.fails == "" && err != nil:

@@ -69,6 +69,11 @@ type sinkConfig struct {
 	records     recordSink // parquet and excel: the format that writes the files
 	schemaSave  string     // schema_save_mode, applied by Setup
 	dataSave    string     // data_save_mode, applied by Setup
+	compress    compressCodec
+	charset     charset
+	xml         xmlOptions
+	// max_rows_in_memory (excel), 0 when not set
+	maxRowsInMemory int64
 }
 
 // NewSink builds a LocalFile sink from its options.
@@ -109,20 +114,14 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if c.format, err = readFormat(o, defaultSinkFormat); err != nil {
 		return nil, err
 	}
-	if err := checkEncoding(o); err != nil {
+	if err := c.sinkStreamOptions(o); err != nil {
 		return nil, err
 	}
-	if c.format != formatParquet { // parquet compresses its pages: parquetSink reads the codec
-		if err := checkCompress(o, "compress_codec"); err != nil {
-			return nil, err
-		}
-	}
+	// false only lifts the rule that file_name_expression names ${transactionId}: files are
+	// staged and committed all the same, as SeaTunnel's file sinks do
 	tx, err := o.Bool("is_enable_transaction", true)
 	if err != nil {
 		return nil, err
-	}
-	if !tx {
-		return nil, o.Errorf("is_enable_transaction", "only true is supported: LocalFile always stages files and moves them on commit")
 	}
 	// SeaTunnel documents these two as gates but its code never reads them; neither does Strait.
 	if _, err := o.Bool("custom_filename", false); err != nil {
@@ -154,7 +153,7 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if strings.TrimSpace(c.nameExpr) == "" {
 		c.nameExpr = defaultFileNameExpr
 	}
-	if !strings.Contains(c.nameExpr, transactionExpression) {
+	if tx && !strings.Contains(c.nameExpr, transactionExpression) {
 		return nil, o.Errorf("file_name_expression", "must contain ${%s} when is_enable_transaction is true, got %q", transactionExpression, c.nameExpr)
 	}
 	if strings.ContainsAny(c.nameExpr, "/\\") {
@@ -235,6 +234,9 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		c.jsonKeys = append(c.jsonKeys, append(k, ':'))
 	}
 	if err := c.recordSink(o); err != nil {
+		return nil, err
+	}
+	if err := c.formatSink(o); err != nil {
 		return nil, err
 	}
 	return c, nil

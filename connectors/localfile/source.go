@@ -21,7 +21,8 @@ import (
 
 // Source is a configured LocalFile source.
 type Source struct {
-	cfg *sourceConfig
+	cfg  *sourceConfig   // the first table's
+	cfgs []*sourceConfig // every table's, in tables_configs order
 }
 
 // colSpec is one column of the declared schema, in file order.
@@ -51,23 +52,25 @@ type sourceConfig struct {
 	parsePartitions bool
 	partNames       []string // partition columns, emitted from partBase on
 	partBase        int
+	index           int           // the table's place in tables_configs
+	compress        compressCodec // compress_codec of text, csv, json and xml files
+	archive         archiveCodec  // archive_compress_codec
+	charset         charset       // encoding of text, csv, json and xml files
+	xml             xmlOptions
 }
 
 // NewSource builds a LocalFile source from its options.
 func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
-	cfg, err := parseSourceConfig(ctx.Options, ctx.OutputName)
+	cfgs, err := parseSourceConfigs(ctx.Options, ctx.OutputName)
 	if err != nil {
 		return nil, err
 	}
-	return &Source{cfg: cfg}, nil
+	return &Source{cfg: cfgs[0], cfgs: cfgs}, nil
 }
 
 func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, error) {
 	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name")
 	c := &sourceConfig{where: o.Where()}
-	if o.Has("tables_configs") {
-		return nil, o.Errorf("tables_configs", "reading several tables from one LocalFile source is not supported by Strait yet; use one source per table")
-	}
 	path, err := o.String("path", "")
 	if err != nil {
 		return nil, err
@@ -79,13 +82,7 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 	if c.format, err = readFormat(o, ""); err != nil {
 		return nil, err
 	}
-	if err := checkEncoding(o); err != nil {
-		return nil, err
-	}
-	if err := checkCompress(o, "compress_codec"); err != nil {
-		return nil, err
-	}
-	if err := checkCompress(o, "archive_compress_codec"); err != nil {
+	if err := c.streamOptions(o); err != nil {
 		return nil, err
 	}
 	// Validated as SeaTunnel does; dates, times and timestamps are read in any of the
@@ -130,7 +127,12 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 
 	// schema and projection
 	var schema *catalog.Table
-	if o.Has("schema") {
+	if c.format == formatBinary {
+		if schema, err = binarySchema(o, outputName); err != nil {
+			return nil, err
+		}
+		c.parsePartitions = false // SeaTunnel's binary rows have no partition columns
+	} else if o.Has("schema") {
 		if schema, err = catalog.ParseSchema(o, "schema", outputName); err != nil {
 			return nil, err
 		}
@@ -149,9 +151,11 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 		schema = &catalog.Table{Path: catalog.TablePath{Database: "default", Table: "default"},
 			Columns: []catalog.Column{{Name: "content", Type: types.Of(types.String), Nullable: true}}}
 	}
-	readCols, err := o.StringList("read_columns")
-	if err != nil {
-		return nil, err
+	var readCols []string
+	if c.format != formatBinary { // SeaTunnel's binary rows are always whole
+		if readCols, err = o.StringList("read_columns"); err != nil {
+			return nil, err
+		}
 	}
 	if len(readCols) > 0 && c.noSchema {
 		return nil, o.Errorf("read_columns", "column projection needs a schema: declare the columns of the files in `schema`")
@@ -204,6 +208,9 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 	}
 	keepKeys(out)
 	if err := c.recordFormat(o); err != nil {
+		return nil, err
+	}
+	if err := c.formatRecords(o); err != nil {
 		return nil, err
 	}
 	c.table = out
@@ -364,8 +371,14 @@ func (c *sourceConfig) keep(p string, size int64) bool {
 // Boundedness: a file source ends when its files are read.
 func (s *Source) Boundedness() connector.Boundedness { return connector.Bounded }
 
-// Tables is the one table the source emits.
-func (s *Source) Tables() []*catalog.Table { return []*catalog.Table{s.cfg.table} }
+// Tables are the tables the source emits, one per entry of tables_configs.
+func (s *Source) Tables() []*catalog.Table {
+	out := make([]*catalog.Table, len(s.cfgs))
+	for i, c := range s.cfgs {
+		out[i] = c.table
+	}
+	return out
+}
 
 // ---- enumerator ----
 
@@ -376,6 +389,7 @@ type enumState struct {
 // enumerator lists the files once and hands them out round-robin, one split per file.
 type enumerator struct {
 	cfg      *sourceConfig
+	cfgs     []*sourceConfig
 	ctx      connector.EnumeratorContext
 	pending  map[int][]connector.Split
 	assigned map[string]bool
@@ -385,7 +399,7 @@ type enumerator struct {
 // CreateEnumerator makes the enumerator; a restored one does not hand out again the files
 // it had assigned (their progress lives in the readers' state).
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	e := &enumerator{cfg: s.cfg, ctx: ctx, pending: map[int][]connector.Split{}, assigned: map[string]bool{}}
+	e := &enumerator{cfg: s.cfg, cfgs: s.cfgs, ctx: ctx, pending: map[int][]connector.Split{}, assigned: map[string]bool{}}
 	if len(state) > 0 {
 		var st enumState
 		if err := json.Unmarshal(state, &st); err != nil {
@@ -407,32 +421,34 @@ func (e *enumerator) parallelism() int {
 	return 1
 }
 
-// Run lists the files and assigns split i (in path order; each row group of a parquet file
-// is a split of its own) to reader i mod parallelism.
+// Run lists the files of each table and assigns split i (in table order, then path order;
+// each row group of a parquet file is a split of its own) to reader i mod parallelism.
 func (e *enumerator) Run(ctx context.Context) error {
-	var files []string
-	if err := e.cfg.walk(func(p string) bool {
-		files = append(files, p)
-		return ctx.Err() == nil
-	}); err != nil {
-		return fmt.Errorf("%s: list %s: %w", e.cfg.where, e.cfg.path, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	sort.Strings(files)
 	p := e.parallelism()
 	i := 0
-	for _, f := range files {
-		parts, err := e.cfg.fileSplits(ctx, f)
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w", e.cfg.where, f, err)
+	for _, c := range e.cfgs {
+		var files []string
+		if err := c.walk(func(p string) bool {
+			files = append(files, p)
+			return ctx.Err() == nil
+		}); err != nil {
+			return fmt.Errorf("%s: list %s: %w", c.where, c.path, err)
 		}
-		for _, d := range parts {
-			if s := newSplit(d); !e.assigned[s.ID] {
-				e.pending[i%p] = append(e.pending[i%p], s)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			parts, err := c.splitsOf(ctx, f)
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", c.where, f, err)
 			}
-			i++
+			for _, d := range parts {
+				if s := newSplit(d); !e.assigned[s.ID] {
+					e.pending[i%p] = append(e.pending[i%p], s)
+				}
+				i++
+			}
 		}
 	}
 	e.ran = true

@@ -32,8 +32,13 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"unknown read column", srcConf(dir, "file_format_type = text\nschema { fields { a = int } }\nread_columns = [a, b]"), `read_columns[1]: unknown column "b"; the schema has a`},
 		{"read column twice", srcConf(dir, "file_format_type = text\nschema { fields { a = int } }\nread_columns = [a, a]"), `read_columns[1]: column "a" is listed twice`},
 		{"bad pattern", srcConf(dir, "file_format_type = text\nfile_filter_pattern = \"(\""), "file_filter_pattern: bad regular expression"},
-		{"encoding", srcConf(dir, "file_format_type = text\nencoding = ISO-8859-1"), "encoding: only UTF-8 is supported"},
-		{"archive", srcConf(dir, "file_format_type = text\narchive_compress_codec = ZIP"), "archive_compress_codec: \"ZIP\" is not supported"},
+		{"encoding", srcConf(dir, "file_format_type = text\nencoding = latin-99"), `encoding: unknown or unsupported character set "latin-99"`},
+		{"archive", srcConf(dir, "file_format_type = text\narchive_compress_codec = RAR"), `archive_compress_codec: unknown value "RAR"; expected none, zip, tar, tar_gz or gz`},
+		{"archive of parquet", srcConf(dir, "file_format_type = parquet\narchive_compress_codec = zip"), `archive_compress_codec: SeaTunnel reads archives of text, csv, json, xml and excel files only; "zip" does not apply to parquet files`},
+		{"lzo", srcConf(dir, "file_format_type = json\ncompress_codec = lzo"), `compress_codec: "lzo" is not supported by Strait's LocalFile: no Go library for LZO (lzop) is available to Strait`},
+		{"binary codec", srcConf(dir, "file_format_type = binary\ncompress_codec = zstd"), `compress_codec: the binary format copies files as they are; "zstd" does not apply`},
+		{"xml row tag", srcConf(dir, "file_format_type = xml\nxml_use_attr_format = true\nschema { fields { a = int } }"), "xml_row_tag: option is required for the xml format"},
+		{"xml attr format", srcConf(dir, "file_format_type = xml\nxml_row_tag = R\nschema { fields { a = int } }"), "xml_use_attr_format: option is required for the xml format"},
 		{"csv delimiter", srcConf(dir, "file_format_type = csv\nfield_delimiter = \"\\n\""), "field_delimiter: the csv format needs a delimiter that starts with a character other than a quote or line break"},
 		{"csv delimiter alias", srcConf(dir, "file_format_type = csv\ndelimiter = \"\\\"\""), "delimiter: the csv format needs a delimiter that starts with a character other than a quote or line break"},
 		{"text delimiter", srcConf(dir, "file_format_type = text\nfield_delimiter = \"(?<=a),\""), `field_delimiter: "(?<=a)," is read as a Java regular expression, as SeaTunnel's String.split reads it: lookbehind (?<= is not supported`},
@@ -41,7 +46,9 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"negative header", srcConf(dir, "file_format_type = text\nskip_header_row_number = -1"), "skip_header_row_number: must not be negative"},
 		{"bad schema type", srcConf(dir, "file_format_type = text\nschema { fields { a = strng } }"), `schema.fields.a: unknown type "strng"`},
 		{"date format", srcConf(dir, "file_format_type = text\ndate_format = \"MM-dd\""), `date_format: unsupported format "MM-dd"`},
-		{"multi-table", srcConf(dir, "file_format_type = text\ntables_configs = []"), "tables_configs: reading several tables"},
+		{"multi-table empty", srcConf(dir, "file_format_type = text\ntables_configs = []"), "tables_configs: needs at least one table config"},
+		{"multi-table same name", "tables_configs = [{" + srcConf(dir, "file_format_type = text") + "}, {" + srcConf(dir, "file_format_type = text") + "}]", "tables_configs[1]: reads table default.default, as tables_configs[0] does"},
+		{"multi-table entry", "tables_configs = [{" + srcConf(dir, "file_format_type = text") + "}, {" + srcConf(dir, "file_format_type = xml") + "}]", "tables_configs[1].xml_row_tag: option is required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

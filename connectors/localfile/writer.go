@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,6 +39,7 @@ type openFile struct {
 	final  string
 	first  bool         // no row written yet: the next row needs no row delimiter before it
 	rec    recordWriter // the writer of a record format (parquet, excel), else nil
+	enc    []io.Closer  // the compressor and the encoder between w and f, innermost first
 }
 
 // writer stages the rows of one subtask. Each transaction, T_<jobId>_<uuidPrefix>_<subtask>_<checkpointId>
@@ -69,7 +71,8 @@ type writer struct {
 	name   []byte
 
 	pending []commitInfo
-	err     error // a failed writer stays failed
+	bins    map[string]*binaryFile // binary: the files being written, by relativePath
+	err     error                  // a failed writer stays failed
 	now     func() time.Time
 }
 
@@ -196,6 +199,12 @@ func (w *writer) Write(_ context.Context, b *row.Batch) (err error) {
 		r := &b.Rows[i]
 		if len(r.Fields) < w.width {
 			return w.fail(fmt.Errorf("%s: row of table %s has %d fields, the table has %d columns", cfg.where, r.Table, len(r.Fields), w.width))
+		}
+		if cfg.format == formatBinary {
+			if err := w.writeBinary(r); err != nil {
+				return w.fail(err)
+			}
+			continue
 		}
 		if w.rows >= cfg.batchSize {
 			if err := w.roll(); err != nil {
@@ -382,7 +391,12 @@ func (w *writer) open(partDir string) (*openFile, error) {
 	if of.f, err = os.OpenFile(of.staged, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666); err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.where, err)
 	}
-	of.w = bufio.NewWriterSize(of.f, writeBufferSize)
+	enc, err := w.encoded(of)
+	if err != nil {
+		of.f.Close()
+		return nil, fmt.Errorf("%s: %s: %w", cfg.where, of.staged, err)
+	}
+	of.w = bufio.NewWriterSize(enc, writeBufferSize)
 	if cfg.records != nil {
 		if of.rec, err = cfg.records.create(of.w, of.staged); err != nil {
 			of.f.Close()
@@ -409,6 +423,9 @@ func (w *writer) finish(of *openFile) error {
 	if err == nil {
 		err = of.w.Flush()
 	}
+	for i := len(of.enc) - 1; i >= 0 && err == nil; i-- {
+		err = of.enc[i].Close()
+	}
 	if err == nil {
 		err = of.f.Sync()
 	}
@@ -424,9 +441,9 @@ func (w *writer) finish(of *openFile) error {
 
 // finishAll finishes every open file.
 func (w *writer) finishAll() error {
-	var first error
+	first := w.finishBinary()
 	if w.single != nil {
-		first = w.finish(w.single)
+		first = errors.Join(first, w.finish(w.single))
 		w.single = nil
 	}
 	if len(w.files) > 0 {
@@ -504,6 +521,7 @@ func (w *writer) SnapshotState(int64) ([]byte, error) {
 
 // Close releases the open files and deletes the transaction that was never prepared.
 func (w *writer) Close(context.Context) error {
+	w.closeBinary()
 	if w.single != nil {
 		w.single.f.Close()
 		w.single = nil
