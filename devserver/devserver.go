@@ -6,6 +6,7 @@
 package devserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -133,6 +134,13 @@ func startOnce(opts Options) (s *Server, err error) {
 			}
 			if err := sqliteschema.SetupSchema(sql); err != nil {
 				return nil, fmt.Errorf("embedded temporal: create schema in %s: %w", opts.DBFile, err)
+			}
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err := forgetDeadMembers(ctx, opts.DBFile)
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("embedded temporal: %s: %w", opts.DBFile, err)
 			}
 		}
 	}

@@ -51,7 +51,13 @@ func RegisterRunnerActivities(r sdkworker.ActivityRegistry, a *activities.Runner
 
 // NewJobsWorker makes the worker that hosts the workflows and coordinator activities.
 func NewJobsWorker(c client.Client, log *slog.Logger, store checkpointstore.Store, engine *engineconfig.Config) sdkworker.Worker {
-	w := sdkworker.New(c, contract.JobsQueue, sdkworker.Options{})
+	w := sdkworker.New(c, contract.JobsQueue, sdkworker.Options{
+		// A workflow task waits this long for the worker that ran the workflow last before
+		// any worker may take it: the time a job stands still when that worker died or
+		// Temporal restarted (the SDK's default is 5 s). A miss costs a replay, which
+		// continue-as-new keeps short.
+		StickyScheduleToStartTimeout: 2 * time.Second,
+	})
 	RegisterWorkflows(w)
 	RegisterCoordinatorActivities(w, &activities.Coordinator{Client: c, Log: log, Store: store, Engine: engine})
 	return w

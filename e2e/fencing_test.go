@@ -1,0 +1,253 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// stall stops a process for d (SIGSTOP), then lets it run on (SIGCONT).
+func (p *proc) stall(t *testing.T, d time.Duration) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d)
+	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// slowInput writes 100 json lines, ids 1..100, in ten files under dir/in.
+func slowInput(t *testing.T, dir string) string {
+	t.Helper()
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f := 0; f < 10; f++ {
+		var b strings.Builder
+		for i := 1; i <= 10; i++ {
+			id := f*10 + i
+			fmt.Fprintf(&b, "{\"id\": %d, \"name\": \"row %d\"}\n", id, id)
+		}
+		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d.json", f)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in
+}
+
+// exactlyOnceSink is one of the exactly-once sinks a kill test checks: its config block,
+// and after the job the ids it holds and what a dead attempt may have left behind.
+type exactlyOnceSink struct {
+	name  string
+	block func(t *testing.T, dir string) string
+	ids   func(t *testing.T, dir string) map[int64]int
+	left  func(t *testing.T, dir, job string) []string
+}
+
+func localFileSink() exactlyOnceSink {
+	return exactlyOnceSink{
+		name: "LocalFile",
+		block: func(t *testing.T, dir string) string {
+			return fmt.Sprintf(`LocalFile { plugin_input = "in", path = "%s/sink", tmp_path = "%s/tmp", file_format_type = json }`, dir, dir)
+		},
+		ids: func(t *testing.T, dir string) map[int64]int {
+			ids, _ := jsonIDs(t, filepath.Join(dir, "sink"))
+			return ids
+		},
+		left: func(t *testing.T, dir, _ string) []string {
+			var staged []string
+			_ = filepath.WalkDir(filepath.Join(dir, "tmp"), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					staged = append(staged, p)
+				}
+				return nil
+			})
+			return staged
+		},
+	}
+}
+
+func jdbcSink(conn *pgx.Conn) exactlyOnceSink {
+	table := func(dir string) string { return fmt.Sprintf("fence_%d", len(dir)*7919+int(time.Now().UnixNano()%100000)) }
+	var name string
+	return exactlyOnceSink{
+		name: "Jdbc",
+		block: func(t *testing.T, dir string) string {
+			name = table(dir)
+			if _, err := conn.Exec(context.Background(), fmt.Sprintf("DROP TABLE IF EXISTS public.%[1]s; CREATE TABLE public.%[1]s (id bigint PRIMARY KEY, name text)", name)); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _, _ = conn.Exec(context.Background(), "DROP TABLE IF EXISTS public."+name) })
+			return fmt.Sprintf(`Jdbc { plugin_input = "in", url = "jdbc:postgresql://127.0.0.1:5432/test", driver = "org.postgresql.Driver",
+  user = test, password = test, generate_sink_sql = true, database = test, table = "public.%s", primary_keys = [id],
+  is_exactly_once = true, xa_data_source_class_name = "org.postgresql.xa.PGXADataSource" }`, name)
+		},
+		ids: func(t *testing.T, dir string) map[int64]int {
+			rows, err := conn.Query(context.Background(), "SELECT id FROM public."+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := map[int64]int{}
+			for _, id := range ids {
+				m[id]++
+			}
+			return m
+		},
+		left: func(t *testing.T, dir, job string) []string {
+			rows, err := conn.Query(context.Background(), "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)", "strait-"+job+"-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return gids
+		},
+	}
+}
+
+// fenceJob reads the 100 lines at 10 rows a second with a checkpoint every second into the
+// sink.
+func fenceJob(t *testing.T, dir string, sink exactlyOnceSink) string {
+	t.Helper()
+	return writeJob(t, fmt.Sprintf(`
+env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000, job.retry.interval.seconds = 1,
+  read_limit.rows_per_second = 10 }
+source { LocalFile { plugin_output = "in", path = "%s", file_format_type = json,
+  schema = { fields { id = bigint, name = string } } } }
+sink { %s }`, slowInput(t, dir), sink.block(t, dir)))
+}
+
+func checkExactlyOnce(t *testing.T, sink exactlyOnceSink, dir, job string) {
+	t.Helper()
+	ids := sink.ids(t, dir)
+	for i := int64(1); i <= 100; i++ {
+		if ids[i] != 1 {
+			t.Errorf("%s: row %d written %d times", sink.name, i, ids[i])
+		}
+	}
+	if len(ids) != 100 {
+		t.Errorf("%s: %d distinct rows, want 100", sink.name, len(ids))
+	}
+	if left := sink.left(t, dir, job); len(left) > 0 {
+		t.Errorf("%s: a dead attempt left %v", sink.name, left)
+	}
+}
+
+// A runner stopped (SIGSTOP) past its lease while its job writes to an exactly-once sink:
+// the resource manager declares it lost and the job fails over to the other runner; the
+// stopped runner, let go on, fences itself before it writes anything more and registers
+// again. Every row is written once, and nothing the dead attempt staged or prepared is
+// left.
+func TestStalledRunnerFencesItself(t *testing.T) {
+	conn := postgres(t)
+	for _, sink := range []exactlyOnceSink{localFileSink(), jdbcSink(conn)} {
+		t.Run(sink.name, func(t *testing.T) {
+			c := startCluster(t, t.TempDir())
+			runners := map[string]*proc{"s1": c.runner(t, "s1", 1), "s2": c.runner(t, "s2", 1)}
+			dir := t.TempDir()
+			id := submit(t, c.addr, fenceJob(t, dir, sink))
+			victim := c.runningOn(t, id)
+			time.Sleep(2 * time.Second) // a few checkpoints
+			runners[victim].stall(t, 13*time.Second)
+			stalled := time.Now()
+			if code, o := run(t, "job", "wait", "--address", c.addr, id); code != 0 {
+				t.Fatalf("job wait: exit %d\n%s", code, o)
+			}
+			t.Logf("runner %s stopped for 13 s; the job finished %s after it ran again", victim, time.Since(stalled).Round(100*time.Millisecond))
+			checkExactlyOnce(t, sink, dir, id)
+			if st := c.status(t, id); len(st.Pipelines) != 1 || st.Pipelines[0].Restarts < 1 || st.Counters.RowsWritten != 100 {
+				t.Errorf("status %+v", st)
+			}
+			back := eventually(t, 30*time.Second, "the stalled runner registered again", func() bool {
+				return clusterStatus(t, c.addr)[victim].State == "ALIVE"
+			})
+			t.Logf("runner %s ALIVE again %s after the job ended", victim, back.Round(100*time.Millisecond))
+			if !strings.Contains(runners[victim].output(), "fencing") {
+				t.Errorf("runner %s did not fence itself:\n%s", victim, tail(runners[victim].output(), 20))
+			}
+		})
+	}
+}
+
+// Temporal killed (SIGKILL) mid-job and started again on its database: the runner keeps or
+// regains its lease (never LOST for good), the job finishes with every row once, and a new
+// job runs.
+func TestTemporalKilledAndRestarted(t *testing.T) {
+	conn := postgres(t)
+	for _, sink := range []exactlyOnceSink{localFileSink(), jdbcSink(conn)} {
+		t.Run(sink.name, func(t *testing.T) {
+			port := freePort(t)
+			addr := fmt.Sprintf("127.0.0.1:%d", port)
+			db := filepath.Join(t.TempDir(), "temporal.db")
+			ckpt := t.TempDir()
+			up := func() (*proc, time.Duration) {
+				began := time.Now()
+				p := start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port), "--db", db)
+				eventually(t, 60*time.Second, "temporal dev server up", func() bool {
+					conn, err := net.Dial("tcp", addr)
+					if err == nil {
+						conn.Close()
+					}
+					return err == nil
+				})
+				return p, time.Since(began)
+			}
+			temporal, _ := up()
+			start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
+			start(t, "runner", "runner", "--address", addr, "--id", "t1", "--slots", "2", "--checkpoint-dir", ckpt)
+			eventually(t, 60*time.Second, "runner registered", func() bool { return clusterStatus(t, addr)["t1"].State == "ALIVE" })
+			c := &cluster{addr: addr, ckpt: ckpt}
+			dir := t.TempDir()
+			id := submit(t, addr, fenceJob(t, dir, sink))
+			c.runningOn(t, id)
+			time.Sleep(2 * time.Second)
+			temporal.kill(t)
+			time.Sleep(2 * time.Second)
+			_, took := up()
+			answered := time.Now()
+			t.Logf("Temporal answered %s after its start", took.Round(100*time.Millisecond))
+			// the job moves again: its written count grows past the first one read now
+			first := int64(-1)
+			moving := eventually(t, 90*time.Second, "the job moves again", func() bool {
+				if code, _ := run(t, "job", "status", id, "--json", "--address", addr); code != 0 {
+					return false
+				}
+				st := c.status(t, id)
+				if first < 0 {
+					first = st.Counters.RowsWritten
+				}
+				return st.State == "FINISHED" || st.Counters.RowsWritten > first
+			})
+			t.Logf("the job moved again %s after Temporal answered", moving.Round(100*time.Millisecond))
+			if code, o := run(t, "job", "wait", "--address", addr, id); code != 0 {
+				t.Fatalf("job wait: exit %d\n%s", code, o)
+			}
+			t.Logf("the job finished %s after Temporal answered", time.Since(answered).Round(100*time.Millisecond))
+			checkExactlyOnce(t, sink, dir, id)
+			eventually(t, 30*time.Second, "the runner is alive", func() bool { return clusterStatus(t, addr)["t1"].State == "ALIVE" })
+			second := t.TempDir()
+			id2 := submit(t, addr, fenceJob(t, second, sink))
+			if code, o := run(t, "job", "wait", "--address", addr, id2); code != 0 {
+				t.Fatalf("a new job after the restart: exit %d\n%s", code, o)
+			}
+		})
+	}
+}
