@@ -80,7 +80,9 @@ func localFileSink() exactlyOnceSink {
 }
 
 func jdbcSink(conn *pgx.Conn) exactlyOnceSink {
-	table := func(dir string) string { return fmt.Sprintf("fence_%d", len(dir)*7919+int(time.Now().UnixNano()%100000)) }
+	table := func(dir string) string {
+		return fmt.Sprintf("fence_%d", len(dir)*7919+int(time.Now().UnixNano()%100000))
+	}
 	var name string
 	return exactlyOnceSink{
 		name: "Jdbc",
