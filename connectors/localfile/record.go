@@ -80,7 +80,7 @@ func (r *reader) pollRecords(ctx context.Context, out *row.Batch) error {
 		return err
 	}
 	if done {
-		return r.nextInput() // the next file of an archive, or the end of the file
+		r.closeFile()
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func (c *sinkConfig) fileSuffix() string {
 	if s, ok := c.records.(interface{ suffix() string }); ok {
 		return s.suffix()
 	}
-	return c.compress.suffix() + c.format.suffix() // .gz.txt, as SeaTunnel names it
+	return c.format.suffix()
 }
 
 // recordFormat sets up the source's record format, if it has one.
@@ -131,6 +131,12 @@ func (c *sourceConfig) recordFormat(o *config.Options) error {
 	switch c.format {
 	case formatParquet:
 		c.records = &parquetSource{cfg: c}
+	case formatExcel:
+		f, err := newExcelSource(c, o)
+		if err != nil {
+			return err
+		}
+		c.records = f
 	}
 	return nil
 }
@@ -140,6 +146,12 @@ func (c *sinkConfig) recordSink(o *config.Options) error {
 	switch c.format {
 	case formatParquet:
 		s, err := c.parquetSink(o)
+		if err != nil {
+			return err
+		}
+		c.records = s
+	case formatExcel:
+		s, err := c.excelSink(o)
 		if err != nil {
 			return err
 		}

@@ -7,15 +7,19 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/xuri/excelize/v2"
 )
 
 // The parquet, orc and excel configs of SeaTunnel's LocalFile suite, and the data files
 // LocalFileIT copies in for them, join the suite of seatunnel_e2e_test.go.
 func init() {
 	for at, fixture := range map[string]string{
-		"/seatunnel/read/parquet/name=tyrantlucifer/hobby=coding/e2e.parquet": "parquet/e2e.parquet",
-		"/seatunnel/read/orc/name=tyrantlucifer/hobby=coding/e2e.orc":         "orc/e2e.orc",
-		"/seatunnel/read/orc_cast/e2e.orc":                                    "orc/orc_for_cast.orc",
+		"/seatunnel/read/parquet/name=tyrantlucifer/hobby=coding/e2e.parquet":          "parquet/e2e.parquet",
+		"/seatunnel/read/orc/name=tyrantlucifer/hobby=coding/e2e.orc":                  "orc/e2e.orc",
+		"/seatunnel/read/orc_cast/e2e.orc":                                             "orc/orc_for_cast.orc",
+		"/seatunnel/read/excel/name=tyrantlucifer/hobby=coding/e2e.xlsx":               "excel/e2e.xlsx",
+		"/seatunnel/read/excel/name=tyrantlucifer/hobby=coding/e2e.xls":                "excel/e2e.xls",
+		"/seatunnel/read/excel_filter/name=tyrantlucifer/hobby=coding/e2e_filter.xlsx": "excel/e2e.xlsx",
 	} {
 		seatunnelFixtures[at] = fixture
 	}
@@ -28,10 +32,42 @@ func init() {
 		seatunnelCase{"orc/local_file_orc_projection_to_assert.conf", noORC, nil},
 		seatunnelCase{"orc/local_file_orc_to_assert.conf", noORC, nil},
 		seatunnelCase{"orc/local_file_orc_to_assert_with_time_and_cast.conf", noORC, nil},
+		seatunnelCase{"excel/fake_to_local_excel.conf", "", wroteExcelRows("tmp/seatunnel/excel", 5)},
+		seatunnelCase{"excel/local_excel_to_assert.conf", noXLS, nil},
+		seatunnelCase{"excel/local_excel_projection_to_assert.conf", noXLS, nil},
+		seatunnelCase{"excel/local_filter_excel_to_assert.conf", "", nil},
 	)
 }
 
-const noORC = `file_format_type: "orc" cannot be read or written: no Go ORC library is available to Strait yet`
+const (
+	noORC = `file_format_type: "orc" cannot be read or written: no Go ORC library is available to Strait yet`
+	noXLS = `e2e.xls: .xls (BIFF) workbooks cannot be read: no Go library for them is available to Strait; save the workbook as .xlsx`
+)
+
+// wroteExcelRows checks that a sink wrote n rows below a header in the workbooks under dir.
+func wroteExcelRows(dir string, n int) func(t *testing.T, root, console string) {
+	return func(t *testing.T, root, _ string) {
+		rows := 0
+		got := files(t, filepath.Join(root, dir))
+		for name, content := range got {
+			if !strings.HasSuffix(name, ".xlsx") {
+				t.Errorf("%s does not end in .xlsx", name)
+			}
+			f, err := excelize.OpenReader(strings.NewReader(content))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			all, err := f.GetRows(f.GetSheetList()[0])
+			if err != nil || len(all) == 0 || all[0][0] != "c_map" {
+				t.Fatalf("%s: rows %v, %v", name, all, err)
+			}
+			rows += len(all) - 1
+		}
+		if rows != n {
+			t.Errorf("%d rows in %v, want %d", rows, names(got), n)
+		}
+	}
+}
 
 // wroteParquetRows checks that a sink wrote n rows in parquet files ending in suffix under
 // dir, each holding SeaTunnel's message with lower-case column names.
