@@ -115,6 +115,12 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 		} else {
 			pr.status.State = contract.JobScheduled
 			alloc, err := pr.allocate(ctx, owner)
+			// A failover waits a while for runners to come back: a runner declared lost (a
+			// stall, a Temporal restart, a busy machine) registers again within seconds.
+			if err != nil && isNoResource(err) && pr.epoch > 1 && !pr.in.Env.SlotWait &&
+				workflow.GetVersion(ctx, "failover-waits-for-runners", workflow.DefaultVersion, 1) == 1 {
+				alloc, err = pr.awaitRunners(ctx, owner, err)
+			}
 			// With env.slot.wait the pipeline waits in PENDING until slots free up, asking again
 			// with a growing pause; a long wait continues as new to keep the history small.
 			for wait := 2 * time.Second; err != nil && pr.in.Env.SlotWait && isNoResource(err); wait = min(wait*2, time.Minute) {
@@ -211,6 +217,24 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 		pr.epoch++
 		pr.resetTasks()
 	}
+}
+
+// FailoverRunnerWait is how long a failover waits for slots before the pipeline fails.
+var FailoverRunnerWait = 30 * time.Second
+
+// awaitRunners asks for slots again with a growing pause, in PENDING, until they are
+// granted or FailoverRunnerWait has passed; it returns the last answer.
+func (pr *pipelineRun) awaitRunners(ctx workflow.Context, owner string, err error) (*contract.Allocation, error) {
+	var alloc *contract.Allocation
+	deadline := workflow.Now(ctx).Add(FailoverRunnerWait)
+	for wait := time.Second; err != nil && isNoResource(err) && workflow.Now(ctx).Before(deadline); wait = min(wait*2, 8*time.Second) {
+		pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
+		if serr := workflow.Sleep(ctx, wait); serr != nil {
+			return alloc, serr
+		}
+		alloc, err = pr.allocate(ctx, owner)
+	}
+	return alloc, err
 }
 
 // watch follows the task reports until every task ended, a task failed or the pipeline is

@@ -430,3 +430,39 @@ func TestPermanentFailureIsNotRestarted(t *testing.T) {
 		})
 	}
 }
+
+// A failover that finds no slots waits for runners to come back (a runner declared lost
+// registers again within seconds) before it fails the pipeline; a first allocation does not.
+func TestFailoverWaitsForRunners(t *testing.T) {
+	h := newHarness(t)
+	plan := testPlan()
+	plan.Env.RetryTimes, plan.Env.RetryIntervalSeconds = 1, 1
+	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+	allocs := 0
+	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+		allocs++
+		if allocs == 2 || allocs == 3 { // the failover's first two asks: the runner is not back yet
+			return nil, temporal.NewNonRetryableApplicationError("not enough resources: no runner is registered and alive", NoEnoughResource, nil)
+		}
+		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "q", Slots: []int{0, 1}}}}, nil
+	}
+	h.deploy = func(_ context.Context, d contract.Deployment) error {
+		epoch := d.Epoch
+		h.env.RegisterDelayedCallback(func() {
+			tasks := []contract.TaskStatus{closed(0, 3, "a"), closed(1, 5, "b")}
+			if epoch == 1 {
+				tasks = []contract.TaskStatus{{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskFailed, Error: "runner r1 was lost"},
+					{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled}}
+			}
+			_ = h.env.SignalWorkflowByID(contract.PipelineWorkflowID(7, 1), contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: epoch, Tasks: tasks})
+		}, time.Second)
+		return nil
+	}
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatalf("the failover did not wait for the runner: %v", err)
+	}
+	if allocs != 4 {
+		t.Fatalf("asked for slots %d times, want 4", allocs)
+	}
+}
