@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -199,14 +200,15 @@ func excelInt(text string, k types.Kind) (row.Value, error) {
 }
 
 // excelDate converts a date cell's serial number (days since 1899-12-30, the fraction the
-// time of day) to a date, a time or a timestamp, to the microsecond.
+// time of day) to a date, a time or a timestamp, to the millisecond, as POI rounds it (a
+// double of days holds about a microsecond).
 func excelDate(serial float64, k types.Kind) (row.Value, error) {
 	if serial < 0 || serial > 2958466 {
 		return row.Value{}, fmt.Errorf("%v is not a date serial number", serial)
 	}
 	days := math.Floor(serial)
-	micros := math.Round((serial - days) * 86400e6)
-	nanos := (int64(days)-25569)*nanosPerDay + int64(micros)*1000
+	millis := math.Round((serial - days) * 86400e3)
+	nanos := (int64(days)-25569)*nanosPerDay + int64(millis)*int64(time.Millisecond)
 	switch k {
 	case types.Date:
 		return row.DateValue(floorDiv(nanos, nanosPerDay)), nil

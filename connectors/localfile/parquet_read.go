@@ -341,8 +341,8 @@ func (c *pqCursor) fill() error {
 		if c.vals != nil && !c.eof {
 			n, err := c.vals.ReadValues(c.buf)
 			c.i, c.n = 0, n
-			if err == io.EOF {
-				c.eof = true
+			if err == io.EOF || n == 0 && err == nil {
+				c.eof = true // a page that yields nothing more is done
 			} else if err != nil {
 				return err
 			}
