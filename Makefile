@@ -51,6 +51,7 @@ fuzz:
 bench: build build-noembed postgres
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) run ./bench/e2e -strait $(BIN)
+	STRAIT_PARQUET_JOB_BENCH=1 STRAIT_PARQUET_BENCH_MB=1024 GOMAXPROCS=1 $(GO) test -run='^$$' -bench='^BenchmarkParquetJob$$' -benchtime=1x ./connectors/localfile/
 
 # Regenerates the committed protobuf code (proto/exchange/v1). It installs what it needs:
 # protoc from Debian's protobuf-compiler when missing, and the Go plugins at versions that match
