@@ -55,7 +55,7 @@ func openArchive(kind archiveCodec, ra io.ReaderAt, size int64, file string) (en
 	case archiveZip:
 		z, err := zip.NewReader(ra, size)
 		if err != nil {
-			return nil, fmt.Errorf("zip: %w", err)
+			return nil, err // zip: ...
 		}
 		return &zipEntries{files: z.File}, nil
 	case archiveTar:
@@ -63,13 +63,13 @@ func openArchive(kind archiveCodec, ra io.ReaderAt, size int64, file string) (en
 	case archiveTarGz:
 		gz, err := gzip.NewReader(io.NewSectionReader(ra, 0, size))
 		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, err // gzip: ...
 		}
 		return &tarEntries{tr: tar.NewReader(gz), closer: gz}, nil
 	case archiveGz:
 		gz, err := gzip.NewReader(io.NewSectionReader(ra, 0, size))
 		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, err // gzip: ...
 		}
 		return &gzEntry{gz: gz, name: strings.TrimSuffix(path.Base(file), ".gz")}, nil
 	}
@@ -123,7 +123,7 @@ func (t *tarEntries) next() (string, io.Reader, error) {
 			if errors.Is(err, io.EOF) {
 				return "", nil, io.EOF
 			}
-			return "", nil, fmt.Errorf("tar: %w", err)
+			return "", nil, err // archive/tar: ...
 		}
 		if h.Typeflag == tar.TypeReg || h.Typeflag == tar.TypeRegA {
 			return h.Name, t.tr, nil

@@ -72,7 +72,7 @@ func (c compressCodec) decompress(r io.Reader) (io.Reader, io.Closer, error) {
 	case codecGzip:
 		z, err := gzip.NewReader(r)
 		if err != nil {
-			return nil, nil, fmt.Errorf("gzip: %w", err)
+			return nil, nil, err // gzip: ...
 		}
 		return z, z, nil
 	case codecZstd:

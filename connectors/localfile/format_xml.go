@@ -179,7 +179,10 @@ func (x *xmlReader) element(se xml.StartElement) (bool, error) {
 				found = true
 			}
 		}
-		return found, x.xd.Skip()
+		if err := x.xd.Skip(); err != nil {
+			return false, x.syntaxError(err)
+		}
+		return found, nil
 	}
 	col, depth := -1, 0
 	for {

@@ -80,7 +80,7 @@ func (r *reader) pollRecords(ctx context.Context, out *row.Batch) error {
 		return err
 	}
 	if done {
-		r.closeFile()
+		return r.nextInput() // the next file of an archive, or the end of the file
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func (c *sinkConfig) fileSuffix() string {
 	if s, ok := c.records.(interface{ suffix() string }); ok {
 		return s.suffix()
 	}
-	return c.format.suffix()
+	return c.compress.suffix() + c.format.suffix() // .gz.txt, as SeaTunnel names it
 }
 
 // recordFormat sets up the source's record format, if it has one.
