@@ -33,6 +33,8 @@ var seatunnelArchives = map[string]seatunnelArchive{
 	"/seatunnel/read/zip/json/single/e2e-json.zip":           {archiveZip, []string{"json/e2e.json"}},
 	"/seatunnel/read/zip/json/multifile/multiJson.zip":       {archiveZip, []string{"json/e2e.json", "json/e2e.json"}},
 	"/seatunnel/read/zip/xml/single/e2e-xml.zip":             {archiveZip, []string{"xml/e2e.xml"}},
+	"/seatunnel/read/zip/excel/single/e2e-xlsx.zip":          {archiveZip, []string{"excel/e2e.xlsx"}},
+	"/seatunnel/read/zip/excel/multifile/multiZip.zip":       {archiveZip, []string{"excel/e2e.xlsx", "excel/e2e.xlsx"}},
 }
 
 // entryName names an archived file as LocalFileIT does.
