@@ -50,8 +50,10 @@
 // enable_header_write (text and csv: the written column names and a row delimiter),
 // date_format (yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd), datetime_format (yyyy-MM-dd HH:mm:ss
 // and SeaTunnel's other eight layouts), time_format (HH:mm:ss, HH:mm:ss.SSS), encoding
-// (UTF-8 only), compress_codec (none only), is_enable_transaction (true only: false is a
-// config error), schema_save_mode and data_save_mode (below), and custom_filename and
+// and compress_codec (below), xml_root_tag, xml_row_tag and xml_use_attr_format (xml),
+// max_rows_in_memory (excel), is_enable_transaction (false only lifts the rule that
+// file_name_expression names ${transactionId}: files are staged all the same, as in
+// SeaTunnel 2.3), schema_save_mode and data_save_mode (below), and custom_filename and
 // have_partition, which SeaTunnel's code ignores and so does Strait.
 //
 // The save modes run once per job, before anything is written (Sink.Setup), as SeaTunnel's
@@ -91,8 +93,9 @@
 // given order; it needs a schema), parse_partition_from_path (true: the k=v directory
 // names of the first file become string columns after the others, and each file fills
 // them from its own directories), date_format, datetime_format and time_format (checked;
-// values are read in any of the layouts SeaTunnel detects), encoding (UTF-8 only),
-// compress_codec and archive_compress_codec (none only).
+// values are read in any of the layouts SeaTunnel detects), encoding, compress_codec and
+// archive_compress_codec (below), xml_row_tag and xml_use_attr_format (xml), and
+// tables_configs (below).
 //
 // The text delimiter is a Java regular expression: a line splits as Java's
 // line.split(delimiter, -1) splits it, at every match, keeping empty fields (trailing ones
@@ -110,10 +113,27 @@
 // or an array. Lines end with \n or \r\n; empty lines are skipped. A value that does not
 // read as its column's type fails the job with the file, the line and the column.
 //
+// # Encodings, codecs, archives, xml, binary and several tables
+//
+// encoding (charset.go) transcodes text, csv, json and xml files from and to any character
+// set golang.org/x/text has, by Java's names; compress_codec (codec.go) compresses them
+// with gzip, zstd or lz4 (lzo is refused: no Go library); archive_compress_codec
+// (archive.go) reads the files of zip, tar and tar_gz archives and gz files one after the
+// other (input.go), each as a file of its own named <archive>!<file>. A split records the
+// archived file it is in and the bytes of its text read, so a restored reader reads up to
+// there again. Formats are written against io.Reader, io.ReaderAt and io.Writer, never a
+// path: the xml format (format_xml.go) and the binary format (format_binary.go, 1024-byte
+// chunks with their relative path) plug into the reader and the writer as record formats,
+// as parquet and excel do. tables_configs (source_tables.go) reads several tables, each
+// entry a source config of its own; a split records its table.
+//
 // # Differences from SeaTunnel
 //
-//   - Only text, csv and json; no compression, archives or multi-table source configs
-//     (tables_configs).
+//   - orc and .xls are refused (no Go library), and so is lzo; gzip, zstd and lz4 compress
+//     text, csv, json and xml files (SeaTunnel writes them uncompressed under the codec's
+//     name). A binary file whose chunks span a checkpoint is completed in a later
+//     transaction (SeaTunnel fails it). Xml values are read strictly, keep their whitespace,
+//     and times and timestamps are written with their seconds.
 //   - The header lists the written columns (SeaTunnel lists all input columns).
 //   - Reading is stricter: a boolean must be true or false (SeaTunnel reads anything else as
 //     false), a text or csv line with too few fields and a malformed csv or json line are
