@@ -134,3 +134,45 @@ func FuzzCompressedText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBinary reads arbitrary files with the binary format, from any offset a split may
+// resume at: the chunks, in order, are the file's bytes from there.
+func FuzzBinary(f *testing.F) {
+	f.Add([]byte("0123456789"), uint16(0))
+	f.Add(bytes.Repeat([]byte{0xff, 0}, 1500), uint16(3))
+	dir := f.TempDir()
+	writeFile(f, filepath.Join(dir, "a.bin"), "x")
+	b := mustSource(f, srcConf(dir, "file_format_type = binary")).cfg.records.(binaryFormat)
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
+		from := int64(chunk%4) * binaryChunk
+		if from > int64(len(data)) {
+			from = 0
+		}
+		rr, err := b.open(bytes.NewReader(data), int64(len(data)), filepath.Join(dir, "a.bin"), fileSplit{Offset: from, Lines: from / binaryChunk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		want := from / binaryChunk
+		for {
+			out := row.NewBatch(3)
+			done, err := rr.next(context.Background(), out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range out.Rows {
+				if r.Fields[2].I != want || r.Fields[1].S != "a.bin" {
+					t.Fatalf("chunk %d of %s, want chunk %d of a.bin", r.Fields[2].I, r.Fields[1].S, want)
+				}
+				want++
+				got = append(got, r.Fields[0].S...)
+			}
+			if done {
+				break
+			}
+		}
+		if !bytes.Equal(got, data[from:]) {
+			t.Fatalf("%d bytes read, want %d", len(got), len(data)-int(from))
+		}
+	})
+}
