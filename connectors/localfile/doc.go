@@ -79,7 +79,7 @@
 // # Source
 //
 // path is a file or a directory read recursively; empty files, _SUCCESS and names starting
-// with a dot are skipped, file_filter_pattern (a Go regular expression) must match the
+// with a dot are skipped, file_filter_pattern (a Java regular expression) must match the
 // whole file name, read_partitions keeps the paths containing one of its strings. The
 // enumerator lists the files once, in path order, and gives file i to reader i mod
 // parallelism, one split per file; a split records the bytes and lines read, so a restored

@@ -114,7 +114,12 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 	if pat, err := o.String("file_filter_pattern", ""); err != nil {
 		return nil, err
 	} else if pat != "" {
-		if c.pattern, err = regexp.Compile("^(?:" + pat + ")$"); err != nil {
+		// a Java regular expression, as SeaTunnel's Pattern.matches reads it: the whole name
+		goPat, err := translateJavaRegex(pat)
+		if err != nil {
+			return nil, o.Errorf("file_filter_pattern", "%q is read as a Java regular expression: %v", pat, err)
+		}
+		if c.pattern, err = regexp.Compile("^(?:" + goPat + ")$"); err != nil {
 			return nil, o.Errorf("file_filter_pattern", "bad regular expression: %v", err)
 		}
 	}

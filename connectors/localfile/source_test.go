@@ -31,7 +31,8 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"projection without schema", srcConf(dir, "file_format_type = text\nread_columns = [a]"), "read_columns: column projection needs a schema"},
 		{"unknown read column", srcConf(dir, "file_format_type = text\nschema { fields { a = int } }\nread_columns = [a, b]"), `read_columns[1]: unknown column "b"; the schema has a`},
 		{"read column twice", srcConf(dir, "file_format_type = text\nschema { fields { a = int } }\nread_columns = [a, a]"), `read_columns[1]: column "a" is listed twice`},
-		{"bad pattern", srcConf(dir, "file_format_type = text\nfile_filter_pattern = \"(\""), "file_filter_pattern: bad regular expression"},
+		{"bad pattern", srcConf(dir, "file_format_type = text\nfile_filter_pattern = \"(\""), `file_filter_pattern: "(" is read as a Java regular expression: unclosed group`},
+		{"java-only pattern", srcConf(dir, "file_format_type = text\nfile_filter_pattern = \"(?<=a)b\""), `file_filter_pattern: "(?<=a)b" is read as a Java regular expression: lookbehind (?<= is not supported`},
 		{"encoding", srcConf(dir, "file_format_type = text\nencoding = latin-99"), `encoding: unknown or unsupported character set "latin-99"`},
 		{"archive", srcConf(dir, "file_format_type = text\narchive_compress_codec = RAR"), `archive_compress_codec: unknown value "RAR"; expected none, zip, tar, tar_gz or gz`},
 		{"archive of parquet", srcConf(dir, "file_format_type = parquet\narchive_compress_codec = zip"), `archive_compress_codec: SeaTunnel reads archives of text, csv, json, xml and excel files only; "zip" does not apply to parquet files`},
@@ -156,6 +157,13 @@ func TestSourceFormats(t *testing.T) {
 			conf: "file_format_type = text\nschema { fields { id = int } }\nfile_filter_pattern = \".*\\\\.(txt|log)\"",
 			cols: "id:int,dt:string,city:string",
 			rows: []string{"1|2024-01-01|ams", "3|2024-01-02|<null>", "2|2024-01-02|rtm"},
+		},
+		{
+			name:  "java filter pattern",
+			files: map[string]string{"a.txt": "1", "b.txt": "2", "c1.txt": "3"},
+			conf:  "file_format_type = text\nschema { fields { id = int } }\nfile_filter_pattern = \"[a-z&&[^b]]\\\\p{Digit}?\\\\.txt\"",
+			cols:  "id:int",
+			rows:  []string{"1", "3"},
 		},
 		{
 			name:  "partitions off",
