@@ -132,7 +132,7 @@ type binaryFile struct {
 func (w *writer) writeBinary(r *row.Row) error {
 	cfg := w.cfg
 	if r.Fields[0].T != types.Bytes && !r.Fields[0].IsNull() || r.Fields[1].T != types.String || r.Fields[2].T != types.BigInt {
-		return fmt.Errorf("%s: a binary row needs data, relativePath and partIndex, got %s", cfg.where, render3(r))
+		return fmt.Errorf("%s: a binary row needs data (bytes), relativePath (string) and partIndex (bigint), got %s", cfg.where, kindsOf(r))
 	}
 	rel, part := r.Fields[1].S, r.Fields[2].I
 	bf := w.bins[rel]
@@ -152,7 +152,8 @@ func (w *writer) writeBinary(r *row.Row) error {
 	return nil
 }
 
-func render3(r *row.Row) string {
+// kindsOf lists the kinds of a row's values.
+func kindsOf(r *row.Row) string {
 	parts := make([]string, len(r.Fields))
 	for i, v := range r.Fields {
 		parts[i] = v.T.String()

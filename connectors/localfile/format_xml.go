@@ -311,11 +311,12 @@ type xmlSink struct {
 	rowTag  []byte
 }
 
-// newXMLSink checks what the xml format can write: a nested row is written joined with
-// field_delimiter, which must then be text XML can hold.
+// newXMLSink checks what the xml format can write: a nested row column is written with its
+// fields joined by field_delimiter, which must then be text XML can hold (a row inside an
+// array or a map is written as JSON).
 func newXMLSink(o *config.Options, c *sinkConfig, charsetName string) (*xmlSink, error) {
 	for i, col := range c.sinkCols {
-		if hasRow(c.table.Columns[col].Type) && !xmlText(c.fieldDelim) {
+		if c.table.Columns[col].Type.Kind == types.Row && !xmlText(c.fieldDelim) {
 			return nil, o.Errorf("field_delimiter", "column %q holds a nested row, which the xml format writes with its fields joined by field_delimiter; %q cannot appear in XML, set field_delimiter to text XML allows", c.sinkNames[i], c.fieldDelim)
 		}
 	}
@@ -327,16 +328,6 @@ func newXMLSink(o *config.Options, c *sinkConfig, charsetName string) (*xmlSink,
 		x.names = append(x.names, []byte(n))
 	}
 	return x, nil
-}
-
-func hasRow(t types.DataType) bool {
-	switch t.Kind {
-	case types.Row:
-		return true
-	case types.Array, types.Map:
-		return false // written as JSON
-	}
-	return false
 }
 
 // xmlText reports whether s holds only characters XML 1.0 allows.
