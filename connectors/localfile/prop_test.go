@@ -79,11 +79,16 @@ func (g gen) str(n int, exclude string) string {
 	return b.String()
 }
 
-var scalarTypes = []string{"string", "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "bytes", "date", "time", "timestamp"}
+var scalarTypes = []string{"null", "string", "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "bytes", "date", "time", "timestamp"}
 
 // typ draws a type: a scalar, or an array, a map or a row of scalars.
 func (g gen) typ(top bool) types.DataType {
 	pick := scalarTypes[g.r.IntN(len(scalarTypes))]
+	for !top && g.v.textual && pick == "null" {
+		// text drops trailing empty elements, as Java's String.split does: an array of
+		// nulls does not come back
+		pick = scalarTypes[g.r.IntN(len(scalarTypes))]
+	}
 	if pick == "decimal" {
 		p := 1 + g.r.IntN(38)
 		pick = fmt.Sprintf("decimal(%d, %d)", p, g.r.IntN(min(p, 18)+1))
@@ -117,6 +122,8 @@ func (g gen) value(t types.DataType, nested bool, nullable bool) row.Value {
 		exclude = "~" // the xml format's nested row delimiter
 	}
 	switch t.Kind {
+	case types.Null:
+		return row.NullValue()
 	case types.String:
 		return row.StringValue(g.str(12, exclude))
 	case types.Bytes:
@@ -195,7 +202,11 @@ func (g gen) table() *catalog.Table {
 	n := 1 + g.r.IntN(8)
 	var cols []string
 	for i := 0; i < n; i++ {
-		cols = append(cols, fmt.Sprintf("c%d", i), g.typ(true).String())
+		t := g.typ(true)
+		for i == 0 && t.Kind == types.Null {
+			t = g.typ(true) // a line of nothing but a null column is empty, and skipped
+		}
+		cols = append(cols, fmt.Sprintf("c%d", i), t.String())
 	}
 	return table("db.gen", cols...)
 }
@@ -209,7 +220,7 @@ func genSchema(t *catalog.Table) string {
 }
 
 func TestPropertyRoundTrip(t *testing.T) {
-	const schemas = 12
+	const schemas = 30
 	for _, v := range genVariants {
 		t.Run(v.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= schemas; seed++ {
