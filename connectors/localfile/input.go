@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 )
 
@@ -20,9 +19,9 @@ import (
 type input struct {
 	name string      // the file, or <archive>!<entry>: how errors name it
 	r    io.Reader   // the bytes, from the start
-	ra   io.ReaderAt // random access, when the input is a whole file on disk
+	ra   io.ReaderAt // random access, when the input is a whole file
 	size int64       // of ra
-	file bool        // r is the open file itself (it can seek)
+	seek io.Seeker   // r, when it can seek (a whole file)
 }
 
 // readerAt gives random access to the input: the file itself, or a file of an archive
@@ -38,8 +37,11 @@ func (in *input) readerAt() (io.ReaderAt, int64, error) {
 	return bytes.NewReader(b), int64(len(b)), nil
 }
 
-// fileInputs walks the inputs of the file a reader has open.
+// fileInputs walks the inputs of the file a reader has open, which it sees as an
+// io.ReaderAt of a known size (whatever file system holds it).
 type fileInputs struct {
+	ra      io.ReaderAt
+	size    int64
 	entries entryIter // nil when the file is not an archive
 	index   int       // archive files started, skipped ones included
 	plain   bool      // the plain file was handed out
@@ -47,17 +49,14 @@ type fileInputs struct {
 	counted *countingReader
 }
 
-// start prepares the inputs of the open file f.
-func (fi *fileInputs) start(c *sourceConfig, f *os.File) error {
+// start prepares the inputs of the open file ra, size bytes, called name.
+func (fi *fileInputs) start(c *sourceConfig, ra io.ReaderAt, size int64, name string) error {
 	fi.reset()
+	fi.ra, fi.size = ra, size
 	if c.archive == archiveNone {
 		return nil
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	it, err := openArchive(c.archive, f, st.Size(), f.Name())
+	it, err := openArchive(c.archive, ra, size, name)
 	if err != nil {
 		return err
 	}
@@ -74,6 +73,7 @@ func (fi *fileInputs) reset() {
 	}
 	fi.index = 0
 	fi.plain = false
+	fi.ra = nil
 }
 
 func (fi *fileInputs) closeStreams() {
@@ -84,21 +84,18 @@ func (fi *fileInputs) closeStreams() {
 	fi.counted = nil
 }
 
-// next returns the next input of file f to read, or false when there is none. Files of
+// next returns the next input of the file to read, or false when there is none. Files of
 // an archive that the split has already read are passed over, and so are those whose
 // names lack the format's suffix (with a warning, as SeaTunnel warns).
-func (fi *fileInputs) next(c *sourceConfig, f *os.File, s *fileSplit) (input, bool, error) {
+func (fi *fileInputs) next(c *sourceConfig, s *fileSplit) (input, bool, error) {
 	fi.closeStreams()
 	if fi.entries == nil {
-		if fi.plain {
+		if fi.plain || fi.ra == nil {
 			return input{}, false, nil
 		}
 		fi.plain = true
-		st, err := f.Stat()
-		if err != nil {
-			return input{}, false, err
-		}
-		return input{name: s.Path, r: f, ra: f, size: st.Size(), file: true}, true, nil
+		sr := io.NewSectionReader(fi.ra, 0, fi.size)
+		return input{name: s.Path, r: sr, ra: fi.ra, size: fi.size, seek: sr}, true, nil
 	}
 	for {
 		name, r, err := fi.entries.next()
@@ -128,8 +125,8 @@ func (fi *fileInputs) next(c *sourceConfig, f *os.File, s *fileSplit) (input, bo
 // stream returns the input's text as UTF-8, uncompressed, from byte s.Offset of that
 // text on: a plain UTF-8 file seeks there, anything else reads past it.
 func (fi *fileInputs) stream(c *sourceConfig, in *input, s *fileSplit) (io.Reader, error) {
-	if in.file && c.compress == codecNone && c.charset.utf8() {
-		if _, err := in.ra.(io.Seeker).Seek(s.Offset, io.SeekStart); err != nil {
+	if in.seek != nil && c.compress == codecNone && c.charset.utf8() {
+		if _, err := in.seek.Seek(s.Offset, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("resume %s at byte %d: %w", in.name, s.Offset, err)
 		}
 		return in.r, nil
@@ -212,7 +209,7 @@ func (r *reader) nextInput() error {
 		r.rec = nil
 	}
 	c := r.cfg
-	in, ok, err := r.in.next(c, r.f, &r.cur)
+	in, ok, err := r.in.next(c, &r.cur)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.where, err)
 	}

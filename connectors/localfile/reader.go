@@ -206,7 +206,12 @@ func (r *reader) openNext() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.cfg.where, err)
 	}
-	if err := r.in.start(r.cfg, f); err != nil {
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", r.cfg.where, err)
+	}
+	if err := r.in.start(r.cfg, f, st.Size(), r.cur.Path); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %s: %w", r.cfg.where, r.cur.Path, err)
 	}
