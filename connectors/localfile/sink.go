@@ -72,8 +72,6 @@ type sinkConfig struct {
 	compress    compressCodec
 	charset     charset
 	xml         xmlOptions
-	// max_rows_in_memory (excel), 0 when not set
-	maxRowsInMemory int64
 }
 
 // NewSink builds a LocalFile sink from its options.

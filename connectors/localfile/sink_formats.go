@@ -48,7 +48,8 @@ func (c *sinkConfig) formatSink(o *config.Options) error {
 			return o.Errorf("file_format_type", "%v", err)
 		}
 	}
-	// the excel writer's row window; SeaTunnel reads it whatever the format
+	// the excel writer's row window (excelize streams, so nothing needs it); SeaTunnel reads
+	// it whatever the format
 	if o.Has("max_rows_in_memory") {
 		n, err := o.Int("max_rows_in_memory", 0)
 		if err != nil {
@@ -57,7 +58,6 @@ func (c *sinkConfig) formatSink(o *config.Options) error {
 		if n < 1 {
 			return o.Errorf("max_rows_in_memory", "must be at least 1, got %d", n)
 		}
-		c.maxRowsInMemory = n
 	}
 	return nil
 }
