@@ -149,7 +149,7 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 		}
 	}
 	if schema == nil {
-		if c.format == formatJSON || c.format == formatExcel {
+		if c.format == formatJSON || c.format == formatExcel || c.format == formatXML {
 			return nil, o.Errorf("schema", "option is required for the %s format", c.format)
 		}
 		c.noSchema = true

@@ -38,6 +38,7 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"archive of parquet", srcConf(dir, "file_format_type = parquet\narchive_compress_codec = zip"), `archive_compress_codec: SeaTunnel reads archives of text, csv, json, xml and excel files only; "zip" does not apply to parquet files`},
 		{"lzo", srcConf(dir, "file_format_type = json\ncompress_codec = lzo"), `compress_codec: "lzo" is not supported by Strait's LocalFile: no Go library for LZO (lzop) is available to Strait`},
 		{"binary codec", srcConf(dir, "file_format_type = binary\ncompress_codec = zstd"), `compress_codec: the binary format copies files as they are; "zstd" does not apply`},
+		{"xml without schema", srcConf(dir, "file_format_type = xml\nxml_row_tag = R\nxml_use_attr_format = true"), "schema: option is required for the xml format"},
 		{"xml row tag", srcConf(dir, "file_format_type = xml\nxml_use_attr_format = true\nschema { fields { a = int } }"), "xml_row_tag: option is required for the xml format"},
 		{"xml attr format", srcConf(dir, "file_format_type = xml\nxml_row_tag = R\nschema { fields { a = int } }"), "xml_use_attr_format: option is required for the xml format"},
 		{"csv delimiter", srcConf(dir, "file_format_type = csv\nfield_delimiter = \"\\n\""), "field_delimiter: the csv format needs a delimiter that starts with a character other than a quote or line break"},
