@@ -50,7 +50,7 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"date format", srcConf(dir, "file_format_type = text\ndate_format = \"MM-dd\""), `date_format: unsupported format "MM-dd"`},
 		{"multi-table empty", srcConf(dir, "file_format_type = text\ntables_configs = []"), "tables_configs: needs at least one table config"},
 		{"multi-table same name", "tables_configs = [{" + srcConf(dir, "file_format_type = text") + "}, {" + srcConf(dir, "file_format_type = text") + "}]", "tables_configs[1]: reads table default.default, as tables_configs[0] does"},
-		{"multi-table entry", "tables_configs = [{" + srcConf(dir, "file_format_type = text") + "}, {" + srcConf(dir, "file_format_type = xml") + "}]", "tables_configs[1].xml_row_tag: option is required"},
+		{"multi-table entry", "tables_configs = [{" + srcConf(dir, "file_format_type = text") + "}, {" + srcConf(dir, "file_format_type = xml") + "}]", "tables_configs[1].schema: option is required for the xml format"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
