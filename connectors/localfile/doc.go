@@ -1,5 +1,6 @@
 // Package localfile is the LocalFile connector, registered as a source and as a sink: it
-// reads and writes text, csv and json files on a file system the process can see, with
+// reads and writes text, csv, json, parquet, excel and xml files, and copies files as they
+// are (binary), on a file system the process can see, with
 // SeaTunnel 2.3's option names, defaults, file layout and value formats, so that SeaTunnel
 // job configs run unchanged.
 //
@@ -27,7 +28,7 @@
 // Close deletes the transaction that was never prepared.
 //
 // Files are named <file_name_expression expanded>_<partIndex><suffix> with the suffix
-// .txt, .csv or .json. The expression (default ${transactionId}, which it must contain)
+// .txt, .csv, .json, .xml..., after the codec's (.gz, .zstd, .lz4). The expression (default ${transactionId}, which it must contain)
 // knows ${transactionId}, ${now} and ${<filename_time_format>} (the time as
 // filename_time_format, a java.time pattern, default yyyy.MM.dd) and ${uuid} (a random
 // UUID per file); unknown variables stay as written. partIndex counts the files a writer
@@ -41,8 +42,8 @@
 // writer with its own files. A placeholder left in path after that is a config error.
 //
 // Sink options: path (required; file:// accepted), tmp_path (/tmp/seatunnel),
-// file_format_type (text, csv, json in any case; text when absent, as SeaTunnel's code
-// has it), field_delimiter (\u0001; csv always writes ","), row_delimiter (\n, written
+// file_format_type (text, csv, json, parquet, excel, xml, binary in any case; text when
+// absent, as SeaTunnel's code has it), field_delimiter (\u0001; csv always writes ","), row_delimiter (\n, written
 // between rows: a file does not end with one), file_name_expression,
 // filename_time_format, batch_size, sink_columns (names in any case; all columns by
 // default), partition_by, partition_dir_expression (default k0=v0/k1=v1 with ${kN} the
@@ -86,8 +87,8 @@
 // reader resumes where its snapshot was taken.
 //
 // Source options: path, file_format_type (required), schema (any of SeaTunnel's forms, see
-// catalog.ParseSchema; without it text and csv yield one string column content and json is
-// an error),
+// catalog.ParseSchema; without it text and csv yield one string column content, json and
+// xml are an error),
 // field_delimiter or delimiter (\u0001, "," for csv: see below),
 // skip_header_row_number (text and csv), read_columns (a projection of the schema, in the
 // given order; it needs a schema), parse_partition_from_path (true: the k=v directory
