@@ -70,11 +70,7 @@ func lookupCharset(name string) (charset, bool) {
 	}
 	for _, idx := range []*ianaindex.Index{ianaindex.IANA, ianaindex.MIME} {
 		if e, err := idx.Encoding(key); err == nil && e != nil {
-			canonical, _ := idx.Name(e)
-			if canonical == "" {
-				canonical = name
-			}
-			return charset{name: canonical, enc: e}, true
+			return charset{name: canonicalName(e, name), enc: e}, true
 		}
 	}
 	if e, err := htmlindex.Get(key); err == nil && e != nil {
@@ -82,6 +78,17 @@ func lookupCharset(name string) (charset, bool) {
 		return charset{name: canonical, enc: e}, true
 	}
 	return charset{}, false
+}
+
+// canonicalName is the name the set is written with (an xml declaration): its MIME name
+// (ISO-8859-1, as Java names it), else its IANA name.
+func canonicalName(e encoding.Encoding, given string) string {
+	for _, idx := range []*ianaindex.Index{ianaindex.MIME, ianaindex.IANA} {
+		if n, err := idx.Name(e); err == nil && n != "" {
+			return n
+		}
+	}
+	return given
 }
 
 // utf8 reports whether the character set is UTF-8.
