@@ -146,7 +146,7 @@ func (w *writer) writeBinary(r *row.Row) error {
 		return fmt.Errorf("%s: file %s: chunk %d follows chunk %d (the chunks of a file must come in order)", cfg.where, rel, part, bf.next-1)
 	}
 	bf.next++
-	if _, err := bf.of.w.Write([]byte(r.Fields[0].S)); err != nil {
+	if _, err := bf.of.w.WriteString(r.Fields[0].S); err != nil {
 		return fmt.Errorf("%s: write %s: %w", cfg.where, bf.of.staged, err)
 	}
 	return nil
