@@ -2,7 +2,6 @@ package localfile
 
 import (
 	"io"
-	"strings"
 
 	"github.com/strait-dev/strait/config"
 )
@@ -22,7 +21,9 @@ func (c *sinkConfig) sinkStreamOptions(o *config.Options) error {
 			return err
 		}
 	case formatBinary:
-		if s, _ := o.String("compress_codec", "none"); !strings.EqualFold(strings.TrimSpace(s), "none") && s != "" {
+		if s, set, err := setOtherThanNone(o, "compress_codec"); err != nil {
+			return err
+		} else if set {
 			return o.Errorf("compress_codec", "the binary format writes files as they are read; %q does not apply", s)
 		}
 	}

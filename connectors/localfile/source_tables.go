@@ -69,7 +69,9 @@ func (c *sourceConfig) streamOptions(o *config.Options) error {
 			return err
 		}
 	case formatBinary:
-		if s, _ := o.String("compress_codec", "none"); !strings.EqualFold(strings.TrimSpace(s), "none") && s != "" {
+		if s, set, err := setOtherThanNone(o, "compress_codec"); err != nil {
+			return err
+		} else if set {
 			return o.Errorf("compress_codec", "the binary format copies files as they are; %q does not apply", s)
 		}
 	}
@@ -79,7 +81,9 @@ func (c *sourceConfig) streamOptions(o *config.Options) error {
 			return err
 		}
 	default:
-		if s, _ := o.String("archive_compress_codec", "none"); !strings.EqualFold(strings.TrimSpace(s), "none") && s != "" {
+		if s, set, err := setOtherThanNone(o, "archive_compress_codec"); err != nil {
+			return err
+		} else if set {
 			return o.Errorf("archive_compress_codec", "SeaTunnel reads archives of text, csv, json, xml and excel files only; %q does not apply to %s files", s, c.format)
 		}
 	}
@@ -131,4 +135,15 @@ func (c *sourceConfig) splitsOf(ctx context.Context, path string) ([]fileSplit, 
 		parts[i].Table = c.index
 	}
 	return parts, nil
+}
+
+// setOtherThanNone reads a codec option that does not apply: set reports whether it names
+// anything but none.
+func setOtherThanNone(o *config.Options, key string) (string, bool, error) {
+	s, err := o.String(key, "none")
+	if err != nil {
+		return "", false, err
+	}
+	v := strings.TrimSpace(s)
+	return s, v != "" && !strings.EqualFold(v, "none"), nil
 }
