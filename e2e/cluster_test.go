@@ -221,6 +221,7 @@ var consoleID = regexp.MustCompile(`SeaTunnelRow#kind=INSERT : (-?\d+),`)
 // TestCluster runs Strait as separate processes: a Temporal dev server, a worker and three
 // runners, one of them tagged.
 func TestCluster(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
@@ -437,6 +438,7 @@ func countLines(dir string) int {
 // restarts once from its latest checkpoint on the other runner, and the transactional
 // LocalFile sink ends with exactly the rows the source produced.
 func TestRunnerKilledMidJob(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	ckpt := t.TempDir()
@@ -543,6 +545,7 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 // starts it again: the runner keeps its tasks and retries its reports, and the job finishes
 // with exactly its rows and no restart.
 func TestTemporalRestartMidJob(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	db := filepath.Join(t.TempDir(), "temporal.db")

@@ -169,6 +169,7 @@ sink { LocalFile { plugin_input = "in", path = "%s/sink", tmp_path = "%s/tmp", f
 // With the only runner dead the job fails; restored once another runner is up, its tasks go
 // to the live runner, never to the one that was lost.
 func TestRestoreAfterTheOnlyRunnerDied(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	c := startCluster(t, t.TempDir())
 	first := c.runner(t, "dead", 1)
 	out := t.TempDir()
@@ -198,6 +199,7 @@ func TestRestoreAfterTheOnlyRunnerDied(t *testing.T) {
 // starts clean and says so; a failover then restores this run's checkpoint, not the earlier
 // run's, and the counts are the job's across both attempts.
 func TestFreshRunOfAKnownIDStartsClean(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	ckpt := t.TempDir()
 	firstOut, secondOut := t.TempDir(), t.TempDir()
 	const id = "424243"
@@ -242,6 +244,7 @@ func TestFreshRunOfAKnownIDStartsClean(t *testing.T) {
 // A worker and a runner started before their Temporal server wait for it, and run jobs once
 // it answers.
 func TestWorkerAndRunnerWaitForTemporal(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	ckpt := t.TempDir()

@@ -159,6 +159,7 @@ func checkExactlyOnce(t *testing.T, sink exactlyOnceSink, dir, job string) {
 // again. Every row is written once, and nothing the dead attempt staged or prepared is
 // left.
 func TestStalledRunnerFencesItself(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	conn := postgres(t)
 	for _, sink := range []exactlyOnceSink{localFileSink(), jdbcSink(conn)} {
 		t.Run(sink.name, func(t *testing.T) {
@@ -193,6 +194,7 @@ func TestStalledRunnerFencesItself(t *testing.T) {
 // regains its lease (never LOST for good), the job finishes with every row once, and a new
 // job runs.
 func TestTemporalKilledAndRestarted(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
 	conn := postgres(t)
 	for _, sink := range []exactlyOnceSink{localFileSink(), jdbcSink(conn)} {
 		t.Run(sink.name, func(t *testing.T) {
