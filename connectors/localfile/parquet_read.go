@@ -36,28 +36,6 @@ type parquetSource struct {
 	cfg *sourceConfig
 }
 
-// openParquet reads the footer of a parquet file held by r.
-func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
-	if size < 12 {
-		return nil, fmt.Errorf("not a parquet file: %d bytes", size)
-	}
-	var tail [8]byte
-	if _, err := r.ReadAt(tail[:], size-8); err != nil {
-		return nil, fmt.Errorf("read the footer at byte %d: %w", size-8, err)
-	}
-	if string(tail[4:]) != "PAR1" {
-		return nil, fmt.Errorf("not a parquet file: no PAR1 magic at byte %d", size-4)
-	}
-	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > maxParquetFooter || n > size-12 {
-		return nil, fmt.Errorf("footer of %d bytes at byte %d does not fit the file of %d bytes", n, size-8-n, size)
-	}
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
 // parquetFileSchema takes the columns of the first file, as SeaTunnel does when the config
 // declares none. With no file at all the source is the one string column `content`, as in
 // SeaTunnel. Reading the footer is bounded in size and time.
@@ -160,7 +138,8 @@ type pqColumn struct {
 
 // parquetReader reads the row groups of one split.
 type parquetReader struct {
-	file    *parquet.File
+	file    *pqFile
+	r       io.ReaderAt
 	name    string
 	tableID string
 	width   int
@@ -171,6 +150,7 @@ type parquetReader struct {
 	rows    int64 // rows of the current group read
 	total   int64 // rows in the current group; -1 before the group is opened
 	arena   stringArena
+	left    int // values the nested columns of the current row may still assemble
 }
 
 func (p *parquetSource) open(r io.ReaderAt, size int64, name string, s fileSplit) (recordReader, error) {
@@ -178,7 +158,7 @@ func (p *parquetSource) open(r io.ReaderAt, size int64, name string, s fileSplit
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	pr := &parquetReader{file: pf, name: name, tableID: p.cfg.tableID, width: p.cfg.width, total: -1}
+	pr := &parquetReader{file: pf, r: r, name: name, tableID: p.cfg.tableID, width: p.cfg.width, total: -1}
 	root := pf.Root()
 	for _, cs := range p.cfg.cols {
 		if cs.out < 0 {
@@ -219,12 +199,24 @@ func fieldByName(root *parquet.Column, name string) *parquet.Column {
 	return fold
 }
 
-// openGroup starts reading row group g at row p.rows.
+// openGroup starts reading row group g at row p.rows, once the pages of every column chunk
+// it reads are checked.
 func (p *parquetReader) openGroup() error {
 	rg := p.file.RowGroups()[p.group]
 	p.total = rg.NumRows()
-	chunks := rg.ColumnChunks()
 	for _, c := range p.cursors {
+		c.reset(nil)
+	}
+	if p.total == 0 {
+		return nil
+	}
+	chunks := rg.ColumnChunks()
+	scan := pqScan{r: p.r}
+	for _, c := range p.cursors {
+		offsets, err := p.checkChunk(&scan, c)
+		if err != nil {
+			return fmt.Errorf("%s: row group %d, column %q: %w", p.name, p.group, c.leaf.path, err)
+		}
 		pages := chunks[c.col].Pages()
 		if p.rows > 0 {
 			if err := pages.SeekToRow(p.rows); err != nil {
@@ -233,11 +225,30 @@ func (p *parquetReader) openGroup() error {
 			}
 		}
 		c.reset(pages)
+		c.offsets, c.resumed = offsets, p.rows > 0
 	}
 	return nil
 }
 
-func (p *parquetReader) next(ctx context.Context, out *row.Batch) (bool, error) {
+// checkChunk checks the column chunk of cursor c in the current row group and its pages;
+// it returns where its data pages start.
+func (p *parquetReader) checkChunk(scan *pqScan, c *pqCursor) ([]int64, error) {
+	md := p.file.Metadata()
+	start, end, err := checkParquetChunk(md, p.group, c.col, p.file.dataEnd)
+	if err != nil {
+		return nil, err
+	}
+	m := &md.RowGroups[p.group].Columns[c.col].MetaData
+	scan.leaf, scan.codec = c.leaf, m.Codec
+	return scan.chunk(start, end, m.NumValues)
+}
+
+func (p *parquetReader) next(ctx context.Context, out *row.Batch) (done bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			done, err = false, fmt.Errorf("%s: row group %d: the parquet library failed on the file: %v", p.name, p.group, r)
+		}
+	}()
 	for !out.Full() {
 		if p.total < 0 {
 			if p.group >= p.end {
@@ -277,6 +288,7 @@ func (p *parquetReader) fill(out *row.Batch, n int) error {
 			if c.flat {
 				err = c.node.readLeaf(&rows[i].Fields[c.out], &p.arena)
 			} else {
+				p.left = parquetMaxRowValues
 				err = c.node.read(&rows[i].Fields[c.out], &p.arena)
 			}
 			if err != nil {
@@ -308,13 +320,17 @@ func (p *parquetReader) close() error {
 
 // pqCursor reads the values of one leaf column of the current row group, page by page.
 type pqCursor struct {
-	col   int
-	pages parquet.Pages
-	page  parquet.Page
-	vals  parquet.ValueReader
-	eof   bool // vals has no more values
-	buf   []parquet.Value
-	i, n  int
+	col     int
+	leaf    pqLeaf
+	pages   parquet.Pages
+	page    parquet.Page
+	vals    parquet.ValueReader
+	eof     bool // vals has no more values
+	buf     []parquet.Value
+	i, n    int
+	offsets []int64 // where the chunk's data pages start
+	read    int     // pages read of the chunk
+	resumed bool    // read from a row past the chunk's start: read does not count from its first page
 }
 
 func (c *pqCursor) reset(pages parquet.Pages) {
@@ -324,6 +340,19 @@ func (c *pqCursor) reset(pages parquet.Pages) {
 	}
 	c.pages = pages
 	c.i, c.n = 0, 0
+	c.offsets, c.read, c.resumed = nil, 0, false
+}
+
+// at names the page the cursor reads, the one ReadPage returned last, or the next.
+func (c *pqCursor) at(next bool) string {
+	k := c.read - 1
+	if next {
+		k = c.read
+	}
+	if c.resumed || k < 0 || k >= len(c.offsets) {
+		return fmt.Sprintf("column %q", c.leaf.path)
+	}
+	return fmt.Sprintf("column %q, page at byte %d", c.leaf.path, c.offsets[k])
 }
 
 func (c *pqCursor) release() {
@@ -344,7 +373,7 @@ func (c *pqCursor) fill() error {
 			if err == io.EOF || n == 0 && err == nil {
 				c.eof = true // a page that yields nothing more is done
 			} else if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", c.at(false), err)
 			}
 			continue
 		}
@@ -357,8 +386,9 @@ func (c *pqCursor) fill() error {
 			return errColumnEnded
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", c.at(true), err)
 		}
+		c.read++
 		c.page, c.vals, c.eof = page, page.Values(), false
 	}
 	return nil
@@ -410,6 +440,7 @@ type pqRead struct {
 	rep   int // list, map: the repetition level of their repeated group
 	kids  []*pqRead
 	kidAt []int // row: the file field each declared field reads (-1: none, null)
+	left  *int  // list, map: the values the row may still assemble
 	cur   *pqCursor
 	first *pqCursor   // the first leaf below: its levels tell presence
 	below []*pqCursor // every leaf below, to skip a null
@@ -424,7 +455,7 @@ type pqRead struct {
 type pqReadBuilder struct{ r *parquetReader }
 
 func (b *pqReadBuilder) cursor(col *parquet.Column) *pqCursor {
-	c := &pqCursor{col: col.Index(), buf: make([]parquet.Value, parquetValueBuffer)}
+	c := &pqCursor{col: col.Index(), leaf: newPQLeaf(col), buf: make([]parquet.Value, parquetValueBuffer)}
 	b.r.cursors = append(b.r.cursors, c)
 	return c
 }
@@ -432,7 +463,7 @@ func (b *pqReadBuilder) cursor(col *parquet.Column) *pqCursor {
 // build plans the reading of column col as the type want; asElem builds a repeated field
 // as its element, not as a list.
 func (b *pqReadBuilder) build(col *parquet.Column, want types.DataType, asElem bool) (*pqRead, error) {
-	n := &pqRead{name: col.Name(), def: col.MaxDefinitionLevel(), want: want}
+	n := &pqRead{name: col.Name(), def: col.MaxDefinitionLevel(), want: want, left: &b.r.left}
 	if col.Repeated() && !asElem {
 		// a bare repeated field: a list whose every value is present
 		if want.Kind != types.Array {
@@ -713,6 +744,9 @@ func (n *pqRead) read(dst *row.Value, a *stringArena) error {
 		}
 		var elems []row.Value
 		for {
+			if err := n.assemble(); err != nil {
+				return err
+			}
 			var e row.Value
 			if err := n.kids[0].read(&e, a); err != nil {
 				return err
@@ -728,6 +762,9 @@ func (n *pqRead) read(dst *row.Value, a *stringArena) error {
 	m := &row.MapValue{}
 	if d > n.def {
 		for {
+			if err := n.assemble(); err != nil {
+				return err
+			}
 			var k, v row.Value
 			if err := n.kids[0].read(&k, a); err != nil {
 				return err
@@ -746,6 +783,14 @@ func (n *pqRead) read(dst *row.Value, a *stringArena) error {
 		return err
 	}
 	*dst = row.MapOfValues(m)
+	return nil
+}
+
+// assemble counts one more element of a list or map against the row's values.
+func (n *pqRead) assemble() error {
+	if *n.left--; *n.left < 0 {
+		return fmt.Errorf("the row's lists and maps hold more than %d values", parquetMaxRowValues)
+	}
 	return nil
 }
 
