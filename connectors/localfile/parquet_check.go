@@ -9,6 +9,7 @@ import (
 	"reflect"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -59,11 +60,20 @@ func openParquet(r io.ReaderAt, size int64) (pf *pqFile, err error) {
 	return &pqFile{File: f, dataEnd: dataEnd}, nil
 }
 
-// recoverParquet turns a panic of parquet-go's on a file it cannot read into an error.
+// recoverParquet, deferred, turns a panic of parquet-go's on a file it cannot read into
+// the error *err.
 func recoverParquet(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("the parquet library failed on the file: %v", r)
+	if e := recoverParquetErr(recover()); e != nil {
+		*err = e
 	}
+}
+
+// recoverParquetErr is the error of a recovered panic r, or nil.
+func recoverParquetErr(r any) error {
+	if r == nil {
+		return nil
+	}
+	return fmt.Errorf("the parquet library failed on the file: %v", r)
 }
 
 // checkParquetFooter reads the footer and checks its thrift, schema and row groups; it
@@ -183,7 +193,21 @@ func checkParquetSchema(schema []format.SchemaElement) (leaves int, cost uint64,
 	return leaves, cost, nil
 }
 
+// parquetGroupConverted names the converted types of groups.
+var parquetGroupConverted = map[deprecated.ConvertedType]string{deprecated.List: "LIST", deprecated.Map: "MAP", deprecated.MapKeyValue: "MAP_KEY_VALUE"}
+
+// checkParquetLeaf refuses what parquet-go cannot make a column of: a primitive annotated
+// as a group, a FIXED_LEN_BYTE_ARRAY without a length that fits.
 func checkParquetLeaf(el *format.SchemaElement) error {
+	switch el.LogicalType.Value.(type) {
+	case *format.ListType, *format.MapType, *format.VariantType:
+		return fmt.Errorf("a %s annotated %s, which only a group can be", el.Type.V, el.LogicalType.Value)
+	}
+	if ct := el.ConvertedType; ct.Valid {
+		if name, ok := parquetGroupConverted[ct.V]; ok {
+			return fmt.Errorf("a %s annotated %s, which only a group can be", el.Type.V, name)
+		}
+	}
 	if el.Type.V != format.FixedLenByteArray {
 		return nil
 	}

@@ -2,6 +2,7 @@ package localfile
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -358,6 +360,12 @@ func TestParquetBrokenFiles(t *testing.T) {
 		{"a fixed array of a gigabyte", footer(func(md *format.FileMetaData) {
 			md.Schema[1].Type, md.Schema[1].TypeLength = thrift.New(format.FixedLenByteArray), thrift.New[int32](1<<30)
 		}, `column "id": FIXED_LEN_BYTE_ARRAY of length 1073741824`)},
+		{"a column annotated as a list", footer(func(md *format.FileMetaData) {
+			md.Schema[1].LogicalType = format.LogicalType{Value: &format.ListType{}}
+		},
+			`column "id": a INT64 annotated LIST, which only a group can be`)},
+		{"a column converted to a map", footer(func(md *format.FileMetaData) { md.Schema[1].ConvertedType = thrift.New(deprecated.Map) },
+			`column "id": a INT64 annotated MAP, which only a group can be`)},
 		{"rows that do not add up", footer(func(md *format.FileMetaData) { md.NumRows = 99 }, "the file counts 99 rows, its row groups 2500")},
 		{"negative rows", footer(func(md *format.FileMetaData) { md.RowGroups[1].NumRows = -1 }, "row group 1: -1 rows")},
 		{"a column chunk missing", footer(func(md *format.FileMetaData) { md.RowGroups[2].Columns = md.RowGroups[2].Columns[:6] }, "row group 2: 6 column chunks for the schema's 7 columns")},
@@ -466,4 +474,41 @@ func TestParquetRowValuesBounded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path+": row group 0, row 7: column \"tags\": the row's lists and maps hold more than 5 values") {
 		t.Errorf("a row of 6 tags: %v", err)
 	}
+}
+
+// FuzzParquetPages reads arbitrary changes of files of every codec, page version and
+// encoding: rows, or an error naming the file, never a panic, a hang or exhausted memory.
+func FuzzParquetPages(f *testing.F) {
+	rows := pqCheckRows(300)
+	dir := f.TempDir()
+	for _, c := range pqCheckCodecs {
+		for _, version := range []int{1, 2} {
+			f.Add(writePQCheck(f, rows, c.codec, version))
+		}
+	}
+	writeFile(f, filepath.Join(dir, "a.parquet"), string(writePQCheck(f, rows, &parquet.Uncompressed, 2)))
+	src := mustSource(f, srcConf(dir, "file_format_type = parquet\n"+pqCheckSchema))
+	const name = "fuzz.parquet"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		named := func(err error) {
+			if err != nil && !strings.Contains(err.Error(), name) {
+				t.Fatalf("the error does not name the file: %v", err)
+			}
+		}
+		rr, err := src.cfg.records.open(bytes.NewReader(data), int64(len(data)), name, fileSplit{Path: name})
+		if err != nil {
+			named(err)
+			return
+		}
+		defer rr.close()
+		for i := 0; i < 50; i++ {
+			b := row.NewBatch(64)
+			done, err := rr.next(context.Background(), b)
+			b.Release()
+			named(err)
+			if err != nil || done {
+				return
+			}
+		}
+	})
 }

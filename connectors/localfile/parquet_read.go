@@ -79,7 +79,8 @@ func (c *sourceConfig) parquetFileSchema(o *config.Options, declared *catalog.Ta
 }
 
 // parquetTableOf reads the columns of a parquet file.
-func parquetTableOf(path string) (*catalog.Table, error) {
+func parquetTableOf(path string) (_ *catalog.Table, err error) {
+	defer recoverParquet(&err)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -153,7 +154,12 @@ type parquetReader struct {
 	left    int // values the nested columns of the current row may still assemble
 }
 
-func (p *parquetSource) open(r io.ReaderAt, size int64, name string, s fileSplit) (recordReader, error) {
+func (p *parquetSource) open(r io.ReaderAt, size int64, name string, s fileSplit) (_ recordReader, err error) {
+	defer func() {
+		if err2 := recoverParquetErr(recover()); err2 != nil {
+			err = fmt.Errorf("%s: %w", name, err2)
+		}
+	}()
 	pf, err := openParquet(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -245,8 +251,8 @@ func (p *parquetReader) checkChunk(scan *pqScan, c *pqCursor) ([]int64, error) {
 
 func (p *parquetReader) next(ctx context.Context, out *row.Batch) (done bool, err error) {
 	defer func() {
-		if r := recover(); r != nil {
-			done, err = false, fmt.Errorf("%s: row group %d: the parquet library failed on the file: %v", p.name, p.group, r)
+		if err2 := recoverParquetErr(recover()); err2 != nil {
+			done, err = false, fmt.Errorf("%s: row group %d: %w", p.name, p.group, err2)
 		}
 	}()
 	for !out.Full() {
