@@ -42,8 +42,7 @@ import (
 // ftCase is one of SeaTunnel's tests, with its parameters and its Awaitility bounds.
 type ftCase struct {
 	it          string // SeaTunnel's test, Class.method
-	template    string // under testdata/seatunnel-e2e/engine
-	pipelines   int    // pipelines of the template: 1, or 2 writing to one folder
+	pipelines   int    // 1: the template, 2: the two-pipeline template (one folder)
 	mode        string // BATCH or STREAMING
 	parallelism int    // FakeSource's parallelism; 1000 rows per reader
 	down        string // "", "worker", "master" or "all"
@@ -58,9 +57,6 @@ type ftCase struct {
 	done time.Duration
 	// cancel bounds the wait for a canceled STREAMING job to end CANCELED.
 	cancel time.Duration
-	// long puts the case in the longer kill suite only (STRAIT_LONG_KILL_TESTS=1): the
-	// default run keeps one case of each kind of failure.
-	long bool
 }
 
 const (
@@ -75,15 +71,15 @@ const (
 
 var ftCases = []ftCase{
 	{it: "ClusterFaultToleranceIT.testBatchJobRunOkIn2Node", pipelines: 1, mode: "BATCH", parallelism: 6,
-		done: 600 * time.Second, long: true},
+		done: 600 * time.Second},
 	{it: "ClusterFaultToleranceIT.testStreamJobRunOkIn2Node", pipelines: 1, mode: "STREAMING", parallelism: 6,
-		done: 2 * time.Minute, cancel: 600 * time.Second, long: true},
+		done: 2 * time.Minute, cancel: 600 * time.Second},
 	{it: "ClusterFaultToleranceIT.testBatchJobRestoreIn2NodeWorkerDown", pipelines: 1, mode: "BATCH", parallelism: 2,
 		down: "worker", firstRows: 180 * time.Second, done: 600 * time.Second},
 	{it: "ClusterFaultToleranceIT.testStreamJobRestoreIn2NodeWorkerDown", pipelines: 1, mode: "STREAMING", parallelism: 6,
-		down: "worker", firstRows: 60 * time.Second, settle: true, done: 600 * time.Second, cancel: 600 * time.Second, long: true},
+		down: "worker", firstRows: 60 * time.Second, settle: true, done: 600 * time.Second, cancel: 600 * time.Second},
 	{it: "ClusterFaultToleranceIT.testBatchJobRestoreIn2NodeMasterDown", pipelines: 1, mode: "BATCH", parallelism: 6,
-		down: "master", firstRows: 60 * time.Second, done: 600 * time.Second, long: true},
+		down: "master", firstRows: 60 * time.Second, done: 600 * time.Second},
 	{it: "ClusterFaultToleranceIT.testStreamJobRestoreIn2NodeMasterDown", pipelines: 1, mode: "STREAMING", parallelism: 6,
 		down: "master", firstRows: 60 * time.Second, done: 600 * time.Second, cancel: 600 * time.Second},
 	// the Java test sleeps 10 s once both nodes are back, then waits at most 100 s
@@ -91,32 +87,28 @@ var ftCases = []ftCase{
 		down: "all", firstRows: 600 * time.Second, settle: true, done: 110 * time.Second, cancel: 600 * time.Second},
 
 	{it: "ClusterFaultToleranceTwoPipelineIT.testTwoPipelineBatchJobRunOkIn2Node", pipelines: 2, mode: "BATCH", parallelism: 6,
-		done: 600 * time.Second, long: true},
+		done: 600 * time.Second},
 	{it: "ClusterFaultToleranceTwoPipelineIT.testTwoPipelineStreamJobRunOkIn2Node", pipelines: 2, mode: "STREAMING", parallelism: 6,
-		done: 6 * time.Minute, cancel: 600 * time.Second, long: true},
+		done: 6 * time.Minute, cancel: 600 * time.Second},
 	{it: "ClusterFaultToleranceTwoPipelineIT.testTwoPipelineBatchJobRestoreIn2NodeWorkerDown", pipelines: 2, mode: "BATCH", parallelism: 6,
-		down: "worker", firstRows: 60 * time.Second, done: 600 * time.Second, long: true},
+		down: "worker", firstRows: 60 * time.Second, done: 600 * time.Second},
 	{it: "ClusterFaultToleranceTwoPipelineIT.testTwoPipelineStreamJobRestoreIn2NodeWorkerDown", pipelines: 2, mode: "STREAMING", parallelism: 6,
-		down: "worker", firstRows: 360 * time.Second, settle: true, done: 360 * time.Second, cancel: 600 * time.Second, long: true},
+		down: "worker", firstRows: 360 * time.Second, settle: true, done: 360 * time.Second, cancel: 600 * time.Second},
 	{it: "ClusterFaultToleranceTwoPipelineIT.testTwoPipelineBatchJobRestoreIn2NodeMasterDown", pipelines: 2, mode: "BATCH", parallelism: 6,
 		down: "master", firstRows: 360 * time.Second, done: 600 * time.Second},
 	{it: "ClusterFaultToleranceTwoPipelineIT.testTwoPipelineStreamJobRestoreIn2NodeMasterDown", pipelines: 2, mode: "STREAMING", parallelism: 6,
-		down: "master", firstRows: 360 * time.Second, done: 600 * time.Second, cancel: 360 * time.Second, long: true},
+		down: "master", firstRows: 360 * time.Second, done: 600 * time.Second, cancel: 360 * time.Second},
 }
 
 // TestSeaTunnelClusterFaultTolerance runs SeaTunnel's cluster fault-tolerance tests on
-// separate processes, each on a cluster of its own, as each Java test starts its own. Each
-// takes half a minute to two; by default it runs a worker node down (BATCH), the master
-// down (STREAMING), all nodes down, and the master down under two pipelines, about four
-// minutes; STRAIT_LONG_KILL_TESTS=1 runs all thirteen (the runs without a failure are also
-// TestSeaTunnelSuiteCluster's, on one worker).
+// separate processes, each on a cluster of its own, as each Java test starts its own. The
+// clusters mostly wait (split.read-interval, checkpoints, leases), so the cases run in
+// parallel with each other and with the other kill tests.
 func TestSeaTunnelClusterFaultTolerance(t *testing.T) {
-	long := os.Getenv("STRAIT_LONG_KILL_TESTS") == "1"
+	t.Parallel() // clusters of their own processes, mostly waiting
 	for _, tc := range ftCases {
 		t.Run(tc.it, func(t *testing.T) {
-			if tc.long && !long {
-				t.Skip("in the longer kill suite: STRAIT_LONG_KILL_TESTS=1")
-			}
+			t.Parallel()
 			runFTCase(t, tc)
 		})
 	}
@@ -159,26 +151,32 @@ func runFTCase(t *testing.T, tc ftCase) {
 		}
 	}()
 	ft := &ftRun{c: c, tc: tc, id: id, dir: dir, want: want}
-	switch tc.down {
-	case "":
-		ft.finish(t, time.Now())
-	case "worker", "master":
-		ft.firstRows(t)
-		killed := ft.nodeDown(t)
-		ft.runningAgain(t, killed)
-		ft.finish(t, killed)
-	case "all":
-		ft.firstRows(t)
-		killed := time.Now()
-		c.allDown(t)
-		c.up(t)
-		t.Logf("every process killed; the cluster was back %s later", time.Since(killed).Round(100*time.Millisecond))
-		ft.runningAgain(t, killed)
-		ft.finish(t, killed)
-	default:
-		t.Fatalf("unknown node failure %q", tc.down)
-	}
+	ft.play(t)
 	ft.checkSink(t)
+}
+
+// play runs the Java test's steps: the failure once rows are committed, then its end.
+func (r *ftRun) play(t *testing.T) {
+	t.Helper()
+	switch r.tc.down {
+	case "":
+		r.finish(t, time.Now())
+	case "worker", "master":
+		r.firstRows(t)
+		killed := r.nodeDown(t)
+		r.runningAgain(t, killed)
+		r.finish(t, killed)
+	case "all":
+		r.firstRows(t)
+		killed := time.Now()
+		r.c.allDown(t)
+		r.c.up(t)
+		t.Logf("every process killed; the cluster was back %s later", time.Since(killed).Round(100*time.Millisecond))
+		r.runningAgain(t, killed)
+		r.finish(t, killed)
+	default:
+		t.Fatalf("unknown node failure %q", r.tc.down)
+	}
 }
 
 // ftCluster is Temporal on a SQLite file and two nodes: workers worker-1, worker-2 and
