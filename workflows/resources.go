@@ -147,8 +147,23 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 	register := workflow.GetSignalChannel(ctx, contract.RegisterRunnerSignal)
 	release := workflow.GetSignalChannel(ctx, contract.ReleaseSlotsSignal)
 	load := workflow.GetSignalChannel(ctx, contract.RunnerLoadSignal)
+	lostOwners := func(r *RunnerSlots, reason string) {
+		for _, owner := range st.ownersOn(r) {
+			wf, _, _ := strings.Cut(owner, "#")
+			f := workflow.SignalExternalWorkflow(ctx, wf, "", contract.RunnerLostSignal, contract.RunnerLost{
+				RunnerID: r.Info.ID, Reason: reason})
+			_ = f // delivery failure means the pipeline is gone already
+		}
+	}
 	onRegister := func(info contract.RunnerInfo) {
 		events++
+		// A runner that registers while its slots are held (it restarted, or fenced itself,
+		// before its lease ran out) runs nothing of its earlier life: the pipelines that held
+		// them are told it was lost, as a lapsed lease would tell them.
+		if r, ok := st.Runners[info.ID]; ok && len(st.ownersOn(r)) > 0 &&
+			workflow.GetVersion(ctx, "register-tells-owners", workflow.DefaultVersion, 1) == 1 {
+			lostOwners(r, "it registered again (restarted or fenced) while holding the pipeline's slots")
+		}
 		startLease(st.register(info))
 	}
 	// drain applies every signal already delivered. An update can run before the main loop
@@ -211,12 +226,7 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 			return
 		}
 		r.State, r.LostReason = RunnerLost, end.Err
-		for _, owner := range st.ownersOn(r) {
-			wf, _, _ := strings.Cut(owner, "#")
-			f := workflow.SignalExternalWorkflow(ctx, wf, "", contract.RunnerLostSignal, contract.RunnerLost{
-				RunnerID: r.Info.ID, Reason: "no heartbeat within the lease (" + st.LeaseTimeout.String() + ")"})
-			_ = f // delivery failure means the pipeline is gone already
-		}
+		lostOwners(r, "no heartbeat within the lease ("+st.LeaseTimeout.String()+")")
 	}
 	for {
 		sel := workflow.NewSelector(ctx)
