@@ -143,27 +143,7 @@ func slowJob(t *testing.T, dir string) string {
 // slowJobOf is slowJob of n rows (a multiple of 10).
 func slowJobOf(t *testing.T, dir string, n int) string {
 	t.Helper()
-	in := filepath.Join(dir, "in")
-	if err := os.MkdirAll(in, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for f := 0; f < 10; f++ {
-		var b strings.Builder
-		for i := 1; i <= n/10; i++ {
-			id := f*(n/10) + i
-			fmt.Fprintf(&b, "{\"id\": %d, \"name\": \"row %d\"}\n", id, id)
-		}
-		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d.json", f)), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return writeJob(t, fmt.Sprintf(`
-env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000, job.retry.interval.seconds = 1,
-  read_limit.rows_per_second = 10 }
-source { LocalFile { plugin_output = "in", path = "%s", file_format_type = json,
-  schema = { fields { id = bigint, name = string } } } }
-sink { LocalFile { plugin_input = "in", path = "%s/sink", tmp_path = "%s/tmp", file_format_type = json } }`,
-		in, dir, dir))
+	return fenceJobOf(t, dir, n, localFileSink())
 }
 
 // With the only runner dead the job fails; restored once another runner is up, its tasks go

@@ -27,8 +27,8 @@ func (p *proc) stall(t *testing.T, d time.Duration) {
 	}
 }
 
-// slowInput writes 100 json lines, ids 1..100, in ten files under dir/in.
-func slowInput(t *testing.T, dir string) string {
+// slowInput writes n json lines (a multiple of 10), ids 1..n, in ten files under dir/in.
+func slowInput(t *testing.T, dir string, n int) string {
 	t.Helper()
 	in := filepath.Join(dir, "in")
 	if err := os.MkdirAll(in, 0o755); err != nil {
@@ -36,8 +36,8 @@ func slowInput(t *testing.T, dir string) string {
 	}
 	for f := 0; f < 10; f++ {
 		var b strings.Builder
-		for i := 1; i <= 10; i++ {
-			id := f*10 + i
+		for i := 1; i <= n/10; i++ {
+			id := f*(n/10) + i
 			fmt.Fprintf(&b, "{\"id\": %d, \"name\": \"row %d\"}\n", id, id)
 		}
 		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d.json", f)), []byte(b.String()), 0o644); err != nil {
@@ -125,16 +125,22 @@ func jdbcSink(conn *pgx.Conn) exactlyOnceSink {
 	}
 }
 
-// fenceJob reads the 100 lines at 10 rows a second with a checkpoint every second into the
+// fenceJob reads 100 lines at 10 rows a second with a checkpoint every second into the
 // sink.
 func fenceJob(t *testing.T, dir string, sink exactlyOnceSink) string {
+	t.Helper()
+	return fenceJobOf(t, dir, 100, sink)
+}
+
+// fenceJobOf is fenceJob of n lines.
+func fenceJobOf(t *testing.T, dir string, n int, sink exactlyOnceSink) string {
 	t.Helper()
 	return writeJob(t, fmt.Sprintf(`
 env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000, job.retry.interval.seconds = 1,
   read_limit.rows_per_second = 10 }
 source { LocalFile { plugin_output = "in", path = "%s", file_format_type = json,
   schema = { fields { id = bigint, name = string } } } }
-sink { %s }`, slowInput(t, dir), sink.block(t, dir)))
+sink { %s }`, slowInput(t, dir, n), sink.block(t, dir)))
 }
 
 func checkExactlyOnce(t *testing.T, sink exactlyOnceSink, dir, job string) {
