@@ -66,6 +66,9 @@ func (e *excelSource) open(r io.ReaderAt, size int64, name string, s fileSplit) 
 	if strings.HasSuffix(strings.ToLower(name), ".xls") {
 		return nil, fmt.Errorf("%s: .xls (BIFF) workbooks cannot be read: no Go library for them is available to Strait; save the workbook as .xlsx", name)
 	}
+	if err := checkXLSX(r, size); err != nil {
+		return nil, fmt.Errorf("%s: not an xlsx workbook: %w", name, err)
+	}
 	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not an xlsx workbook: %w", name, err)
