@@ -6,36 +6,9 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
-)
 
-// canMatchEmpty reports whether a parsed RE2 pattern can match the empty string somewhere.
-func canMatchEmpty(re *syntax.Regexp) bool {
-	switch re.Op {
-	case syntax.OpNoMatch, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return false
-	case syntax.OpLiteral:
-		return len(re.Rune) == 0
-	case syntax.OpCapture, syntax.OpPlus:
-		return canMatchEmpty(re.Sub[0])
-	case syntax.OpRepeat:
-		return re.Min == 0 || canMatchEmpty(re.Sub[0])
-	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			if !canMatchEmpty(s) {
-				return false
-			}
-		}
-		return true
-	case syntax.OpAlternate:
-		for _, s := range re.Sub {
-			if canMatchEmpty(s) {
-				return true
-			}
-		}
-		return false
-	}
-	return true // empty matches, assertions, star and quest
-}
+	"github.com/strait-dev/strait/internal/jregex"
+)
 
 // fieldDelimiter is the text source's field delimiter: SeaTunnel splits a line with
 // String.split(delimiter, -1), so the delimiter is a Java regular expression and every
@@ -62,7 +35,7 @@ func compileDelimiter(s string) (fieldDelimiter, error) {
 	if err != nil {
 		return fieldDelimiter{}, fmt.Errorf("not a regular expression Strait can read: %v", err)
 	}
-	if canMatchEmpty(parsed) {
+	if jregex.Nullable(parsed) {
 		return fieldDelimiter{}, fmt.Errorf(`the pattern matches the empty string, so String.split would cut the line between every character (escape the metacharacters: "\\|" for |)`)
 	}
 	re, err := regexp.Compile(p)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/internal/jregex"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/transform/internal/jregex"
 	"github.com/strait-dev/strait/transform/internal/xform"
 	"github.com/strait-dev/strait/types"
 )

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/strait-dev/strait/internal/jregex"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/transform/internal/jregex"
 	"github.com/strait-dev/strait/types"
 )
 

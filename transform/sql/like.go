@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/strait-dev/strait/internal/jregex"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/transform/internal/jregex"
 	"github.com/strait-dev/strait/types"
 )
 

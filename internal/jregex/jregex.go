@@ -52,7 +52,7 @@ func Compile(pattern string) (*Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Regexp{re: re, canEmpty: nullable(tree), leftCtx: looksLeft(tree)}
+	r := &Regexp{re: re, canEmpty: Nullable(tree), leftCtx: looksLeft(tree)}
 	if lit, complete := re.LiteralPrefix(); complete && lit != "" {
 		r.lit, r.isLiteral = lit, true
 	}
@@ -74,28 +74,29 @@ func (r *Regexp) String() string { return r.re.String() }
 // NumGroups is the number of capturing groups.
 func (r *Regexp) NumGroups() int { return r.re.NumSubexp() }
 
-func nullable(re *syntax.Regexp) bool {
+// Nullable reports whether a parsed RE2 pattern can match the empty string somewhere.
+func Nullable(re *syntax.Regexp) bool {
 	switch re.Op {
 	case syntax.OpNoMatch, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		return false
 	case syntax.OpLiteral:
 		return len(re.Rune) == 0
 	case syntax.OpCapture, syntax.OpPlus:
-		return nullable(re.Sub[0])
+		return Nullable(re.Sub[0])
 	case syntax.OpStar, syntax.OpQuest:
 		return true
 	case syntax.OpRepeat:
-		return re.Min == 0 || nullable(re.Sub[0])
+		return re.Min == 0 || Nullable(re.Sub[0])
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			if !nullable(s) {
+			if !Nullable(s) {
 				return false
 			}
 		}
 		return true
 	case syntax.OpAlternate:
 		for _, s := range re.Sub {
-			if nullable(s) {
+			if Nullable(s) {
 				return true
 			}
 		}
