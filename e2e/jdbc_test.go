@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,14 +155,15 @@ func TestJdbcExactlyOnce(t *testing.T) {
 	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS public.sink_xa`); err != nil {
 		t.Fatal(err)
 	}
-	if code, out := run(t, "run", file); code != 0 {
+	job := strconv.FormatInt(time.Now().UnixNano()/1000, 10)
+	if code, out := run(t, "run", "--job-id", job, file); code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	if got, want := tableRows(t, conn, "SELECT pk_id, name, score FROM public.sink_xa ORDER BY pk_id"), "(1,A_1,100) (3,C,100)"; got != want {
 		t.Fatalf("public.sink_xa holds %s, want %s", got, want)
 	}
 	var left int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()", pgx.QueryExecModeSimpleProtocol).Scan(&left); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)", "strait-"+job+"-").Scan(&left); err != nil {
 		t.Fatal(err)
 	}
 	if left != 0 {

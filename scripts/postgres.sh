@@ -52,6 +52,7 @@ start() {
 	if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
 		if can_login; then
 			map_host
+			forget_stale
 			return
 		fi
 		if [ ! -f "$dir/postmaster.pid" ]; then
@@ -94,6 +95,22 @@ CONF
 		"${psql[@]}" -c "create database test owner test"
 	fi
 	map_host
+	forget_stale
+}
+
+# A test process killed between a prepare and its commit leaves its transaction prepared,
+# and a prepared transaction stops every logical replication slot's creation on the server
+# until it ends. Those older than any test run (the suite's limit is 40 minutes) are rolled
+# back, each named.
+forget_stale() {
+	local psql=("$(bindir)/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U test -d test)
+	local gid
+	PGPASSWORD=test "${psql[@]}" -tAc "select gid from pg_prepared_xacts where database = 'test' and prepared < now() - interval '1 hour'" |
+		while read -r gid; do
+			[ -n "$gid" ] || continue
+			echo "postgres: rolling back transaction '$gid', left prepared by an earlier run" >&2
+			PGPASSWORD=test "${psql[@]}" -c "rollback prepared '${gid//\'/\'\'}'" >/dev/null || true
+		done
 }
 
 # Debian's own cluster (started by the package's install on some machines) takes port 5432

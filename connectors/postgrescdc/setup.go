@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -157,12 +158,7 @@ func (s *Source) prepareStream(ctx context.Context, pg *pgx.Conn) (pglogrepl.LSN
 	if si == nil {
 		// the slot's consistent point: every transaction committed before it is visible to
 		// the snapshot reads that follow, every one committed after it is in the stream
-		var lsn string
-		err := pg.QueryRow(ctx, "SELECT lsn::text FROM pg_catalog.pg_create_logical_replication_slot($1, 'pgoutput')", s.slot).Scan(&lsn)
-		if err != nil {
-			return 0, fmt.Errorf("%s: create replication slot %s: %s", s.where, s.slot, pgwire.ErrorText(err))
-		}
-		return pglogrepl.ParseLSN(lsn)
+		return s.createSlot(ctx, pg)
 	}
 	if err := s.checkSlot(si); err != nil {
 		return 0, err
@@ -220,4 +216,72 @@ func (s *Source) currentPosition(ctx context.Context, pg *pgx.Conn) (pglogrepl.L
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// slotWaitReport is how long a slot's creation may wait before the source says which
+// transactions it waits for.
+var slotWaitReport = 10 * time.Second
+
+// createSlot makes the logical replication slot and returns its consistent point. PostgreSQL
+// makes the slot only once every transaction that held a transaction id when it began has
+// ended, prepared transactions included, in every database of the server: one left prepared
+// by a crashed two-phase client stops it for good. While it waits, the source names those
+// transactions in its log, and in its error if the wait ends the job.
+func (s *Source) createSlot(ctx context.Context, pg *pgx.Conn) (pglogrepl.LSN, error) {
+	done := make(chan struct{})
+	defer close(done)
+	blockers := make(chan string, 1)
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-time.After(slotWaitReport):
+		}
+		wait := s.slotBlockers(ctx)
+		if wait != "" {
+			slog.Warn("Postgres-CDC: the replication slot waits for transactions to end", "slot", s.slot, "waiting for", wait)
+		}
+		blockers <- wait
+	}()
+	var lsn string
+	err := pg.QueryRow(ctx, "SELECT lsn::text FROM pg_catalog.pg_create_logical_replication_slot($1, 'pgoutput')", s.slot).Scan(&lsn)
+	if err != nil {
+		msg := fmt.Sprintf("%s: create replication slot %s: %s", s.where, s.slot, pgwire.ErrorText(err))
+		select {
+		case wait := <-blockers:
+			if wait != "" {
+				msg += "; PostgreSQL makes a slot once every transaction open when it began has ended, and these had not: " + wait +
+					" (end a prepared transaction with COMMIT PREPARED or ROLLBACK PREPARED)"
+			}
+		default:
+		}
+		return 0, errors.New(msg)
+	}
+	return pglogrepl.ParseLSN(lsn)
+}
+
+// slotBlockers names, on a connection of its own, the prepared transactions and the sessions
+// with an open transaction id that a slot's creation waits for; "" when it cannot tell.
+func (s *Source) slotBlockers(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return ""
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, `SELECT format('prepared transaction %L in database %s since %s', gid, database, prepared::timestamptz(0))
+FROM pg_catalog.pg_prepared_xacts
+UNION ALL
+SELECT format('session %s of %s in database %s (%s) since %s', pid, usename, datname, coalesce(nullif(application_name, ''), 'no application name'), xact_start::timestamptz(0))
+FROM pg_catalog.pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_catalog.pg_backend_pid()
+LIMIT 10`, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		return ""
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return ""
+	}
+	return strings.Join(names, "; ")
 }
