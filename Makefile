@@ -43,7 +43,7 @@ e2e: build postgres
 	$(GO) test -count=1 -timeout 30m -run 'TestSeaTunnel' ./e2e/
 
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./planner/hocon/
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./config/hocon/
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=30s ./types/
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./transform/sql/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeBatch -fuzztime=60s ./row/codec/

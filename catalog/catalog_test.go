@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 )
 
 func parse(t *testing.T, text string) (*Table, error) {

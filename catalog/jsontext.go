@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 )
 
 // SeaTunnel reads an object or list option through Jackson, so such an option may also be

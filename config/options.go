@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 )
 
 // Options is one plugin's options, or a nested part of them.

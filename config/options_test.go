@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 )
 
 func opts(t *testing.T, text string) *Options {

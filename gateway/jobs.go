@@ -18,10 +18,10 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/planner"
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/workflows"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )

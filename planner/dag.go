@@ -8,8 +8,8 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner/hocon"
 )
 
 // VertexKind is source, transform or sink.

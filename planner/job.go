@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner/hocon"
 )
 
 // Source describes where a job config comes from.

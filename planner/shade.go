@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 )
 
 // Config shades, as SeaTunnel has them: with env.shade.identifier set, the sensitive options

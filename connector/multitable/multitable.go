@@ -12,8 +12,8 @@ import (
 	"fmt"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/row"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 )
 
 // Table placeholders, as SeaTunnel replaces them in a sink's options for each table it

@@ -9,8 +9,8 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/literal"
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )

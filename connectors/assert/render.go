@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/strait-dev/strait/planner/hocon"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )

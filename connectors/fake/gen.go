@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/literal"
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/row"
 )
 

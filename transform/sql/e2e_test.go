@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/literal"
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 	"github.com/strait-dev/strait/types"

@@ -7,10 +7,10 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/assert" // the Assert sink
 	_ "github.com/strait-dev/strait/connectors/fake"   // FakeSource
-	"github.com/strait-dev/strait/planner/hocon"
 	"github.com/strait-dev/strait/row"
 )
 
