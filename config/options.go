@@ -76,9 +76,12 @@ func (o *Options) Errorf(key, format string, args ...any) error {
 	e := &Error{Where: o.where, Path: o.path(key), Msg: fmt.Sprintf(format, args...)}
 	if v := o.v.Lookup(key); v != nil {
 		e.Pos = v.Pos
-	} else if key == "" {
+	} else {
+		// an option that is not there is placed at the block it is missing from
 		e.Pos = o.v.Pos
-		e.Path = o.prefix
+		if key == "" {
+			e.Path = o.prefix
+		}
 	}
 	return e
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/strait-dev/strait/config"
 )
 
 // SourceFactory builds a source from its options; it checks them all and fails with a
@@ -17,8 +19,16 @@ type SinkFactory func(ctx *SinkContext) (Sink, error)
 // TransformFactory builds a transform from its options and input tables.
 type TransformFactory func(ctx *TransformContext) (Transform, error)
 
+// Plugin describes a registered plugin: what `strait plugins` lists and the docs show.
+type Plugin struct {
+	Kind string       // source, sink or transform
+	Name string       // SeaTunnel's plugin name, as registered
+	Doc  string       // what the plugin does, one paragraph
+	Spec *config.Spec // its options; nil for a plugin registered without a spec
+}
+
 type entry[F any] struct {
-	name    string
+	Plugin
 	factory F
 }
 
@@ -27,34 +37,42 @@ type registry[F any] struct {
 	m  map[string]entry[F]
 }
 
-func (r *registry[F]) add(kind, name string, f F) {
+func (r *registry[F]) add(p Plugin, f F) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
 		r.m = map[string]entry[F]{}
 	}
-	key := strings.ToLower(name)
+	key := strings.ToLower(p.Name)
 	if _, dup := r.m[key]; dup {
-		panic(fmt.Sprintf("connector: %s %q registered twice", kind, name))
+		panic(fmt.Sprintf("connector: %s %q registered twice", p.Kind, p.Name))
 	}
-	r.m[key] = entry[F]{name: name, factory: f}
+	r.m[key] = entry[F]{Plugin: p, factory: f}
 }
 
-func (r *registry[F]) get(name string) (F, string, bool) {
+func (r *registry[F]) get(name string) (entry[F], bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	e, ok := r.m[strings.ToLower(name)]
-	return e.factory, e.name, ok
+	return e, ok
+}
+
+func (r *registry[F]) plugins() []Plugin {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Plugin, 0, len(r.m))
+	for _, e := range r.m {
+		out = append(out, e.Plugin)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func (r *registry[F]) names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.m))
-	for _, e := range r.m {
-		out = append(out, e.name)
+	var out []string
+	for _, p := range r.plugins() {
+		out = append(out, p.Name)
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -64,23 +82,110 @@ var (
 	transforms registry[TransformFactory]
 )
 
-// RegisterSource registers a source under its SeaTunnel plugin name. Call it from init.
-func RegisterSource(name string, f SourceFactory) { sources.add("source", name, f) }
+// RegisterSource registers a source under its SeaTunnel plugin name, with its options as
+// the struct C (see config.Spec). The engine decodes the plugin's block into a C and hands
+// it to f; an option the spec does not know is warned about. Call it from init.
+func RegisterSource[C any](name, doc string, f func(ctx *SourceContext, c *C) (Source, error)) {
+	spec := config.SpecOf[C]()
+	sources.add(Plugin{Kind: "source", Name: name, Doc: doc, Spec: spec}, func(ctx *SourceContext) (Source, error) {
+		c, err := config.Decode[C](ctx.Options)
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, c)
+	})
+}
 
-// RegisterSink registers a sink under its SeaTunnel plugin name.
-func RegisterSink(name string, f SinkFactory) { sinks.add("sink", name, f) }
+// RegisterSink registers a sink under its SeaTunnel plugin name, with its options as C.
+func RegisterSink[C any](name, doc string, f func(ctx *SinkContext, c *C) (Sink, error)) {
+	spec := config.SpecOf[C]()
+	sinks.add(Plugin{Kind: "sink", Name: name, Doc: doc, Spec: spec}, func(ctx *SinkContext) (Sink, error) {
+		c, err := config.Decode[C](ctx.Options)
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, c)
+	})
+}
 
-// RegisterTransform registers a transform under its SeaTunnel plugin name.
-func RegisterTransform(name string, f TransformFactory) { transforms.add("transform", name, f) }
+// RegisterTransform registers a transform under its SeaTunnel plugin name, with its
+// options as C.
+func RegisterTransform[C any](name, doc string, f func(ctx *TransformContext, c *C) (Transform, error)) {
+	spec := config.SpecOf[C]()
+	transforms.add(Plugin{Kind: "transform", Name: name, Doc: doc, Spec: spec}, func(ctx *TransformContext) (Transform, error) {
+		c, err := config.Decode[C](ctx.Options)
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, c)
+	})
+}
+
+// RegisterSourceRaw registers a source that reads its options itself, without a spec.
+//
+// Deprecated: plugins declare their options with RegisterSource; this remains only until
+// every plugin does.
+func RegisterSourceRaw(name string, f SourceFactory) {
+	sources.add(Plugin{Kind: "source", Name: name}, f)
+}
+
+// RegisterSinkRaw registers a sink that reads its options itself, without a spec.
+//
+// Deprecated: see RegisterSourceRaw.
+func RegisterSinkRaw(name string, f SinkFactory) { sinks.add(Plugin{Kind: "sink", Name: name}, f) }
+
+// RegisterTransformRaw registers a transform that reads its options itself.
+//
+// Deprecated: see RegisterSourceRaw.
+func RegisterTransformRaw(name string, f TransformFactory) {
+	transforms.add(Plugin{Kind: "transform", Name: name}, f)
+}
 
 // LookupSource finds a source by name in any case; it returns the canonical name.
-func LookupSource(name string) (SourceFactory, string, bool) { return sources.get(name) }
+func LookupSource(name string) (SourceFactory, string, bool) {
+	e, ok := sources.get(name)
+	return e.factory, e.Name, ok
+}
 
 // LookupSink finds a sink by name in any case.
-func LookupSink(name string) (SinkFactory, string, bool) { return sinks.get(name) }
+func LookupSink(name string) (SinkFactory, string, bool) {
+	e, ok := sinks.get(name)
+	return e.factory, e.Name, ok
+}
 
 // LookupTransform finds a transform by name in any case.
-func LookupTransform(name string) (TransformFactory, string, bool) { return transforms.get(name) }
+func LookupTransform(name string) (TransformFactory, string, bool) {
+	e, ok := transforms.get(name)
+	return e.factory, e.Name, ok
+}
+
+// LookupPlugin finds a plugin of a kind (source, sink, transform) by name in any case.
+func LookupPlugin(kind, name string) (Plugin, bool) {
+	var e Plugin
+	var ok bool
+	switch kind {
+	case "source":
+		var x entry[SourceFactory]
+		x, ok = sources.get(name)
+		e = x.Plugin
+	case "sink":
+		var x entry[SinkFactory]
+		x, ok = sinks.get(name)
+		e = x.Plugin
+	case "transform":
+		var x entry[TransformFactory]
+		x, ok = transforms.get(name)
+		e = x.Plugin
+	}
+	return e, ok
+}
+
+// Plugins lists every registered plugin: sources, then sinks, then transforms, each by name.
+func Plugins() []Plugin {
+	out := sources.plugins()
+	out = append(out, sinks.plugins()...)
+	return append(out, transforms.plugins()...)
+}
 
 // SourceNames, SinkNames and TransformNames list what is registered, sorted.
 func SourceNames() []string    { return sources.names() }

@@ -205,7 +205,7 @@ func (keepCommitter) Commit(_ context.Context, req connector.CommitRequest) erro
 func (keepCommitter) Abort(context.Context, [][]byte) error { return nil }
 
 func init() {
-	connector.RegisterSource("SeqSource", func(ctx *connector.SourceContext) (connector.Source, error) {
+	connector.RegisterSourceRaw("SeqSource", func(ctx *connector.SourceContext) (connector.Source, error) {
 		n, err := ctx.Options.Int("rows", 10)
 		if err != nil {
 			return nil, err
@@ -238,10 +238,10 @@ func init() {
 			failAfter: int(failAfter), failAlways: always > 0, failKey: fmt.Sprint(ctx.Job.ID),
 			table: catalog.FromRowType(catalog.TablePath{Table: "seq"}, rt)}, nil
 	})
-	connector.RegisterSink("TxnSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+	connector.RegisterSinkRaw("TxnSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
 		return txnSink{}, nil
 	})
-	connector.RegisterSink("KeepSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+	connector.RegisterSinkRaw("KeepSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
 		f, err := ctx.Options.Int("fail_at", -1)
 		if err != nil {
 			return nil, err

@@ -293,7 +293,15 @@ func (d *LogicalDag) vertex(id int) *Vertex { return d.Vertices[id-1] }
 // Vertex returns the vertex with this id.
 func (d *LogicalDag) Vertex(id int) *Vertex { return d.vertex(id) }
 
-func (d *LogicalDag) warnUnused(o *config.Options) {
+// warnUnused warns about the options the plugin's spec does not know, with the nearest
+// name it knows.
+func (d *LogicalDag) warnUnused(o *config.Options, kind, name string) {
+	if p, ok := connector.LookupPlugin(kind, name); ok && p.Spec != nil {
+		for _, u := range p.Spec.Unknown(o, commonKeys...) {
+			d.Warnings = append(d.Warnings, o.Where()+": "+u)
+		}
+		return
+	}
 	o.MarkUsed(commonKeys...)
 	for _, u := range o.Unused() {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: option %s is not used by the plugin (ignored)", o.Where(), u))
@@ -315,7 +323,7 @@ func (d *LogicalDag) buildSource(v *Vertex, p *Plugin) error {
 		return cfgErr("%s: the source is unbounded and cannot run in a BATCH job; set env.job.mode = STREAMING", p.Where())
 	}
 	v.Tables = src.Tables()
-	d.warnUnused(o)
+	d.warnUnused(o, "source", name)
 	return nil
 }
 
@@ -331,7 +339,7 @@ func (d *LogicalDag) buildTransform(v *Vertex, p *Plugin) error {
 		return wrapPluginErr(p, err)
 	}
 	v.Tables = t.Outputs()
-	d.warnUnused(o)
+	d.warnUnused(o, "transform", name)
 	return nil
 }
 
@@ -346,7 +354,7 @@ func (d *LogicalDag) buildSink(v *Vertex, p *Plugin) error {
 		return wrapPluginErr(p, err)
 	}
 	v.Tables = v.InputTables
-	d.warnUnused(o)
+	d.warnUnused(o, "sink", name)
 	return nil
 }
 

@@ -37,7 +37,7 @@ func (testSink) CreateWriter(connector.WriterContext, [][]byte) (connector.Write
 func (testSink) CreateCommitter() (connector.Committer, error) { return nil, nil }
 
 func init() {
-	connector.RegisterSource("PlanSource", func(ctx *connector.SourceContext) (connector.Source, error) {
+	connector.RegisterSourceRaw("PlanSource", func(ctx *connector.SourceContext) (connector.Source, error) {
 		width, err := ctx.Options.Int("width", 1)
 		if err != nil {
 			return nil, err
@@ -49,10 +49,10 @@ func init() {
 		}
 		return &testSource{tables: []*catalog.Table{catalog.FromRowType(catalog.TablePath{Table: ctx.OutputName}, rt)}}, nil
 	})
-	connector.RegisterTransform("PlanTransform", func(ctx *connector.TransformContext) (connector.Transform, error) {
+	connector.RegisterTransformRaw("PlanTransform", func(ctx *connector.TransformContext) (connector.Transform, error) {
 		return &testTransform{out: ctx.Inputs}, nil
 	})
-	connector.RegisterSink("PlanSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+	connector.RegisterSinkRaw("PlanSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
 		if _, err := ctx.Options.Enum("mode", "A", "A", "B"); err != nil {
 			return nil, err
 		}

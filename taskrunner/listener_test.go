@@ -59,7 +59,7 @@ func (*listeningReader) NotifyCheckpointComplete(_ context.Context, id int64) er
 }
 
 func init() {
-	connector.RegisterSource("ListeningSource", func(*connector.SourceContext) (connector.Source, error) { return listening{}, nil })
+	connector.RegisterSourceRaw("ListeningSource", func(*connector.SourceContext) (connector.Source, error) { return listening{}, nil })
 }
 
 // TestCheckpointCompleteReachesTheReader: the completed checkpoint a trigger carries is

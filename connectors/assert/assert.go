@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSink("Assert", New)
+	connector.RegisterSinkRaw("Assert", New)
 }
 
 // Sink is a configured Assert sink.

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSink("Console", New)
+	connector.RegisterSink("Console", "Prints every row it receives, one line per row, in the layout of SeaTunnel's Console sink.", New)
 }
 
 var (
@@ -53,22 +53,18 @@ type Sink struct {
 	delay time.Duration
 }
 
+// Config is the Console sink's options.
+type Config struct {
+	Print   bool  `opt:"log.print.data" default:"true" doc:"print the rows; false counts them only"`
+	DelayMS int64 `opt:"log.print.delay.ms" default:"0" doc:"milliseconds to wait after each row"`
+}
+
 // New builds a Console sink from its options.
-func New(ctx *connector.SinkContext) (connector.Sink, error) {
-	o := ctx.Options
-	o.MarkUsed("plugin_input", "source_table_name", "parallelism", "plugin_name")
-	print, err := o.Bool("log.print.data", true)
-	if err != nil {
-		return nil, err
+func New(ctx *connector.SinkContext, c *Config) (connector.Sink, error) {
+	if c.DelayMS < 0 {
+		return nil, ctx.Options.Errorf("log.print.delay.ms", "must not be negative, got %d", c.DelayMS)
 	}
-	delay, err := o.Int("log.print.delay.ms", 0)
-	if err != nil {
-		return nil, err
-	}
-	if delay < 0 {
-		return nil, o.Errorf("log.print.delay.ms", "must not be negative, got %d", delay)
-	}
-	return &Sink{print: print, delay: time.Duration(delay) * time.Millisecond}, nil
+	return &Sink{print: c.Print, delay: time.Duration(c.DelayMS) * time.Millisecond}, nil
 }
 
 // CreateWriter makes the writer of one subtask.

@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSource("FakeSource", New)
+	connector.RegisterSourceRaw("FakeSource", New)
 }
 
 // Source is a configured FakeSource.

@@ -15,7 +15,7 @@ import (
 func init() {
 	// one sink per input table, with ${table_name} and the other table placeholders of the
 	// options replaced for it
-	connector.RegisterSink("Jdbc", func(ctx *connector.SinkContext) (connector.Sink, error) {
+	connector.RegisterSinkRaw("Jdbc", func(ctx *connector.SinkContext) (connector.Sink, error) {
 		return multitable.Build(ctx, NewSink)
 	})
 }

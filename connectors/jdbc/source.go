@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSource("Jdbc", NewSource)
+	connector.RegisterSourceRaw("Jdbc", NewSource)
 }
 
 // defaultSplitSize is SeaTunnel's split.size: rows per split when a table is split by its key.

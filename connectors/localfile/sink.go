@@ -16,12 +16,12 @@ import (
 func init() {
 	// one sink per input table, with ${table_name} and the other table placeholders of the
 	// options replaced for it
-	connector.RegisterSink("LocalFile", func(ctx *connector.SinkContext) (connector.Sink, error) {
+	connector.RegisterSinkRaw("LocalFile", func(ctx *connector.SinkContext) (connector.Sink, error) {
 		return multitable.Build(ctx, NewSink)
 	})
 	// partition_by names the partition directories here, not an exchange
 	connector.OwnsPartitionBy("sink", "LocalFile")
-	connector.RegisterSource("LocalFile", NewSource)
+	connector.RegisterSourceRaw("LocalFile", NewSource)
 }
 
 // Defaults, as SeaTunnel's BaseSinkConfig has them.

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSource("Postgres-CDC", NewSource)
+	connector.RegisterSourceRaw("Postgres-CDC", NewSource)
 }
 
 // Startup modes (startup.mode).

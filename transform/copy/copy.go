@@ -19,7 +19,7 @@ import (
 // Name is the plugin name.
 const Name = "Copy"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Transform is a configured Copy.
 type Transform struct {

@@ -17,7 +17,7 @@ import (
 // Name is the plugin name.
 const Name = "FieldMapper"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Transform is a configured FieldMapper.
 type Transform struct {

@@ -19,7 +19,7 @@ import (
 // Name is the plugin name.
 const Name = "Filter"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Transform is a configured Filter.
 type Transform struct {

@@ -18,7 +18,7 @@ import (
 // Name is the plugin name.
 const Name = "FilterRowKind"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Transform is a configured FilterRowKind.
 type Transform struct {

@@ -43,7 +43,7 @@ import (
 // Name is the plugin name.
 const Name = "JsonPath"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Way is an error handling way.
 type Way uint8

@@ -28,7 +28,7 @@ import (
 // Name is the plugin name.
 const Name = "Replace"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 type plan struct {
 	idx   int            // the field's position

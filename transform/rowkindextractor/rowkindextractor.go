@@ -20,7 +20,7 @@ import (
 // Name is the plugin name.
 const Name = "RowKindExtractor"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Transform is a configured RowKindExtractor.
 type Transform struct {

@@ -21,7 +21,7 @@ import (
 // Name is the plugin name.
 const Name = "Split"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Transform is a configured Split.
 type Transform struct {

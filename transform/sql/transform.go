@@ -25,7 +25,7 @@ import (
 // Name is the plugin name.
 const Name = "Sql"
 
-func init() { connector.RegisterTransform(Name, New) }
+func init() { connector.RegisterTransformRaw(Name, New) }
 
 // Transform is a configured Sql transform.
 type Transform struct {
