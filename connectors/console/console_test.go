@@ -22,7 +22,8 @@ func newSink(t testing.TB, src string) (connector.Sink, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(&connector.SinkContext{Options: config.New(root, "sink[0] Console")})
+	build, _, _ := connector.LookupSink("Console")
+	return build(&connector.SinkContext{Options: config.New(root, "sink[0] Console")})
 }
 
 type syncBuffer struct {
