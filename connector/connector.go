@@ -53,6 +53,10 @@ type Split struct {
 
 // SourceContext is what a source factory receives.
 type SourceContext struct {
+	// Context is the planning deadline. A factory that reaches out while it is built (a
+	// database's columns, a connection check) does so within it, and gives up when it is
+	// done. The planner sets it from its caller; it is never nil.
+	Context     context.Context
 	Options     *config.Options
 	Job         Job
 	Parallelism int
@@ -130,6 +134,10 @@ type CheckpointListener interface {
 
 // SinkContext is what a sink factory receives.
 type SinkContext struct {
+	// Context is the planning deadline. A factory that reaches out while it is built (a
+	// database's columns, a connection check) does so within it, and gives up when it is
+	// done. The planner sets it from its caller; it is never nil.
+	Context context.Context
 	Options *config.Options
 	Job     Job
 	// Inputs are the tables the sink receives rows of.
@@ -198,6 +206,10 @@ type CommitRequest struct {
 
 // TransformContext is what a transform factory receives.
 type TransformContext struct {
+	// Context is the planning deadline. A factory that reaches out while it is built (a
+	// database's columns, a connection check) does so within it, and gives up when it is
+	// done. The planner sets it from its caller; it is never nil.
+	Context context.Context
 	Options *config.Options
 	Job     Job
 	// Inputs are the tables the transform receives rows of (one unless it unions).

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,8 +78,9 @@ func cfgErr(format string, args ...any) error {
 const defaultIdentifier = "default-identifier"
 
 // BuildDag wires the plugins into a DAG and builds every plugin once, which checks its
-// options and derives the tables that flow along each edge.
-func BuildDag(jc *JobConfig, job connector.Job) (*LogicalDag, error) {
+// options and derives the tables that flow along each edge. ctx is the planning deadline:
+// plugins that reach out while they are built (a database's columns) do so within it.
+func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDag, error) {
 	if len(jc.Sources) == 0 || len(jc.Sinks) == 0 {
 		return nil, cfgErr("%s: a job needs at least one source and one sink", jc.File)
 	}
@@ -119,7 +121,7 @@ func BuildDag(jc *JobConfig, job connector.Job) (*LogicalDag, error) {
 		if p.Parallelism > 0 {
 			v.Parallelism = p.Parallelism
 		}
-		if err := d.buildSource(v, p); err != nil {
+		if err := d.buildSource(ctx, v, p); err != nil {
 			return nil, err
 		}
 		register(v)
@@ -168,7 +170,7 @@ func BuildDag(jc *JobConfig, job connector.Job) (*LogicalDag, error) {
 			if p.Parallelism > 0 {
 				v.Parallelism = p.Parallelism
 			}
-			if err := d.buildTransform(v, p); err != nil {
+			if err := d.buildTransform(ctx, v, p); err != nil {
 				return nil, err
 			}
 			register(v)
@@ -192,7 +194,7 @@ func BuildDag(jc *JobConfig, job connector.Job) (*LogicalDag, error) {
 		}
 		// Sinks take the parallelism of their (first) input, as SeaTunnel's engine does.
 		v.Parallelism = ins[0].Parallelism
-		if err := d.buildSink(v, p); err != nil {
+		if err := d.buildSink(ctx, v, p); err != nil {
 			return nil, err
 		}
 		d.Vertices = append(d.Vertices, v)
@@ -308,14 +310,14 @@ func (d *LogicalDag) warnUnused(o *config.Options, kind, name string) {
 	}
 }
 
-func (d *LogicalDag) buildSource(v *Vertex, p *Plugin) error {
+func (d *LogicalDag) buildSource(ctx context.Context, v *Vertex, p *Plugin) error {
 	f, name, ok := connector.LookupSource(p.Name)
 	if !ok {
 		return cfgErr("%s: unknown source plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SourceNames(), ", "), p.Pos)
 	}
 	v.Plugin = name
 	o := config.New(p.Options, p.Where())
-	src, err := f(&connector.SourceContext{Options: o, Job: d.Job, Parallelism: v.Parallelism, OutputName: p.Output})
+	src, err := f(&connector.SourceContext{Context: ctx, Options: o, Job: d.Job, Parallelism: v.Parallelism, OutputName: p.Output})
 	if err != nil {
 		return wrapPluginErr(p, err)
 	}
@@ -327,14 +329,14 @@ func (d *LogicalDag) buildSource(v *Vertex, p *Plugin) error {
 	return nil
 }
 
-func (d *LogicalDag) buildTransform(v *Vertex, p *Plugin) error {
+func (d *LogicalDag) buildTransform(ctx context.Context, v *Vertex, p *Plugin) error {
 	f, name, ok := connector.LookupTransform(p.Name)
 	if !ok {
 		return cfgErr("%s: unknown transform plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.TransformNames(), ", "), p.Pos)
 	}
 	v.Plugin = name
 	o := config.New(p.Options, p.Where())
-	t, err := f(&connector.TransformContext{Options: o, Job: d.Job, Inputs: v.InputTables})
+	t, err := f(&connector.TransformContext{Context: ctx, Options: o, Job: d.Job, Inputs: v.InputTables})
 	if err != nil {
 		return wrapPluginErr(p, err)
 	}
@@ -343,14 +345,14 @@ func (d *LogicalDag) buildTransform(v *Vertex, p *Plugin) error {
 	return nil
 }
 
-func (d *LogicalDag) buildSink(v *Vertex, p *Plugin) error {
+func (d *LogicalDag) buildSink(ctx context.Context, v *Vertex, p *Plugin) error {
 	f, name, ok := connector.LookupSink(p.Name)
 	if !ok {
 		return cfgErr("%s: unknown sink plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SinkNames(), ", "), p.Pos)
 	}
 	v.Plugin = name
 	o := config.New(p.Options, p.Where())
-	if _, err := f(&connector.SinkContext{Options: o, Job: d.Job, Inputs: v.InputTables}); err != nil {
+	if _, err := f(&connector.SinkContext{Context: ctx, Options: o, Job: d.Job, Inputs: v.InputTables}); err != nil {
 		return wrapPluginErr(p, err)
 	}
 	v.Tables = v.InputTables

@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/strait-dev/strait/connector"
 )
@@ -93,13 +95,25 @@ type PhysicalPlan struct {
 // Vertex returns the vertex with this id.
 func (pp *PhysicalPlan) Vertex(id int) *Vertex { return pp.Vertices[id-1] }
 
-// Plan parses, checks and plans a job config.
+// Timeout bounds planning for a caller that has no deadline of its own to give (the command
+// line): as long as the PlanJob activity may take.
+const Timeout = 2 * time.Minute
+
+// Plan parses, checks and plans a job config, for a caller with no deadline of its own (a
+// test, a tool): PlanContext with context.Background().
 func Plan(src Source, job connector.Job) (*PhysicalPlan, error) {
+	return PlanContext(context.Background(), src, job)
+}
+
+// PlanContext parses, checks and plans a job config within ctx, the planning deadline: a
+// plugin that reaches out while it is built (a database's columns, a connection check)
+// gives up when ctx is done, and planning fails with its error.
+func PlanContext(ctx context.Context, src Source, job connector.Job) (*PhysicalPlan, error) {
 	jc, err := Parse(src)
 	if err != nil {
 		return nil, err
 	}
-	d, err := BuildDag(jc, job)
+	d, err := BuildDag(ctx, jc, job)
 	if err != nil {
 		return nil, err
 	}

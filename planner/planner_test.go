@@ -2,8 +2,10 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -36,11 +38,24 @@ func (testSink) CreateWriter(connector.WriterContext, [][]byte) (connector.Write
 }
 func (testSink) CreateCommitter() (connector.Committer, error) { return nil, nil }
 
+var errNoContext = errors.New("the factory got no planning context")
+
 func init() {
 	connector.RegisterSourceRaw("PlanSource", func(ctx *connector.SourceContext) (connector.Source, error) {
+		if ctx.Context == nil {
+			return nil, errNoContext
+		}
 		width, err := ctx.Options.Int("width", 1)
 		if err != nil {
 			return nil, err
+		}
+		// await_deadline stands for a source that reaches a database that does not answer
+		if wait, err := ctx.Options.Bool("await_deadline", false); err != nil || wait {
+			if err != nil {
+				return nil, err
+			}
+			<-ctx.Context.Done()
+			return nil, ctx.Context.Err()
 		}
 		rt := &types.RowType{}
 		for i := 0; i < int(width); i++ {
@@ -50,9 +65,15 @@ func init() {
 		return &testSource{tables: []*catalog.Table{catalog.FromRowType(catalog.TablePath{Table: ctx.OutputName}, rt)}}, nil
 	})
 	connector.RegisterTransformRaw("PlanTransform", func(ctx *connector.TransformContext) (connector.Transform, error) {
+		if ctx.Context == nil {
+			return nil, errNoContext
+		}
 		return &testTransform{out: ctx.Inputs}, nil
 	})
 	connector.RegisterSinkRaw("PlanSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+		if ctx.Context == nil {
+			return nil, errNoContext
+		}
 		if _, err := ctx.Options.Enum("mode", "A", "A", "B"); err != nil {
 			return nil, err
 		}
@@ -288,5 +309,36 @@ source { PlanSource { plugin_output = "a" } }
 sink { PlanSink { plugin_input = "a", partition_by = "nope" } }`)
 	if err == nil || !strings.Contains(err.Error(), `partition_by: table a has no field "nope"`) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// The planning deadline reaches every factory: one that waits on a database that does not
+// answer gives up when the caller's deadline passes, and planning fails naming the plugin.
+func TestPlanContextReachesFactories(t *testing.T) {
+	const job = `source { PlanSource { plugin_output = a, await_deadline = %s } }
+transform { PlanTransform { plugin_input = a, plugin_output = b } }
+sink { PlanSink { plugin_input = b } }`
+	for _, tc := range []struct {
+		name, wait string
+		want       error
+	}{
+		{"every factory has a context", "false", nil},
+		{"a factory waiting on it stops at the deadline", "true", context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			_, err := PlanContext(ctx, Source{File: "job.conf", Text: strings.Replace(job, "%s", tc.wait, 1)}, connector.Job{ID: 1})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+			if tc.want != nil && !strings.HasPrefix(err.Error(), "source[0] PlanSource: ") {
+				t.Fatalf("error %q does not name the plugin", err)
+			}
+		})
+	}
+	// Plan, for callers without a deadline, gives the factories one too
+	if _, err := Plan(Source{File: "job.conf", Text: strings.Replace(job, "%s", "false", 1)}, connector.Job{ID: 1}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/strait-dev/strait/connector"
@@ -8,6 +9,8 @@ import (
 
 // Where a plugin runs, it is built again from the options the plan carries. The planner built
 // it once already, so an error here means the two builds disagree (another version, say).
+// These builds have no planning deadline of their own: a plugin that reaches out bounds
+// that by its own timeouts.
 
 // BuildSource builds a source vertex's plugin.
 
@@ -20,7 +23,7 @@ func BuildSource(job connector.Job, v *Vertex, parallelism int) (connector.Sourc
 	if err != nil {
 		return nil, err
 	}
-	s, err := f(&connector.SourceContext{Options: o, Job: job, Parallelism: parallelism, OutputName: v.Output})
+	s, err := f(&connector.SourceContext{Context: context.Background(), Options: o, Job: job, Parallelism: parallelism, OutputName: v.Output})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Where, err)
 	}
@@ -37,7 +40,7 @@ func BuildTransform(job connector.Job, v *Vertex) (connector.Transform, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := f(&connector.TransformContext{Options: o, Job: job, Inputs: v.InputTables})
+	t, err := f(&connector.TransformContext{Context: context.Background(), Options: o, Job: job, Inputs: v.InputTables})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Where, err)
 	}
@@ -55,7 +58,7 @@ func BuildSink(job connector.Job, v *Vertex) (connector.Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := f(&connector.SinkContext{Options: o, Job: job, Inputs: v.InputTables})
+	s, err := f(&connector.SinkContext{Context: context.Background(), Options: o, Job: job, Inputs: v.InputTables})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Where, err)
 	}
