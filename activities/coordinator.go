@@ -73,7 +73,7 @@ func (a *Coordinator) PersistCheckpoint(ctx context.Context, in workflows.Persis
 
 // PlanJob parses, checks and plans a job. A bad config fails without retry.
 func (a *Coordinator) PlanJob(ctx context.Context, in workflows.PlanInput) (*planner.PhysicalPlan, error) {
-	plan, err := planner.Plan(in.Source, connector.Job{ID: in.JobID})
+	plan, err := planner.PlanContext(ctx, in.Source, connector.Job{ID: in.JobID})
 	if err != nil {
 		if planner.IsConfigError(err) {
 			return nil, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ConfigErrorType, nil)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -48,7 +49,9 @@ func loadPlan(file string, vars []string, name string) (*planner.PhysicalPlan, i
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return nil, 2
 	}
-	plan, err := planner.Plan(src, connector.Job{})
+	ctx, cancel := context.WithTimeout(context.Background(), planner.Timeout)
+	defer cancel()
+	plan, err := planner.PlanContext(ctx, src, connector.Job{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: config error: %v\n", err)
 		return nil, 2
