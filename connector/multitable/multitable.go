@@ -31,7 +31,7 @@ func Build(ctx *connector.SinkContext, build connector.SinkFactory) (connector.S
 			return nil, ctx.Options.Errorf("", "receives table %s from two inputs; give each source its own table name", id)
 		}
 		o := ctx.Options.Rewritten(func(_ string, v *hocon.Value) *hocon.Value { return replaceValue(v, t) })
-		one, err := build(&connector.SinkContext{Options: o, Job: ctx.Job, Inputs: []*catalog.Table{t}})
+		one, err := build(&connector.SinkContext{Context: ctx.Context, Options: o, Job: ctx.Job, Inputs: []*catalog.Table{t}})
 		ctx.Options.MarkUsedFrom(o)
 		if err != nil {
 			if len(ctx.Inputs) > 1 {
