@@ -37,9 +37,26 @@ import (
 // fallback tag lists other names the option is read under when it is not set (SeaTunnel's
 // renamed options). The default tag is the value when the option is not set, written as in
 // a config file. A field without an opt tag is not an option.
+//
+// Two more forms serve options that several structs share and checks a plugin makes later:
+//
+//	type Table struct {
+//		Schema *hocon.Value `opt:"schema" doc:"..."`
+//		At     *Options     `opt:"."` // this object's own options, not an option
+//	}
+//	type Config struct {
+//		Table                            // embedded without a tag: its options are Config's
+//		Tables []Table `opt:"tables_configs"`
+//	}
+//
+// A struct embedded without an opt tag contributes its options to the struct that embeds
+// it. A field of type *Options tagged opt:"." receives the options of the object the struct
+// is decoded from (the plugin's block, or the nested object or list element), so a check the
+// plugin makes after decoding fails with Errorf naming the option at its place.
 type Spec struct {
 	Fields []Field
 	typ    reflect.Type
+	self   []int // the opt:"." field, if any
 }
 
 // Field is one option of a Spec.
@@ -56,7 +73,8 @@ type Field struct {
 	Fields    []Field  `json:"fields,omitempty"` // of an object or a list of objects
 
 	hasDefault bool
-	index      int // the struct field
+	index      []int // the struct field, through embedded structs
+	self       []int // of an object or a list of objects: its opt:"." field, if any
 	kind       fieldKind
 }
 
@@ -93,15 +111,32 @@ func specOf(t reflect.Type) *Spec {
 		panic(fmt.Sprintf("config: options of %s: want a struct", t))
 	}
 	s := &Spec{typ: t}
-	seen := map[string]bool{}
+	s.addFields(t, nil, map[string]bool{})
+	return s
+}
+
+// addFields adds the options of struct t, whose fields are at index below the spec's
+// struct (nil for the struct itself, the path through embedded structs otherwise).
+func (s *Spec) addFields(t reflect.Type, at []int, seen map[string]bool) {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
+		index := append(append([]int(nil), at...), i)
 		tag, ok := sf.Tag.Lookup("opt")
 		if !ok {
+			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+				s.addFields(sf.Type, index, seen)
+			}
+			continue
+		}
+		if tag == "." {
+			if sf.Type != optionsType || s.self != nil {
+				panic(fmt.Sprintf(`config: %s.%s: opt:"." needs a field of type *config.Options, one per struct`, t, sf.Name))
+			}
+			s.self = index
 			continue
 		}
 		parts := strings.Split(tag, ",")
-		f := Field{Name: parts[0], Doc: sf.Tag.Get("doc"), index: i}
+		f := Field{Name: parts[0], Doc: sf.Tag.Get("doc"), index: index}
 		if f.Name == "" || seen[f.Name] {
 			panic(fmt.Sprintf("config: %s.%s: empty or repeated option name %q", t, sf.Name, f.Name))
 		}
@@ -137,7 +172,8 @@ func specOf(t reflect.Type) *Spec {
 			elem = elem.Elem()
 		}
 		if f.kind == kStruct || f.kind == kStructs {
-			f.Fields = specOf(elem).Fields
+			sub := specOf(elem)
+			f.Fields, f.self = sub.Fields, sub.self
 		}
 		if f.hasDefault {
 			// the default must decode: a broken one fails at start-up, not in a job
@@ -148,7 +184,6 @@ func specOf(t reflect.Type) *Spec {
 		}
 		s.Fields = append(s.Fields, f)
 	}
-	return s
 }
 
 func kindOf(t reflect.Type, sf reflect.StructField) (fieldKind, string) {
@@ -232,20 +267,32 @@ func (s *Spec) Decode(o *Options, dst any) error {
 	if rv.Kind() != reflect.Pointer || rv.Elem().Type() != s.typ {
 		panic(fmt.Sprintf("config: Decode of %T with the spec of %s", dst, s.typ))
 	}
-	return decodeFields(o, s.Fields, rv.Elem())
+	return decodeFields(o, s.Fields, s.self, rv.Elem())
 }
 
-func decodeFields(o *Options, fields []Field, dst reflect.Value) error {
+func decodeFields(o *Options, fields []Field, self []int, dst reflect.Value) error {
+	if self != nil {
+		dst.FieldByIndex(self).Set(reflect.ValueOf(o))
+	}
 	for i := range fields {
 		f := &fields[i]
-		key, v := f.Name, o.Get(f.Name)
+		// an object or a list of objects is not used as a whole: the options of its own
+		// spec are, so Unknown finds those it does not know
+		get := o.Get
+		if f.kind == kStruct || f.kind == kStructs {
+			get = o.v.Lookup
+		}
+		key, v := f.Name, get(f.Name)
 		for _, fb := range f.Fallbacks {
 			if v != nil && v.Kind != hocon.Null {
 				break
 			}
-			if w := o.Get(fb); w != nil {
+			if w := get(fb); w != nil {
 				key, v = fb, w
 			}
+		}
+		if f.kind == kStruct || f.kind == kStructs {
+			o.markContainer(key, v)
 		}
 		if v == nil || v.Kind == hocon.Null {
 			if f.Required {
@@ -255,7 +302,8 @@ func decodeFields(o *Options, fields []Field, dst reflect.Value) error {
 				continue
 			}
 		}
-		if err := f.decode(o.at(key), v, dst.Field(f.index)); err != nil {
+		if err := f.decode(o.at(key), v, dst.FieldByIndex(f.index)); err != nil {
+			o.MarkUsed(key) // what is inside a broken option is not warned about as well
 			return err
 		}
 	}
@@ -360,7 +408,7 @@ func (f *Field) decode(o any, v *hocon.Value, dst reflect.Value) error {
 		if v.Kind != hocon.Object {
 			return k.fail("expected an object, found %s", v.Kind)
 		}
-		return decodeFields(k.child(v, k.path(k.key)), f.Fields, dst)
+		return decodeFields(k.child(v, k.path(k.key)), f.Fields, f.self, dst)
 	case kStructs:
 		if v.Kind != hocon.Array {
 			return k.fail("expected a list of objects, found %s", v.Kind)
@@ -371,7 +419,7 @@ func (f *Field) decode(o any, v *hocon.Value, dst reflect.Value) error {
 			if e.Kind != hocon.Object {
 				return &Error{Where: k.where, Path: p, Msg: fmt.Sprintf("expected an object, found %s", e.Kind), Pos: e.Pos}
 			}
-			if err := decodeFields(k.child(e, p), f.Fields, out.Index(i)); err != nil {
+			if err := decodeFields(k.child(e, p), f.Fields, f.self, out.Index(i)); err != nil {
 				return err
 			}
 		}
@@ -467,7 +515,7 @@ func (s *Spec) Unknown(o *Options, known ...string) []string {
 		}
 		msg := fmt.Sprintf("unknown option %q", u.path)
 		if near := nearest(u.path, names); near != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
+			msg += fmt.Sprintf(" (did you mean %q?)", reindex(near, u.path))
 		}
 		if u.pos.Line > 0 {
 			msg += " at " + u.pos.String()
@@ -475,6 +523,24 @@ func (s *Spec) Unknown(o *Options, known ...string) []string {
 		out = append(out, msg)
 	}
 	return out
+}
+
+// reindex writes the list indices of path into the [] of name, in order: the suggestion
+// for rules[2].rule_typ is rules[2].rule_type.
+func reindex(name, path string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(name, "[]")
+		j := strings.IndexByte(path, '[')
+		k := strings.IndexByte(path[max(j, 0):], ']')
+		if i < 0 || j < 0 || k < 0 {
+			b.WriteString(name)
+			return b.String()
+		}
+		b.WriteString(name[:i])
+		b.WriteString(path[j : j+k+1])
+		name, path = name[i+2:], path[j+k+1:]
+	}
 }
 
 // isKnown reports whether path is one of names, or inside one.
@@ -508,6 +574,24 @@ func fieldNames(fields []Field, prefix string) []string {
 	return out
 }
 
+// listMark is the suffix of a list's path in the used set that says the list is one of
+// objects with a spec of their own: Unknown looks into its elements.
+const listMark = "[]"
+
+// markContainer records how Unknown treats an object or a list of objects of a spec: it
+// looks into one with content, whose options the nested spec marks as it reads them; an
+// empty one, or one of another kind (whose decoding fails), is used as a whole.
+func (o *Options) markContainer(key string, v *hocon.Value) {
+	switch {
+	case v == nil:
+	case v.Kind == hocon.Object && len(v.Fields) > 0:
+	case v.Kind == hocon.Array && len(v.Elems) > 0:
+		o.used[o.path(key)+listMark] = true
+	default:
+		o.MarkUsed(key)
+	}
+}
+
 type unusedOption struct {
 	path string
 	pos  hocon.Pos
@@ -531,6 +615,14 @@ func (o *Options) unused() []unusedOption {
 			}
 			return
 		}
+		if v.Kind == hocon.Array && o.used[path+listMark] {
+			for i, e := range v.Elems {
+				if e.Kind == hocon.Object && len(e.Fields) > 0 {
+					walk(e, fmt.Sprintf("%s[%d]", path, i))
+				}
+			}
+			return
+		}
 		if path != "" {
 			out = append(out, unusedOption{path: path, pos: v.Pos})
 		}
@@ -540,7 +632,8 @@ func (o *Options) unused() []unusedOption {
 }
 
 // nearest returns the name closest to s by edit distance, when it is close enough to be
-// what was meant: at most a third of the name's length, and at least one edit.
+// what was meant: at most a third of the length of the name's last part, and at least one
+// edit.
 func nearest(s string, names []string) string {
 	// a list element's options are written name[3].key, and known as name[].key
 	norm := func(p string) string {
@@ -566,7 +659,10 @@ func nearest(s string, names []string) string {
 			best, bestD = n, d
 		}
 	}
-	if best == s || bestD > max(1, len(s)/3) {
+	// the edits allowed are counted on the last part of the path: a long path of a nested
+	// option is no licence to suggest any name beside it
+	last := s[strings.LastIndexAny(s, ".]")+1:]
+	if best == s || bestD > max(1, len(last)/3) {
 		return ""
 	}
 	return best

@@ -13,19 +13,21 @@ type rule struct {
 }
 
 type sample struct {
-	Path     string            `opt:"path,required" doc:"where"`
-	Format   string            `opt:"file_format_type" default:"csv" enum:"text,csv,json" doc:"the format"`
-	Password string            `opt:"password,secret"`
-	Output   string            `opt:"plugin_output" fallback:"result_table_name"`
-	Attempts int               `opt:"max_commit_attempts,noeffect" default:"3"`
-	Columns  []string          `opt:"read_columns"`
-	Limit    *int64            `opt:"limit"`
-	Ratio    float64           `opt:"ratio" default:"0.5"`
-	Header   bool              `opt:"header" default:"true"`
-	Small    int8              `opt:"small"`
-	Dotted   int               `opt:"log.print.delay.ms" default:"0"`
-	Rules    []rule            `opt:"rules"`
-	Nested   struct{ N int `opt:"n"` } `opt:"nested"`
+	Path     string   `opt:"path,required" doc:"where"`
+	Format   string   `opt:"file_format_type" default:"csv" enum:"text,csv,json" doc:"the format"`
+	Password string   `opt:"password,secret"`
+	Output   string   `opt:"plugin_output" fallback:"result_table_name"`
+	Attempts int      `opt:"max_commit_attempts,noeffect" default:"3"`
+	Columns  []string `opt:"read_columns"`
+	Limit    *int64   `opt:"limit"`
+	Ratio    float64  `opt:"ratio" default:"0.5"`
+	Header   bool     `opt:"header" default:"true"`
+	Small    int8     `opt:"small"`
+	Dotted   int      `opt:"log.print.delay.ms" default:"0"`
+	Rules    []rule   `opt:"rules"`
+	Nested   struct {
+		N int `opt:"n"`
+	} `opt:"nested"`
 	Props    map[string]string `opt:"properties"`
 	Schema   *Options          `opt:"schema"`
 	NotAnOpt string
@@ -131,11 +133,31 @@ func TestSpecFields(t *testing.T) {
 
 func TestSpecOfRefusesBadTags(t *testing.T) {
 	for name, f := range map[string]func(){
-		"flag":    func() { SpecOf[struct{ A string `opt:"a,requird"` }]() },
-		"repeat":  func() { SpecOf[struct{ A, B string `opt:"a"` }]() },
-		"type":    func() { SpecOf[struct{ A chan int `opt:"a"` }]() },
-		"enum":    func() { SpecOf[struct{ A int `opt:"a" enum:"1,2"` }]() },
-		"default": func() { SpecOf[struct{ A int `opt:"a" default:"x"` }]() },
+		"flag": func() {
+			SpecOf[struct {
+				A string `opt:"a,requird"`
+			}]()
+		},
+		"repeat": func() {
+			SpecOf[struct {
+				A, B string `opt:"a"`
+			}]()
+		},
+		"type": func() {
+			SpecOf[struct {
+				A chan int `opt:"a"`
+			}]()
+		},
+		"enum": func() {
+			SpecOf[struct {
+				A int `opt:"a" enum:"1,2"`
+			}]()
+		},
+		"default": func() {
+			SpecOf[struct {
+				A int `opt:"a" default:"x"`
+			}]()
+		},
 	} {
 		func() {
 			defer func() {
@@ -161,5 +183,122 @@ func TestNearest(t *testing.T) {
 		if got := nearest(in, names); got != want {
 			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// shared is embedded in specs below: its options become those of the struct embedding it.
+type shared struct {
+	Schema *Options `opt:"schema,required"`
+	Rows   int      `opt:"row.num" default:"5"`
+	At     *Options `opt:"."`
+}
+
+type entry struct {
+	Output string `opt:"plugin_output" fallback:"result_table_name"`
+	shared
+	Checks []check `opt:"checks"`
+}
+
+type check struct {
+	Name string   `opt:"name,required"`
+	At   *Options `opt:"."`
+}
+
+type outer struct {
+	Tables []entry `opt:"tables_configs"`
+	Rules  struct {
+		Checks []check `opt:"checks"`
+		Limit  int     `opt:"limit"`
+	} `opt:"rules"`
+}
+
+func TestSpecEmbeddedAndSelf(t *testing.T) {
+	spec := SpecOf[outer]()
+	if f := spec.Field("tables_configs"); f == nil || len(f.Fields) != 4 || f.Fields[1].Name != "schema" || f.Fields[2].Name != "row.num" {
+		t.Fatalf("tables_configs: %+v", f)
+	}
+	o := opts(t, `tables_configs = [
+  { result_table_name = a, schema { x = 1 } },
+  { row.num = 2, schema { y = 2 }, checks = [{ name = c }] }
+]`)
+	var c outer
+	if err := spec.Decode(o, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Tables) != 2 || c.Tables[0].Output != "a" || c.Tables[0].Rows != 5 || c.Tables[1].Rows != 2 || c.Tables[1].Checks[0].Name != "c" {
+		t.Fatalf("decoded %+v", c)
+	}
+	// each struct holds the options it was decoded from, so later checks name their place
+	for _, tc := range []struct {
+		at   *Options
+		key  string
+		want string
+	}{
+		{c.Tables[1].At, "row.num", "source[0] FakeSource: tables_configs[1].row.num: bad (at job.conf:3:15)"},
+		{c.Tables[1].Checks[0].At, "name", "source[0] FakeSource: tables_configs[1].checks[0].name: bad (at job.conf:3:55)"},
+		{c.Tables[0].At, "row.num", "source[0] FakeSource: tables_configs[0].row.num: bad (at job.conf:2:3)"},
+	} {
+		if got := tc.at.Errorf(tc.key, "bad").Error(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+	if _, err := Decode[outer](opts(t, `tables_configs = [{ row.num = 1 }]`)); err == nil || !strings.Contains(err.Error(), "tables_configs[0].schema: option is required") {
+		t.Fatalf("missing schema: %v", err)
+	}
+}
+
+// Unknown looks into objects and lists of objects that have a spec: a misspelt option
+// there is named with its path and the option meant.
+func TestSpecUnknownNested(t *testing.T) {
+	spec := SpecOf[outer]()
+	for _, tc := range []struct {
+		conf string
+		want []string
+	}{
+		{`rules { checks = [{ name = a }, { name = b, nmae = c }], limt = 3 }`, []string{
+			`unknown option "rules.checks[1].nmae" (did you mean "rules.checks[1].name"?) at job.conf:1:52`,
+			`unknown option "rules.limt" (did you mean "rules.limit"?) at job.conf:1:65`,
+		}},
+		{"tables_configs = [{ schema { a = 1 }, row.nun = 3, checks = [{ name = x, colour = red }] }]", []string{
+			`unknown option "tables_configs[0].row.nun" (did you mean "tables_configs[0].row.num"?) at job.conf:1:49`,
+			`unknown option "tables_configs[0].checks[0].colour" at job.conf:1:83`,
+		}},
+		// empty objects and lists are known; what is inside a schema is the plugin's
+		{`rules {}, tables_configs = [{ schema { anything = 1 } }]`, nil},
+		{`rules { checks = [] }`, nil},
+		// an option that fails to decode is not warned about as well
+		{`rules = 3`, nil},
+		{`rules { checks = [{ nmae = a }] }`, nil},
+	} {
+		o := opts(t, tc.conf)
+		var c outer
+		_ = spec.Decode(o, &c)
+		if got := spec.Unknown(o); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", tc.conf, got, tc.want)
+		}
+	}
+}
+
+func TestSpecOfRefusesBadSelf(t *testing.T) {
+	for name, f := range map[string]func(){
+		"type": func() {
+			SpecOf[struct {
+				A string `opt:"."`
+			}]()
+		},
+		"twice": func() {
+			SpecOf[struct {
+				A, B *Options `opt:"."`
+			}]()
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
 	}
 }
