@@ -10,6 +10,7 @@ import (
 	"context"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
@@ -19,7 +20,16 @@ import (
 // Name is the plugin name.
 const Name = "Copy"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Copies fields into new fields; a copy named like an input field overwrites it.", New)
+}
+
+// Config is Copy's options.
+type Config struct {
+	Fields    *config.Options `opt:"fields" doc:"the copies as new_field = source_field, in the order written; required unless src_field and dest_field are set"`
+	SrcField  *string         `opt:"src_field" doc:"the field to copy, with dest_field: SeaTunnel's older form of one copy, ignored when fields is set"`
+	DestField *string         `opt:"dest_field" doc:"the name of the copy of src_field"`
+}
 
 // Transform is a configured Copy.
 type Transform struct {
@@ -30,45 +40,15 @@ type Transform struct {
 }
 
 // New builds a Copy from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := ctx.Options
-	var dest, src []string
-	var key string // the option that names the sources, for errors
-	switch {
-	case o.Has("fields"):
-		key = "fields"
-		m, err := o.Object("fields")
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range m.Keys() {
-			s, err := m.String(k, "")
-			if err != nil {
-				return nil, err
-			}
-			if s == "" {
-				return nil, m.Errorf(k, "the source field of %q is empty", k)
-			}
-			dest = append(dest, k)
-			src = append(src, s)
-		}
-	case o.Has("src_field") || o.Has("dest_field"):
-		key = "src_field"
-		s, err := o.RequiredString("src_field")
-		if err != nil {
-			return nil, err
-		}
-		d, err := o.RequiredString("dest_field")
-		if err != nil {
-			return nil, err
-		}
-		dest, src = []string{d}, []string{s}
-	default:
-		return nil, o.Errorf("fields", "option is required (fields = { new_field = source_field }, or src_field and dest_field)")
+	dest, src, key, err := copies(o, c)
+	if err != nil {
+		return nil, err
 	}
 	t := &Transform{scratch: make([]row.Value, len(dest))}
 	cols := make([][]catalog.Column, len(inputs))
@@ -80,14 +60,42 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 				return nil, xform.FieldNotFound(o, key, s, in)
 			}
 			idx[i] = j
-			c := in.Columns[j]
-			c.Name = dest[i]
-			cols[k] = append(cols[k], c)
+			col := in.Columns[j]
+			col.Name = dest[i]
+			cols[k] = append(cols[k], col)
 		}
 		t.src = append(t.src, idx)
 	}
 	t.w, t.outputs = xform.NewWiden(o.Where(), inputs, cols)
 	return t, nil
+}
+
+// copies lists the copies' names and sources, and the option that names the sources.
+func copies(o *config.Options, c *Config) (dest, src []string, key string, err error) {
+	switch {
+	case c.Fields != nil:
+		for _, k := range c.Fields.Keys() {
+			s, err := c.Fields.String(k, "")
+			if err != nil {
+				return nil, nil, "", err
+			}
+			if s == "" {
+				return nil, nil, "", c.Fields.Errorf(k, "the source field of %q is empty", k)
+			}
+			dest = append(dest, k)
+			src = append(src, s)
+		}
+		return dest, src, "fields", nil
+	case c.SrcField != nil || c.DestField != nil:
+		if c.SrcField == nil {
+			return nil, nil, "", o.Errorf("src_field", "option is required")
+		}
+		if c.DestField == nil {
+			return nil, nil, "", o.Errorf("dest_field", "option is required")
+		}
+		return []string{*c.DestField}, []string{*c.SrcField}, "src_field", nil
+	}
+	return nil, nil, "", o.Errorf("fields", "option is required (fields = { new_field = source_field }, or src_field and dest_field)")
 }
 
 // Outputs are the tables with the copies.

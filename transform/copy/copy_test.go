@@ -8,6 +8,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/copy"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 )
 
@@ -180,4 +181,15 @@ func TestCopyE2EWithConnectors(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no rows reached the sink")
 	}
+}
+
+func TestCopyOptions(t *testing.T) {
+	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+		{Block: `Copy { plugin_input = src, plugin_output = out, fields { n = name } }`},
+		{Block: `Copy { src_field = name, dest_field = n }`},
+		{Block: `Copy { fields { n = name }, feilds { m = name } }`, Warning: `unknown option "feilds.m"`},
+		{Block: `Copy { fields { n = name }, dest_feild = x }`, Warning: `unknown option "dest_feild" (did you mean "dest_field"?) at job.conf:4:`},
+		{Block: `Copy { feilds { n = name } }`, Err: "transform[0] Copy: fields: option is required"},
+		{Block: `Copy { src_field = name }`, Err: "transform[0] Copy: dest_field: option is required"},
+	})
 }
