@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
@@ -17,7 +18,14 @@ import (
 // Name is the plugin name.
 const Name = "FieldMapper"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Keeps, renames and reorders fields as a mapping of input names to output names lists them.", New)
+}
+
+// Config is FieldMapper's options.
+type Config struct {
+	Mapping *config.Options `opt:"field_mapper,required" doc:"input_field = output_name for each field kept, in the output's order; fields not listed are dropped"`
+}
 
 // Transform is a configured FieldMapper.
 type Transform struct {
@@ -26,37 +34,15 @@ type Transform struct {
 }
 
 // New builds a FieldMapper from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := ctx.Options
-	if !o.Has("field_mapper") {
-		return nil, o.Errorf("field_mapper", "option is required")
-	}
-	m, err := o.Object("field_mapper")
+	from, to, err := mapping(c.Mapping)
 	if err != nil {
 		return nil, err
-	}
-	keys := m.Keys()
-	from := make([]string, 0, len(keys))
-	to := make([]string, 0, len(keys))
-	seen := map[string]string{}
-	for _, k := range keys {
-		name, err := m.String(k, "")
-		if err != nil {
-			return nil, err
-		}
-		if name == "" {
-			return nil, m.Errorf(k, "the output name of field %q is empty", k)
-		}
-		if prev, dup := seen[name]; dup {
-			return nil, m.Errorf(k, "output field %q is already the name of %q", name, prev)
-		}
-		seen[name] = k
-		from = append(from, k)
-		to = append(to, name)
 	}
 	t := &Transform{}
 	var idx [][]int
@@ -82,6 +68,30 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 	}
 	t.proj = xform.NewProjection(o.Where(), xform.NewRouter(inputs), idx, widths)
 	return t, nil
+}
+
+// mapping reads the input names and their output names, in the mapping's order.
+func mapping(m *config.Options) (from, to []string, err error) {
+	keys := m.Keys()
+	from = make([]string, 0, len(keys))
+	to = make([]string, 0, len(keys))
+	seen := map[string]string{}
+	for _, k := range keys {
+		name, err := m.String(k, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		if name == "" {
+			return nil, nil, m.Errorf(k, "the output name of field %q is empty", k)
+		}
+		if prev, dup := seen[name]; dup {
+			return nil, nil, m.Errorf(k, "output field %q is already the name of %q", name, prev)
+		}
+		seen[name] = k
+		from = append(from, k)
+		to = append(to, name)
+	}
+	return from, to, nil
 }
 
 // Outputs are the mapped tables.

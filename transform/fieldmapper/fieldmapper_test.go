@@ -8,6 +8,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/fieldmapper"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 )
 
@@ -108,4 +109,13 @@ func TestFieldMapperE2EWithConnectors(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no rows reached the sink")
 	}
+}
+
+func TestFieldMapperOptions(t *testing.T) {
+	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+		{Block: `FieldMapper { plugin_input = src, plugin_output = out, parallelism = 1, field_mapper { id = key } }`},
+		{Block: `FieldMapper { field_mapper { id = key }, field_maper { name = n } }`, Warning: `unknown option "field_maper.name"`},
+		{Block: `FieldMapper { field_mapper { id = key }, field_mappr = x }`, Warning: `unknown option "field_mappr" (did you mean "field_mapper"?)`},
+		{Block: `FieldMapper { field_maper { id = key } }`, Err: "transform[0] FieldMapper: field_mapper: option is required"},
+	})
 }

@@ -19,7 +19,15 @@ import (
 // Name is the plugin name.
 const Name = "Filter"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Keeps some fields of each row and drops the others: include_fields or exclude_fields.", New)
+}
+
+// Config is Filter's options; exactly one of the two is set.
+type Config struct {
+	Include []string `opt:"include_fields" fallback:"fields" doc:"the fields to keep, in the output's order; set this or exclude_fields"`
+	Exclude []string `opt:"exclude_fields" doc:"the fields to drop, the others keeping their order; set this or include_fields"`
+}
 
 // Transform is a configured Filter.
 type Transform struct {
@@ -28,7 +36,7 @@ type Transform struct {
 }
 
 // New builds a Filter from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
@@ -45,12 +53,11 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 	case !hasIn && !hasEx:
 		return nil, o.Errorf("", "set one of include_fields and exclude_fields")
 	}
-	key := inKey
+	key, list := inKey, c.Include
 	if hasEx {
-		key = "exclude_fields"
+		key, list = "exclude_fields", c.Exclude
 	}
-	list, err := readFields(o, key)
-	if err != nil {
+	if err := listedOnce(o, key, list); err != nil {
 		return nil, err
 	}
 	t := &Transform{}
@@ -98,19 +105,16 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 	return t, nil
 }
 
-func readFields(o *config.Options, key string) ([]string, error) {
-	list, err := o.StringList(key)
-	if err != nil {
-		return nil, err
-	}
+// listedOnce fails on a field listed twice.
+func listedOnce(o *config.Options, key string, list []string) error {
 	seen := make(map[string]bool, len(list))
 	for i, f := range list {
 		if seen[f] {
-			return nil, o.Errorf(fmt.Sprintf("%s[%d]", key, i), "field %q is listed twice", f)
+			return o.Errorf(fmt.Sprintf("%s[%d]", key, i), "field %q is listed twice", f)
 		}
 		seen[f] = true
 	}
-	return list, nil
+	return nil
 }
 
 // Outputs are the tables of the kept fields.

@@ -8,6 +8,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/filter"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 )
 
@@ -180,4 +181,14 @@ func TestFilterE2EWithConnectors(t *testing.T) {
 			t.Fatalf("%s: %d rows, %v", f, n, err)
 		}
 	}
+}
+
+func TestFilterOptions(t *testing.T) {
+	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+		{Block: `Filter { plugin_input = src, plugin_output = out, include_fields = [id] }`},
+		{Block: `Filter { fields = [id] }`},
+		{Block: `Filter { exclude_fields = [id], exclude_field = [name] }`, Warning: `unknown option "exclude_field" (did you mean "exclude_fields"?)`},
+		{Block: `Filter { include_fields = [id], inclde_fields = [name] }`, Warning: `unknown option "inclde_fields" (did you mean "include_fields"?)`},
+		{Block: `Filter { field = [id] }`, Err: "transform[0] Filter: set one of include_fields and exclude_fields"},
+	})
 }

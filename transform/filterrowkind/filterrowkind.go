@@ -18,7 +18,15 @@ import (
 // Name is the plugin name.
 const Name = "FilterRowKind"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Keeps or drops rows by their kind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE).", New)
+}
+
+// Config is FilterRowKind's options; exactly one of the two is set.
+type Config struct {
+	Include []string `opt:"include_kinds" doc:"the row kinds to keep: INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE, in any case or as +I, -U, +U, -D; set this or exclude_kinds"`
+	Exclude []string `opt:"exclude_kinds" doc:"the row kinds to drop, written as for include_kinds; set this or include_kinds"`
+}
 
 // Transform is a configured FilterRowKind.
 type Transform struct {
@@ -27,7 +35,7 @@ type Transform struct {
 }
 
 // New builds a FilterRowKind from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
@@ -40,11 +48,11 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 	case !hasIn && !hasEx:
 		return nil, o.Errorf("", "set one of include_kinds and exclude_kinds")
 	}
-	key := "include_kinds"
+	key, names := "include_kinds", c.Include
 	if hasEx {
-		key = "exclude_kinds"
+		key, names = "exclude_kinds", c.Exclude
 	}
-	kinds, err := readKinds(o, key)
+	kinds, err := readKinds(o, key, names)
 	if err != nil {
 		return nil, err
 	}
@@ -58,12 +66,8 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 	return t, nil
 }
 
-func readKinds(o *config.Options, key string) ([4]bool, error) {
+func readKinds(o *config.Options, key string, names []string) ([4]bool, error) {
 	var set [4]bool
-	names, err := o.StringList(key)
-	if err != nil {
-		return set, err
-	}
 	if len(names) == 0 {
 		return set, o.Errorf(key, "list at least one row kind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)")
 	}

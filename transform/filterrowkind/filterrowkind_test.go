@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	_ "github.com/strait-dev/strait/transform/filterrowkind"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 
 	"github.com/strait-dev/strait/row"
@@ -113,4 +114,12 @@ func TestFilterRowKindE2EWithConnectors(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no rows reached the sink")
 	}
+}
+
+func TestFilterRowKindOptions(t *testing.T) {
+	optiontest.Check(t, `id = int`, []optiontest.Case{
+		{Block: `FilterRowKind { plugin_input = src, plugin_output = out, include_kinds = [INSERT] }`},
+		{Block: `FilterRowKind { exclude_kinds = [DELETE], exclude_kind = [INSERT] }`, Warning: `unknown option "exclude_kind" (did you mean "exclude_kinds"?)`},
+		{Block: `FilterRowKind { include_kind = [INSERT] }`, Err: "transform[0] FilterRowKind: set one of include_kinds and exclude_kinds"},
+	})
 }
