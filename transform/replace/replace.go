@@ -28,7 +28,18 @@ import (
 // Name is the plugin name.
 const Name = "Replace"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Replaces a substring, or the matches of a regular expression, in one field.", New)
+}
+
+// Config is Replace's options.
+type Config struct {
+	Field        string `opt:"replace_field,required" doc:"the field to replace in: text, a number, a boolean, a date or a time"`
+	Pattern      string `opt:"pattern,required" doc:"the text to replace, or with is_regex a regular expression"`
+	Replacement  string `opt:"replacement,required" doc:"what replaces it; with is_regex it may name groups as $1 or ${name}"`
+	IsRegex      bool   `opt:"is_regex" default:"false" doc:"true: pattern is a regular expression; false: a plain substring, every occurrence replaced"`
+	ReplaceFirst bool   `opt:"replace_first" default:"false" doc:"with is_regex, replace only the first match"`
+}
 
 type plan struct {
 	idx   int            // the field's position
@@ -52,30 +63,14 @@ type Transform struct {
 }
 
 // New builds a Replace from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := ctx.Options
-	t := &Transform{where: o.Where()}
-	if t.field, err = o.RequiredString("replace_field"); err != nil {
-		return nil, err
-	}
-	if t.pattern, err = o.RequiredString("pattern"); err != nil {
-		return nil, err
-	}
-	if t.repl, err = o.RequiredString("replacement"); err != nil {
-		return nil, err
-	}
-	isRegex, err := o.Bool("is_regex", false)
-	if err != nil {
-		return nil, err
-	}
-	if t.first, err = o.Bool("replace_first", false); err != nil {
-		return nil, err
-	}
-	if isRegex {
+	t := &Transform{where: o.Where(), field: c.Field, pattern: c.Pattern, repl: c.Replacement, first: c.ReplaceFirst}
+	if c.IsRegex {
 		if t.re, err = jregex.Compile(t.pattern); err != nil {
 			return nil, o.Errorf("pattern", "%v", err)
 		}

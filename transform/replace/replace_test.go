@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 	_ "github.com/strait-dev/strait/transform/replace"
 )
@@ -153,4 +154,12 @@ func TestReplaceE2EWithConnectorsDetectsBadOutput(t *testing.T) {
 	if _, err := transformtest.RunWithConnectors(t, transformtest.Parse(t, text)); err == nil {
 		t.Fatal("the Assert sink accepted names of two characters")
 	}
+}
+
+func TestReplaceOptions(t *testing.T) {
+	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+		{Block: `Replace { plugin_input = src, plugin_output = out, replace_field = name, pattern = a, replacement = b, is_regex = true, replace_first = true }`},
+		{Block: `Replace { replace_field = name, pattern = a, replacement = b, is_regx = true }`, Warning: `unknown option "is_regx" (did you mean "is_regex"?)`},
+		{Block: `Replace { replace_field = name, pattern = a, replacment = b }`, Err: "transform[0] Replace: replacement: option is required"},
+	})
 }

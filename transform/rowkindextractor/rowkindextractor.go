@@ -20,7 +20,15 @@ import (
 // Name is the plugin name.
 const Name = "RowKindExtractor"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Turns a changelog into INSERT rows that carry their original kind in a new field.", New)
+}
+
+// Config is RowKindExtractor's options.
+type Config struct {
+	FieldName string `opt:"custom_field_name" default:"row_kind" doc:"the name of the new field holding the kind; it must not be an input field"`
+	Form      string `opt:"transform_type" default:"SHORT" enum:"SHORT,FULL" doc:"how the kind is written: SHORT as +I, -U, +U, -D; FULL as INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE"`
+}
 
 // Transform is a configured RowKindExtractor.
 type Transform struct {
@@ -30,22 +38,15 @@ type Transform struct {
 }
 
 // New builds a RowKindExtractor from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := ctx.Options
-	name, err := o.String("custom_field_name", "row_kind")
-	if err != nil {
-		return nil, err
-	}
+	name, form := c.FieldName, c.Form
 	if name == "" {
 		return nil, o.Errorf("custom_field_name", "the field name is empty")
-	}
-	form, err := o.Enum("transform_type", "SHORT", "SHORT", "FULL")
-	if err != nil {
-		return nil, err
 	}
 	t := &Transform{}
 	for k := range t.text {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 	_ "github.com/strait-dev/strait/transform/rowkindextractor"
 	"github.com/strait-dev/strait/types"
@@ -135,4 +136,14 @@ sink {
 	if err != nil || n != 5 {
 		t.Fatalf("%d rows, %v", n, err)
 	}
+}
+
+// RowKindExtractor has no required option: its block may be empty.
+func TestRowKindExtractorOptions(t *testing.T) {
+	optiontest.Check(t, `id = int`, []optiontest.Case{
+		{Block: `RowKindExtractor {}`},
+		{Block: `RowKindExtractor { plugin_input = src, plugin_output = out, custom_field_name = kind, transform_type = full }`},
+		{Block: `RowKindExtractor { custom_fild_name = kind }`, Warning: `unknown option "custom_fild_name" (did you mean "custom_field_name"?)`},
+		{Block: `RowKindExtractor { transform_type = LONG }`, Err: `transform[0] RowKindExtractor: transform_type: unknown value "LONG"; expected one of SHORT, FULL`},
+	})
 }

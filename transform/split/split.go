@@ -21,7 +21,16 @@ import (
 // Name is the plugin name.
 const Name = "Split"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Splits the text of one field around a regular expression into several string fields.", New)
+}
+
+// Config is Split's options.
+type Config struct {
+	Separator string   `opt:"separator,required" doc:"where to split: a regular expression, as Java's String.split reads it"`
+	Field     string   `opt:"split_field,required" doc:"the field whose text is split"`
+	Outputs   []string `opt:"output_fields,required" doc:"the string fields the pieces go to; with n fields the text is split into at most n pieces, the last holding the rest, and missing pieces are null"`
+}
 
 // Transform is a configured Split.
 type Transform struct {
@@ -35,27 +44,13 @@ type Transform struct {
 }
 
 // New builds a Split from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := ctx.Options
-	sep, err := o.RequiredString("separator")
-	if err != nil {
-		return nil, err
-	}
-	field, err := o.RequiredString("split_field")
-	if err != nil {
-		return nil, err
-	}
-	if !o.Has("output_fields") {
-		return nil, o.Errorf("output_fields", "option is required")
-	}
-	names, err := o.StringList("output_fields")
-	if err != nil {
-		return nil, err
-	}
+	sep, field, names := c.Separator, c.Field, c.Outputs
 	if len(names) == 0 {
 		return nil, o.Errorf("output_fields", "list at least one output field")
 	}

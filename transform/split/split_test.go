@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 	_ "github.com/strait-dev/strait/transform/split"
 	"github.com/strait-dev/strait/types"
@@ -117,4 +118,12 @@ func TestSplitE2EWithConnectors(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no rows reached the sink")
 	}
+}
+
+func TestSplitOptions(t *testing.T) {
+	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+		{Block: `Split { plugin_input = src, plugin_output = out, separator = " ", split_field = name, output_fields = [a, b] }`},
+		{Block: `Split { separator = " ", split_field = name, output_fields = [a], output_field = [b] }`, Warning: `unknown option "output_field" (did you mean "output_fields"?)`},
+		{Block: `Split { separator = " ", splitfield = name, output_fields = [a] }`, Err: "transform[0] Split: split_field: option is required"},
+	})
 }
