@@ -43,7 +43,24 @@ import (
 // Name is the plugin name.
 const Name = "JsonPath"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Extracts values from JSON held in fields with JSONPath expressions into new fields.", New)
+}
+
+// Config is JsonPath's options.
+type Config struct {
+	RowWay  string         `opt:"row_error_handle_way" default:"FAIL" enum:"FAIL,SKIP" doc:"what a data error of a column without column_error_handle_way does: FAIL fails the job, SKIP drops the row"`
+	Columns []ColumnConfig `opt:"columns,required" doc:"the fields to extract, one object per field"`
+}
+
+// ColumnConfig is one entry of JsonPath's columns.
+type ColumnConfig struct {
+	SrcField  string       `opt:"src_field,required" doc:"the field holding the JSON: a string or bytes field, or an array, map or row written as JSON first"`
+	Path      string       `opt:"path,required" doc:"the JSONPath selecting the value"`
+	DestField string       `opt:"dest_field,required" doc:"the field the value goes to; one named like an input field overwrites it"`
+	DestType  *hocon.Value `opt:"dest_type" default:"string" doc:"the type of dest_field: a type name such as int, decimal(10, 2) or array<string>, or an object of row fields"`
+	Way       string       `opt:"column_error_handle_way" enum:"FAIL,SKIP,SKIP_ROW" doc:"what invalid JSON or a path selecting nothing does: FAIL fails the job, SKIP gives null, SKIP_ROW drops the row; unset, row_error_handle_way decides"`
+}
 
 // Way is an error handling way.
 type Way uint8
@@ -107,29 +124,22 @@ type docState struct {
 }
 
 // New builds a JsonPath from its options.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := ctx.Options
-	t := &Transform{where: o.Where()}
-	rw, err := o.Enum("row_error_handle_way", "FAIL", "FAIL", "SKIP")
-	if err != nil {
-		return nil, err
-	}
-	t.rowWay = parseWay(rw)
-	if !o.Has("columns") {
-		return nil, o.Errorf("columns", "option is required")
-	}
+	t := &Transform{where: o.Where(), rowWay: parseWay(c.RowWay)}
+	// the columns' own options, so that errors point at the entry
 	cols, err := o.ObjectList("columns")
 	if err != nil {
 		return nil, err
 	}
 	slots := map[string]int{}
 	var srcNames []string
-	for i, c := range cols {
-		col, err := readColumn(c, fmt.Sprintf("columns[%d]", i))
+	for i, cc := range c.Columns {
+		col, err := readColumn(cols[i], fmt.Sprintf("columns[%d]", i), cc)
 		if err != nil {
 			return nil, err
 		}
@@ -143,8 +153,8 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 		t.cols = append(t.cols, col)
 	}
 	out := make([]catalog.Column, len(t.cols))
-	for i, c := range t.cols {
-		out[i] = catalog.Column{Name: c.dest, Type: c.typ, Nullable: true, Length: 200, DefaultValue: ""}
+	for i, col := range t.cols {
+		out[i] = catalog.Column{Name: col.dest, Type: col.typ, Nullable: true, Length: 200, DefaultValue: ""}
 	}
 	all := make([][]catalog.Column, len(inputs))
 	for k, in := range inputs {
@@ -184,44 +194,21 @@ func New(ctx *connector.TransformContext) (connector.Transform, error) {
 	return t, nil
 }
 
-func readColumn(c *config.Options, key string) (column, error) {
-	col := column{opts: c, key: key}
-	path, err := nonBlank(c, "path")
-	if err != nil {
-		return col, err
-	}
-	if col.path, err = Compile(path); err != nil {
-		return col, c.Errorf("path", "%v", err)
-	}
-	if col.src, err = nonBlank(c, "src_field"); err != nil {
-		return col, err
-	}
-	if col.dest, err = nonBlank(c, "dest_field"); err != nil {
-		return col, err
-	}
-	col.typ = types.Of(types.String)
-	if v := c.Get("dest_type"); v != nil && v.Kind != hocon.Null {
-		if col.typ, err = catalog.TypeOf(v); err != nil {
-			return col, c.Errorf("dest_type", "%v", err)
+func readColumn(c *config.Options, key string, cc ColumnConfig) (column, error) {
+	col := column{opts: c, key: key, src: cc.SrcField, dest: cc.DestField, way: parseWay(cc.Way)}
+	for _, opt := range [...]struct{ name, value string }{{"path", cc.Path}, {"src_field", cc.SrcField}, {"dest_field", cc.DestField}} {
+		if xform.TrimJava(opt.value) == "" {
+			return col, c.Errorf(opt.name, "option is required and must not be blank")
 		}
 	}
-	w, err := c.Enum("column_error_handle_way", "", "FAIL", "SKIP", "SKIP_ROW")
-	if err != nil {
-		return col, err
+	var err error
+	if col.path, err = Compile(cc.Path); err != nil {
+		return col, c.Errorf("path", "%v", err)
 	}
-	col.way = parseWay(w)
+	if col.typ, err = catalog.TypeOf(cc.DestType); err != nil {
+		return col, c.Errorf("dest_type", "%v", err)
+	}
 	return col, nil
-}
-
-func nonBlank(c *config.Options, key string) (string, error) {
-	s, err := c.String(key, "")
-	if err != nil {
-		return "", err
-	}
-	if xform.TrimJava(s) == "" {
-		return "", c.Errorf(key, "option is required and must not be blank")
-	}
-	return s, nil
 }
 
 // Outputs are the tables with the extracted fields.

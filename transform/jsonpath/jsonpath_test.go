@@ -7,6 +7,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 	_ "github.com/strait-dev/strait/transform/jsonpath"
 )
@@ -310,4 +311,13 @@ func TestJsonPathErrorPosition(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "columns[1].src_field") || !strings.Contains(err.Error(), "(at test.conf:3:") {
 		t.Fatalf("error %v does not point at the option", err)
 	}
+}
+
+func TestJsonPathOptions(t *testing.T) {
+	optiontest.Check(t, `data = string`, []optiontest.Case{
+		{Block: `JsonPath { plugin_input = src, plugin_output = out, row_error_handle_way = skip, columns = [{src_field = data, path = "$.a", dest_field = a, dest_type = int, column_error_handle_way = SKIP_ROW}] }`},
+		{Block: `JsonPath { columns = [{src_field = data, path = "$.a", dest_field = a}], row_error_handle = SKIP }`, Warning: `unknown option "row_error_handle" (did you mean "row_error_handle_way"?)`},
+		{Block: `JsonPath { column = [{src_field = data, path = "$.a", dest_field = a}] }`, Err: "transform[0] JsonPath: columns: option is required"},
+		{Block: `JsonPath { columns = [{src_field = data, dest_field = a}] }`, Err: "transform[0] JsonPath: columns[0].path: option is required"},
+	})
 }
