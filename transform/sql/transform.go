@@ -25,7 +25,15 @@ import (
 // Name is the plugin name.
 const Name = "Sql"
 
-func init() { connector.RegisterTransformRaw(Name, New) }
+func init() {
+	connector.RegisterTransform(Name, "Reshapes and filters rows with one SELECT ... FROM ... WHERE query in SeaTunnel's SQL dialect.", New)
+}
+
+// Config is the Sql transform's options.
+type Config struct {
+	Query  string `opt:"query,required" doc:"the query: SELECT expressions FROM the input table, optionally WHERE a condition (docs/sql.md)"`
+	Engine string `opt:"engine" default:"zeta" enum:"zeta" doc:"SeaTunnel's SQL engine; zeta, the one Strait implements, is the only value"`
+}
 
 // Transform is a configured Sql transform.
 type Transform struct {
@@ -36,21 +44,14 @@ type Transform struct {
 	outputs []*catalog.Table
 }
 
-// New builds the transform: it reads `query` (and SeaTunnel's `engine`, which must be
-// zeta) and compiles the query against every input table.
-func New(ctx *connector.TransformContext) (connector.Transform, error) {
+// New builds the transform: it compiles the query against every input table.
+func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
 	inputs, err := xform.Inputs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := ctx.Options
-	query, err := o.RequiredString("query")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := o.Enum("engine", "zeta", "zeta"); err != nil {
-		return nil, err
-	}
+	query := c.Query
 	if strings.TrimSpace(query) == "" {
 		return nil, o.Errorf("query", "the query is empty")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 	"github.com/strait-dev/strait/transform/sql"
 	"github.com/strait-dev/strait/types"
@@ -420,4 +421,12 @@ func TestBatchMatchesRowByRow(t *testing.T) {
 			got.Release()
 		}
 	}
+}
+
+func TestSqlOptions(t *testing.T) {
+	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+		{Block: `Sql { plugin_input = src, plugin_output = out, query = "select id from src", engine = zeta }`},
+		{Block: `Sql { query = "select id from src", engin = zeta }`, Warning: `unknown option "engin" (did you mean "engine"?)`},
+		{Block: `Sql { qeury = "select id from src" }`, Err: "transform[0] Sql: query: option is required"},
+	})
 }
