@@ -204,49 +204,37 @@ func (keepCommitter) Commit(_ context.Context, req connector.CommitRequest) erro
 }
 func (keepCommitter) Abort(context.Context, [][]byte) error { return nil }
 
+type seqOptions struct {
+	Rows       int64 `opt:"rows" default:"10" doc:"the ids 0 to rows-1, spread over the readers"`
+	Block      bool  `opt:"block" default:"false" doc:"emit nothing and wait until cancelled"`
+	PerPoll    int64 `opt:"rows_per_poll" default:"0" doc:"rows per poll; 0 fills the batch"`
+	DelayMS    int64 `opt:"poll_delay_ms" default:"0" doc:"milliseconds to wait before each poll"`
+	FailAfter  int64 `opt:"fail_once_after" default:"0" doc:"the first reader fails once, after this many rows; 0 never"`
+	FailAlways int64 `opt:"fail_always_after" default:"0" doc:"the first reader fails every attempt after this many rows; 0 never"`
+}
+
+type keepOptions struct {
+	FailAt int64 `opt:"fail_at" default:"-1" doc:"fail the write of the row with this id; -1 never"`
+}
+
+type noOptions struct{}
+
 func init() {
-	connector.RegisterSourceRaw("SeqSource", func(ctx *connector.SourceContext) (connector.Source, error) {
-		n, err := ctx.Options.Int("rows", 10)
-		if err != nil {
-			return nil, err
-		}
-		block, err := ctx.Options.Bool("block", false)
-		if err != nil {
-			return nil, err
-		}
-		per, err := ctx.Options.Int("rows_per_poll", 0)
-		if err != nil {
-			return nil, err
-		}
-		delay, err := ctx.Options.Int("poll_delay_ms", 0)
-		if err != nil {
-			return nil, err
-		}
-		failAfter, err := ctx.Options.Int("fail_once_after", 0)
-		if err != nil {
-			return nil, err
-		}
-		always, err := ctx.Options.Int("fail_always_after", 0)
-		if err != nil {
-			return nil, err
-		}
-		if always > 0 {
-			failAfter = always
+	connector.RegisterSource("SeqSource", "Emits a sequence of ids, optionally failing or blocking.", func(ctx *connector.SourceContext, c *seqOptions) (connector.Source, error) {
+		failAfter := c.FailAfter
+		if c.FailAlways > 0 {
+			failAfter = c.FailAlways
 		}
 		rt := &types.RowType{Names: []string{"id"}, Types: []types.DataType{types.Of(types.BigInt)}}
-		return &seqSource{n: int(n), par: ctx.Parallelism, block: block, perPoll: int(per), delay: time.Duration(delay) * time.Millisecond,
-			failAfter: int(failAfter), failAlways: always > 0, failKey: fmt.Sprint(ctx.Job.ID),
+		return &seqSource{n: int(c.Rows), par: ctx.Parallelism, block: c.Block, perPoll: int(c.PerPoll), delay: time.Duration(c.DelayMS) * time.Millisecond,
+			failAfter: int(failAfter), failAlways: c.FailAlways > 0, failKey: fmt.Sprint(ctx.Job.ID),
 			table: catalog.FromRowType(catalog.TablePath{Table: "seq"}, rt)}, nil
 	})
-	connector.RegisterSinkRaw("TxnSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+	connector.RegisterSink("TxnSink", "A two-phase sink whose commits make rows visible once.", func(ctx *connector.SinkContext, _ *noOptions) (connector.Sink, error) {
 		return txnSink{}, nil
 	})
-	connector.RegisterSinkRaw("KeepSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
-		f, err := ctx.Options.Int("fail_at", -1)
-		if err != nil {
-			return nil, err
-		}
-		return &keepSink{failAt: f}, nil
+	connector.RegisterSink("KeepSink", "Keeps the rows it receives.", func(ctx *connector.SinkContext, c *keepOptions) (connector.Sink, error) {
+		return &keepSink{failAt: c.FailAt}, nil
 	})
 }
 

@@ -40,42 +40,43 @@ func (testSink) CreateCommitter() (connector.Committer, error) { return nil, nil
 
 var errNoContext = errors.New("the factory got no planning context")
 
+type planSourceOptions struct {
+	Width int64 `opt:"width" default:"1" doc:"the number of int fields of its table"`
+	// AwaitDeadline stands for a source that reaches a database that does not answer
+	AwaitDeadline bool `opt:"await_deadline" default:"false" doc:"wait for the planning deadline, then fail"`
+}
+
+type planSinkOptions struct {
+	Mode string `opt:"mode" default:"A" enum:"A,B" doc:"a choice, checked only"`
+}
+
+type noOptions struct{}
+
 func init() {
-	connector.RegisterSourceRaw("PlanSource", func(ctx *connector.SourceContext) (connector.Source, error) {
+	connector.RegisterSource("PlanSource", "Declares one table of int fields.", func(ctx *connector.SourceContext, c *planSourceOptions) (connector.Source, error) {
 		if ctx.Context == nil {
 			return nil, errNoContext
 		}
-		width, err := ctx.Options.Int("width", 1)
-		if err != nil {
-			return nil, err
-		}
-		// await_deadline stands for a source that reaches a database that does not answer
-		if wait, err := ctx.Options.Bool("await_deadline", false); err != nil || wait {
-			if err != nil {
-				return nil, err
-			}
+		if c.AwaitDeadline {
 			<-ctx.Context.Done()
 			return nil, ctx.Context.Err()
 		}
 		rt := &types.RowType{}
-		for i := 0; i < int(width); i++ {
+		for i := 0; i < int(c.Width); i++ {
 			rt.Names = append(rt.Names, string(rune('a'+i)))
 			rt.Types = append(rt.Types, types.Of(types.Int))
 		}
 		return &testSource{tables: []*catalog.Table{catalog.FromRowType(catalog.TablePath{Table: ctx.OutputName}, rt)}}, nil
 	})
-	connector.RegisterTransformRaw("PlanTransform", func(ctx *connector.TransformContext) (connector.Transform, error) {
+	connector.RegisterTransform("PlanTransform", "Passes its inputs on.", func(ctx *connector.TransformContext, _ *noOptions) (connector.Transform, error) {
 		if ctx.Context == nil {
 			return nil, errNoContext
 		}
 		return &testTransform{out: ctx.Inputs}, nil
 	})
-	connector.RegisterSinkRaw("PlanSink", func(ctx *connector.SinkContext) (connector.Sink, error) {
+	connector.RegisterSink("PlanSink", "Accepts its inputs and writes nothing.", func(ctx *connector.SinkContext, _ *planSinkOptions) (connector.Sink, error) {
 		if ctx.Context == nil {
 			return nil, errNoContext
-		}
-		if _, err := ctx.Options.Enum("mode", "A", "A", "B"); err != nil {
-			return nil, err
 		}
 		return testSink{}, nil
 	})

@@ -58,8 +58,12 @@ func (*listeningReader) NotifyCheckpointComplete(_ context.Context, id int64) er
 	return nil
 }
 
+type noOptions struct{}
+
 func init() {
-	connector.RegisterSourceRaw("ListeningSource", func(*connector.SourceContext) (connector.Source, error) { return listening{}, nil })
+	connector.RegisterSource("ListeningSource", "A source whose reader listens for completed checkpoints.", func(*connector.SourceContext, *noOptions) (connector.Source, error) {
+		return listening{}, nil
+	})
 }
 
 // TestCheckpointCompleteReachesTheReader: the completed checkpoint a trigger carries is
