@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSourceRaw("FakeSource", New)
+	connector.RegisterSource("FakeSource", "Generates random rows for a declared schema, or emits rows written in the config, as SeaTunnel's FakeSource does.", New)
 }
 
 // Source is a configured FakeSource.
@@ -36,8 +36,8 @@ type Source struct {
 }
 
 // New builds a FakeSource from its options.
-func New(ctx *connector.SourceContext) (connector.Source, error) {
-	tables, err := parseSource(ctx.Options, ctx.OutputName)
+func New(ctx *connector.SourceContext, c *Config) (connector.Source, error) {
+	tables, err := parseSource(c, ctx.OutputName)
 	if err != nil {
 		return nil, err
 	}

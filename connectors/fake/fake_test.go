@@ -25,7 +25,8 @@ func build(t *testing.T, src string, mode connector.JobMode, p int) (*Source, er
 	}
 	opts := config.New(root, "source[0] FakeSource")
 	out, _ := opts.String("result_table_name", "")
-	s, err := New(&connector.SourceContext{Options: opts, Job: connector.Job{Mode: mode}, Parallelism: p, OutputName: out})
+	build, _, _ := connector.LookupSource("FakeSource")
+	s, err := build(&connector.SourceContext{Context: context.Background(), Options: opts, Job: connector.Job{Mode: mode}, Parallelism: p, OutputName: out})
 	if err != nil {
 		return nil, err
 	}
@@ -727,7 +728,8 @@ schema { fields { id = bigint, name = string, age = int, score = double, ts = ti
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, err := New(&connector.SourceContext{Options: config.New(root, "bench"), Job: connector.Job{Mode: connector.Batch}, Parallelism: 1})
+	build, _, _ := connector.LookupSource("FakeSource")
+	src, err := build(&connector.SourceContext{Context: context.Background(), Options: config.New(root, "bench"), Job: connector.Job{Mode: connector.Batch}, Parallelism: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -770,5 +772,54 @@ schema { fields { d = date } }`, 1)
 	_, err := conntest.Rows(context.Background(), s, 1)
 	if err == nil || !strings.Contains(err.Error(), "date.day.template: day 29 does not exist in 2023-02") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// unknownOptions builds a FakeSource as the planner does and returns its warnings about
+// options its spec does not know.
+func unknownOptions(t *testing.T, src string) []string {
+	t.Helper()
+	root, err := hocon.Parse([]byte(src), hocon.Options{File: "fake.conf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := config.New(root, "source[0] FakeSource")
+	build, _, _ := connector.LookupSource("FakeSource")
+	if _, err := build(&connector.SourceContext{Context: context.Background(), Options: opts, Job: connector.Job{Mode: connector.Batch}, Parallelism: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := connector.LookupPlugin("source", "FakeSource")
+	return p.Spec.Unknown(opts, "plugin_output", "result_table_name", "parallelism")
+}
+
+func TestUnknownOptionsAreWarned(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"known options", simpleSchema + "\nrow.num = 3\nresult_table_name = t\nvector.dimension = 8\nstring.template = [a]\nrows = [{kind = INSERT, fields = [1, a, 2]}]", nil},
+		{"a misspelt option", simpleSchema + "\nrow.nmu = 3", []string{`unknown option "row.nmu" (did you mean "row.num"?) at fake.conf:2:11`}},
+		{"a misspelt option of a row", simpleSchema + "\nrows = [{knid = DELETE, fields = [1, a, 2]}]", []string{`unknown option "rows[0].knid" (did you mean "rows[0].kind"?) at fake.conf:2:17`}},
+		{"a misspelt option of a table", "tables_configs = [{ schema { fields { a = int } }, split.nmu = 2 }]", []string{`unknown option "tables_configs[0].split.nmu" (did you mean "tables_configs[0].split.num"?) at fake.conf:1:64`}},
+		{"an option of another plugin", simpleSchema + "\nbootstrap.servers = x", []string{`unknown option "bootstrap.servers" at fake.conf:2:21`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := unknownOptions(t, tc.src); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("warnings\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRequiredOptions(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{`row.num = 5`, "source[0] FakeSource: schema: option is required (or use tables_configs) (at fake.conf:1:1)"},
+		{`tables_configs = [{ row.num = 3 }]`, "source[0] FakeSource: tables_configs[0].schema: option is required (at fake.conf:1:19)"},
+		{simpleSchema + "\nrows = [{kind = INSERT}]", "source[0] FakeSource: rows[0].fields: option is required (at fake.conf:2:9)"},
+	} {
+		_, err := build(t, tc.src, connector.Batch, 1)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s:\n  error %v\n  want  %s", tc.src, err, tc.want)
+		}
 	}
 }
