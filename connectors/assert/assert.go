@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSinkRaw("Assert", New)
+	connector.RegisterSink("Assert", "Checks the rows it receives against rules of row counts, field types and values, and the input table's schema, and fails the job when one is broken, as SeaTunnel's Assert sink does.", New)
 }
 
 // Sink is a configured Assert sink.
@@ -39,37 +39,24 @@ type Sink struct {
 	compiled map[string]*compiled
 }
 
-// New parses and validates the rules, and checks catalog_table_rule against the inputs.
-func New(ctx *connector.SinkContext) (connector.Sink, error) {
+// New checks the rules, and catalog_table_rule against the inputs.
+func New(ctx *connector.SinkContext, c *Config) (connector.Sink, error) {
 	o := ctx.Options
-	o.MarkUsed("plugin_input", "source_table_name", "parallelism", "plugin_name")
 	s := &Sink{where: o.Where(), inputs: ctx.Inputs, compiled: map[string]*compiled{}}
-	ro, err := o.Object("rules")
-	if err != nil {
-		return nil, err
-	}
-	if ro == nil {
-		return nil, o.Errorf("rules", "option is required")
-	}
+	rules := &c.Rules
+	ro := rules.At
 	if ro.Has("tables_configs") {
 		s.tablesConfigs = true
-		entries, err := ro.ObjectList("tables_configs")
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			path, err := e.RequiredString("table_path")
-			if err != nil {
-				return nil, err
-			}
-			tr, err := parseTableRules(e, path)
+		for i := range rules.TablesConfigs {
+			e := &rules.TablesConfigs[i]
+			tr, err := parseTableRules(&e.TableRules, e.TablePath)
 			if err != nil {
 				return nil, err
 			}
 			s.rules = append(s.rules, tr)
 		}
 	} else {
-		tr, err := parseTableRules(ro, "")
+		tr, err := parseTableRules(&rules.TableRules, "")
 		if err != nil {
 			return nil, err
 		}
@@ -77,12 +64,9 @@ func New(ctx *connector.SinkContext) (connector.Sink, error) {
 			s.rules = append(s.rules, tr)
 		}
 	}
-	hasTableNames := ro.Has("table-names")
-	if s.tableNames, err = ro.StringList("table-names"); err != nil {
-		return nil, err
-	}
+	s.tableNames = rules.TableNames
 	if len(s.rules) == 0 && len(s.tableNames) == 0 {
-		if hasTableNames {
+		if ro.Has("table-names") {
 			return nil, ro.Errorf("table-names", "is empty and there is no other rule")
 		}
 		return nil, o.Errorf("rules", "Assert rule config is empty, please add rule config (row_rules, field_rules, catalog_table_rule, table-names or tables_configs)")

@@ -59,7 +59,8 @@ func newSink(t *testing.T, src string, inputs ...*catalog.Table) (*Sink, error) 
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	s, err := New(&connector.SinkContext{Options: config.New(root, "sink[0] Assert"), Inputs: inputs})
+	build, _, _ := connector.LookupSink("Assert")
+	s, err := build(&connector.SinkContext{Context: context.Background(), Options: config.New(root, "sink[0] Assert"), Inputs: inputs})
 	if err != nil {
 		return nil, err
 	}
@@ -502,7 +503,8 @@ func BenchmarkAssertWrite(b *testing.B) {
 	    {field_name = c_date, field_type = date, field_value = [{equals_to = "2012-12-21"}]}
 	  ]
 	}`), hocon.Options{})
-	s, err := New(&connector.SinkContext{Options: config.New(root, "bench"), Inputs: []*catalog.Table{testTable("t")}})
+	build, _, _ := connector.LookupSink("Assert")
+	s, err := build(&connector.SinkContext{Context: context.Background(), Options: config.New(root, "bench"), Inputs: []*catalog.Table{testTable("t")}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -522,4 +524,53 @@ func BenchmarkAssertWrite(b *testing.B) {
 		rows += batch.Len()
 	}
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func TestUnknownOptionsAreWarned(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"known options", `rules { row_rules = [{rule_type = MAX_ROW, rule_value = 5}], field_rules = [{field_name = c_int, field_type = int, field_value = [{rule_type = NOT_NULL, equals_to = 333}]}], catalog_table_rule { column_rule = [] } }`, nil},
+		{"a misspelt rule list", `rules { row_rule = [{rule_type = MAX_ROW, rule_value = 5}], table-names = [t] }`,
+			[]string{`unknown option "rules.row_rule" (did you mean "rules.row_rules"?) at assert.conf:1:20`}},
+		{"a misspelt option of a field rule", `rules { field_rules = [{field_name = c_int, field_type = int, feild_value = []}] }`,
+			[]string{`unknown option "rules.field_rules[0].feild_value" (did you mean "rules.field_rules[0].field_value"?) at assert.conf:1:77`}},
+		{"a misspelt option of a value rule", `rules { field_rules = [{field_name = c_int, field_type = int, field_value = [{rule_type = NOT_NULL}, {equal_to = 1}]}] }`,
+			[]string{`unknown option "rules.field_rules[0].field_value[1].equal_to" (did you mean "rules.field_rules[0].field_value[1].equals_to"?) at assert.conf:1:114`}},
+		{"a misspelt option of a table's rules", `rules { tables_configs = [{ table_path = t, row_rules = [{rule_type = MIN_ROW, rule_value = 1, colour = red}] }] }`,
+			[]string{`unknown option "rules.tables_configs[0].row_rules[0].colour" at assert.conf:1:105`}},
+		{"an option beside the rules", "rules { table-names = [t] }\nextra = 1", []string{`unknown option "extra" at assert.conf:2:9`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := hocon.Parse([]byte(tc.src), hocon.Options{File: "assert.conf"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := config.New(root, "sink[0] Assert")
+			build, _, _ := connector.LookupSink("Assert")
+			if _, err := build(&connector.SinkContext{Context: context.Background(), Options: o, Inputs: []*catalog.Table{testTable("t")}}); err != nil {
+				t.Fatal(err)
+			}
+			p, _ := connector.LookupPlugin("sink", "Assert")
+			if got := p.Spec.Unknown(o, "plugin_input"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("warnings\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRequiredOptions(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{``, "sink[0] Assert: rules: option is required (at assert.conf:1:1)"},
+		{`rules { field_rules = [{field_type = int}] }`, "sink[0] Assert: rules.field_rules[0].field_name: option is required (at assert.conf:1:24)"},
+		{`rules { tables_configs = [{ row_rules = [] }] }`, "sink[0] Assert: rules.tables_configs[0].table_path: option is required (at assert.conf:1:27)"},
+		{`rules { catalog_table_rule { constraint_key_rule = [{ constraint_key_name = k }] } }`, "sink[0] Assert: rules.catalog_table_rule.constraint_key_rule[0].constraint_key_type: option is required (at assert.conf:1:53)"},
+		{`rules { catalog_table_rule { constraint_key_rule = [{ constraint_key_type = UNIQUE_KEY, constraint_key_columns = [{}] }] } }`, "sink[0] Assert: rules.catalog_table_rule.constraint_key_rule[0].constraint_key_columns[0].constraint_key_column_name: option is required (at assert.conf:1:115)"},
+	} {
+		_, err := newSink(t, tc.src, testTable("t"))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s:\n  error %v\n  want  %s", tc.src, err, tc.want)
+		}
+	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -36,103 +35,45 @@ type pkRule struct {
 	columns []string
 }
 
-func parseCatalogRule(o *config.Options) (*catalogRule, error) {
+func parseCatalogRule(c *CatalogRule) (*catalogRule, error) {
+	o := c.At
 	cr := &catalogRule{opts: o}
-	if pk, err := o.Object("primary_key_rule"); err != nil {
-		return nil, err
-	} else if pk != nil {
-		r := &pkRule{}
-		if pk.Has("primary_key_name") {
-			if r.name, err = pk.String("primary_key_name", ""); err != nil {
-				return nil, err
-			}
-			r.hasName = true
-		}
-		if r.columns, err = pk.StringList("primary_key_columns"); err != nil {
-			return nil, err
+	if o.Has("primary_key_rule") {
+		r := &pkRule{columns: c.PrimaryKey.Columns}
+		if c.PrimaryKey.Name != nil {
+			r.name, r.hasName = *c.PrimaryKey.Name, true
 		}
 		cr.pk, cr.pkOpts = r, o
 	}
-	if o.Has("constraint_key_rule") {
-		list, err := o.ObjectList("constraint_key_rule")
-		if err != nil {
-			return nil, err
-		}
+	if c.Constraints != nil {
 		cr.hasConstraints, cr.constraintsOpts = true, o
-		for _, ko := range list {
-			k := catalog.ConstraintKey{}
-			if k.Name, err = ko.String("constraint_key_name", ""); err != nil {
-				return nil, err
-			}
-			if !ko.Has("constraint_key_type") {
-				return nil, ko.Errorf("constraint_key_type", "option is required")
-			}
-			if k.Type, err = ko.Enum("constraint_key_type", "", "INDEX_KEY", "UNIQUE_KEY", "FOREIGN_KEY", "VECTOR_INDEX_KEY"); err != nil {
-				return nil, err
-			}
-			cols, err := ko.ObjectList("constraint_key_columns")
-			if err != nil {
-				return nil, err
-			}
-			for _, co := range cols {
-				c := catalog.ConstraintCol{}
-				if c.Name, err = co.RequiredString("constraint_key_column_name"); err != nil {
-					return nil, err
-				}
-				if c.Sort, err = co.Enum("constraint_key_sort_type", "ASC", "ASC", "DESC"); err != nil {
-					return nil, err
-				}
-				k.Columns = append(k.Columns, c)
+		for _, kr := range c.Constraints {
+			k := catalog.ConstraintKey{Name: kr.Name, Type: kr.Type}
+			for _, col := range kr.Columns {
+				k.Columns = append(k.Columns, catalog.ConstraintCol{Name: col.Name, Sort: col.Sort})
 			}
 			cr.constraints = append(cr.constraints, k)
 		}
 	}
-	if o.Has("column_rule") {
-		list, err := o.ObjectList("column_rule")
-		if err != nil {
-			return nil, err
-		}
+	if c.Columns != nil {
 		cr.hasColumns, cr.columnsOpts = true, o
-		for _, co := range list {
-			c := catalog.Column{}
-			if c.Name, err = co.RequiredString("name"); err != nil {
-				return nil, err
+		for _, cc := range c.Columns {
+			col := catalog.Column{Name: cc.Name, Length: cc.Length, Nullable: cc.Nullable, Comment: cc.Comment}
+			var err error
+			if col.Type, err = catalog.TypeOf(cc.Type); err != nil {
+				return nil, cc.At.Errorf("type", "%v", err)
 			}
-			tv := co.Get("type")
-			if tv == nil || tv.Kind == hocon.Null {
-				return nil, co.Errorf("type", "option is required")
+			if cc.Default != nil {
+				col.DefaultValue = cc.Default.Interface()
 			}
-			if c.Type, err = catalog.TypeOf(tv); err != nil {
-				return nil, co.Errorf("type", "%v", err)
-			}
-			if c.Length, err = co.Int("column_length", 0); err != nil {
-				return nil, err
-			}
-			if c.Nullable, err = co.Bool("nullable", true); err != nil {
-				return nil, err
-			}
-			if dv := co.Get("default_value"); dv != nil && dv.Kind != hocon.Null {
-				c.DefaultValue = dv.Interface()
-			}
-			if c.Comment, err = co.String("comment", ""); err != nil {
-				return nil, err
-			}
-			cr.columns = append(cr.columns, c)
+			cr.columns = append(cr.columns, col)
 		}
 	}
-	if io, err := o.Object("table_identifier_rule"); err != nil {
-		return nil, err
-	} else if io != nil {
-		t := &catalog.Table{}
-		if t.Catalog, err = io.RequiredString("catalog_name"); err != nil {
-			return nil, err
-		}
-		name, err := io.RequiredString("table")
-		if err != nil {
-			return nil, err
-		}
-		if t.Path, err = catalog.ParsePath(name, false); err != nil {
-			return nil, io.Errorf("table", "%v", err)
+	if o.Has("table_identifier_rule") {
+		t := &catalog.Table{Catalog: c.Identifier.Catalog}
+		var err error
+		if t.Path, err = catalog.ParsePath(c.Identifier.Table, false); err != nil {
+			return nil, c.Identifier.At.Errorf("table", "%v", err)
 		}
 		cr.ident, cr.identOpts = t, o
 	}

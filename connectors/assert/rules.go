@@ -104,54 +104,42 @@ var ruleByName = map[string]ruleType{
 	"MIN_LENGTH": ruleMinLength, "MAX_LENGTH": ruleMaxLength, "MAX_ROW": ruleMaxRow, "MIN_ROW": ruleMinRow,
 }
 
-func parseTableRules(o *config.Options, path string) (*tableRules, error) {
-	tr := &tableRules{path: path, opts: o}
-	if o.Has("row_rules") {
-		list, err := o.ObjectList("row_rules")
-		if err != nil {
-			return nil, err
-		}
+func parseTableRules(c *TableRules, path string) (*tableRules, error) {
+	tr := &tableRules{path: path, opts: c.At}
+	if c.RowRules != nil {
 		tr.hasRowRules = true
-		for _, ro := range list {
-			vr, err := parseValueRule(ro, true)
+		for i := range c.RowRules {
+			r := &c.RowRules[i]
+			vr, err := parseValueRule(r.At, r.Type, r.Value, nil, true)
 			if err != nil {
 				return nil, err
 			}
 			tr.rowRules = append(tr.rowRules, vr)
 		}
 	}
-	if o.Has("field_rules") {
-		list, err := o.ObjectList("field_rules")
-		if err != nil {
-			return nil, err
-		}
+	if c.FieldRules != nil {
 		tr.hasFieldRules = true
-		for _, fo := range list {
-			fr, err := parseFieldRule(fo)
+		for i := range c.FieldRules {
+			fr, err := parseFieldRule(&c.FieldRules[i])
 			if err != nil {
 				return nil, err
 			}
 			tr.fieldRules = append(tr.fieldRules, fr)
 		}
 	}
-	if o.Has("catalog_table_rule") {
-		co, err := o.Object("catalog_table_rule")
-		if err != nil {
-			return nil, err
-		}
-		if tr.catalog, err = parseCatalogRule(co); err != nil {
+	if c.At.Has("catalog_table_rule") {
+		var err error
+		if tr.catalog, err = parseCatalogRule(&c.Catalog); err != nil {
 			return nil, err
 		}
 	}
 	return tr, nil
 }
 
-func parseValueRule(o *config.Options, rowRule bool) (valueRule, error) {
-	vr := valueRule{opts: o}
-	name, err := o.String("rule_type", "")
-	if err != nil {
-		return vr, err
-	}
+// parseValueRule checks one entry of row_rules or field_value: a rule type of its kind,
+// with the rule_value it needs.
+func parseValueRule(o *config.Options, name string, value *float64, equalsTo *hocon.Value, rowRule bool) (valueRule, error) {
+	vr := valueRule{opts: o, equalsTo: equalsTo}
 	if name != "" {
 		t, ok := ruleByName[strings.ToUpper(strings.TrimSpace(name))]
 		if !ok {
@@ -165,11 +153,8 @@ func parseValueRule(o *config.Options, rowRule bool) (valueRule, error) {
 	case !rowRule && (vr.typ == ruleMinRow || vr.typ == ruleMaxRow):
 		return vr, o.Errorf("rule_type", "%s is a row rule; put it in row_rules", vr.typ)
 	}
-	if o.Has("rule_value") {
-		if vr.value, err = o.Float("rule_value", 0); err != nil {
-			return vr, err
-		}
-		vr.hasValue = true
+	if value != nil {
+		vr.value, vr.hasValue = *value, true
 	}
 	switch vr.typ {
 	case ruleMin, ruleMax, ruleMinLength, ruleMaxLength, ruleMinRow, ruleMaxRow:
@@ -177,26 +162,24 @@ func parseValueRule(o *config.Options, rowRule bool) (valueRule, error) {
 			return vr, o.Errorf("rule_value", "option is required for rule_type %s", vr.typ)
 		}
 	}
-	if !rowRule {
-		if eq := o.Get("equals_to"); eq != nil && eq.Kind != hocon.Null {
-			vr.equalsTo = eq
-		}
-	}
 	return vr, nil
 }
 
-func parseFieldRule(o *config.Options) (fieldRule, error) {
-	fr := fieldRule{opts: o}
-	var err error
-	if fr.name, err = o.RequiredString("field_name"); err != nil {
-		return fr, err
-	}
-	tv := o.Get("field_type")
+func parseFieldRule(c *FieldRule) (fieldRule, error) {
+	o := c.At
+	fr := fieldRule{name: c.Name, opts: o}
+	tv := c.Type
 	if tv == nil {
-		return fr, o.Errorf("field_type", "option is required (Assert checks every value's type first)")
+		// `field_type = null` unquoted: SeaTunnel users quote it, accept both
+		if v := o.Raw().Lookup("field_type"); v != nil && v.Kind == hocon.Null {
+			tv = v
+		} else {
+			return fr, o.Errorf("field_type", "option is required (Assert checks every value's type first)")
+		}
 	}
+	var err error
 	switch tv.Kind {
-	case hocon.Null: // `field_type = null` unquoted: SeaTunnel users quote it, accept both
+	case hocon.Null:
 		fr.typ = types.Of(types.Null)
 	case hocon.String:
 		fr.typ, err = types.Parse(tv.Str)
@@ -212,18 +195,13 @@ func parseFieldRule(o *config.Options) (fieldRule, error) {
 		}
 		return fr, o.Errorf("field_type", "%v", err)
 	}
-	if o.Has("field_value") {
-		list, err := o.ObjectList("field_value")
+	for i := range c.Values {
+		v := &c.Values[i]
+		vr, err := parseValueRule(v.At, v.Type, v.Value, v.EqualsTo, false)
 		if err != nil {
 			return fr, err
 		}
-		for _, vo := range list {
-			vr, err := parseValueRule(vo, false)
-			if err != nil {
-				return fr, err
-			}
-			fr.values = append(fr.values, vr)
-		}
+		fr.values = append(fr.values, vr)
 	}
 	return fr, nil
 }
