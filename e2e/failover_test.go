@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -90,6 +92,9 @@ func jsonIDs(t *testing.T, dir string) (map[int64]int, int) {
 	t.Helper()
 	ids, total := map[int64]int{}, 0
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if p == dir && errors.Is(err, fs.ErrNotExist) {
+			return filepath.SkipAll // nothing committed yet
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -159,7 +164,7 @@ func TestRestoreAfterTheOnlyRunnerDied(t *testing.T) {
 		t.Fatalf("submit: exit %d\n%s", code, o)
 	}
 	c.runningOn(t, "7301")
-	time.Sleep(2 * time.Second) // a checkpoint or two
+	untilCommitted(t, func() int { ids, _ := jsonIDs(t, filepath.Join(out, "sink")); return len(ids) })
 	first.kill(t)
 	eventually(t, 90*time.Second, "the job fails without a runner", func() bool { return c.status(t, "7301").State == "FAILED" })
 	c.runner(t, "alive", 1)
@@ -205,7 +210,7 @@ func TestFreshRunOfAKnownIDStartsClean(t *testing.T) {
 	if len(st.Warnings) == 0 || !strings.Contains(strings.Join(st.Warnings, "\n"), "ran before") {
 		t.Errorf("a fresh run of a known id does not say it starts clean: warnings %q", st.Warnings)
 	}
-	time.Sleep(3 * time.Second) // a few checkpoints of this run
+	untilCommitted(t, func() int { ids, _ := jsonIDs(t, filepath.Join(secondOut, "sink")); return len(ids) })
 	runners[victim].kill(t)
 	if code, o := run(t, "job", "wait", "--address", c.addr, id); code != 0 {
 		t.Fatalf("second run: exit %d\n%s", code, o)

@@ -15,16 +15,24 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// stall stops a process for d (SIGSTOP), then lets it run on (SIGCONT).
-func (p *proc) stall(t *testing.T, d time.Duration) {
+// stallUntil stops a process (SIGSTOP) until cond holds, then lets it run on (SIGCONT).
+func (p *proc) stallUntil(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(d)
+	took := eventually(t, within, what, cond)
 	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
+	return took
+}
+
+// untilCommitted waits until a checkpoint has committed rows to the sink (committed counts
+// them), so that what follows happens mid-job with a checkpoint to restore from.
+func untilCommitted(t *testing.T, committed func() int) {
+	t.Helper()
+	eventually(t, 60*time.Second, "a checkpoint commits rows", func() bool { return committed() > 0 })
 }
 
 // slowInput writes n json lines (a multiple of 10), ids 1..n, in ten files under dir/in.
@@ -174,13 +182,17 @@ func TestStalledRunnerFencesItself(t *testing.T) {
 			dir := t.TempDir()
 			id := submit(t, c.addr, fenceJob(t, dir, sink))
 			victim := c.runningOn(t, id)
-			time.Sleep(2 * time.Second) // a few checkpoints
-			runners[victim].stall(t, 13*time.Second)
+			untilCommitted(t, func() int { return len(sink.ids(t, dir)) })
+			// stopped past its lease: until the resource manager has declared it lost
+			took := runners[victim].stallUntil(t, 60*time.Second, "the stopped runner is declared lost", func() bool {
+				return clusterStatus(t, c.addr)[victim].State == "LOST"
+			})
 			stalled := time.Now()
+			t.Logf("runner %s declared lost %s after it stopped", victim, took.Round(100*time.Millisecond))
 			if code, o := run(t, "job", "wait", "--address", c.addr, id); code != 0 {
 				t.Fatalf("job wait: exit %d\n%s", code, o)
 			}
-			t.Logf("runner %s stopped for 13 s; the job finished %s after it ran again", victim, time.Since(stalled).Round(100*time.Millisecond))
+			t.Logf("the job finished %s after runner %s ran again", time.Since(stalled).Round(100*time.Millisecond), victim)
 			checkExactlyOnce(t, sink, dir, id)
 			if st := c.status(t, id); len(st.Pipelines) != 1 || st.Pipelines[0].Restarts < 1 || st.Counters.RowsWritten != 100 {
 				t.Errorf("status %+v", st)
@@ -228,9 +240,8 @@ func TestTemporalKilledAndRestarted(t *testing.T) {
 			dir := t.TempDir()
 			id := submit(t, addr, fenceJob(t, dir, sink))
 			c.runningOn(t, id)
-			time.Sleep(2 * time.Second)
-			temporal.kill(t)
-			time.Sleep(2 * time.Second)
+			untilCommitted(t, func() int { return len(sink.ids(t, dir)) })
+			temporal.kill(t) // returns once the process is gone
 			_, took := up()
 			answered := time.Now()
 			t.Logf("Temporal answered %s after its start", took.Round(100*time.Millisecond))
