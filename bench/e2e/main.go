@@ -265,6 +265,38 @@ func exchangeHop(bin, dir string, rows, procs int) {
 	plain, ckpt := median(plainT), median(ckptT)
 	fmt.Printf("  fused, %d rows          %.2f M rows/s; with a checkpoint every 1 s %.2f M rows/s (%.1f %% of the throughput without)\n",
 		long, float64(long)/plain/1e6, float64(long)/ckpt/1e6, 100*plain/ckpt)
+	slowSink(bin, addr, dir, started[len(started)-2:])
+}
+
+// slowSinkJob's source could emit 10 M rows of 200-byte strings in seconds; its sink, behind
+// the exchange on the other runner, takes one row a millisecond.
+const slowSinkJob = `
+env { parallelism = 1 }
+source { FakeSource { plugin_output = "fake", row.num = 10000000, schema = { fields { id = bigint, name = string, pad = string } }, string.length = 200 } }
+sink { Console { plugin_input = "fake", partition_by = [id], log.print.data = false, log.print.delay.ms = 1 } }
+`
+
+// slowSink runs slowSinkJob for 8 s and prints the runners' peak RSS: backpressure bounds what
+// is in flight by the exchange's window and queues (target: under 300 MB a runner).
+func slowSink(bin, addr, dir string, runners []*exec.Cmd) {
+	f := filepath.Join(dir, "slow-sink.conf")
+	if err := os.WriteFile(f, []byte(slowSinkJob), 0o644); err != nil {
+		fail(err)
+	}
+	out, err := exec.Command(bin, "job", "submit", "--address", addr, f).Output()
+	if err != nil {
+		fail(fmt.Errorf("submit: %v", err))
+	}
+	id := strings.TrimSpace(string(out))
+	time.Sleep(8 * time.Second) // the measured span
+	var peak int64
+	for _, c := range runners {
+		peak = max(peak, hwmKB(c.Process.Pid))
+	}
+	if out, err := exec.Command(bin, "job", "cancel", "--address", addr, id).CombinedOutput(); err != nil {
+		fail(fmt.Errorf("cancel %s: %v\n%s", id, err, out))
+	}
+	fmt.Printf("  slow sink behind the exchange for 8 s: runner peak RSS %d MB (target under 300 MB)\n", peak/1024)
 }
 
 func clusterJob(bin, addr, dir, text string) float64 {
