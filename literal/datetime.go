@@ -4,50 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/strait-dev/strait/internal/civil"
 )
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 func errorf(format string, args ...any) error { return errors.New(fmt.Sprintf(format, args...)) }
-
-const (
-	nanosPerSecond = int64(1_000_000_000)
-	nanosPerDay    = 86400 * nanosPerSecond
-)
-
-// DaysFromCivil returns the number of days from 1970-01-01 to the proleptic Gregorian date
-// y-m-d. Out-of-range months and days are not checked.
-func DaysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y
-	if era < 0 {
-		era -= 399
-	}
-	era /= 400
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
-
-// DaysInMonth is the number of days of month m (1..12) in year y.
-func DaysInMonth(y, m int64) int64 {
-	switch m {
-	case 2:
-		if isLeap(y) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
 
 func digits(s string) (int64, bool) {
 	if s == "" {
@@ -64,11 +27,12 @@ func digits(s string) (int64, bool) {
 	return n, true
 }
 
-func civil(y, m, d int64) (int64, bool) {
-	if m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, m) {
+// epochDay is the epoch day of y-m-d, when that is a date.
+func epochDay(y, m, d int64) (int64, bool) {
+	if !civil.Valid(y, int(m), int(d)) {
 		return 0, false
 	}
-	return DaysFromCivil(y, m, d), true
+	return civil.EpochDay(y, int(m), int(d)), true
 }
 
 // splitDate reads yyyy?MM?dd where ? is sep.
@@ -82,7 +46,7 @@ func splitDate(s string, sep byte) (int64, bool) {
 	if !ok1 || !ok2 || !ok3 {
 		return 0, false
 	}
-	return civil(y, m, d)
+	return epochDay(y, m, d)
 }
 
 // ParseDate reads a date in the layouts SeaTunnel detects: yyyy-MM-dd, yyyy/MM/dd,
@@ -102,7 +66,7 @@ func ParseDate(s string) (int64, bool) {
 		if !ok1 || !ok2 || !ok3 {
 			return 0, false
 		}
-		return civil(y, m, d)
+		return epochDay(y, m, d)
 	}
 	return parseCJKDate(s)
 }
@@ -118,7 +82,7 @@ func parseCJKDate(s string) (int64, bool) {
 	if !ok1 || !ok2 || !ok3 {
 		return 0, false
 	}
-	return civil(y, m, d)
+	return epochDay(y, m, d)
 }
 
 // ParseTime reads HH:mm:ss with an optional fraction of up to nine digits (12:34:56.789)
@@ -133,7 +97,7 @@ func ParseTime(s string) (int64, bool) {
 	if !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || sec > 59 {
 		return 0, false
 	}
-	nanos := (h*3600 + mi*60 + sec) * nanosPerSecond
+	nanos := (h*3600 + mi*60 + sec) * civil.NanosPerSecond
 	rest := s[8:]
 	if rest == "" {
 		return nanos, true
@@ -165,7 +129,7 @@ func ParseTimestamp(s string) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
-		return days*nanosPerDay + tod, true
+		return days*civil.NanosPerDay + tod, true
 	}
 	if strings.Contains(s, "年") {
 		return parseCJKTimestamp(s)
@@ -194,7 +158,7 @@ func ParseTimestamp(s string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return days*nanosPerDay + tod, true
+	return days*civil.NanosPerDay + tod, true
 }
 
 func parseCJKTimestamp(s string) (int64, bool) {
@@ -215,5 +179,5 @@ func parseCJKTimestamp(s string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return days*nanosPerDay + tod, true
+	return days*civil.NanosPerDay + tod, true
 }

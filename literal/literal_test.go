@@ -247,20 +247,6 @@ func TestConvertFields(t *testing.T) {
 	}
 }
 
-func TestDaysFromCivil(t *testing.T) {
-	for _, d := range []time.Time{
-		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(1600, 2, 29, 0, 0, 0, 0, time.UTC),
-		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC),
-		time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC),
-	} {
-		if got, want := DaysFromCivil(int64(d.Year()), int64(d.Month()), int64(d.Day())), d.Unix()/86400; got != want {
-			t.Errorf("DaysFromCivil(%v) = %d, want %d", d, got, want)
-		}
-	}
-}
-
 func FuzzConvert(f *testing.F) {
 	for _, s := range []string{`"2012-12-21T12:34:56.5"`, `[1, {a = "b"}]`, `"{a = [1]}"`, `300`, `"bWlJWmo="`} {
 		f.Add(s)

@@ -4,8 +4,8 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
-	"time"
 
+	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -201,75 +201,18 @@ func AppendDecimal(buf []byte, v Value) []byte {
 	return append(buf, digits[len(digits)-scale:]...)
 }
 
-func appendPad(buf []byte, n int64, width int) []byte {
-	var tmp [20]byte
-	s := strconv.AppendInt(tmp[:0], n, 10)
-	for i := len(s); i < width; i++ {
-		buf = append(buf, '0')
-	}
-	return append(buf, s...)
-}
-
-// AppendDate writes days since the epoch as yyyy-MM-dd.
-func AppendDate(buf []byte, days int64) []byte {
-	y, m, d := time.Unix(days*86400, 0).UTC().Date()
-	buf = appendPad(buf, int64(y), 4)
-	buf = append(buf, '-')
-	buf = appendPad(buf, int64(m), 2)
-	buf = append(buf, '-')
-	return appendPad(buf, int64(d), 2)
-}
+// AppendDate writes days since the epoch as LocalDate.toString does: yyyy-MM-dd.
+func AppendDate(buf []byte, days int64) []byte { return javatime.AppendLocalDate(buf, days) }
 
 // AppendTime writes nanoseconds of the day as Java's LocalTime.toString does: HH:mm when
 // seconds and fraction are zero, else HH:mm:ss and the fraction (when non-zero) in milli,
 // micro or nano precision.
-func AppendTime(buf []byte, nanos int64) []byte {
-	h := nanos / int64(time.Hour)
-	nanos -= h * int64(time.Hour)
-	mi := nanos / int64(time.Minute)
-	nanos -= mi * int64(time.Minute)
-	s := nanos / int64(time.Second)
-	nanos -= s * int64(time.Second)
-	buf = appendPad(buf, h, 2)
-	buf = append(buf, ':')
-	buf = appendPad(buf, mi, 2)
-	if s == 0 && nanos == 0 {
-		return buf
-	}
-	buf = append(buf, ':')
-	buf = appendPad(buf, s, 2)
-	return appendFraction(buf, nanos)
-}
+func AppendTime(buf []byte, nanos int64) []byte { return javatime.AppendLocalTime(buf, nanos) }
 
-func appendFraction(buf []byte, nanos int64) []byte {
-	switch {
-	case nanos == 0:
-		return buf
-	case nanos%1_000_000 == 0:
-		buf = append(buf, '.')
-		return appendPad(buf, nanos/1_000_000, 3)
-	case nanos%1_000 == 0:
-		buf = append(buf, '.')
-		return appendPad(buf, nanos/1_000, 6)
-	}
-	buf = append(buf, '.')
-	return appendPad(buf, nanos, 9)
-}
-
-// AppendTimestamp writes nanoseconds since the epoch as yyyy-MM-ddTHH:mm:ss[.fraction].
+// AppendTimestamp writes nanoseconds since the epoch as LocalDateTime.toString does:
+// yyyy-MM-ddTHH:mm[:ss[.fraction]].
 func AppendTimestamp(buf []byte, nanos int64) []byte {
-	days := floorDiv(nanos, 86400*int64(time.Second))
-	buf = AppendDate(buf, days)
-	buf = append(buf, 'T')
-	return AppendTime(buf, nanos-days*86400*int64(time.Second))
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
+	return javatime.AppendLocalDateTime(buf, nanos)
 }
 
 // String renders the value as AppendText does.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -324,11 +325,11 @@ func (b *genBuilder) dateTime() func(r *rng) (days, tod int64) {
 	second := part(g.secondTemplate, 0, 60)
 	return func(r *rng) (int64, int64) {
 		y, m, d := year(r), month(r), day(r)
-		if d > literal.DaysInMonth(y, m) && r.err == nil {
+		if d > int64(civil.MonthLength(y, int(m))) && r.err == nil {
 			// SeaTunnel's LocalDate.of fails the same way
 			r.err = fmt.Errorf("date.day.template: day %d does not exist in %04d-%02d", d, y, m)
 		}
-		days := literal.DaysFromCivil(y, m, d)
+		days := civil.EpochDay(y, int(m), int(d))
 		tod := (hour(r)*3600 + minute(r)*60 + second(r)) * int64(time.Second)
 		return days, tod
 	}
@@ -344,7 +345,7 @@ type dateTimeGen struct {
 func newDateTimeGen(year int64) *dateTimeGen {
 	g := &dateTimeGen{}
 	for m := range g.monthStart {
-		g.monthStart[m] = literal.DaysFromCivil(year, int64(m+1), 1)
+		g.monthStart[m] = civil.EpochDay(year, m+1, 1)
 	}
 	return g
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -212,12 +213,12 @@ func converter(from, to types.DataType) (convFn, error) {
 		switch fk {
 		case types.Date:
 			return func(_ *frame, v row.Value) (row.Value, error) {
-				return row.TimestampValue(v.I * nanosPerDay), nil
+				return row.TimestampValue(v.I * civil.NanosPerDay), nil
 			}, nil
 		case types.Time:
 			return func(fr *frame, v row.Value) (row.Value, error) {
 				days := row.DateOf(fr.clock()).I
-				return row.TimestampValue(days*nanosPerDay + v.I), nil
+				return row.TimestampValue(days*civil.NanosPerDay + v.I), nil
 			}, nil
 		case types.BigInt:
 			// epoch milliseconds, seen in the local time zone
@@ -238,17 +239,17 @@ func converter(from, to types.DataType) (convFn, error) {
 		switch fk {
 		case types.Timestamp:
 			return func(_ *frame, v row.Value) (row.Value, error) {
-				d, _ := splitTimestamp(v.I)
+				d, _ := civil.SplitTimestamp(v.I)
 				return row.DateValue(d), nil
 			}, nil
 		case types.TinyInt, types.SmallInt, types.Int:
 			// yyyyMMdd
 			return func(_ *frame, v row.Value) (row.Value, error) {
 				y, m, d := v.I/10000, int((v.I/100)%100), int(v.I%100)
-				if m < 1 || m > 12 || d < 1 || d > monthLength(y, m) {
+				if m < 1 || m > 12 || d < 1 || d > civil.MonthLength(y, m) {
 					return row.Value{}, fmt.Errorf("%d is not a date written as yyyyMMdd", v.I)
 				}
-				return row.DateValue(daysFromCivil(y, m, d)), nil
+				return row.DateValue(civil.EpochDay(y, m, d)), nil
 			}, nil
 		case types.String:
 			return func(_ *frame, v row.Value) (row.Value, error) {
@@ -258,7 +259,7 @@ func converter(from, to types.DataType) (convFn, error) {
 					if err2 != nil {
 						return row.Value{}, fmt.Errorf("cannot cast %s to DATE: %v", quoteString(v.S), err)
 					}
-					d, _ = splitTimestamp(ts)
+					d, _ = civil.SplitTimestamp(ts)
 				}
 				return row.DateValue(d), nil
 			}, nil
@@ -267,7 +268,7 @@ func converter(from, to types.DataType) (convFn, error) {
 		switch fk {
 		case types.Timestamp:
 			return func(_ *frame, v row.Value) (row.Value, error) {
-				_, n := splitTimestamp(v.I)
+				_, n := civil.SplitTimestamp(v.I)
 				return row.TimeValue(n), nil
 			}, nil
 		case types.Date:
@@ -279,7 +280,7 @@ func converter(from, to types.DataType) (convFn, error) {
 				if v.I < 0 || h > 23 || m > 59 || s > 59 {
 					return row.Value{}, fmt.Errorf("%d is not a time written as HHmmss", v.I)
 				}
-				return row.TimeValue(h*nanosPerHour + m*nanosPerMinute + s*nanosPerSecond), nil
+				return row.TimeValue(h*civil.NanosPerHour + m*civil.NanosPerMinute + s*civil.NanosPerSecond), nil
 			}, nil
 		case types.String:
 			return func(_ *frame, v row.Value) (row.Value, error) {
@@ -388,10 +389,10 @@ func parseISODate(s string) (int64, error) {
 	if neg {
 		y = -y
 	}
-	if m < 1 || m > 12 || d < 1 || d > monthLength(y, m) {
+	if m < 1 || m > 12 || d < 1 || d > civil.MonthLength(y, m) {
 		return 0, errors.New("no such day")
 	}
-	return daysFromCivil(y, m, d), nil
+	return civil.EpochDay(y, m, d), nil
 }
 
 func allDigits(s string) bool {
@@ -427,7 +428,7 @@ func parseISOTime(s string) (int64, error) {
 	if v[0] > 23 || v[1] > 59 || v[2] > 59 {
 		return 0, errors.New("no such time of day")
 	}
-	nanos := v[0]*nanosPerHour + v[1]*nanosPerMinute + v[2]*nanosPerSecond
+	nanos := v[0]*civil.NanosPerHour + v[1]*civil.NanosPerMinute + v[2]*civil.NanosPerSecond
 	if frac != "" {
 		f, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
 		nanos += f
@@ -443,10 +444,10 @@ func parseISOTimestamp(s string) (int64, error) {
 		if err != nil {
 			return 0, errors.New("expected yyyy-MM-dd[ HH:mm[:ss[.fraction]]]")
 		}
-		if d > math.MaxInt64/nanosPerDay-1 || d < math.MinInt64/nanosPerDay+1 {
+		if d > math.MaxInt64/civil.NanosPerDay-1 || d < math.MinInt64/civil.NanosPerDay+1 {
 			return 0, errors.New("out of the range of timestamps (years 1677 to 2262)")
 		}
-		return d * nanosPerDay, nil
+		return d * civil.NanosPerDay, nil
 	}
 	d, err := parseISODate(s[:sep])
 	if err != nil {
@@ -456,8 +457,8 @@ func parseISOTimestamp(s string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if d > math.MaxInt64/nanosPerDay-1 || d < math.MinInt64/nanosPerDay+1 {
+	if d > math.MaxInt64/civil.NanosPerDay-1 || d < math.MinInt64/civil.NanosPerDay+1 {
 		return 0, errors.New("out of the range of timestamps (years 1677 to 2262)")
 	}
-	return d*nanosPerDay + t, nil
+	return d*civil.NanosPerDay + t, nil
 }

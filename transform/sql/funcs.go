@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -95,7 +96,7 @@ func plural(n int, word string) string {
 	return itoa(n) + " " + word + "s"
 }
 
-func itoa(n int) string { return string(appendPadded(nil, int64(n), 1)) }
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // ---- argument helpers ----
 

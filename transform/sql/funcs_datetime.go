@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strait-dev/strait/internal/civil"
+	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -45,13 +47,13 @@ func registerDateTimeFuncs() {
 			}), nil
 		}}
 	}
-	register(dateField(func(d int64) int64 { _, _, day := civilFromDays(d); return int64(day) }), "DAY_OF_MONTH")
-	register(dateField(func(d int64) int64 { return int64(dayOfWeek(d)) }), "DAY_OF_WEEK")
-	register(dateField(func(d int64) int64 { return int64(dayOfYear(d)) }), "DAY_OF_YEAR")
-	register(dateField(func(d int64) int64 { _, m, _ := civilFromDays(d); return int64(m) }), "MONTH")
-	register(dateField(func(d int64) int64 { _, m, _ := civilFromDays(d); return int64((m-1)/3 + 1) }), "QUARTER")
-	register(dateField(func(d int64) int64 { y, _, _ := civilFromDays(d); return y }), "YEAR")
-	register(dateField(func(d int64) int64 { return int64(weekOfYear(d, 1, 4) + 1) }), "WEEK")
+	register(dateField(func(d int64) int64 { _, _, day := civil.Date(d); return int64(day) }), "DAY_OF_MONTH")
+	register(dateField(func(d int64) int64 { return int64(civil.DayOfWeek(d)) }), "DAY_OF_WEEK")
+	register(dateField(func(d int64) int64 { return int64(civil.DayOfYear(d)) }), "DAY_OF_YEAR")
+	register(dateField(func(d int64) int64 { _, m, _ := civil.Date(d); return int64(m) }), "MONTH")
+	register(dateField(func(d int64) int64 { _, m, _ := civil.Date(d); return int64((m-1)/3 + 1) }), "QUARTER")
+	register(dateField(func(d int64) int64 { y, _, _ := civil.Date(d); return y }), "YEAR")
+	register(dateField(func(d int64) int64 { return int64(civil.WeekOfYear(d, 1, 4) + 1) }), "WEEK")
 	dateName := func(f func(days int64) string) *fnDef {
 		return &fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			days, err := c.argDate(n, args, 0)
@@ -67,8 +69,8 @@ func registerDateTimeFuncs() {
 			}), nil
 		}}
 	}
-	register(dateName(func(d int64) string { return dayNames[dayOfWeek(d)-1] }), "DAYNAME")
-	register(dateName(func(d int64) string { _, m, _ := civilFromDays(d); return monthNames[m-1] }), "MONTHNAME")
+	register(dateName(func(d int64) string { return javatime.DayName(civil.DayOfWeek(d)) }), "DAYNAME")
+	register(dateName(func(d int64) string { _, m, _ := civil.Date(d); return javatime.MonthName(m) }), "MONTHNAME")
 	timeField := func(unit, mod int64) *fnDef {
 		return &fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			nanos, err := c.argTimeOfDay(n, args, 0)
@@ -84,9 +86,9 @@ func registerDateTimeFuncs() {
 			}), nil
 		}}
 	}
-	register(timeField(nanosPerHour, 24), "HOUR")
-	register(timeField(nanosPerMinute, 60), "MINUTE")
-	register(timeField(nanosPerSecond, 60), "SECOND")
+	register(timeField(civil.NanosPerHour, 24), "HOUR")
+	register(timeField(civil.NanosPerMinute, 60), "MINUTE")
+	register(timeField(civil.NanosPerSecond, 60), "SECOND")
 	register(&fnDef{min: 2, max: 2, build: buildFormat}, "FORMATDATETIME")
 	register(&fnDef{min: 2, max: 2, build: buildParse}, "PARSEDATETIME", "TO_DATE")
 	register(&fnDef{min: 2, max: 2, build: buildIsDate}, "IS_DATE")
@@ -103,7 +105,7 @@ func (c *compiler) argDate(n *Call, args []*expr, i int) (intFn, *Error) {
 		ig := a.ig
 		return func(fr *frame) (int64, bool) {
 			ts, ok := ig(fr)
-			return floorDiv(ts, nanosPerDay), ok
+			return civil.FloorDiv(ts, civil.NanosPerDay), ok
 		}, nil
 	case types.Null:
 		return func(*frame) (int64, bool) { return 0, false }, nil
@@ -121,7 +123,7 @@ func (c *compiler) argTimeOfDay(n *Call, args []*expr, i int) (intFn, *Error) {
 		ig := a.ig
 		return func(fr *frame) (int64, bool) {
 			ts, ok := ig(fr)
-			return floorMod(ts, nanosPerDay), ok
+			return civil.FloorMod(ts, civil.NanosPerDay), ok
 		}, nil
 	case types.Null:
 		return func(*frame) (int64, bool) { return 0, false }, nil
@@ -208,9 +210,9 @@ func dateAdd(k types.Kind, v, n int64, unit string) int64 {
 	case types.Date:
 		switch unit {
 		case "YEAR":
-			return plusMonths(v, n*12)
+			return civil.PlusMonths(v, n*12)
 		case "MONTH":
-			return plusMonths(v, n)
+			return civil.PlusMonths(v, n)
 		case "WEEK":
 			return v + 7*n
 		case "DAY":
@@ -220,34 +222,34 @@ func dateAdd(k types.Kind, v, n int64, unit string) int64 {
 		var d int64
 		switch unit {
 		case "HOUR":
-			d = n % 24 * nanosPerHour
+			d = n % 24 * civil.NanosPerHour
 		case "MINUTE":
-			d = n % (24 * 60) * nanosPerMinute
+			d = n % (24 * 60) * civil.NanosPerMinute
 		case "SECOND":
-			d = n % 86400 * nanosPerSecond
+			d = n % 86400 * civil.NanosPerSecond
 		case "MILLISECOND":
 			d = n % 86_400_000 * 1_000_000
 		default:
 			return v
 		}
-		return floorMod(v+d, nanosPerDay)
+		return civil.FloorMod(v+d, civil.NanosPerDay)
 	case types.Timestamp:
-		days, nanos := splitTimestamp(v)
+		days, nanos := civil.SplitTimestamp(v)
 		switch unit {
 		case "YEAR":
-			return plusMonths(days, n*12)*nanosPerDay + nanos
+			return civil.PlusMonths(days, n*12)*civil.NanosPerDay + nanos
 		case "MONTH":
-			return plusMonths(days, n)*nanosPerDay + nanos
+			return civil.PlusMonths(days, n)*civil.NanosPerDay + nanos
 		case "WEEK":
-			return v + 7*n*nanosPerDay
+			return v + 7*n*civil.NanosPerDay
 		case "DAY":
-			return v + n*nanosPerDay
+			return v + n*civil.NanosPerDay
 		case "HOUR":
-			return v + n*nanosPerHour
+			return v + n*civil.NanosPerHour
 		case "MINUTE":
-			return v + n*nanosPerMinute
+			return v + n*civil.NanosPerMinute
 		case "SECOND":
-			return v + n*nanosPerSecond
+			return v + n*civil.NanosPerSecond
 		case "MILLISECOND":
 			return v + n*1_000_000
 		}
@@ -324,7 +326,7 @@ func dateDiff(ak types.Kind, a int64, bk types.Kind, b int64, unit string) (int6
 		if unit == "DAY" {
 			return db - da, true, nil
 		}
-		y, m, _ := periodBetween(da, db)
+		y, m, _ := civil.PeriodBetween(da, db)
 		if unit == "YEAR" {
 			return y, true, nil
 		}
@@ -336,12 +338,12 @@ func dateDiff(ak types.Kind, a int64, bk types.Kind, b int64, unit string) (int6
 	case ak == types.Timestamp && bk == types.Timestamp, ak == types.Time && bk == types.Time:
 		d = b - a
 	case ak == types.Time && bk == types.Timestamp:
-		d = floorMod(b, nanosPerDay) - a
+		d = civil.FloorMod(b, civil.NanosPerDay) - a
 	default:
 		return 0, false, fmt.Errorf("DATEDIFF by %s needs two timestamps or two times", unit)
 	}
-	secs := floorDiv(d, nanosPerSecond)
-	frac := d - secs*nanosPerSecond
+	secs := civil.FloorDiv(d, civil.NanosPerSecond)
+	frac := d - secs*civil.NanosPerSecond
 	switch unit {
 	case "WEEK":
 		return secs / 86400 / 7, true, nil
@@ -363,7 +365,7 @@ func dateOf(k types.Kind, v int64) (int64, bool) {
 	case types.Date:
 		return v, true
 	case types.Timestamp:
-		return floorDiv(v, nanosPerDay), true
+		return civil.FloorDiv(v, civil.NanosPerDay), true
 	}
 	return 0, false
 }
@@ -392,27 +394,27 @@ func buildDateTrunc(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return 0, false
 		}
 		if k == types.Date {
-			v *= nanosPerDay
+			v *= civil.NanosPerDay
 		}
 		u, ok := unit(fr)
 		if !ok {
 			return 0, false
 		}
-		days, nanos := splitTimestamp(v)
-		y, m, _ := civilFromDays(days)
+		days, nanos := civil.SplitTimestamp(v)
+		y, m, _ := civil.Date(days)
 		switch u {
 		case "YEAR":
-			return daysFromCivil(y, 1, 1) * nanosPerDay, true
+			return civil.EpochDay(y, 1, 1) * civil.NanosPerDay, true
 		case "MONTH":
-			return daysFromCivil(y, m, 1) * nanosPerDay, true
+			return civil.EpochDay(y, m, 1) * civil.NanosPerDay, true
 		case "DAY":
-			return days * nanosPerDay, true
+			return days * civil.NanosPerDay, true
 		case "HOUR":
-			return days*nanosPerDay + nanos/nanosPerHour*nanosPerHour, true
+			return days*civil.NanosPerDay + nanos/civil.NanosPerHour*civil.NanosPerHour, true
 		case "MINUTE":
-			return days*nanosPerDay + nanos/nanosPerMinute*nanosPerMinute, true
+			return days*civil.NanosPerDay + nanos/civil.NanosPerMinute*civil.NanosPerMinute, true
 		}
-		return days*nanosPerDay + nanos/nanosPerSecond*nanosPerSecond, true
+		return days*civil.NanosPerDay + nanos/civil.NanosPerSecond*civil.NanosPerSecond, true
 	}), nil
 }
 
@@ -453,30 +455,30 @@ func (c *compiler) extract(n *Extract) (*expr, *Error) {
 		case types.Time:
 			nanos = v
 		default:
-			days, nanos = splitTimestamp(v)
+			days, nanos = civil.SplitTimestamp(v)
 		}
 		switch field {
 		case "YEAR":
-			y, _, _ := civilFromDays(days)
+			y, _, _ := civil.Date(days)
 			return y, true
 		case "MONTH":
-			_, m, _ := civilFromDays(days)
+			_, m, _ := civil.Date(days)
 			return int64(m), true
 		case "DAY":
-			_, _, d := civilFromDays(days)
+			_, _, d := civil.Date(days)
 			return int64(d), true
 		case "DAYOFWEEK":
-			return int64(dayOfWeek(days)), true
+			return int64(civil.DayOfWeek(days)), true
 		case "DAYOFYEAR":
-			return int64(dayOfYear(days)), true
+			return int64(civil.DayOfYear(days)), true
 		case "HOUR":
-			return nanos / nanosPerHour, true
+			return nanos / civil.NanosPerHour, true
 		case "MINUTE":
-			return nanos / nanosPerMinute % 60, true
+			return nanos / civil.NanosPerMinute % 60, true
 		case "SECOND":
-			return nanos / nanosPerSecond % 60, true
+			return nanos / civil.NanosPerSecond % 60, true
 		}
-		return nanos % nanosPerSecond / 1_000_000, true
+		return nanos % civil.NanosPerSecond / 1_000_000, true
 	})
 	e.node = n
 	e.volatile = x.volatile
@@ -486,15 +488,15 @@ func (c *compiler) extract(n *Extract) (*expr, *Error) {
 // patternArg compiles a DateTimeFormatter pattern once when it is a constant, or per distinct
 // value.
 type patternArg struct {
-	fixed *dtPattern
+	fixed *javatime.Pattern
 	sg    strFn
-	last  *dtPattern
+	last  *javatime.Pattern
 	src   string
 }
 
 func (c *compiler) patternArg(n *Call, args []*expr, i int) (*patternArg, *Error) {
 	if s, null, ok := constStr(args, i); ok && !null {
-		p, err := compilePattern(s)
+		p, err := javatime.Compile(s)
 		if err != nil {
 			return nil, c.errf(n.Args[i], "%v", err)
 		}
@@ -507,7 +509,7 @@ func (c *compiler) patternArg(n *Call, args []*expr, i int) (*patternArg, *Error
 	return &patternArg{sg: sg}, nil
 }
 
-func (pa *patternArg) get(fr *frame) (*dtPattern, bool) {
+func (pa *patternArg) get(fr *frame) (*javatime.Pattern, bool) {
 	if pa.fixed != nil {
 		return pa.fixed, true
 	}
@@ -516,7 +518,7 @@ func (pa *patternArg) get(fr *frame) (*dtPattern, bool) {
 		return nil, false
 	}
 	if pa.last == nil || s != pa.src {
-		p, err := compilePattern(s)
+		p, err := javatime.Compile(s)
 		if err != nil {
 			fr.fail(err)
 			return nil, false
@@ -540,7 +542,7 @@ func buildFormat(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	hasDate := k == types.Date || k == types.Timestamp
 	hasTime := k == types.Time || k == types.Timestamp
 	if pa.fixed != nil && k != types.Null {
-		if cerr := pa.fixed.check(hasDate, hasTime); cerr != nil {
+		if cerr := pa.fixed.Check(javatime.Value{HasDate: hasDate, HasTime: hasTime}); cerr != nil {
 			return nil, c.errf(n.Args[1], "%v", cerr)
 		}
 	}
@@ -557,17 +559,17 @@ func buildFormat(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		if !ok {
 			return "", false
 		}
-		dv := dtValue{hasDate: hasDate, hasTime: hasTime}
+		var dv javatime.Value
 		switch k {
 		case types.Date:
-			dv.days = v
+			dv = javatime.Date(v)
 		case types.Time:
-			dv.nanos = v
+			dv = javatime.Time(v)
 		default:
-			dv.days, dv.nanos = splitTimestamp(v)
+			dv = javatime.DateTime(v)
 		}
 		var tmp [64]byte
-		out, err := p.format(tmp[:0], dv)
+		out, err := p.Format(tmp[:0], dv)
 		if err != nil {
 			fr.fail(err)
 			return "", false
@@ -592,26 +594,18 @@ func parseResultType(pattern string) (types.Kind, bool) {
 }
 
 // parseAs parses s with p into a value of kind k.
-func parseAs(p *dtPattern, k types.Kind, s string) (int64, error) {
-	r, err := p.parse(s)
+func parseAs(p *javatime.Pattern, k types.Kind, s string) (int64, error) {
+	r, err := p.Parse(s)
 	if err != nil {
 		return 0, err
 	}
 	switch k {
 	case types.Date:
-		return r.date()
+		return r.Date()
 	case types.Time:
-		return r.timeOfDay()
+		return r.TimeOfDay()
 	}
-	d, err := r.date()
-	if err != nil {
-		return 0, err
-	}
-	t, err := r.timeOfDay()
-	if err != nil {
-		return 0, err
-	}
-	return d*nanosPerDay + t, nil
+	return r.DateTime()
 }
 
 // buildParse: PARSEDATETIME(text, pattern); the pattern must be a string literal because it
@@ -629,12 +623,12 @@ func buildParse(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	if !ok {
 		return nil, c.errf(n.Args[1], "%s: the pattern %s has neither a year (yy) nor minutes (mm)", fname(n), quoteString(pat))
 	}
-	p, perr := compilePattern(pat)
+	p, perr := javatime.Compile(pat)
 	if perr != nil {
 		return nil, c.errf(n.Args[1], "%v", perr)
 	}
-	if p.hasZone {
-		return nil, c.errf(n.Args[1], "%v", errZoneField)
+	if p.HasZone() {
+		return nil, c.errf(n.Args[1], "%v", javatime.ErrZoneField)
 	}
 	return intExpr(k, func(fr *frame) (int64, bool) {
 		v, ok := s(fr)
@@ -678,7 +672,7 @@ func buildIsDate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		}
 		var src string
 		if pa.fixed != nil {
-			src = pa.fixed.src
+			src = pa.fixed.String()
 		} else if src, ok = patSrc(fr); !ok {
 			return 0, true
 		}
@@ -689,7 +683,7 @@ func buildIsDate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		p := pa.fixed
 		if p == nil {
 			var err error
-			if p, err = compilePattern(src); err != nil {
+			if p, err = javatime.Compile(src); err != nil {
 				return 0, true
 			}
 		}
@@ -715,7 +709,7 @@ func buildFromUnixtime(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		return nil, err
 	}
 	if pa.fixed != nil {
-		if cerr := pa.fixed.check(true, true); cerr != nil {
+		if cerr := pa.fixed.Check(javatime.Value{HasDate: true, HasTime: true}); cerr != nil {
 			return nil, c.errf(n.Args[1], "%v", cerr)
 		}
 	}
@@ -724,7 +718,7 @@ func buildFromUnixtime(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	case len(args) < 3:
 		zone = func(*frame) (*time.Location, bool) { return localZone, true }
 	case ok && !null:
-		loc, zerr := parseZone(s)
+		loc, zerr := javatime.ParseZone(s)
 		if zerr != nil {
 			return nil, c.errf(n.Args[2], "%v", zerr)
 		}
@@ -742,7 +736,7 @@ func buildFromUnixtime(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 				return nil, false
 			}
 			if last == nil || id != lastID {
-				loc, err := parseZone(id)
+				loc, err := javatime.ParseZone(id)
 				if err != nil {
 					fr.fail(err)
 					return nil, false
@@ -766,9 +760,8 @@ func buildFromUnixtime(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return "", false
 		}
 		ts := row.TimestampOf(time.Unix(v, 0).In(loc)).I
-		days, nanos := splitTimestamp(ts)
 		var tmp [64]byte
-		out, err := p.format(tmp[:0], dtValue{hasDate: true, hasTime: true, days: days, nanos: nanos})
+		out, err := p.Format(tmp[:0], javatime.DateTime(ts))
 		if err != nil {
 			fr.fail(err)
 			return "", false

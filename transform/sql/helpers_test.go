@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +142,7 @@ func same(a, b row.Value) bool {
 // show prints a value with its type for failure messages.
 func show(v row.Value) string {
 	if v.T == types.Decimal {
-		return v.T.String() + "(scale " + string(appendPadded(nil, v.I, 1)) + ") " + string(appendText(nil, v))
+		return v.T.String() + "(scale " + strconv.FormatInt(v.I, 10) + ") " + string(appendText(nil, v))
 	}
 	return v.T.String() + " " + string(appendText(nil, v))
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -31,11 +32,11 @@ func appendText(buf []byte, v row.Value) []byte {
 	case types.Decimal:
 		return appendJavaDecimal(buf, v)
 	case types.Date:
-		return appendJavaDate(buf, v.I)
+		return javatime.AppendLocalDate(buf, v.I)
 	case types.Time:
-		return appendJavaTime(buf, v.I)
+		return javatime.AppendLocalTime(buf, v.I)
 	case types.Timestamp:
-		return appendJavaTimestamp(buf, v.I)
+		return javatime.AppendLocalDateTime(buf, v.I)
 	case types.Map:
 		m := v.Map()
 		buf = append(buf, '{')
