@@ -8,6 +8,7 @@ package copy
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
@@ -74,6 +75,9 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 func copies(o *config.Options, c *Config) (dest, src []string, key string, err error) {
 	switch {
 	case c.Fields != nil:
+		if c.SrcField != nil || c.DestField != nil {
+			slog.Warn("Copy transform: src_field and dest_field are ignored when fields is set", "transform", o.Where())
+		}
 		for _, k := range c.Fields.Keys() {
 			s, err := c.Fields.String(k, "")
 			if err != nil {

@@ -55,9 +55,9 @@ type Config struct {
 
 // ColumnConfig is one entry of JsonPath's columns.
 type ColumnConfig struct {
-	SrcField  string       `opt:"src_field,required" doc:"the field holding the JSON: a string or bytes field, or an array, map or row written as JSON first"`
-	Path      string       `opt:"path,required" doc:"the JSONPath selecting the value"`
-	DestField string       `opt:"dest_field,required" doc:"the field the value goes to; one named like an input field overwrites it"`
+	SrcField  string       `opt:"src_field,required" doc:"the field holding the JSON, not blank: a string or bytes field, or an array, map or row written as JSON first"`
+	Path      string       `opt:"path,required" doc:"the JSONPath selecting the value, not blank"`
+	DestField string       `opt:"dest_field,required" doc:"the field the value goes to, not blank; one named like an input field overwrites it"`
 	DestType  *hocon.Value `opt:"dest_type" default:"string" doc:"the type of dest_field: a type name such as int, decimal(10, 2) or array<string>, or an object of row fields"`
 	Way       string       `opt:"column_error_handle_way" enum:"FAIL,SKIP,SKIP_ROW" doc:"what invalid JSON or a path selecting nothing does: FAIL fails the job, SKIP gives null, SKIP_ROW drops the row; unset, row_error_handle_way decides"`
 }

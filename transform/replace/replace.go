@@ -36,7 +36,7 @@ func init() {
 type Config struct {
 	Field        string `opt:"replace_field,required" doc:"the field to replace in: text, a number, a boolean, a date or a time"`
 	Pattern      string `opt:"pattern,required" doc:"the text to replace, or with is_regex a regular expression"`
-	Replacement  string `opt:"replacement,required" doc:"what replaces it; with is_regex it may name groups as $1 or ${name}"`
+	Replacement  string `opt:"replacement,required" doc:"what replaces it, possibly empty; with is_regex it may name groups as $1 or ${name}"`
 	IsRegex      bool   `opt:"is_regex" default:"false" doc:"true: pattern is a regular expression; false: a plain substring, every occurrence replaced"`
 	ReplaceFirst bool   `opt:"replace_first" default:"false" doc:"with is_regex, replace only the first match"`
 }

@@ -29,7 +29,7 @@ func init() {
 type Config struct {
 	Separator string   `opt:"separator,required" doc:"where to split: a regular expression, as Java's String.split reads it"`
 	Field     string   `opt:"split_field,required" doc:"the field whose text is split"`
-	Outputs   []string `opt:"output_fields,required" doc:"the string fields the pieces go to; with n fields the text is split into at most n pieces, the last holding the rest, and missing pieces are null"`
+	Outputs   []string `opt:"output_fields,required" doc:"the string fields the pieces go to, at least one; with n fields the text is split into at most n pieces, the last holding the rest, and missing pieces are null"`
 }
 
 // Transform is a configured Split.

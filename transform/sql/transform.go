@@ -32,7 +32,7 @@ func init() {
 // Config is the Sql transform's options.
 type Config struct {
 	Query  string `opt:"query,required" doc:"the query: SELECT expressions FROM the input table, optionally WHERE a condition (docs/sql.md)"`
-	Engine string `opt:"engine" default:"zeta" enum:"zeta" doc:"SeaTunnel's SQL engine; zeta, the one Strait implements, is the only value"`
+	Engine string `opt:"engine" default:"zeta" enum:"zeta" doc:"SeaTunnel's SQL engine; Strait implements zeta"`
 }
 
 // Transform is a configured Sql transform.
