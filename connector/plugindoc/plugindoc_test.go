@@ -16,15 +16,17 @@ type check struct {
 }
 
 type sampleOptions struct {
-	Path     string            `opt:"path,required" doc:"the folder\n  to read"`
-	Format   string            `opt:"file_format_type" default:"csv" enum:"text,csv,json" doc:"how the files are written"`
-	Password string            `opt:"password,secret" doc:"the user's password"`
-	Attempts int               `opt:"max_commit_attempts,noeffect" default:"3" doc:"commits are retried by the engine"`
-	Include  []string          `opt:"include_fields" fallback:"fields" doc:"the fields kept"`
-	Pattern  string            `opt:"pattern" default:"a|b" doc:"a choice: a|b"`
-	Checks   []check           `opt:"checks" doc:"the checks"`
-	Nested   struct{ N int `opt:"n" default:"1" doc:"a count"` } `opt:"nested" doc:"an object"`
-	Props    map[string]string `opt:"properties" doc:"passed on as they are"`
+	Path     string   `opt:"path,required" doc:"the folder\n  to read"`
+	Format   string   `opt:"file_format_type" default:"csv" enum:"text,csv,json" doc:"how the files are written"`
+	Password string   `opt:"password,secret" doc:"the user's password"`
+	Attempts int      `opt:"max_commit_attempts,noeffect" default:"3" doc:"commits are retried by the engine"`
+	Include  []string `opt:"include_fields" fallback:"fields" doc:"the fields kept"`
+	Pattern  string   `opt:"pattern" default:"a|b" doc:"a choice: a|b"`
+	Checks   []check  `opt:"checks" doc:"the checks"`
+	Nested   struct {
+		N int `opt:"n" default:"1" doc:"a count"`
+	} `opt:"nested" doc:"an object"`
+	Props map[string]string `opt:"properties" doc:"passed on as they are"`
 }
 
 type noOptions struct{}
@@ -66,7 +68,7 @@ func TestRows(t *testing.T) {
 func TestFirstSentence(t *testing.T) {
 	for doc, want := range map[string]string{
 		"Reads samples. It has many options.": "Reads samples.",
-		"Reads v1.2 files.\nAnd more.":         "Reads v1.2 files.",
+		"Reads v1.2 files.\nAnd more.":        "Reads v1.2 files.",
 		"No full stop":                        "No full stop",
 		"":                                    "",
 		"Ends here.":                          "Ends here.",
