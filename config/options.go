@@ -109,29 +109,13 @@ func (o *Options) MarkUsed(keys ...string) {
 }
 
 // Unused lists the options that were set but never read, as paths, sorted, each with its
-// position. SeaTunnel ignores unknown options; Strait warns about them.
+// position. SeaTunnel ignores unknown options; Strait warns about them. The entries of a
+// list of objects a spec decoded are looked into, as Unknown does.
 func (o *Options) Unused() []string {
 	var out []string
-	var walk func(v *hocon.Value, path string)
-	walk = func(v *hocon.Value, path string) {
-		if path != "" && o.used[path] {
-			return
-		}
-		if v.Kind == hocon.Object && len(v.Fields) > 0 {
-			for _, f := range v.Fields {
-				p := f.Key
-				if path != "" {
-					p = path + "." + f.Key
-				}
-				walk(f.Value, p)
-			}
-			return
-		}
-		if path != "" {
-			out = append(out, fmt.Sprintf("%s (at %s)", path, v.Pos))
-		}
+	for _, u := range o.unused() {
+		out = append(out, fmt.Sprintf("%s (at %s)", u.path, u.pos))
 	}
-	walk(o.v, o.prefix)
 	sort.Strings(out)
 	return out
 }

@@ -88,3 +88,22 @@ func TestUnusedOptions(t *testing.T) {
 		t.Errorf("%q", u)
 	}
 }
+
+// A list of objects that a spec decoded is read option by option: Unused names what its
+// entries hold besides, and not the list.
+func TestUnusedLooksIntoSpecLists(t *testing.T) {
+	type entry struct {
+		Name string `opt:"name"`
+	}
+	type list struct {
+		Entries []entry `opt:"entries"`
+	}
+	o := opts(t, "entries = [{ name = a }, { name = b, nmae = c }]\nother = 1\n")
+	if _, err := Decode[list](o); err != nil {
+		t.Fatal(err)
+	}
+	u := o.Unused()
+	if len(u) != 2 || !strings.HasPrefix(u[0], "entries[1].nmae (at job.conf:1:") || !strings.HasPrefix(u[1], "other (at job.conf:2:") {
+		t.Errorf("%q", u)
+	}
+}
