@@ -60,6 +60,8 @@ type ColumnConfig struct {
 	DestField string       `opt:"dest_field,required" doc:"the field the value goes to, not blank; one named like an input field overwrites it"`
 	DestType  *hocon.Value `opt:"dest_type" default:"string" doc:"the type of dest_field: a type name such as int, decimal(10, 2) or array<string>, or an object of row fields"`
 	Way       string       `opt:"column_error_handle_way" enum:"FAIL,SKIP,SKIP_ROW" doc:"what invalid JSON or a path selecting nothing does: FAIL fails the job, SKIP gives null, SKIP_ROW drops the row; unset, row_error_handle_way decides"`
+
+	At *config.Options `opt:"."` // the entry's own options, so that errors point at it
 }
 
 // Way is an error handling way.
@@ -131,15 +133,10 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 	}
 	o := ctx.Options
 	t := &Transform{where: o.Where(), rowWay: parseWay(c.RowWay)}
-	// the columns' own options, so that errors point at the entry
-	cols, err := o.ObjectList("columns")
-	if err != nil {
-		return nil, err
-	}
 	slots := map[string]int{}
 	var srcNames []string
 	for i, cc := range c.Columns {
-		col, err := readColumn(cols[i], fmt.Sprintf("columns[%d]", i), cc)
+		col, err := readColumn(fmt.Sprintf("columns[%d]", i), cc)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +191,8 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 	return t, nil
 }
 
-func readColumn(c *config.Options, key string, cc ColumnConfig) (column, error) {
+func readColumn(key string, cc ColumnConfig) (column, error) {
+	c := cc.At
 	col := column{opts: c, key: key, src: cc.SrcField, dest: cc.DestField, way: parseWay(cc.Way)}
 	for _, opt := range [...]struct{ name, value string }{{"path", cc.Path}, {"src_field", cc.SrcField}, {"dest_field", cc.DestField}} {
 		if xform.TrimJava(opt.value) == "" {

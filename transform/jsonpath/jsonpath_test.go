@@ -317,6 +317,7 @@ func TestJsonPathOptions(t *testing.T) {
 	optiontest.Check(t, `data = string`, []optiontest.Case{
 		{Block: `JsonPath { plugin_input = src, plugin_output = out, row_error_handle_way = skip, columns = [{src_field = data, path = "$.a", dest_field = a, dest_type = int, column_error_handle_way = SKIP_ROW}] }`},
 		{Block: `JsonPath { columns = [{src_field = data, path = "$.a", dest_field = a}], row_error_handle = SKIP }`, Warning: `unknown option "row_error_handle" (did you mean "row_error_handle_way"?)`},
+		{Block: `JsonPath { columns = [{src_field = data, path = "$.a", dest_field = a}, {src_field = data, path = "$.b", dest_field = b, dest_typ = int}] }`, Warning: `unknown option "columns[1].dest_typ" (did you mean "columns[1].dest_type"?) at job.conf:4:`},
 		{Block: `JsonPath { column = [{src_field = data, path = "$.a", dest_field = a}] }`, Err: "transform[0] JsonPath: columns: option is required"},
 		{Block: `JsonPath { columns = [{src_field = data, dest_field = a}] }`, Err: "transform[0] JsonPath: columns[0].path: option is required"},
 	})
