@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto clean postgres postgres-stop
+.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto clean postgres postgres-stop kafka kafka-stop
 
 all: build
 
@@ -33,9 +33,19 @@ postgres:
 postgres-stop:
 	scripts/postgres.sh stop
 
+# The Kafka tests talk to kfake (franz-go's in-memory Kafka), which scripts/kafka.sh builds
+# into bin/tools and starts as its own process on 127.0.0.1:9092 when no broker answers there.
+export STRAIT_TEST_KAFKA := 127.0.0.1:9092
+
+kafka:
+	scripts/kafka.sh start
+
+kafka-stop:
+	scripts/kafka.sh stop
+
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once.
-test: build vet postgres
+test: build vet postgres kafka
 	$(GO) test -count=1 -parallel 4 -timeout 40m $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.

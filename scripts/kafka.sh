@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Starts the Kafka broker the Kafka tests use: kfake (franz-go's in-memory implementation of
+# Kafka's wire protocol, with consumer groups and transactions) as a process of its own on
+# 127.0.0.1:9092 (STRAIT_KAFKA_PORT), built once into bin/tools/kfake from
+# internal/tools/kfake. The host name `kafkaCluster`, which SeaTunnel's Kafka end-to-end
+# configs use, is mapped to 127.0.0.1. A broker already answering on the port is used as it
+# is. kfake keeps its data in memory: stop clears every topic.
+#
+#   scripts/kafka.sh start | stop | addr
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+port=${STRAIT_KAFKA_PORT:-9092}
+addr="127.0.0.1:$port"
+dir=${STRAIT_KAFKA_DIR:-${TMPDIR:-/tmp}/strait-kafka-$port}
+bin="$root/bin/tools/kfake"
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+
+build() {
+	if [ -x "$bin" ] && [ -z "$(find "$root/internal/tools/kfake" "$root/go.mod" -newer "$bin" -print -quit)" ]; then
+		return
+	fi
+	mkdir -p "$(dirname "$bin")"
+	(cd "$root" && GOTOOLCHAIN=local go build -o "$bin" ./internal/tools/kfake)
+}
+
+answers() { "$bin" -ping "$addr" >/dev/null 2>&1; }
+
+start() {
+	build
+	map_host
+	answers && return
+	mkdir -p "$dir"
+	if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+		echo "kafka: process $(cat "$dir/pid") holds $dir but does not answer on $addr" >&2
+		exit 1
+	fi
+	nohup "$bin" -port "$port" >"$dir/server.log" 2>&1 &
+	echo $! >"$dir/pid"
+	for _ in $(seq 1 100); do
+		answers && return
+		kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "kafka: the broker did not answer on $addr; its log:" >&2
+	tail -n 20 "$dir/server.log" >&2
+	exit 1
+}
+
+# SeaTunnel's configs reach the broker as host `kafkaCluster`
+map_host() {
+	if ! getent hosts kafkaCluster >/dev/null 2>&1; then
+		echo "127.0.0.1 kafkaCluster" | $sudo tee -a /etc/hosts >/dev/null
+	fi
+}
+
+stop() {
+	[ -f "$dir/pid" ] || return 0
+	local pid
+	pid=$(cat "$dir/pid")
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid"
+		for _ in $(seq 1 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	rm -f "$dir/pid"
+}
+
+case "${1:-start}" in
+start) start ;;
+stop) stop ;;
+addr) echo "$addr" ;;
+*) echo "usage: $0 start|stop|addr" >&2; exit 2 ;;
+esac
