@@ -3,6 +3,8 @@ package jdbc
 import (
 	"context"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -15,80 +17,85 @@ import (
 // PostgreSQL's JDBC driver class, the one driver this connector speaks for.
 const postgresDriver = "org.postgresql.Driver"
 
+// ConnOptions are the options of the source and the sink that say how to reach the database.
+type ConnOptions struct {
+	URL        string            `opt:"url,required" doc:"the database: jdbc:postgresql://host:port/database, with the driver's connection properties after ? (currentSchema, sslmode, ...)"`
+	Driver     string            `opt:"driver" default:"org.postgresql.Driver" doc:"the JDBC driver class; Strait speaks PostgreSQL's protocol itself, so only org.postgresql.Driver is accepted"`
+	User       string            `opt:"user" doc:"the user to connect as; wins over the url's"`
+	Password   *string           `opt:"password,secret" doc:"the user's password; wins over the url's"`
+	Properties map[string]string `opt:"properties" doc:"connection properties of PostgreSQL's JDBC driver, applied after the url's: user, password, currentSchema, applicationName, options, ssl, sslmode; the driver's others have no meaning here"`
+	Timeout    int64             `opt:"connection_check_timeout_sec" default:"30" doc:"seconds an attempt to connect may take, and the bound of the checks of the database while the job is planned"`
+	MaxRetries int64             `opt:"max_retries" default:"0" doc:"further attempts to connect when one fails, a second apart"`
+
+	CompatibleMode string `opt:"compatible_mode,noeffect" doc:"the compatible mode of databases that speak several dialects; Strait speaks PostgreSQL only"`
+	Dialect        string `opt:"dialect,noeffect" doc:"the SQL dialect; Strait speaks PostgreSQL only"`
+	XADataSource   string `opt:"xa_data_source_class_name,noeffect" doc:"the XA data source of exactly-once writes; Strait commits them with PostgreSQL's prepared transactions instead"`
+
+	At *config.Options `opt:"."`
+}
+
 // connConfig is how to reach the database: SeaTunnel's url, driver, user, password,
 // properties and connection_check_timeout_sec.
 type connConfig struct {
 	pgwire.ConnConfig
 }
 
-// parseConn reads the connection options shared by the source and the sink.
-func parseConn(o *config.Options) (*connConfig, error) {
-	raw, err := o.RequiredString("url")
-	if err != nil {
-		return nil, err
+// connOf checks the connection options shared by the source and the sink.
+func connOf(c *ConnOptions) (*connConfig, error) {
+	o := c.At
+	if strings.TrimSpace(c.Driver) != postgresDriver {
+		return nil, o.Errorf("driver", "Strait's Jdbc connector speaks to PostgreSQL (%s); %q is not supported", postgresDriver, c.Driver)
 	}
-	driver, err := o.String("driver", postgresDriver)
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(driver) != postgresDriver {
-		return nil, o.Errorf("driver", "Strait's Jdbc connector speaks to PostgreSQL (%s); %q is not supported", postgresDriver, driver)
-	}
-	pc, err := pgwire.ParseURL(raw)
+	pc, err := pgwire.ParseURL(c.URL)
 	if err != nil {
 		return nil, o.Errorf("url", "%v", err)
 	}
-	c := &connConfig{ConnConfig: *pc}
+	cc := &connConfig{ConnConfig: *pc}
 	// user and password options win over the url's
-	if u, err := o.String("user", ""); err != nil {
-		return nil, err
-	} else if u != "" {
-		c.User = u
+	if c.User != "" {
+		cc.User = c.User
 	}
-	if p, err := o.String("password", ""); err != nil {
-		return nil, err
-	} else if o.Has("password") {
-		c.Password = p
+	if c.Password != nil {
+		cc.Password = *c.Password
 	}
-	if o.Has("properties") {
-		props, err := o.Object("properties")
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range props.Keys() {
-			v, err := props.String(k, "")
-			if err != nil {
-				return nil, err
-			}
-			c.Property(k, v)
-		}
+	keys := make([]string, 0, len(c.Properties))
+	for k := range c.Properties {
+		keys = append(keys, k)
 	}
-	secs, err := o.Int("connection_check_timeout_sec", 30)
-	if err != nil {
-		return nil, err
+	sort.Strings(keys)
+	for _, k := range keys {
+		cc.Property(k, c.Properties[k])
 	}
-	if secs < 1 {
-		return nil, o.Errorf("connection_check_timeout_sec", "must be at least 1, got %d", secs)
+	if c.Timeout < 1 {
+		return nil, o.Errorf("connection_check_timeout_sec", "must be at least 1, got %d", c.Timeout)
 	}
-	c.Timeout = time.Duration(secs) * time.Second
-	retries, err := o.Int("max_retries", 0)
-	if err != nil {
-		return nil, err
+	cc.Timeout = time.Duration(c.Timeout) * time.Second
+	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
+		return nil, o.Errorf("max_retries", "must be between 0 and %d, got %d", math.MaxInt32, c.MaxRetries)
 	}
-	if retries < 0 {
-		return nil, o.Errorf("max_retries", "must not be negative, got %d", retries)
-	}
-	c.Retries = int(retries)
-	// options of JDBC drivers that have no meaning here
-	o.MarkUsed("compatible_mode", "dialect", "fetch_size", "xa_data_source_class_name")
-	return c, nil
+	cc.Retries = int(c.MaxRetries)
+	return cc, nil
 }
 
-// connect opens a connection, trying again up to max_retries times a second apart.
+// connect opens a connection, trying again up to max_retries times a second apart. Its
+// errors name the host and port.
 func (c *connConfig) connect(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := c.Connect(ctx)
 	if err != nil {
+		if err == ctx.Err() {
+			// given up between attempts: the error is the context's alone
+			return nil, fmt.Errorf("jdbc: connect to %s as %s: %w", c.Addr(), c.User, err)
+		}
 		return nil, fmt.Errorf("jdbc: %w", err)
 	}
 	return conn, nil
+}
+
+// planContext is the context a factory checks the database within: its caller's planning
+// deadline, or none for a caller that has no context to give.
+func planContext(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }

@@ -3,6 +3,7 @@ package jdbc
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"strings"
 
 	"github.com/strait-dev/strait/catalog"
@@ -14,10 +15,48 @@ import (
 
 func init() {
 	// one sink per input table, with ${table_name} and the other table placeholders of the
-	// options replaced for it
-	connector.RegisterSinkRaw("Jdbc", func(ctx *connector.SinkContext) (connector.Sink, error) {
-		return multitable.Build(ctx, NewSink)
-	})
+	// options replaced for it: each table's options are decoded again
+	connector.RegisterSink("Jdbc", "Writes rows to a PostgreSQL table: generated upserts and deletes applied per batch, a query per row, or COPY; with is_exactly_once, one prepared transaction per checkpoint. Save modes create or clear the table first.",
+		func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
+			return multitable.Build(ctx, func(ctx *connector.SinkContext) (connector.Sink, error) {
+				c, err := config.Decode[SinkConfig](ctx.Options)
+				if err != nil {
+					return nil, err
+				}
+				return NewSink(ctx, c)
+			})
+		})
+}
+
+// SinkConfig is the Jdbc sink's options.
+type SinkConfig struct {
+	ConnOptions
+	Query       string   `opt:"query" doc:"the statement run for every row, its fields bound to ? in order or to :name by field name; instead of generate_sink_sql"`
+	Generate    bool     `opt:"generate_sink_sql" default:"false" doc:"generate the statements for table from the input's fields and key, instead of a query"`
+	Database    string   `opt:"database" doc:"the target's database; it must be the url's, which is the default"`
+	Table       string   `opt:"table" doc:"the target table, schema.table or table; default the input table's name"`
+	Schema      string   `opt:"schema" doc:"the target table's schema, instead of the one table names"`
+	TablePrefix string   `opt:"tablePrefix" doc:"put before the target table's name"`
+	TableSuffix string   `opt:"tableSuffix" doc:"put after the target table's name"`
+	PrimaryKeys []string `opt:"primary_keys" doc:"the key rows are upserted and deleted by; default the input's primary key, else its first unique key"`
+	FieldIde    string   `opt:"field_ide" default:"ORIGINAL" enum:"ORIGINAL,UPPERCASE,LOWERCASE" doc:"the case of the target's column names and of its table name"`
+
+	BatchSize     int64 `opt:"batch_size" default:"1000" doc:"rows buffered before they are written"`
+	ExactlyOnce   bool  `opt:"is_exactly_once" default:"false" doc:"write each checkpoint's rows in a prepared transaction committed when the checkpoint completes"`
+	AutoCommit    bool  `opt:"auto_commit" default:"true" doc:"commit every batch as it is written; false keeps a transaction open until the checkpoint"`
+	UseCopy       bool  `opt:"use_copy_statement" default:"false" doc:"insert every row with COPY, to the table named by table, query or not"`
+	EnableUpsert  bool  `opt:"enable_upsert" default:"true" doc:"upsert rows by key (INSERT ... ON CONFLICT); false inserts INSERTs and updates UPDATE_AFTERs"`
+	PKUpdated     bool  `opt:"is_primary_key_updated" default:"true" doc:"update the key columns too when a row is updated"`
+	InsertOnly    bool  `opt:"support_upsert_by_insert_only" default:"false" doc:"write every change of a key as an insert (after deleting the key)"`
+	QueryPKExists bool  `opt:"support_upsert_by_query_primary_key_exist,noeffect" default:"false" doc:"query whether a key exists to choose between insert and update; Strait upserts with ON CONFLICT, which needs no query"`
+
+	SchemaSaveMode string `opt:"schema_save_mode" default:"CREATE_SCHEMA_WHEN_NOT_EXIST" enum:"RECREATE_SCHEMA,CREATE_SCHEMA_WHEN_NOT_EXIST,ERROR_WHEN_SCHEMA_NOT_EXIST,IGNORE" doc:"what the sink does to the target table before the job first writes: recreate it, create it when it does not exist, require it, or nothing"`
+	DataSaveMode   string `opt:"data_save_mode" default:"APPEND_DATA" enum:"DROP_DATA,APPEND_DATA,CUSTOM_PROCESSING,ERROR_WHEN_DATA_EXISTS" doc:"what the sink does to an existing table's rows before the job first writes: delete them, keep them, run custom_sql, or require none"`
+	CustomSQL      string `opt:"custom_sql" doc:"the statement data_save_mode CUSTOM_PROCESSING runs"`
+	CreateIndex    bool   `opt:"create_index,noeffect" default:"true" doc:"create the indexes of a table the sink creates; Strait always creates its primary key, which the upserts need, and no other index"`
+
+	MaxCommitAttempts     int64 `opt:"max_commit_attempts,noeffect" default:"3" doc:"attempts to commit a transaction; Strait's committer is retried until it succeeds, and commits idempotently"`
+	TransactionTimeoutSec int64 `opt:"transaction_timeout_sec,noeffect" default:"-1" doc:"timeout of an XA transaction; PostgreSQL's prepared transactions have none, and wait for their commit however long it takes"`
 }
 
 // writeMode is how the sink turns rows into statements.
@@ -81,19 +120,19 @@ type sinkConfig struct {
 type Sink struct{ cfg *sinkConfig }
 
 // NewSink builds a Jdbc sink from its options and its one input table.
-func NewSink(ctx *connector.SinkContext) (connector.Sink, error) {
-	cfg, err := parseSinkConfig(ctx.Options, ctx.Inputs)
+func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) {
+	cfg, err := sinkConfigOf(c, ctx.Inputs)
 	if err != nil {
 		return nil, err
 	}
 	return &Sink{cfg: cfg}, nil
 }
 
-func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, error) {
-	o.MarkUsed("plugin_input", "source_table_name", "parallelism", "plugin_name")
+func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) {
+	o := sc.At
 	c := &sinkConfig{where: o.Where()}
 	var err error
-	if c.conn, err = parseConn(o); err != nil {
+	if c.conn, err = connOf(&sc.ConnOptions); err != nil {
 		return nil, err
 	}
 	if len(inputs) != 1 {
@@ -103,63 +142,25 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if len(c.input.Columns) == 0 {
 		return nil, o.Errorf("", "input table %s has no columns", c.input.ID())
 	}
-	bs, err := o.Int("batch_size", defaultSinkBatchSize)
-	if err != nil {
-		return nil, err
+	if sc.BatchSize < 1 {
+		return nil, o.Errorf("batch_size", "must be at least 1, got %d", sc.BatchSize)
 	}
-	if bs < 1 {
-		return nil, o.Errorf("batch_size", "must be at least 1, got %d", bs)
-	}
-	c.batchSize = int(bs)
-	if c.exactlyOnce, err = o.Bool("is_exactly_once", false); err != nil {
-		return nil, err
-	}
-	if c.autoCommit, err = o.Bool("auto_commit", true); err != nil {
-		return nil, err
-	}
-	if _, err := o.Int("max_commit_attempts", 3); err != nil {
-		return nil, err
-	}
-	if _, err := o.Int("transaction_timeout_sec", -1); err != nil {
-		return nil, err
-	}
-	if c.useCopy, err = o.Bool("use_copy_statement", false); err != nil {
-		return nil, err
-	}
-	generate, err := o.Bool("generate_sink_sql", false)
-	if err != nil {
-		return nil, err
-	}
-	query, err := o.String("query", "")
-	if err != nil {
-		return nil, err
-	}
-	if c.schemaSave, err = o.Enum("schema_save_mode", createWhenNotExist, recreateSchema, createWhenNotExist, errorWhenNotExist, ignoreSchema); err != nil {
-		return nil, err
-	}
-	if c.dataSave, err = o.Enum("data_save_mode", appendData, dropData, appendData, customProcessing, errorWhenDataExists); err != nil {
-		return nil, err
-	}
-	if c.customSQL, err = o.String("custom_sql", ""); err != nil {
-		return nil, err
-	}
+	c.batchSize = int(min(sc.BatchSize, math.MaxInt32))
+	c.exactlyOnce, c.autoCommit, c.useCopy = sc.ExactlyOnce, sc.AutoCommit, sc.UseCopy
+	c.schemaSave, c.dataSave, c.customSQL = sc.SchemaSaveMode, sc.DataSaveMode, sc.CustomSQL
 	if c.dataSave == customProcessing && strings.TrimSpace(c.customSQL) == "" {
 		return nil, o.Errorf("custom_sql", "is required when data_save_mode is %s", customProcessing)
 	}
-	ide, err := o.Enum("field_ide", "ORIGINAL", "ORIGINAL", "UPPERCASE", "LOWERCASE")
-	if err != nil {
-		return nil, err
-	}
 	c.columns = make([]string, len(c.input.Columns))
 	for i, col := range c.input.Columns {
-		c.columns[i] = applyIde(col.Name, ide)
+		c.columns[i] = applyIde(col.Name, sc.FieldIde)
 	}
 
 	// SeaTunnel's order: use_copy_statement writes through COPY to the named table, else a
 	// query writes every row, else the statements are generated for the named table. Save
 	// modes only prepare a table the sink generates its statements for.
-	query = strings.TrimSpace(query)
-	if query == "" && !generate {
+	query := strings.TrimSpace(sc.Query)
+	if query == "" && !sc.Generate {
 		return nil, o.Errorf("query", "is required unless generate_sink_sql is true")
 	}
 	c.prepare = query == ""
@@ -169,18 +170,39 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 		}
 		return c, nil
 	}
-	if query != "" {
-		o.MarkUsed("query") // use_copy_statement comes first
-	}
-	if err := c.parseTarget(o, ide); err != nil {
+	if err := c.parseTarget(sc); err != nil {
 		return nil, err
 	}
-	// the key: primary_keys, else the input's primary key, else its first unique key
-	pks, err := o.StringList("primary_keys")
-	if err != nil {
+	if err := c.keyOf(sc); err != nil {
 		return nil, err
 	}
-	if !o.Has("primary_keys") {
+	switch {
+	case c.useCopy || len(c.pk) == 0:
+		c.mode = modeInsert
+	case sc.InsertOnly:
+		c.mode = modeInsertOnly
+	case sc.EnableUpsert:
+		c.mode = modeUpsert
+	default:
+		c.mode = modeInsertUpdate
+	}
+	c.pkUpdated = sc.PKUpdated
+	for _, col := range c.input.Columns {
+		if !c.prepare {
+			break
+		}
+		if _, err := ddlType(col.Type, col.Length); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
+			return nil, o.Errorf("schema_save_mode", "cannot create column %q: %v", col.Name, err)
+		}
+	}
+	return c, nil
+}
+
+// keyOf picks the key rows are written by: primary_keys, else the input's primary key, else
+// its first unique key.
+func (c *sinkConfig) keyOf(sc *SinkConfig) error {
+	pks := sc.PrimaryKeys
+	if !sc.At.Has("primary_keys") {
 		if c.input.PrimaryKey != nil {
 			pks = c.input.PrimaryKey.Columns
 		} else {
@@ -198,46 +220,14 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	for _, name := range pks {
 		i := c.input.ColumnIndex(name)
 		if i < 0 {
-			return nil, o.Errorf("primary_keys", "column %q is not a field of the input table %s (fields: %s)", name, c.input.ID(), strings.Join(fieldNames(c.input), ", "))
+			return sc.At.Errorf("primary_keys", "column %q is not a field of the input table %s (fields: %s)", name, c.input.ID(), strings.Join(fieldNames(c.input), ", "))
 		}
 		if !seen[i] {
 			seen[i] = true
 			c.pk = append(c.pk, i)
 		}
 	}
-	upsert, err := o.Bool("enable_upsert", true)
-	if err != nil {
-		return nil, err
-	}
-	if c.pkUpdated, err = o.Bool("is_primary_key_updated", true); err != nil {
-		return nil, err
-	}
-	insertOnly, err := o.Bool("support_upsert_by_insert_only", false)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := o.Bool("support_upsert_by_query_primary_key_exist", false); err != nil {
-		return nil, err
-	}
-	switch {
-	case c.useCopy || len(c.pk) == 0:
-		c.mode = modeInsert
-	case insertOnly:
-		c.mode = modeInsertOnly
-	case upsert:
-		c.mode = modeUpsert
-	default:
-		c.mode = modeInsertUpdate
-	}
-	for _, col := range c.input.Columns {
-		if !c.prepare {
-			break
-		}
-		if _, err := ddlType(col.Type, col.Length); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
-			return nil, o.Errorf("schema_save_mode", "cannot create column %q: %v", col.Name, err)
-		}
-	}
-	return c, nil
+	return nil
 }
 
 // parseQuery reads the statement a query sink runs for every row.
@@ -270,8 +260,6 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 		c.nParams = len(names)
 	}
 	c.tag = tagOf(query)
-	o.MarkUsed("database", "table", "schema", "tablePrefix", "tableSuffix", "primary_keys", "enable_upsert",
-		"support_upsert_by_query_primary_key_exist", "is_primary_key_updated", "support_upsert_by_insert_only")
 	return nil
 }
 
@@ -279,47 +267,31 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 // database and the input table's name), the catalog options schema, tablePrefix and
 // tableSuffix, and field_ide, which changes the case of the table's name as SeaTunnel's
 // PostgreSQL dialect does (the last part of the name only: the schema keeps its case).
-func (c *sinkConfig) parseTarget(o *config.Options, ide string) error {
+func (c *sinkConfig) parseTarget(sc *SinkConfig) error {
+	o := sc.At
 	// SeaTunnel's default database is the source's, which for PostgreSQL must be the url's
-	db, err := o.String("database", c.conn.Database)
-	if err != nil {
-		return err
-	}
+	db := sc.Database
 	if strings.TrimSpace(db) == "" {
 		db = c.conn.Database
 	}
 	if db != c.conn.Database {
 		return o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.Database)
 	}
-	table, err := o.String("table", "")
-	if err != nil {
-		return err
-	}
+	table := sc.Table
 	if strings.TrimSpace(table) == "" {
 		table = c.input.Path.Table
 	}
 	if strings.TrimSpace(table) == "" {
 		return o.Errorf("table", "is required when generate_sink_sql is true and the input table has no name")
 	}
+	var err error
 	if c.target, err = pgwire.ParseTableName(table, db); err != nil {
 		return o.Errorf("table", "%v", err)
 	}
-	schema, err := o.String("schema", "")
-	if err != nil {
-		return err
+	if strings.TrimSpace(sc.Schema) != "" {
+		c.target.Schema = sc.Schema
 	}
-	if strings.TrimSpace(schema) != "" {
-		c.target.Schema = schema
-	}
-	prefix, err := o.String("tablePrefix", "")
-	if err != nil {
-		return err
-	}
-	suffix, err := o.String("tableSuffix", "")
-	if err != nil {
-		return err
-	}
-	c.target.Table = applyIde(prefix+c.target.Table+suffix, ide)
+	c.target.Table = applyIde(sc.TablePrefix+c.target.Table+sc.TableSuffix, sc.FieldIde)
 	c.tag = tagOf(c.target.String())
 	return nil
 }

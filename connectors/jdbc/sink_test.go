@@ -28,7 +28,8 @@ func sinkOptions(t testing.TB, src string) *config.Options {
 
 func newSink(t testing.TB, src string, in *catalog.Table) (*Sink, error) {
 	t.Helper()
-	s, err := NewSink(&connector.SinkContext{Options: sinkOptions(t, src), Job: connector.Job{ID: 42}, Inputs: []*catalog.Table{in}})
+	build, _, _ := connector.LookupSink("Jdbc")
+	s, err := build(&connector.SinkContext{Context: context.Background(), Options: sinkOptions(t, src), Job: connector.Job{ID: 42}, Inputs: []*catalog.Table{in}})
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,45 @@ import (
 )
 
 func init() {
-	connector.RegisterSourceRaw("Jdbc", NewSource)
+	connector.RegisterSource("Jdbc", "Reads the rows of queries or tables of a PostgreSQL database once, split into key ranges read in parallel, as SeaTunnel's Jdbc source does.", NewSource)
+}
+
+// SourceConfig is the Jdbc source's options.
+type SourceConfig struct {
+	ConnOptions
+	SourceTable
+	TableList []ListedTable `opt:"table_list" doc:"several tables or queries, each entry with the options of one (table_path, query, where_condition, partition_column, ...); instead of table_path and query"`
+
+	SplitSize       int64   `opt:"split.size" default:"8096" doc:"rows per split when a table is split by its key"`
+	FactorUpper     float64 `opt:"split.even-distribution.factor.upper-bound" default:"100" doc:"a numeric split column whose distribution factor, (max - min + 1) / rows, is at most this is cut into ranges of even width"`
+	FactorLower     float64 `opt:"split.even-distribution.factor.lower-bound" default:"0.05" doc:"a numeric split column whose distribution factor is at least this is cut into ranges of even width"`
+	SampleThreshold int64   `opt:"split.sample-sharding.threshold" default:"1000" doc:"above this many expected splits, the boundaries of an unevenly distributed column are sampled rather than queried split by split"`
+	InverseRate     int64   `opt:"split.inverse-sampling.rate" default:"1000" doc:"sampling reads every this-th value of the split column"`
+	StringSplit     string  `opt:"split.string_split_mode" default:"sample" enum:"sample,charset_based" doc:"how a string split column is cut: at sampled or queried boundaries, or (charset_based) in ranges of even width of its values read as base-95 numbers"`
+	StringCollate   string  `opt:"split.string_split_mode_collate" doc:"the collation charset_based ranges are compared in; default C, byte order"`
+	Narrowing       bool    `opt:"decimal_type_narrowing" default:"false" doc:"read numeric(p,0) as int when p <= 9 and as bigint when p <= 18; off unless set, since SeaTunnel narrows Oracle's numbers only and reads PostgreSQL's numeric(p,0) as decimal(p,0)"`
+
+	FetchSize      int64 `opt:"fetch_size,noeffect" default:"0" doc:"rows fetched per round trip; rows stream from the server as they are read, so nothing needs it to bound memory"`
+	UseSelectCount bool  `opt:"use_select_count,noeffect" default:"false" doc:"count a table's rows with SELECT COUNT; Strait estimates a table read whole from its statistics and counts the rows of anything else"`
+	SkipAnalyze    bool  `opt:"skip_analyze,noeffect" default:"false" doc:"skip analysing a table before counting it; Strait never analyses tables"`
+}
+
+// SourceTable are the options of one table the source reads.
+type SourceTable struct {
+	TablePath       string  `opt:"table_path" doc:"the table to read whole: database.schema.table, schema.table or table"`
+	Query           string  `opt:"query" doc:"the SELECT whose rows are read; with table_path too, the table names the rows and lends its keys"`
+	Where           *string `opt:"where_condition" doc:"a filter of the rows read, starting with where (where id > 10); a table_list entry's defaults to the source's"`
+	PartitionColumn string  `opt:"partition_column" doc:"the column splits are ranges of; default the first column of the primary key or of a unique index that can be split on"`
+	PartitionNum    *int64  `opt:"partition_num" doc:"with a query and partition_column, the number of splits; default the parallelism"`
+	LowerBound      *string `opt:"partition_lower_bound" doc:"with a query and partition_column, the smallest value read; default the column's minimum"`
+	UpperBound      *string `opt:"partition_upper_bound" doc:"with a query and partition_column, the largest value read; default the column's maximum"`
+}
+
+// ListedTable is one entry of table_list.
+type ListedTable struct {
+	SourceTable
+
+	At *config.Options `opt:"."`
 }
 
 // defaultSplitSize is SeaTunnel's split.size: rows per split when a table is split by its key.
@@ -114,75 +152,34 @@ type srcEntry struct {
 }
 
 // NewSource builds a Jdbc source from its options. It connects to the database to learn the
-// columns of every query and table.
-func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
-	o := ctx.Options
-	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name",
-		// SeaTunnel's ways to count rows: Strait reads the statistics and counts without them
-		"use_select_count", "skip_analyze")
+// columns of every query and table, within the planning deadline and at most
+// connection_check_timeout_sec for every attempt to connect.
+func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
+	o := c.At
 	s := &Source{where: o.Where(), byID: map[string]*srcTable{}, parallelism: max(ctx.Parallelism, 1)}
 	var err error
-	if s.conn, err = parseConn(o); err != nil {
+	if s.conn, err = connOf(&c.ConnOptions); err != nil {
 		return nil, err
 	}
-	if fetch, err := o.Int("fetch_size", 0); err != nil {
-		return nil, err
-	} else if fetch < 0 {
-		return nil, o.Errorf("fetch_size", "must not be negative, got %d", fetch)
+	if c.FetchSize < 0 {
+		return nil, o.Errorf("fetch_size", "must not be negative, got %d", c.FetchSize)
 	}
-	if s.splitSize, err = o.Int("split.size", defaultSplitSize); err != nil {
-		return nil, err
-	}
-	if s.splitSize < 1 {
+	if s.splitSize = c.SplitSize; s.splitSize < 1 {
 		return nil, o.Errorf("split.size", "must be at least 1, got %d", s.splitSize)
 	}
-	if s.tuning, err = readSplitTuning(o); err != nil {
+	if s.tuning, err = splitTuningOf(c); err != nil {
 		return nil, err
 	}
-	narrow, err := o.Bool("decimal_type_narrowing", false)
+	where, err := whereCondition(o, c.Where, "")
 	if err != nil {
 		return nil, err
 	}
-	where, err := readWhereCondition(o, "")
+	entries, fixed, err := srcEntries(c, where)
 	if err != nil {
 		return nil, err
 	}
 
-	var entries []srcEntry
-	fixed := false
-	if o.Has("table_list") {
-		for _, k := range []string{"query", "table_path"} {
-			if o.Has(k) {
-				return nil, o.Errorf("table_list", "set either table_list or table_path/query, not both")
-			}
-		}
-		list, err := o.ObjectList("table_list")
-		if err != nil {
-			return nil, err
-		}
-		if len(list) == 0 {
-			return nil, o.Errorf("table_list", "the list is empty")
-		}
-		for _, lo := range list {
-			e, err := readSrcEntry(lo, where)
-			if err != nil {
-				return nil, err
-			}
-			entries = append(entries, e)
-		}
-		// options that only apply to a single table
-		o.MarkUsed("partition_column", "partition_num", "partition_lower_bound", "partition_upper_bound")
-	} else {
-		e, err := readSrcEntry(o, where)
-		if err != nil {
-			return nil, err
-		}
-		// SeaTunnel's fixed partitioning: a query with partition_column
-		fixed = e.query != "" && e.partitionColumn != ""
-		entries = append(entries, e)
-	}
-
-	cctx, cancel := context.WithTimeout(context.Background(), s.conn.Timeout+time.Minute)
+	cctx, cancel := context.WithTimeout(planContext(ctx.Context), s.conn.Timeout+time.Minute)
 	defer cancel()
 	pg, err := s.conn.connect(cctx)
 	if err != nil {
@@ -190,7 +187,7 @@ func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
 	}
 	defer pg.Close(context.Background())
 	for i, e := range entries {
-		t, err := s.resolve(cctx, pg, e, narrow, fixed)
+		t, err := s.resolve(cctx, pg, e, c.Narrowing, fixed)
 		if err != nil {
 			return nil, err
 		}
@@ -203,65 +200,94 @@ func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
 	return s, nil
 }
 
-// readWhereCondition reads where_condition, which must start with "where" as in SeaTunnel.
-func readWhereCondition(o *config.Options, def string) (string, error) {
-	w, err := o.String("where_condition", def)
-	if err != nil {
-		return "", err
+// srcEntries are the tables the options name: those of table_list, or the one of the
+// source's own options. fixed is SeaTunnel's fixed partitioning: a query with
+// partition_column, not in table_list.
+func srcEntries(c *SourceConfig, where string) (entries []srcEntry, fixed bool, err error) {
+	o := c.At
+	if !o.Has("table_list") {
+		e, err := srcEntryOf(o, &c.SourceTable, where)
+		if err != nil {
+			return nil, false, err
+		}
+		return []srcEntry{e}, e.query != "" && e.partitionColumn != "", nil
 	}
-	w = strings.TrimSpace(w)
-	if w != "" && !strings.HasPrefix(strings.ToLower(w), "where") {
-		return "", o.Errorf("where_condition", "must start with `where`, as in `where id > 10`; got %q", w)
+	for _, k := range []string{"query", "table_path"} {
+		if o.Has(k) {
+			return nil, false, o.Errorf("table_list", "set either table_list or table_path/query, not both")
+		}
 	}
-	return w, nil
+	if len(c.TableList) == 0 {
+		return nil, false, o.Errorf("table_list", "the list is empty")
+	}
+	for i := range c.TableList {
+		e, err := srcEntryOf(c.TableList[i].At, &c.TableList[i].SourceTable, where)
+		if err != nil {
+			return nil, false, err
+		}
+		entries = append(entries, e)
+	}
+	return entries, false, nil
 }
 
-// readSrcEntry reads the options of one table: those of the source, or of one table_list
-// entry (whose where_condition defaults to the source's).
-func readSrcEntry(o *config.Options, where string) (srcEntry, error) {
-	e := srcEntry{o: o}
-	var err error
-	if e.tablePath, err = o.String("table_path", ""); err != nil {
-		return e, err
+// splitTuningOf checks the tuning of dynamic splitting.
+func splitTuningOf(c *SourceConfig) (splitTuning, error) {
+	t := splitTuning{factorUpper: c.FactorUpper, factorLower: c.FactorLower, sampleThreshold: c.SampleThreshold,
+		inverseRate: c.InverseRate, charset: c.StringSplit == stringSplitCharset, collate: strings.TrimSpace(c.StringCollate)}
+	if t.factorLower > t.factorUpper {
+		return t, c.At.Errorf("split.even-distribution.factor.lower-bound", "%g is above split.even-distribution.factor.upper-bound %g", t.factorLower, t.factorUpper)
 	}
-	e.tablePath = strings.TrimSpace(e.tablePath)
-	if e.query, err = o.String("query", ""); err != nil {
-		return e, err
+	if t.inverseRate < 1 {
+		return t, c.At.Errorf("split.inverse-sampling.rate", "must be at least 1, got %d", t.inverseRate)
 	}
-	e.query = trimSourceQuery(e.query)
+	if t.collate == "" {
+		t.collate = "C" // byte order, the order of the arithmetic
+	}
+	return t, nil
+}
+
+// whereCondition checks where_condition, which must start with "where" as in SeaTunnel;
+// def is the condition when it is not set.
+func whereCondition(o *config.Options, w *string, def string) (string, error) {
+	if w == nil {
+		return def, nil
+	}
+	v := strings.TrimSpace(*w)
+	if v != "" && !strings.HasPrefix(strings.ToLower(v), "where") {
+		return "", o.Errorf("where_condition", "must start with `where`, as in `where id > 10`; got %q", v)
+	}
+	return v, nil
+}
+
+// srcEntryOf checks the options of one table: those of the source, or of one table_list
+// entry (whose where_condition defaults to the source's). o is where they are written.
+func srcEntryOf(o *config.Options, t *SourceTable, where string) (srcEntry, error) {
+	e := srcEntry{o: o, tablePath: strings.TrimSpace(t.TablePath), query: trimSourceQuery(t.Query)}
 	if e.query == "" && e.tablePath == "" {
 		if o.Has("query") {
 			return e, o.Errorf("query", "the query is empty")
 		}
 		return e, o.Errorf("query", "set query, table_path or table_list to say what to read")
 	}
-	if e.where, err = readWhereCondition(o, where); err != nil {
+	var err error
+	if e.where, err = whereCondition(o, t.Where, where); err != nil {
 		return e, err
 	}
-	if e.partitionColumn, err = o.String("partition_column", ""); err != nil {
-		return e, err
-	}
-	e.partitionColumn = strings.TrimSpace(e.partitionColumn)
-	if e.partitionNum, err = o.Int("partition_num", 0); err != nil {
-		return e, err
-	}
-	if o.Has("partition_num") && e.partitionNum < 1 {
-		return e, o.Errorf("partition_num", "must be at least 1, got %d", e.partitionNum)
+	e.partitionColumn = strings.TrimSpace(t.PartitionColumn)
+	if t.PartitionNum != nil {
+		if *t.PartitionNum < 1 {
+			return e, o.Errorf("partition_num", "must be at least 1, got %d", *t.PartitionNum)
+		}
+		e.partitionNum = *t.PartitionNum
 	}
 	for _, b := range []struct {
-		key string
+		v   *string
 		dst **string
-	}{{"partition_lower_bound", &e.lower}, {"partition_upper_bound", &e.upper}} {
-		if !o.Has(b.key) {
-			o.MarkUsed(b.key)
-			continue
+	}{{t.LowerBound, &e.lower}, {t.UpperBound, &e.upper}} {
+		if b.v != nil {
+			v := strings.TrimSpace(*b.v)
+			*b.dst = &v
 		}
-		v, err := o.String(b.key, "")
-		if err != nil {
-			return e, err
-		}
-		v = strings.TrimSpace(v)
-		*b.dst = &v
 	}
 	return e, nil
 }

@@ -33,12 +33,14 @@ func newTestSource(t testing.TB, conf string, parallelism int) (*Source, error) 
 		t.Fatalf("parse %q: %v", conf, err)
 	}
 	o := config.New(root, "source[0] Jdbc")
-	s, err := NewSource(&connector.SourceContext{Options: o, Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: parallelism})
+	build, _, _ := connector.LookupSource("Jdbc")
+	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: parallelism})
 	if err != nil {
 		return nil, err
 	}
-	if unused := o.Unused(); len(unused) > 0 {
-		t.Errorf("options not read: %v", unused)
+	p, _ := connector.LookupPlugin("source", "Jdbc")
+	if unknown := p.Spec.Unknown(o); len(unknown) > 0 {
+		t.Errorf("options not known: %v", unknown)
 	}
 	return s.(*Source), nil
 }

@@ -1,11 +1,8 @@
 package jdbc
 
 import (
-	"strings"
-
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
 	"github.com/strait-dev/strait/types"
 )
@@ -97,38 +94,3 @@ const (
 	stringSplitSample  = "sample"
 	stringSplitCharset = "charset_based"
 )
-
-func readSplitTuning(o *config.Options) (splitTuning, error) {
-	var t splitTuning
-	var err error
-	if t.factorUpper, err = o.Float("split.even-distribution.factor.upper-bound", 100); err != nil {
-		return t, err
-	}
-	if t.factorLower, err = o.Float("split.even-distribution.factor.lower-bound", 0.05); err != nil {
-		return t, err
-	}
-	if t.factorLower > t.factorUpper {
-		return t, o.Errorf("split.even-distribution.factor.lower-bound", "%g is above split.even-distribution.factor.upper-bound %g", t.factorLower, t.factorUpper)
-	}
-	if t.sampleThreshold, err = o.Int("split.sample-sharding.threshold", 1000); err != nil {
-		return t, err
-	}
-	if t.inverseRate, err = o.Int("split.inverse-sampling.rate", 1000); err != nil {
-		return t, err
-	}
-	if t.inverseRate < 1 {
-		return t, o.Errorf("split.inverse-sampling.rate", "must be at least 1, got %d", t.inverseRate)
-	}
-	mode, err := o.Enum("split.string_split_mode", stringSplitSample, stringSplitSample, stringSplitCharset)
-	if err != nil {
-		return t, err
-	}
-	t.charset = mode == stringSplitCharset
-	if t.collate, err = o.String("split.string_split_mode_collate", ""); err != nil {
-		return t, err
-	}
-	if t.collate = strings.TrimSpace(t.collate); t.collate == "" {
-		t.collate = "C" // byte order, the order of the arithmetic
-	}
-	return t, nil
-}
