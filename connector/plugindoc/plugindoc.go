@@ -91,10 +91,11 @@ func describe(f config.Field) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // FirstSentence is the first sentence of a plugin's doc, on one line: what the list shows.
+// An ellipsis (SELECT ... FROM) does not end it.
 func FirstSentence(doc string) string {
 	doc = oneLine(doc)
 	for i := 0; i < len(doc); i++ {
-		if doc[i] == '.' && (i+1 == len(doc) || doc[i+1] == ' ') {
+		if doc[i] == '.' && (i == 0 || doc[i-1] != '.') && (i+1 == len(doc) || doc[i+1] == ' ') {
 			return doc[:i+1]
 		}
 	}

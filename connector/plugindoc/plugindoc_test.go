@@ -72,6 +72,7 @@ func TestFirstSentence(t *testing.T) {
 		"No full stop":                        "No full stop",
 		"":                                    "",
 		"Ends here.":                          "Ends here.",
+		"One SELECT ... FROM query. More.":    "One SELECT ... FROM query.",
 	} {
 		if got := FirstSentence(doc); got != want {
 			t.Errorf("%q: %q, want %q", doc, got, want)
