@@ -22,6 +22,7 @@ Usage:
   strait schedule create <name> (--cron "0 2 * * *" | --every 15m) [-i key=value]... <job.conf>
   strait schedule list [--json] | schedule trigger <name> | schedule delete <name>
   strait cluster status [--json]
+  strait plugins [--json] [<plugin>]      (the plugins, or one plugin's options)
   strait version
 
 Temporal is found as Temporal's own CLI finds it: --address / TEMPORAL_ADDRESS and
@@ -54,6 +55,8 @@ func main() {
 		code = scheduleCmd(args)
 	case "cluster":
 		code = clusterCmd(args)
+	case "plugins":
+		code = pluginsCmd(args)
 	case "version":
 		fmt.Println("strait", version)
 	case "help", "-h", "--help":
