@@ -20,7 +20,6 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/engineconfig"
 	"github.com/strait-dev/strait/planner"
-	"github.com/strait-dev/strait/workflows"
 )
 
 // Coordinator runs the activities of the control plane.
@@ -34,36 +33,40 @@ type Coordinator struct {
 }
 
 // LoadCheckpoint returns a pipeline's latest completed checkpoint, or nil when it has none.
-func (a *Coordinator) LoadCheckpoint(ctx context.Context, in workflows.LoadInput) (*checkpointstore.Manifest, error) {
+func (a *Coordinator) LoadCheckpoint(ctx context.Context, in contract.LoadInput) (*contract.Manifest, error) {
 	if a.Store == nil {
 		return nil, nil
 	}
-	var m *checkpointstore.Manifest
-	var err error
 	if in.Checkpoint > 0 {
-		m, err = checkpointstore.ReadManifest(ctx, a.Store, in.Job, in.Pipeline, in.Checkpoint)
+		m, err := checkpointstore.ReadManifest(ctx, a.Store, in.Job, in.Pipeline, in.Checkpoint)
 		if errors.Is(err, checkpointstore.ErrNotFound) {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 				"checkpoint %d of job %d pipeline %d, which this run completed, is gone from the checkpoint store", in.Checkpoint, in.Job, in.Pipeline),
-				workflows.CommitFailedType, err)
+				contract.CommitFailedType, err)
 		}
-		return m, err
+		if err != nil {
+			return nil, fmt.Errorf("load checkpoint %d of job %d pipeline %d: %w", in.Checkpoint, in.Job, in.Pipeline, err)
+		}
+		return manifestOf(m), nil
 	}
-	m, err = checkpointstore.Latest(ctx, a.Store, in.Job, in.Pipeline)
+	m, err := checkpointstore.Latest(ctx, a.Store, in.Job, in.Pipeline)
 	if errors.Is(err, checkpointstore.ErrNotFound) {
 		return nil, nil
 	}
-	return m, err
+	if err != nil {
+		return nil, fmt.Errorf("load the latest checkpoint of job %d pipeline %d: %w", in.Job, in.Pipeline, err)
+	}
+	return manifestOf(m), nil
 }
 
 // PersistCheckpoint writes a checkpoint's manifest, which completes it, and deletes the
 // pipeline's checkpoints beyond the retention.
-func (a *Coordinator) PersistCheckpoint(ctx context.Context, in workflows.PersistInput) error {
+func (a *Coordinator) PersistCheckpoint(ctx context.Context, in contract.PersistInput) error {
 	if a.Store == nil {
-		return temporal.NewNonRetryableApplicationError("the worker has no checkpoint store", workflows.CommitFailedType, nil)
+		return temporal.NewNonRetryableApplicationError("the worker has no checkpoint store", contract.CommitFailedType, nil)
 	}
-	if err := checkpointstore.WriteManifest(ctx, a.Store, &in.Manifest); err != nil {
-		return err
+	if err := checkpointstore.WriteManifest(ctx, a.Store, storedManifest(in.Manifest)); err != nil {
+		return fmt.Errorf("checkpoint %d of job %d pipeline %d: write its manifest: %w", in.Manifest.Checkpoint, in.Manifest.Job, in.Manifest.Pipeline, err)
 	}
 	if err := checkpointstore.Retain(ctx, a.Store, in.Manifest.Job, in.Manifest.Pipeline, in.Retain); err != nil {
 		activity.GetLogger(ctx).Warn("old checkpoints not deleted", "error", err)
@@ -72,13 +75,13 @@ func (a *Coordinator) PersistCheckpoint(ctx context.Context, in workflows.Persis
 }
 
 // PlanJob parses, checks and plans a job. A bad config fails without retry.
-func (a *Coordinator) PlanJob(ctx context.Context, in workflows.PlanInput) (*planner.PhysicalPlan, error) {
-	plan, err := planner.PlanContext(ctx, in.Source, connector.Job{ID: in.JobID})
+func (a *Coordinator) PlanJob(ctx context.Context, in contract.PlanInput) (*contract.Plan, error) {
+	plan, err := planner.PlanContext(ctx, sourceOf(in.Source), connector.Job{ID: in.JobID})
 	if err != nil {
 		if planner.IsConfigError(err) {
-			return nil, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ConfigErrorType, nil)
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 		}
-		return nil, err
+		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
 	}
 	// the engine's checkpoint defaults apply where the job's env is silent
 	eng := a.Engine
@@ -108,7 +111,7 @@ func (a *Coordinator) PlanJob(ctx context.Context, in workflows.PlanInput) (*pla
 			return nil, err
 		}
 	}
-	return plan, nil
+	return planOf(plan)
 }
 
 // setupSinks applies the save modes of the sinks that have them (create the table, delete
@@ -121,7 +124,7 @@ func setupSinks(ctx context.Context, plan *planner.PhysicalPlan) error {
 		}
 		s, err := planner.BuildSink(plan.Job, v)
 		if err != nil {
-			return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ConfigErrorType, nil)
+			return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 		}
 		su, ok := s.(connector.SinkSetup)
 		if !ok {
@@ -133,7 +136,7 @@ func setupSinks(ctx context.Context, plan *planner.PhysicalPlan) error {
 				msg = v.Where + ": " + msg
 			}
 			if connector.IsPermanent(err) {
-				return temporal.NewNonRetryableApplicationError(msg, workflows.ConfigErrorType, nil)
+				return temporal.NewNonRetryableApplicationError(msg, contract.ConfigErrorType, nil)
 			}
 			return errors.New(msg)
 		}
@@ -155,15 +158,15 @@ func (a *Coordinator) AllocateSlots(ctx context.Context, req contract.AllocateRe
 		if errors.As(err, &nf) {
 			return nil, temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("not enough resources: the pipeline needs %d slots and no runner is registered", req.Total()),
-				workflows.NoEnoughResource, nil)
+				contract.NoEnoughResource, nil)
 		}
 		return nil, fmt.Errorf("allocate slots: %w", err)
 	}
 	var alloc contract.Allocation
 	if err := h.Get(ctx, &alloc); err != nil {
 		var ae *temporal.ApplicationError
-		if errors.As(err, &ae) && ae.Type() == workflows.NoEnoughResource {
-			return nil, temporal.NewNonRetryableApplicationError(ae.Message(), workflows.NoEnoughResource, nil)
+		if errors.As(err, &ae) && ae.Type() == contract.NoEnoughResource {
+			return nil, temporal.NewNonRetryableApplicationError(ae.Message(), contract.NoEnoughResource, nil)
 		}
 		return nil, fmt.Errorf("allocate slots: %w", err)
 	}
@@ -184,10 +187,14 @@ func allocationUpdateID(ctx context.Context, owner string) string {
 
 // CommitSinks builds a sink's committer and commits one checkpoint's infos. Committers are
 // idempotent, so a retry after a failure is safe.
-func (a *Coordinator) CommitSinks(ctx context.Context, in workflows.CommitInput) error {
-	sink, err := planner.BuildSink(in.Job, in.Vertex)
+func (a *Coordinator) CommitSinks(ctx context.Context, in contract.CommitInput) error {
+	v, err := vertexOf(in.Vertex)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ConfigErrorType, nil)
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("commit checkpoint %d: %v", in.CheckpointID, err), contract.ConfigErrorType, nil)
+	}
+	sink, err := planner.BuildSink(jobOf(in.Job), v)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 	}
 	c, err := sink.CreateCommitter()
 	if err != nil {
@@ -205,7 +212,7 @@ func (a *Coordinator) CommitSinks(ctx context.Context, in workflows.CommitInput)
 		msg = in.Vertex.Where + ": " + msg
 	}
 	if connector.IsPermanent(err) {
-		return temporal.NewNonRetryableApplicationError(msg, workflows.CommitFailedType, nil)
+		return temporal.NewNonRetryableApplicationError(msg, contract.CommitFailedType, nil)
 	}
 	activity.GetLogger(ctx).Warn("commit failed, will retry", "sink", in.Vertex.Where, "error", err)
 	return fmt.Errorf("%s: commit: %w", in.Vertex.Where, err)

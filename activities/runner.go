@@ -13,7 +13,6 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/taskrunner"
-	"github.com/strait-dev/strait/workflows"
 )
 
 // Runner runs the activities a runner serves on its own task queue.
@@ -22,9 +21,13 @@ type Runner struct {
 }
 
 // DeployTasks hands a deployment to the runner and returns as soon as its tasks started.
-func (a *Runner) DeployTasks(ctx context.Context, d taskrunner.Deployment) error {
-	if err := a.Runner.Deploy(ctx, d); err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.DeployFailedType, nil)
+func (a *Runner) DeployTasks(ctx context.Context, d contract.Deployment) error {
+	td, err := deploymentOf(d)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.DeployFailedType, nil)
+	}
+	if err := a.Runner.Deploy(ctx, td); err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.DeployFailedType, nil)
 	}
 	return nil
 }
@@ -48,8 +51,8 @@ type SignalReporter struct {
 
 // Report sends one report. A pipeline that no longer exists has nothing to hear: that is
 // not an error.
-func (r *SignalReporter) Report(ctx context.Context, workflowID string, rep contract.TaskReport) error {
-	err := r.Client.SignalWorkflow(ctx, workflowID, "", contract.TaskReportSignal, rep)
+func (r *SignalReporter) Report(ctx context.Context, to contract.ReportTo, rep contract.TaskReport) error {
+	err := r.Client.SignalWorkflow(ctx, string(to), "", contract.TaskReportSignal, rep)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return nil
@@ -68,34 +71,11 @@ func RegisterRunner(ctx context.Context, c client.Client, info contract.RunnerIn
 			ID:            contract.ResourceManagerID,
 			TaskQueue:     contract.JobsQueue,
 			StaticSummary: "Strait resource manager: runners and slots",
-		}, contract.ResourceManagerWorkflowName, workflows.ResourceState{})
+		}, contract.ResourceManagerWorkflowName, contract.ResourceState{})
 	if err != nil {
 		return fmt.Errorf("register runner %s: %w", info.ID, err)
 	}
 	return nil
-}
-
-// RunnerAlive asks the resource manager whether it holds the runner alive; a resource
-// manager that is not running holds nobody.
-func RunnerAlive(ctx context.Context, c client.Client, id string) (bool, error) {
-	v, err := c.QueryWorkflow(ctx, contract.ResourceManagerID, "", contract.ClusterQuery)
-	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return false, nil
-		}
-		return false, fmt.Errorf("ask the resource manager about runner %s: %w", id, err)
-	}
-	var cs workflows.ClusterStatus
-	if err := v.Get(&cs); err != nil {
-		return false, fmt.Errorf("ask the resource manager about runner %s: %w", id, err)
-	}
-	for _, r := range cs.Runners {
-		if r.ID == id {
-			return r.State == workflows.RunnerAlive, nil
-		}
-	}
-	return false, nil
 }
 
 // RunnerLease holds the runner's lease for as long as the runner lives: it heartbeats (kept

@@ -1,29 +1,31 @@
 package contract
 
-import (
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
-)
+// ReportTo is where a runner sends the reports of a deployment's tasks. The control plane
+// names it in the deployment; the runner hands it back with every report and never reads
+// it.
+type ReportTo string
 
-// Deployment hands a runner the task instances of one pipeline it must run.
+// Deployment is the DeployTasks activity's input: the task instances of one pipeline that
+// one runner must run.
 type Deployment struct {
-	Job      connector.Job     `json:"job"`
-	Pipeline planner.Pipeline  `json:"pipeline"`
-	Vertices []*planner.Vertex `json:"vertices"` // the pipeline's vertices
+	Job      Job       `json:"job"`
+	Pipeline Pipeline  `json:"pipeline"`
+	Vertices []*Vertex `json:"vertices"` // the pipeline's vertices
 	// Epoch numbers the pipeline's deployments; a runner drops calls of an older epoch and
 	// the pipeline ignores their reports.
-	Epoch      int    `json:"epoch"`
-	WorkflowID string `json:"workflowId"` // where reports go
-	// RunID is the pipeline workflow run that deployed; a job restored under its id deploys
-	// again from a new run, which is a new deployment even at the same epoch.
-	RunID string   `json:"runId,omitempty"`
-	Tasks []TaskID `json:"tasks"` // the instances this runner runs
+	Epoch    int      `json:"epoch"`
+	ReportTo ReportTo `json:"workflowId"`
+	// Origin tells apart the deployers of one pipeline: a job restored under its id deploys
+	// again from a new origin, which is a new deployment even at the same epoch. A runner
+	// compares it, never interprets it.
+	Origin string   `json:"runId,omitempty"`
+	Tasks  []TaskID `json:"tasks"` // the instances this runner runs
 	// Placement says where every task of the pipeline runs, so exchanges can reach the
 	// tasks on other runners.
 	Placement []TaskPlacement `json:"placement,omitempty"`
 	// Restore, when set, starts every task from a completed checkpoint.
-	Restore *Restore    `json:"restore,omitempty"`
-	Env     planner.Env `json:"env"`
+	Restore *Restore `json:"restore,omitempty"`
+	Env     Env      `json:"env"`
 }
 
 // TaskPlacement is where one task runs.

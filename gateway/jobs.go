@@ -22,7 +22,6 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/planner"
-	"github.com/strait-dev/strait/workflows"
 )
 
 // timeLayout is SeaTunnel's yyyy-MM-dd HH:mm:ss, in the gateway's local time.
@@ -159,7 +158,7 @@ func executionOf(e *workflowpb.WorkflowExecutionInfo) execution {
 		start:   e.GetStartTime().AsTime(),
 		running: e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING,
 	}
-	x.jobID = workflows.JobIDFor(contract.JobInput{}, x.wid)
+	x.jobID = contract.JobIDFor(contract.JobInput{}, x.wid)
 	if e.GetCloseTime() != nil {
 		x.close = e.GetCloseTime().AsTime()
 	}
@@ -708,26 +707,11 @@ func (g *gateway) overview(w http.ResponseWriter, r *http.Request) error {
 			tags[k] = v[len(v)-1]
 		}
 	}
-	var cs workflows.ClusterStatus
-	v, err := g.c.QueryWorkflow(r.Context(), contract.ResourceManagerID, "", contract.ClusterQuery)
+	cs, err := jobclient.Cluster(r.Context(), g.c)
 	if err != nil {
-		var nf *serviceerror.NotFound
-		if !errors.As(err, &nf) {
-			return fmt.Errorf("cluster status: %w", err)
-		}
-		// no runner has registered yet
-	} else if err := v.Get(&cs); err != nil {
-		return fmt.Errorf("cluster status: %w", err)
+		return err
 	}
-	total, free, workers := 0, 0, 0
-	for _, rv := range cs.Runners {
-		if rv.State != workflows.RunnerAlive || !matches(rv.Tags, tags) {
-			continue
-		}
-		workers++
-		total += rv.Slots
-		free += rv.Free
-	}
+	workers, total, free := jobclient.Capacity(cs, tags)
 	xs, err := g.executions(r.Context(), false)
 	if err != nil {
 		return err
@@ -749,14 +733,4 @@ func (g *gateway) overview(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, Overview{ProjectVersion: g.version, GitCommitAbbrev: g.commit,
 		TotalSlot: itoa(total), UnassignedSlot: itoa(free), Workers: itoa(workers),
 		RunningJobs: itoa(running), FinishedJobs: itoa(finished), FailedJobs: itoa(failed), CancelledJobs: itoa(canceled)})
-}
-
-// matches reports whether a runner's tags carry every key of the filter with its value.
-func matches(tags, filter map[string]string) bool {
-	for k, v := range filter {
-		if tags[k] != v {
-			return false
-		}
-	}
-	return true
 }

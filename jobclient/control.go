@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/workflows"
 )
 
 // Status returns a job's status: the job workflow's own answer, with each running
@@ -76,7 +75,7 @@ func List(ctx context.Context, c client.Client, namespace string, state string) 
 			return nil, fmt.Errorf("list jobs: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			s := JobSummary{JobID: workflows.JobIDFor(contract.JobInput{}, e.GetExecution().GetWorkflowId()),
+			s := JobSummary{JobID: contract.JobIDFor(contract.JobInput{}, e.GetExecution().GetWorkflowId()),
 				Started: e.GetStartTime().AsTime()}
 			if e.GetCloseTime() != nil {
 				s.Closed = e.GetCloseTime().AsTime()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -17,11 +18,11 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
-	"github.com/strait-dev/strait/workflows"
 )
 
-// NewJobID returns a fresh job number: milliseconds since the epoch and three random digits.
-func NewJobID() int64 { return contract.NewJobID() }
+// NewJobID returns a fresh job number: milliseconds since the epoch and three random digits,
+// as SeaTunnel's REST clients expect a number.
+func NewJobID() int64 { return contract.JobNumber(time.Now(), rand.Int64N(1000)) }
 
 // Submit starts the job's workflow and returns its run.
 func Submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
@@ -53,8 +54,8 @@ func submit(ctx context.Context, c client.Client, jobID int64, src planner.Sourc
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:            fmt.Sprintf("job %d: %s", jobID, name),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SAJobName.ValueSet(name),
-			workflows.SAJobState.ValueSet(string(contract.JobCreated)),
+			contract.JobNameKey.ValueSet(name),
+			contract.JobStateKey.ValueSet(string(contract.JobCreated)),
 		),
 	}, contract.JobWorkflowName, in)
 	if err != nil {

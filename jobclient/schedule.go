@@ -73,7 +73,7 @@ func CreateSchedule(ctx context.Context, c client.Client, name string, src plann
 		Overlap: overlap,
 		Memo:    map[string]any{"jobName": jobName, "spec": strings.Join(when, "; ")},
 		Action: &client.ScheduleWorkflowAction{
-			ID:        "strait-scheduled-" + name,
+			ID:        contract.ScheduledWorkflowID(name),
 			Workflow:  contract.ScheduledJobWorkflowName,
 			Args:      []any{in},
 			TaskQueue: contract.JobsQueue,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/strait-dev/strait/activities"
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
@@ -26,7 +27,7 @@ func monitor(ctx context.Context, c client.Client, r *taskrunner.Runner, info co
 			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err
 		},
-		func(ctx context.Context) (bool, error) { return activities.RunnerAlive(ctx, c, r.ID()) },
+		func(ctx context.Context) (bool, error) { return jobclient.RunnerAlive(ctx, c, r.ID()) },
 		func(ctx context.Context) error { return activities.RegisterRunner(ctx, c, info) })
 }
 

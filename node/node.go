@@ -29,7 +29,6 @@ import (
 	"github.com/strait-dev/strait/metrics"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/worker"
-	"github.com/strait-dev/strait/workflows"
 )
 
 // Config says what a process hosts.
@@ -308,7 +307,7 @@ func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner, log 
 			if err := activities.RegisterRunner(ctx, c, info); err != nil {
 				return err
 			}
-			r.SetLease(workflows.DefaultLeaseTimeout)
+			r.SetLease(contract.DefaultLeaseTimeout)
 			go monitor(mctx, c, r, info, log, 30*time.Second)
 			return nil
 		},

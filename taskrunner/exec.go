@@ -239,7 +239,7 @@ func (ex *execution) reportLoop(done chan struct{}) {
 			}
 		}
 		timer.Stop()
-		ex.r.report(ex.d.WorkflowID, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch, Tasks: latest(batch)})
+		ex.r.report(ex.d.ReportTo, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch, Tasks: latest(batch)})
 	}
 }
 
@@ -657,7 +657,7 @@ func (ex *execution) acked(id int64, a contract.TaskAck) {
 	}
 	ex.ackMu.Unlock()
 	if done {
-		go ex.r.report(ex.d.WorkflowID, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
+		go ex.r.report(ex.d.ReportTo, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
 			Checkpoint: &contract.CheckpointAck{ID: id, Tasks: all}})
 	}
 }

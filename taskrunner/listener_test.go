@@ -88,7 +88,7 @@ sink { Console { log.print.data = false } }`}, connector.Job{ID: 1})
 	for _, id := range p.Vertices {
 		vs = append(vs, plan.Vertex(id))
 	}
-	if err := r.Deploy(context.Background(), contract.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, WorkflowID: "w",
+	if err := r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w",
 		Tasks: []contract.TaskID{{Group: p.TaskGroups[0].ID}}, Env: plan.Env}); err != nil {
 		t.Fatal(err)
 	}

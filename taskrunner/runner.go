@@ -13,13 +13,15 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/checkpointstore"
+	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/exchange"
+	"github.com/strait-dev/strait/planner"
 )
 
-// Reporter delivers a runner's task reports to the pipeline that deployed the tasks.
+// Reporter delivers a runner's task reports to where the deployment said they go.
 type Reporter interface {
-	Report(ctx context.Context, pipelineWorkflowID string, r contract.TaskReport) error
+	Report(ctx context.Context, to contract.ReportTo, r contract.TaskReport) error
 }
 
 // Config configures a runner.
@@ -39,8 +41,26 @@ type Config struct {
 	Store checkpointstore.Store
 }
 
-// Deployment hands a runner the task instances of one pipeline it must run.
-type Deployment = contract.Deployment
+// Deployment hands a runner the task instances of one pipeline it must run: a
+// contract.Deployment with the plan's parts in the planner's types, which the plugins are
+// built from.
+type Deployment struct {
+	Job      connector.Job
+	Pipeline planner.Pipeline
+	Vertices []*planner.Vertex // the pipeline's vertices
+	Env      planner.Env
+	// Epoch numbers the pipeline's deployments; calls of an older epoch are dropped.
+	Epoch int
+	// ReportTo is handed back with every report of the deployment's tasks.
+	ReportTo contract.ReportTo
+	// Origin tells apart the deployers of one pipeline: a deployment from another origin is
+	// new even at the same epoch, and fences off the older one.
+	Origin    string
+	Tasks     []contract.TaskID        // the instances this runner runs
+	Placement []contract.TaskPlacement // where every task of the pipeline runs
+	// Restore, when set, starts every task from a completed checkpoint.
+	Restore *contract.Restore
+}
 
 // Runner hosts slots and runs deployed tasks.
 type Runner struct {
@@ -64,7 +84,7 @@ type execKey struct {
 	job      int64
 	pipeline int
 	epoch    int
-	run      string
+	origin   string
 }
 
 // New makes a runner. Call Close to stop every task.
@@ -103,7 +123,7 @@ func (r *Runner) Tags() map[string]string { return r.cfg.Tags }
 // in the runner. Deploying the same pipeline epoch twice is a no-op, so the call may be
 // retried.
 func (r *Runner) Deploy(ctx context.Context, d Deployment) error {
-	key := execKey{d.Job.ID, d.Pipeline.ID, d.Epoch, d.RunID}
+	key := execKey{d.Job.ID, d.Pipeline.ID, d.Epoch, d.Origin}
 	if err := r.checkLease(); err != nil {
 		return fmt.Errorf("deploy pipeline %d of job %d: %w", d.Pipeline.ID, d.Job.ID, err)
 	}
@@ -120,7 +140,7 @@ func (r *Runner) Deploy(ctx context.Context, d Deployment) error {
 	r.mu.Lock()
 	// an older epoch of the same pipeline is fenced off
 	for k, old := range r.execs {
-		if k.job == key.job && k.pipeline == key.pipeline && (k.epoch < key.epoch || k.run != key.run) {
+		if k.job == key.job && k.pipeline == key.pipeline && (k.epoch < key.epoch || k.origin != key.origin) {
 			old.cancel()
 		}
 	}
@@ -236,20 +256,20 @@ func (r *Runner) JobCounters(jobID int64) contract.Counters {
 
 // report sends a report, retrying until it is delivered or the runner stops: a report is
 // never dropped while Temporal is briefly unreachable.
-func (r *Runner) report(workflowID string, rep contract.TaskReport) {
+func (r *Runner) report(to contract.ReportTo, rep contract.TaskReport) {
 	backoff := 100 * time.Millisecond
 	for {
 		ctx, cancel := context.WithTimeout(r.baseCtx, 10*time.Second)
-		err := r.reporter.Report(ctx, workflowID, rep)
+		err := r.reporter.Report(ctx, to, rep)
 		cancel()
 		if err == nil {
 			return
 		}
 		if r.baseCtx.Err() != nil {
-			r.log.Warn("report not delivered: runner stopping", "workflow", workflowID, "error", err)
+			r.log.Warn("report not delivered: runner stopping", "to", to, "error", err)
 			return
 		}
-		r.log.Warn("report not delivered, retrying", "workflow", workflowID, "error", err, "in", backoff)
+		r.log.Warn("report not delivered, retrying", "to", to, "error", err, "in", backoff)
 		select {
 		case <-time.After(backoff):
 		case <-r.baseCtx.Done():

@@ -27,7 +27,7 @@ type collect struct {
 	done    int
 }
 
-func (c *collect) Report(_ context.Context, _ string, r contract.TaskReport) error {
+func (c *collect) Report(_ context.Context, _ contract.ReportTo, r contract.TaskReport) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reports = append(c.reports, r)
@@ -74,7 +74,7 @@ func deploy(t testing.TB, text string) (*collect, *taskrunner.Runner) {
 	for _, id := range p.Vertices {
 		vs = append(vs, plan.Vertex(id))
 	}
-	err = r.Deploy(context.Background(), contract.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, WorkflowID: "w", Tasks: tasks, Env: plan.Env})
+	err = r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w", Tasks: tasks, Env: plan.Env})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/strait-dev/strait/checkpointstore"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
 
 // Checkpoint defaults, as SeaTunnel's engine has them.
@@ -20,13 +17,6 @@ const (
 	DefaultCheckpointTimeout = 10 * time.Minute
 	DefaultRetained          = 3
 )
-
-// PersistInput asks for a checkpoint's manifest to be written (the commit point) and old
-// checkpoints beyond the retention to be deleted.
-type PersistInput struct {
-	Manifest checkpointstore.Manifest `json:"manifest"`
-	Retain   int                      `json:"retain"`
-}
 
 // coordinator is a pipeline's checkpoint coordinator: a timer triggers checkpoints at the
 // runners hosting source tasks, one at a time; the runners' acknowledgements complete it;
@@ -63,7 +53,7 @@ func newCoordinator(pr *pipelineRun) *coordinator {
 	switch {
 	case env.CheckpointInterval > 0:
 		c.interval = time.Duration(env.CheckpointInterval) * time.Millisecond
-	case env.Mode == connector.Streaming:
+	case env.Mode == contract.Streaming:
 		c.interval = DefaultStreamingInterval
 	}
 	if env.CheckpointTimeout > 0 {
@@ -132,7 +122,7 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 
 // resumePending takes over the checkpoint a previous run had in flight; its timeout starts
 // again.
-func (c *coordinator) resumePending(ctx workflow.Context, p *PendingResume) {
+func (c *coordinator) resumePending(ctx workflow.Context, p *contract.PendingResume) {
 	ectx, cancel := workflow.WithCancel(ctx)
 	c.pending = &pendingCheckpoint{id: p.ID, savepoint: p.Savepoint, acks: map[contract.TaskID]contract.TaskAck{},
 		expired: workflow.NewTimer(ectx, c.timeout), cancel: cancel}
@@ -162,10 +152,10 @@ func (c *coordinator) sourceRunners() []string {
 	return out
 }
 
-func (c *coordinator) isSource(g planner.TaskGroup) bool {
+func (c *coordinator) isSource(g contract.TaskGroup) bool {
 	for _, v := range c.pr.in.Vertices {
 		if v.ID == g.Vertices[0] {
-			return v.Kind == planner.SourceVertex
+			return v.Kind == contract.SourceVertex
 		}
 	}
 	return false
@@ -203,14 +193,14 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 
 // complete writes the manifest (the commit point), then runs the sinks' committers.
 func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error {
-	m := checkpointstore.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id, Savepoint: p.savepoint,
+	m := contract.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id, Savepoint: p.savepoint,
 		Completed: workflow.Now(ctx), Commits: map[int][][]byte{}}
 	m.Counters.Add(c.pr.status.Restored)
 	var commits []contract.CommitInfo
 	for _, t := range c.pr.sortedTasks() {
 		a := p.acks[t.Task]
 		m.Counters.Add(a.Counters)
-		m.Tasks = append(m.Tasks, checkpointstore.TaskState{Task: t.Task.String(), Key: a.StateKey})
+		m.Tasks = append(m.Tasks, contract.ManifestTask{Task: t.Task.String(), Key: a.StateKey})
 		for _, ci := range a.Commits {
 			m.Commits[ci.Vertex] = append(m.Commits[ci.Vertex], ci.Info)
 			commits = append(commits, ci)
@@ -224,19 +214,10 @@ func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error
 	if retain < 1 {
 		retain = DefaultRetained
 	}
-	if err := workflow.ExecuteActivity(actx, contract.PersistCheckpointActivity, PersistInput{Manifest: m, Retain: retain}).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(actx, contract.PersistCheckpointActivity, contract.PersistInput{Manifest: m, Retain: retain}).Get(ctx, nil); err != nil {
 		return err
 	}
 	return c.pr.commitInfos(ctx, p.id, false, commits)
-}
-
-// LoadInput asks for a pipeline's latest completed checkpoint.
-type LoadInput struct {
-	Job      int64 `json:"job"`
-	Pipeline int   `json:"pipeline"`
-	// Checkpoint names the checkpoint to load; 0 loads the newest in the store (an explicit
-	// restore of a job).
-	Checkpoint int64 `json:"checkpoint,omitempty"`
 }
 
 // interrupt drops the checkpoint in flight and the timer when the tasks stop; it is not a

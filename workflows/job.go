@@ -7,9 +7,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"strconv"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -18,114 +15,21 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
-
-// Search attribute keys.
-var (
-	SAJobName  = temporal.NewSearchAttributeKeyKeyword(contract.SAJobName)
-	SAJobState = temporal.NewSearchAttributeKeyKeyword(contract.SAJobState)
-	SAJobMode  = temporal.NewSearchAttributeKeyKeyword(contract.SAJobMode)
-)
-
-// Error types the workflows fail with; clients match on them.
-const (
-	ConfigErrorType    = "ConfigError"
-	JobFailedType      = "JobFailed"
-	PipelineFailedType = "PipelineFailed"
-	NoEnoughResource   = "NoEnoughResource"
-	DeployFailedType   = "DeployFailed"
-	CommitFailedType   = "CommitFailed"
-)
-
-// PlanInput is the PlanJob activity's input.
-type PlanInput struct {
-	JobID  int64          `json:"jobId"`
-	Source planner.Source `json:"source"`
-	// SetupSinks applies the sinks' save modes once planned (a job that is not restored).
-	SetupSinks bool `json:"setupSinks,omitempty"`
-	// Fresh marks a job that is not restored: checkpoints an earlier run under its id left
-	// in the store are deleted, and the plan's warnings say so.
-	Fresh bool `json:"fresh,omitempty"`
-}
-
-// PipelineInput starts a pipeline workflow.
-type PipelineInput struct {
-	Job      planner.PhysicalPlan `json:"-"`
-	JobID    int64                `json:"jobId"`
-	Env      planner.Env          `json:"env"`
-	JobInfo  jobInfo              `json:"job"`
-	Pipeline planner.Pipeline     `json:"pipeline"`
-	Vertices []*planner.Vertex    `json:"vertices"`
-	// Restore starts the pipeline from its latest completed checkpoint or savepoint.
-	Restore bool `json:"restore,omitempty"`
-	// Resume carries a running pipeline into a new run (continue-as-new): its tasks keep
-	// running on their runners and their signals follow the workflow id.
-	Resume *PipelineResume `json:"resume,omitempty"`
-}
-
-// PipelineResume is the state a pipeline workflow continues with.
-type PipelineResume struct {
-	Epoch       int                   `json:"epoch"`
-	Tasks       []contract.TaskStatus `json:"tasks"`
-	Queues      map[string]string     `json:"queues"`
-	Runners     []string              `json:"runners"`
-	LostRunners []string              `json:"lostRunners,omitempty"`
-	Restarts    int                   `json:"restarts,omitempty"`
-	LastFailure string                `json:"lastFailure,omitempty"`
-	NextID      int64                 `json:"nextId"`
-	Completed   int64                 `json:"completed"`
-	Failures    int                   `json:"failures,omitempty"`
-	// RestoredFrom and Restored: the checkpoint the running attempt started from and the
-	// counts as of it.
-	RestoredFrom int64             `json:"restoredFrom,omitempty"`
-	Restored     contract.Counters `json:"restored,omitempty"`
-	// Pending is the checkpoint in flight, with the acknowledgements it has so far.
-	Pending *PendingResume `json:"pending,omitempty"`
-}
-
-// PendingResume is a checkpoint in flight carried into a new run.
-type PendingResume struct {
-	ID        int64              `json:"id"`
-	Savepoint bool               `json:"savepoint,omitempty"`
-	Acks      []contract.TaskAck `json:"acks,omitempty"`
-}
-
-type jobInfo struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-	Mode string `json:"mode"`
-}
-
-// JobIDFor resolves a job's number: the input's, or the one in a workflow id of the form
-// strait-job-<id>, or a stable number derived from the workflow id.
-func JobIDFor(in contract.JobInput, workflowID string) int64 {
-	if in.JobID > 0 {
-		return in.JobID
-	}
-	if rest, ok := strings.CutPrefix(workflowID, "strait-job-"); ok {
-		if n, err := strconv.ParseInt(rest, 10, 64); err == nil && n > 0 {
-			return n
-		}
-	}
-	h := fnv.New64a()
-	h.Write([]byte(workflowID))
-	return int64(h.Sum64() >> 1)
-}
 
 // JobWorkflow is the JobMaster: it plans the job, runs one child workflow per pipeline and
 // keeps the job's state in its search attributes and its status query.
 func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatus, error) {
 	info := workflow.GetInfo(ctx)
 	st := &contract.JobStatus{
-		JobID:     JobIDFor(in, info.WorkflowExecution.ID),
+		JobID:     contract.JobIDFor(in, info.WorkflowExecution.ID),
 		Name:      in.Name,
 		State:     contract.JobCreated,
 		Submitted: in.Submitted,
 		Started:   workflow.Now(ctx),
 	}
 	if st.Name == "" {
-		st.Name = "SeaTunnel_Job"
+		st.Name = contract.DefaultJobName
 	}
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (*contract.JobStatus, error) {
 		return st, nil
@@ -135,20 +39,20 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 	logger := workflow.GetLogger(ctx)
 	setState := func(s contract.JobState) {
 		st.State = s
-		if err := workflow.UpsertTypedSearchAttributes(ctx, SAJobState.ValueSet(string(s))); err != nil {
+		if err := workflow.UpsertTypedSearchAttributes(ctx, contract.JobStateKey.ValueSet(string(s))); err != nil {
 			logger.Warn("search attribute not updated", "error", err)
 		}
 	}
-	_ = workflow.UpsertTypedSearchAttributes(ctx, SAJobName.ValueSet(st.Name), SAJobState.ValueSet(string(st.State)))
+	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobNameKey.ValueSet(st.Name), contract.JobStateKey.ValueSet(string(st.State)))
 
 	setState(contract.JobInitializing)
 	planCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3,
-			NonRetryableErrorTypes: []string{ConfigErrorType}},
+			NonRetryableErrorTypes: []string{contract.ConfigErrorType}},
 	})
-	var plan planner.PhysicalPlan
-	err := workflow.ExecuteActivity(planCtx, contract.PlanJobActivity, PlanInput{JobID: st.JobID, Source: planner.Source{
+	var plan contract.Plan
+	err := workflow.ExecuteActivity(planCtx, contract.PlanJobActivity, contract.PlanInput{JobID: st.JobID, Source: contract.ConfigSource{
 		File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name,
 	}, SetupSinks: !in.Restore, Fresh: !in.Restore}).Get(ctx, &plan)
 	if err != nil {
@@ -160,7 +64,7 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 	st.Name = plan.Job.Name
 	st.Mode = string(plan.Job.Mode)
 	st.Warnings = plan.Warnings
-	_ = workflow.UpsertTypedSearchAttributes(ctx, SAJobName.ValueSet(st.Name), SAJobMode.ValueSet(st.Mode))
+	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobNameKey.ValueSet(st.Name), contract.JobModeKey.ValueSet(st.Mode))
 	for _, p := range plan.Pipelines {
 		st.Pipelines = append(st.Pipelines, contract.PipelineStatus{ID: p.ID, State: contract.JobCreated})
 	}
@@ -177,10 +81,10 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 			ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
 			StaticSummary:       fmt.Sprintf("pipeline %d of job %d", p.ID, st.JobID),
 		})
-		futures[i] = workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, PipelineInput{
+		futures[i] = workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, contract.PipelineInput{
 			JobID:    st.JobID,
 			Env:      plan.Env,
-			JobInfo:  jobInfo{ID: st.JobID, Name: plan.Job.Name, Mode: string(plan.Job.Mode)},
+			Job:      contract.Job{ID: st.JobID, Name: plan.Job.Name, Mode: plan.Job.Mode},
 			Pipeline: p,
 			Vertices: verticesOf(&plan, p),
 			Restore:  in.Restore,
@@ -300,19 +204,19 @@ func finishJob(ctx workflow.Context, st *contract.JobStatus, setState func(contr
 		ctx = dctx
 	}
 	st.State = state
-	_ = workflow.UpsertTypedSearchAttributes(ctx, SAJobState.ValueSet(string(state)))
+	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobStateKey.ValueSet(string(state)))
 	_ = setState
 	switch state {
 	case contract.JobFailed:
-		return nil, temporal.NewNonRetryableApplicationError(cause, JobFailedType, nil, *st)
+		return nil, temporal.NewNonRetryableApplicationError(cause, contract.JobFailedType, nil, *st)
 	case contract.JobCanceled:
 		return nil, temporal.NewCanceledError(*st)
 	}
 	return st, nil
 }
 
-func verticesOf(plan *planner.PhysicalPlan, p planner.Pipeline) []*planner.Vertex {
-	out := make([]*planner.Vertex, 0, len(p.Vertices))
+func verticesOf(plan *contract.Plan, p contract.Pipeline) []*contract.Vertex {
+	out := make([]*contract.Vertex, 0, len(p.Vertices))
 	for _, id := range p.Vertices {
 		out = append(out, plan.Vertex(id))
 	}

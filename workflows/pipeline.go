@@ -9,20 +9,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/strait-dev/strait/checkpointstore"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
-
-// CommitInput asks for one sink's committer to commit a checkpoint's infos.
-type CommitInput struct {
-	Job          connector.Job   `json:"job"`
-	Vertex       *planner.Vertex `json:"vertex"`
-	CheckpointID int64           `json:"checkpointId"`
-	Final        bool            `json:"final"`
-	Infos        [][]byte        `json:"infos"`
-}
 
 // cancelWait bounds how long a canceled or failed pipeline waits for its runners to confirm
 // that their tasks stopped.
@@ -30,7 +18,7 @@ const cancelWait = time.Minute
 
 // pipelineRun is the state of one pipeline workflow.
 type pipelineRun struct {
-	in       PipelineInput
+	in       contract.PipelineInput
 	status   contract.PipelineStatus
 	epoch    int
 	tasks    map[contract.TaskID]*contract.TaskStatus
@@ -72,7 +60,7 @@ func (pr *pipelineRun) announce(ctx workflow.Context, state contract.JobState) {
 // PipelineWorkflow schedules, deploys and watches one pipeline: slots from the resource
 // manager, a short deploy activity per runner, task reports back by signal, the sinks'
 // commit at the end, slots released.
-func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.PipelineStatus, error) {
+func PipelineWorkflow(ctx workflow.Context, in contract.PipelineInput) (*contract.PipelineStatus, error) {
 	pr := &pipelineRun{
 		in:       in,
 		status:   contract.PipelineStatus{ID: in.Pipeline.ID, State: contract.JobCreated},
@@ -143,7 +131,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			if err != nil {
 				return pr.fail(ctx, owner, false, causeOf(err))
 			}
-			pr.status.State = "DEPLOYING"
+			pr.status.State = contract.PipelineDeploying
 			if err := pr.deploy(ctx, alloc, restore); err != nil {
 				if ctx.Err() != nil {
 					canceled = true // the tasks deployed so far are stopped below
@@ -175,7 +163,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 			return pr.snapshot(), nil
 		}
 		if !canceled && pr.failure == "" {
-			pr.status.State = "COMMITTING"
+			pr.status.State = contract.PipelineCommitting
 			if err := pr.commit(ctx, cp.nextID); err != nil {
 				return pr.fail(ctx, owner, true, causeOf(err))
 			}
@@ -202,7 +190,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (*contract.Pipelin
 		pr.release(ctx, owner)
 		pr.restarts++
 		pr.status.Restarts, pr.status.LastFailure = pr.restarts, cause
-		pr.status.State = "RESTARTING"
+		pr.status.State = contract.PipelineRestarting
 		if err := workflow.Sleep(ctx, time.Duration(pr.in.Env.RetryIntervalSeconds)*time.Second); err != nil {
 			pr.status.State = contract.JobCanceled
 			return nil, temporal.NewCanceledError(*pr.snapshot())
@@ -308,8 +296,8 @@ func (pr *pipelineRun) drain(ctx workflow.Context, cp *coordinator, reports, los
 }
 
 // resumeState is what the next run needs to go on watching the running tasks.
-func (pr *pipelineRun) resumeState(cp *coordinator) *PipelineResume {
-	r := &PipelineResume{Epoch: pr.epoch, Queues: pr.queues, Runners: pr.status.Runners, Restarts: pr.restarts,
+func (pr *pipelineRun) resumeState(cp *coordinator) *contract.PipelineResume {
+	r := &contract.PipelineResume{Epoch: pr.epoch, Queues: pr.queues, Runners: pr.status.Runners, Restarts: pr.restarts,
 		RestoredFrom: pr.status.RestoredFrom, Restored: pr.status.Restored,
 		LastFailure: pr.status.LastFailure, NextID: cp.nextID, Completed: cp.completed, Failures: cp.failures}
 	for _, t := range pr.sortedTasks() {
@@ -321,7 +309,7 @@ func (pr *pipelineRun) resumeState(cp *coordinator) *PipelineResume {
 		}
 	}
 	if p := cp.pending; p != nil {
-		r.Pending = &PendingResume{ID: p.id, Savepoint: p.savepoint}
+		r.Pending = &contract.PendingResume{ID: p.id, Savepoint: p.savepoint}
 		for _, t := range pr.sortedTasks() {
 			if a, ok := p.acks[t.Task]; ok {
 				r.Pending.Acks = append(r.Pending.Acks, a)
@@ -332,7 +320,7 @@ func (pr *pipelineRun) resumeState(cp *coordinator) *PipelineResume {
 }
 
 // resume takes over the state of the previous run.
-func (pr *pipelineRun) resume(ctx workflow.Context, r *PipelineResume, cp *coordinator) {
+func (pr *pipelineRun) resume(ctx workflow.Context, r *contract.PipelineResume, cp *coordinator) {
 	pr.epoch, pr.restarts = r.Epoch, r.Restarts
 	pr.status.Restarts, pr.status.LastFailure, pr.status.Runners = r.Restarts, r.LastFailure, r.Runners
 	pr.status.RestoredFrom, pr.status.Restored = r.RestoredFrom, r.Restored
@@ -368,7 +356,7 @@ func (pr *pipelineRun) restorePoint(ctx workflow.Context, cp *coordinator, failo
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
-	in := LoadInput{Job: pr.in.JobID, Pipeline: pr.in.Pipeline.ID}
+	in := contract.LoadInput{Job: pr.in.JobID, Pipeline: pr.in.Pipeline.ID}
 	if failover && workflow.GetVersion(ctx, "restore-own-checkpoint", workflow.DefaultVersion, 1) == 1 {
 		if cp.completed == 0 {
 			pr.status.RestoredFrom, pr.status.Restored = 0, contract.Counters{}
@@ -376,7 +364,7 @@ func (pr *pipelineRun) restorePoint(ctx workflow.Context, cp *coordinator, failo
 		}
 		in.Checkpoint = cp.completed
 	}
-	var m *checkpointstore.Manifest
+	var m *contract.Manifest
 	if err := workflow.ExecuteActivity(actx, contract.LoadCheckpointActivity, in).Get(ctx, &m); err != nil {
 		return nil, err
 	}
@@ -421,7 +409,7 @@ func (pr *pipelineRun) allocate(ctx workflow.Context, owner string) (*contract.A
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5,
-			NonRetryableErrorTypes: []string{NoEnoughResource}},
+			NonRetryableErrorTypes: []string{contract.NoEnoughResource}},
 		// canceled meanwhile, the pipeline still learns when the grant is done, so the
 		// slots it releases then include it
 		WaitForCancellation: true,
@@ -445,7 +433,7 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation, 
 		g := pr.in.Pipeline.Group(grant.Group)
 		if g == nil || len(grant.Slots) < g.Parallelism {
 			return temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("allocation for task group %d does not fit the plan", grant.Group), DeployFailedType, nil)
+				fmt.Sprintf("allocation for task group %d does not fit the plan", grant.Group), contract.DeployFailedType, nil)
 		}
 		pr.queues[grant.RunnerID] = grant.TaskQueue
 		if _, seen := perRunner[grant.RunnerID]; !seen {
@@ -461,7 +449,7 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation, 
 	}
 	if len(pr.tasks) != pr.in.Pipeline.Slots() {
 		return temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("allocation placed %d of %d tasks", len(pr.tasks), pr.in.Pipeline.Slots()), DeployFailedType, nil)
+			fmt.Sprintf("allocation placed %d of %d tasks", len(pr.tasks), pr.in.Pipeline.Slots()), contract.DeployFailedType, nil)
 	}
 	futures := make([]workflow.Future, 0, len(order))
 	for _, rid := range order {
@@ -472,16 +460,16 @@ func (pr *pipelineRun) deploy(ctx workflow.Context, alloc *contract.Allocation, 
 			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 3},
 		})
 		futures = append(futures, workflow.ExecuteActivity(actx, contract.DeployActivity, contract.Deployment{
-			Job:        connector.Job{ID: pr.in.JobInfo.ID, Name: pr.in.JobInfo.Name, Mode: connector.JobMode(pr.in.JobInfo.Mode)},
-			Pipeline:   pr.in.Pipeline,
-			Vertices:   pr.in.Vertices,
-			Epoch:      pr.epoch,
-			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
-			RunID:      workflow.GetInfo(ctx).WorkflowExecution.RunID,
-			Tasks:      perRunner[rid],
-			Placement:  placement,
-			Restore:    restore,
-			Env:        pr.in.Env,
+			Job:       pr.in.Job,
+			Pipeline:  pr.in.Pipeline,
+			Vertices:  pr.in.Vertices,
+			Epoch:     pr.epoch,
+			ReportTo:  contract.ReportTo(workflow.GetInfo(ctx).WorkflowExecution.ID),
+			Origin:    workflow.GetInfo(ctx).WorkflowExecution.RunID,
+			Tasks:     perRunner[rid],
+			Placement: placement,
+			Restore:   restore,
+			Env:       pr.in.Env,
 		}))
 	}
 	var firstErr error
@@ -624,7 +612,7 @@ func (pr *pipelineRun) fail(ctx workflow.Context, owner string, release bool, ca
 	}
 	pr.status.State = contract.JobFailed
 	pr.status.Error = cause
-	return nil, temporal.NewNonRetryableApplicationError(cause, PipelineFailedType, nil, *pr.snapshot())
+	return nil, temporal.NewNonRetryableApplicationError(cause, contract.PipelineFailedType, nil, *pr.snapshot())
 }
 
 // commit runs each sink's committer with the final commit infos of its writers.
@@ -650,7 +638,7 @@ func (pr *pipelineRun) commitInfos(ctx workflow.Context, checkpointID int64, fin
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 10,
-			NonRetryableErrorTypes: []string{CommitFailedType, ConfigErrorType}},
+			NonRetryableErrorTypes: []string{contract.CommitFailedType, contract.ConfigErrorType}},
 	})
 	for _, vid := range vertices {
 		cs := infos[vid]
@@ -659,15 +647,9 @@ func (pr *pipelineRun) commitInfos(ctx workflow.Context, checkpointID int64, fin
 		for i, c := range cs {
 			raw[i] = c.Info
 		}
-		var vertex *planner.Vertex
-		for _, v := range pr.in.Vertices {
-			if v.ID == vid {
-				vertex = v
-			}
-		}
-		if err := workflow.ExecuteActivity(actx, contract.CommitActivity, CommitInput{
-			Job:          connector.Job{ID: pr.in.JobInfo.ID, Name: pr.in.JobInfo.Name, Mode: connector.JobMode(pr.in.JobInfo.Mode)},
-			Vertex:       vertex,
+		if err := workflow.ExecuteActivity(actx, contract.CommitActivity, contract.CommitInput{
+			Job:          pr.in.Job,
+			Vertex:       pr.in.Vertex(vid),
 			CheckpointID: checkpointID,
 			Final:        final,
 			Infos:        raw,
@@ -709,5 +691,5 @@ func (pr *pipelineRun) snapshot() *contract.PipelineStatus {
 
 func isNoResource(err error) bool {
 	var ae *temporal.ApplicationError
-	return errors.As(err, &ae) && ae.Type() == NoEnoughResource
+	return errors.As(err, &ae) && ae.Type() == contract.NoEnoughResource
 }

@@ -12,75 +12,9 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// Runner states in the resource manager.
-const (
-	RunnerAlive = "ALIVE"
-	RunnerLost  = "LOST"
-)
-
-// RunnerSlots is the resource manager's view of one runner.
-type RunnerSlots struct {
-	Info contract.RunnerInfo `json:"info"`
-	// Owners holds, per slot, the allocation owning it ("" when free).
-	Owners []string `json:"owners"`
-	State  string   `json:"state"`
-	// Generation numbers the runner's registrations; a lease of an older one is stale.
-	Generation int            `json:"generation"`
-	Load       *contract.Load `json:"load,omitempty"`
-	LostReason string         `json:"lostReason,omitempty"`
-}
-
-// Free counts the runner's free slots; a lost runner has none.
-func (r *RunnerSlots) Free() int {
-	if r.State == RunnerLost {
-		return 0
-	}
-	n := 0
-	for _, o := range r.Owners {
-		if o == "" {
-			n++
-		}
-	}
-	return n
-}
-
-// ResourceState is the resource manager's whole state; it is also the input a new run
-// continues with.
-type ResourceState struct {
-	Runners map[string]*RunnerSlots `json:"runners"`
-	// Allocations by owner, so a retried request gets the same answer.
-	Allocations map[string]contract.Allocation `json:"allocations"`
-	// Rand drives the RANDOM strategy deterministically.
-	Rand uint64 `json:"rand"`
-	// LeaseTimeout is how long a runner may go without a heartbeat before it is lost.
-	LeaseTimeout time.Duration `json:"leaseTimeout"`
-}
-
-// ClusterStatus answers the cluster query.
-type ClusterStatus struct {
-	Runners []RunnerView `json:"runners"`
-}
-
-// RunnerView is one runner in a cluster status.
-type RunnerView struct {
-	contract.RunnerInfo
-	State string         `json:"state"`
-	Free  int            `json:"free"`
-	Owner []string       `json:"owners"`
-	Load  *contract.Load `json:"load,omitempty"`
-}
-
-// LoadText renders the runner's last load report.
-func (v RunnerView) LoadText() string {
-	if v.Load == nil {
-		return "-"
-	}
-	return fmt.Sprintf("cpu %.0f%% mem %.0f%%", v.Load.CPU*100, v.Load.Memory*100)
-}
-
-// DefaultLeaseTimeout is how long a silent runner keeps its slots; it is declared lost
-// within about this long after it dies.
-const DefaultLeaseTimeout = 10 * time.Second
+// slotTable is the resource manager's state with what it does to it: registering runners,
+// allocating and releasing slots.
+type slotTable struct{ *contract.ResourceState }
 
 // eventsBeforeContinue bounds one run's history: after this many signals, updates and lease
 // ends the workflow continues as new, well before Temporal's limits (10,000 signals,
@@ -98,9 +32,10 @@ type leaseEnd struct {
 // a lease alive by activity heartbeats (kept outside history), slots are allocated through
 // an update (called from an activity) and released by signal. A runner whose lease lapses
 // is declared lost and every pipeline holding its slots is told.
-func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
+func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) error {
+	st := slotTable{&in}
 	if st.Runners == nil {
-		st.Runners = map[string]*RunnerSlots{}
+		st.Runners = map[string]*contract.RunnerSlots{}
 	}
 	if st.Allocations == nil {
 		st.Allocations = map[string]contract.Allocation{}
@@ -109,16 +44,16 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 		st.Rand = 0x9E3779B97F4A7C15
 	}
 	if st.LeaseTimeout <= 0 {
-		st.LeaseTimeout = DefaultLeaseTimeout
+		st.LeaseTimeout = contract.DefaultLeaseTimeout
 	}
 	events := 0
-	if err := workflow.SetQueryHandler(ctx, contract.ClusterQuery, func() (*ClusterStatus, error) {
+	if err := workflow.SetQueryHandler(ctx, contract.ClusterQuery, func() (*contract.ClusterStatus, error) {
 		return st.view(), nil
 	}); err != nil {
 		return err
 	}
 	leaseEnds := workflow.NewChannel(ctx)
-	startLease := func(r *RunnerSlots) {
+	startLease := func(r *contract.RunnerSlots) {
 		in := contract.LeaseInput{RunnerID: r.Info.ID, Generation: r.Generation}
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			TaskQueue:              r.Info.TaskQueue,
@@ -140,14 +75,14 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 	}
 	// a new run takes over the leases of the runners it knows alive
 	for _, id := range st.runnerIDs() {
-		if r := st.Runners[id]; r.State == RunnerAlive {
+		if r := st.Runners[id]; r.State == contract.RunnerStateAlive {
 			startLease(r)
 		}
 	}
 	register := workflow.GetSignalChannel(ctx, contract.RegisterRunnerSignal)
 	release := workflow.GetSignalChannel(ctx, contract.ReleaseSlotsSignal)
 	load := workflow.GetSignalChannel(ctx, contract.RunnerLoadSignal)
-	lostOwners := func(r *RunnerSlots, reason string) {
+	lostOwners := func(r *contract.RunnerSlots, reason string) {
 		for _, owner := range st.ownersOn(r) {
 			wf, _, _ := strings.Cut(owner, "#")
 			f := workflow.SignalExternalWorkflow(ctx, wf, "", contract.RunnerLostSignal, contract.RunnerLost{
@@ -225,7 +160,7 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 			delete(st.Runners, end.RunnerID)
 			return
 		}
-		r.State, r.LostReason = RunnerLost, end.Err
+		r.State, r.LostReason = contract.RunnerStateLost, end.Err
 		lostOwners(r, "no heartbeat within the lease ("+st.LeaseTimeout.String()+")")
 	}
 	for {
@@ -260,25 +195,25 @@ func ResourceManagerWorkflow(ctx workflow.Context, st ResourceState) error {
 			// in a new run with the same state (it restarts the leases)
 			_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 			drain()
-			return workflow.NewContinueAsNewError(ctx, contract.ResourceManagerWorkflowName, st)
+			return workflow.NewContinueAsNewError(ctx, contract.ResourceManagerWorkflowName, *st.ResourceState)
 		}
 	}
 }
 
 // register records a runner, or a runner that came back: it runs nothing of its previous
 // life, so all its slots are free.
-func (st *ResourceState) register(info contract.RunnerInfo) *RunnerSlots {
+func (st slotTable) register(info contract.RunnerInfo) *contract.RunnerSlots {
 	r, ok := st.Runners[info.ID]
 	if !ok {
-		r = &RunnerSlots{}
+		r = &contract.RunnerSlots{}
 		st.Runners[info.ID] = r
 	}
-	r.Info, r.Owners, r.State, r.LostReason = info, make([]string, info.Slots), RunnerAlive, ""
+	r.Info, r.Owners, r.State, r.LostReason = info, make([]string, info.Slots), contract.RunnerStateAlive, ""
 	r.Generation++
 	return r
 }
 
-func (st *ResourceState) release(owner string) {
+func (st slotTable) release(owner string) {
 	delete(st.Allocations, owner)
 	for _, id := range st.runnerIDs() {
 		r := st.Runners[id]
@@ -291,7 +226,7 @@ func (st *ResourceState) release(owner string) {
 }
 
 // ownersOn lists, sorted, the allocations holding slots on a runner.
-func (st *ResourceState) ownersOn(r *RunnerSlots) []string {
+func (st slotTable) ownersOn(r *contract.RunnerSlots) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, o := range r.Owners {
@@ -304,7 +239,7 @@ func (st *ResourceState) ownersOn(r *RunnerSlots) []string {
 	return out
 }
 
-func (st *ResourceState) runnerIDs() []string {
+func (st slotTable) runnerIDs() []string {
 	ids := make([]string, 0, len(st.Runners))
 	for id := range st.Runners {
 		ids = append(ids, id)
@@ -322,7 +257,7 @@ func matches(tags, filter map[string]string) bool {
 	return true
 }
 
-func (st *ResourceState) next() uint64 {
+func (st slotTable) next() uint64 {
 	// xorshift64*: deterministic, so replays pick the same runner
 	x := st.Rand
 	x ^= x >> 12
@@ -337,7 +272,7 @@ func (st *ResourceState) next() uint64 {
 // largest share of free slots) or SYSTEM_LOAD (the lowest reported CPU and memory use, each
 // slot already given in this allocation counted as 10 % more load). Either every group is
 // placed or nothing is.
-func (st *ResourceState) allocate(req contract.AllocateRequest, aliveOnly bool) (*contract.Allocation, error) {
+func (st slotTable) allocate(req contract.AllocateRequest, aliveOnly bool) (*contract.Allocation, error) {
 	if a, ok := st.Allocations[req.Owner]; ok {
 		if !aliveOnly || st.holds(a) {
 			return &a, nil // the same request again
@@ -350,24 +285,24 @@ func (st *ResourceState) allocate(req contract.AllocateRequest, aliveOnly bool) 
 	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Slots > groups[j].Slots })
 	free := map[string]int{}
 	given := map[string]int{}
-	var matching []*RunnerSlots
+	var matching []*contract.RunnerSlots
 	for _, id := range st.runnerIDs() {
 		r := st.Runners[id]
-		if r.State == RunnerAlive && matches(r.Info.Tags, req.TagFilter) {
+		if r.State == contract.RunnerStateAlive && matches(r.Info.Tags, req.TagFilter) {
 			matching = append(matching, r)
 			free[id] = r.Free()
 		}
 	}
-	placed := map[int]*RunnerSlots{}
+	placed := map[int]*contract.RunnerSlots{}
 	for _, g := range groups {
-		var candidates []*RunnerSlots
+		var candidates []*contract.RunnerSlots
 		for _, r := range matching {
 			if free[r.Info.ID] >= g.Slots {
 				candidates = append(candidates, r)
 			}
 		}
 		if len(candidates) == 0 {
-			return nil, temporal.NewNonRetryableApplicationError(st.noResourceMessage(req, g, matching), NoEnoughResource, nil)
+			return nil, temporal.NewNonRetryableApplicationError(st.noResourceMessage(req, g, matching), contract.NoEnoughResource, nil)
 		}
 		pick := st.choose(req.Strategy, candidates, free, given)
 		placed[g.Group] = pick
@@ -391,10 +326,10 @@ func (st *ResourceState) allocate(req contract.AllocateRequest, aliveOnly bool) 
 }
 
 // holds reports whether every slot of an allocation is still the owner's on an alive runner.
-func (st *ResourceState) holds(a contract.Allocation) bool {
+func (st slotTable) holds(a contract.Allocation) bool {
 	for _, g := range a.Grants {
 		r, ok := st.Runners[g.RunnerID]
-		if !ok || r.State != RunnerAlive {
+		if !ok || r.State != contract.RunnerStateAlive {
 			return false
 		}
 		for _, slot := range g.Slots {
@@ -406,10 +341,10 @@ func (st *ResourceState) holds(a contract.Allocation) bool {
 	return true
 }
 
-func (st *ResourceState) choose(strategy string, candidates []*RunnerSlots, free, given map[string]int) *RunnerSlots {
+func (st slotTable) choose(strategy string, candidates []*contract.RunnerSlots, free, given map[string]int) *contract.RunnerSlots {
 	switch strategy {
 	case "SLOT_RATIO":
-		var pick *RunnerSlots
+		var pick *contract.RunnerSlots
 		best := -1.0
 		for _, r := range candidates {
 			ratio := float64(free[r.Info.ID]) / float64(max(r.Info.Slots, 1))
@@ -419,7 +354,7 @@ func (st *ResourceState) choose(strategy string, candidates []*RunnerSlots, free
 		}
 		return pick
 	case "SYSTEM_LOAD":
-		var pick *RunnerSlots
+		var pick *contract.RunnerSlots
 		best := 1e18
 		for _, r := range candidates {
 			load := 0.5 // unknown load counts as half busy
@@ -438,7 +373,7 @@ func (st *ResourceState) choose(strategy string, candidates []*RunnerSlots, free
 
 // noResourceMessage says what the pipeline needs and what the cluster has, counted before
 // the allocation began: group g is the one that found no runner.
-func (st *ResourceState) noResourceMessage(req contract.AllocateRequest, g contract.GroupNeed, matching []*RunnerSlots) string {
+func (st slotTable) noResourceMessage(req contract.AllocateRequest, g contract.GroupNeed, matching []*contract.RunnerSlots) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "not enough resources: the pipeline needs %d slots (%s)", req.Total(), describeGroups(req.Groups))
 	if len(req.TagFilter) > 0 {
@@ -455,7 +390,7 @@ func (st *ResourceState) noResourceMessage(req contract.AllocateRequest, g contr
 	}
 	alive := 0
 	for _, r := range st.Runners {
-		if r.State == RunnerAlive {
+		if r.State == contract.RunnerStateAlive {
 			alive++
 		}
 	}
@@ -514,11 +449,11 @@ func describeGroups(groups []contract.GroupNeed) string {
 	return fmt.Sprintf("task groups of %s and %s slots", strings.Join(sizes[:len(sizes)-1], ", "), sizes[len(sizes)-1])
 }
 
-func (st *ResourceState) view() *ClusterStatus {
-	cs := &ClusterStatus{}
+func (st slotTable) view() *contract.ClusterStatus {
+	cs := &contract.ClusterStatus{}
 	for _, id := range st.runnerIDs() {
 		r := st.Runners[id]
-		cs.Runners = append(cs.Runners, RunnerView{RunnerInfo: r.Info, State: r.State, Free: r.Free(), Owner: r.Owners, Load: r.Load})
+		cs.Runners = append(cs.Runners, contract.RunnerView{RunnerInfo: r.Info, State: r.State, Free: r.Free(), Owner: r.Owners, Load: r.Load})
 	}
 	return cs
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-func newState(runners ...contract.RunnerInfo) *ResourceState {
-	st := &ResourceState{Runners: map[string]*RunnerSlots{}, Allocations: map[string]contract.Allocation{}, Rand: 1}
+func newState(runners ...contract.RunnerInfo) slotTable {
+	st := slotTable{&contract.ResourceState{Runners: map[string]*contract.RunnerSlots{}, Allocations: map[string]contract.Allocation{}, Rand: 1}}
 	for _, r := range runners {
 		st.register(r)
 	}
@@ -40,7 +40,7 @@ func TestAllocateHonoursTagsAndCapacity(t *testing.T) {
 	}
 	_, err = st.allocate(contract.AllocateRequest{Owner: "p2", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}, TagFilter: map[string]string{"zone": "db-zone"}}, true)
 	var ae *temporal.ApplicationError
-	if !errors.As(err, &ae) || ae.Type() != NoEnoughResource || !strings.Contains(ae.Message(), "zone=db-zone") ||
+	if !errors.As(err, &ae) || ae.Type() != contract.NoEnoughResource || !strings.Contains(ae.Message(), "zone=db-zone") ||
 		!strings.Contains(ae.Message(), "b 1 of 4 free") {
 		t.Fatalf("%v", err)
 	}
@@ -88,8 +88,8 @@ func TestNoResourceMessage(t *testing.T) {
 			st := newState(contract.RunnerInfo{ID: "a", Slots: 2}, contract.RunnerInfo{ID: "b", Slots: 2})
 			_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: c.groups}, true)
 			var ae *temporal.ApplicationError
-			if !errors.As(err, &ae) || ae.Type() != NoEnoughResource {
-				t.Fatalf("want NoEnoughResource, got %v", err)
+			if !errors.As(err, &ae) || ae.Type() != contract.NoEnoughResource {
+				t.Fatalf("want contract.NoEnoughResource, got %v", err)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(ae.Message(), w) {
@@ -148,13 +148,13 @@ func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "c", Slots: 1})
 	}, 2)
-	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, ResourceState{})
+	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
 	err := env.GetWorkflowError()
 	var can *workflow.ContinueAsNewError
 	if !errors.As(err, &can) {
 		t.Fatalf("want continue-as-new, got %v", err)
 	}
-	var next ResourceState
+	var next contract.ResourceState
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestAllocationNeverNamesADeadRunner(t *testing.T) {
 	if err != nil || again.Grants[0].RunnerID != "a" {
 		t.Fatalf("the same request again: %+v %v", again, err)
 	}
-	st.Runners["a"].State = RunnerLost
+	st.Runners["a"].State = contract.RunnerStateLost
 	st.register(contract.RunnerInfo{ID: "b", Slots: 1})
 	moved, err := st.allocate(req, true)
 	if err != nil || moved.Grants[0].RunnerID != "b" {
@@ -198,7 +198,7 @@ func TestAllocationNeverNamesADeadRunner(t *testing.T) {
 		t.Fatalf("after b registered again: %v, %d free", err, st.Runners["b"].Free())
 	}
 	// histories recorded before the check still replay the old answer
-	st.Runners["b"].State = RunnerLost
+	st.Runners["b"].State = contract.RunnerStateLost
 	if old, err := st.allocate(req, false); err != nil || old.Grants[0].RunnerID != "b" {
 		t.Fatalf("unversioned: %+v %v", old, err)
 	}
@@ -223,12 +223,12 @@ func TestGroupsMaySpreadOverRunners(t *testing.T) {
 
 func TestLostRunnerHasNoFreeSlots(t *testing.T) {
 	st := newState(contract.RunnerInfo{ID: "a", Slots: 2})
-	st.Runners["a"].State = RunnerLost
+	st.Runners["a"].State = contract.RunnerStateLost
 	if _, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}, true); err == nil {
 		t.Fatal("a lost runner got work")
 	}
 	r := st.register(contract.RunnerInfo{ID: "a", Slots: 2})
-	if r.State != RunnerAlive || r.Generation != 2 || r.Free() != 2 {
+	if r.State != contract.RunnerStateAlive || r.Generation != 2 || r.Free() != 2 {
 		t.Fatalf("%+v", r)
 	}
 }

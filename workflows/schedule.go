@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"math/rand/v2"
+	"time"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -15,21 +18,21 @@ import (
 // running (parent close policy abandon).
 func ScheduledJobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatus, error) {
 	var id int64
-	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return contract.NewJobID() }).Get(&id); err != nil {
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return contract.JobNumber(time.Now(), rand.Int64N(1000)) }).Get(&id); err != nil {
 		return nil, err
 	}
 	in.JobID, in.Submitted, in.Restore = id, workflow.Now(ctx), false
 	name := in.Name
 	if name == "" {
-		name = "SeaTunnel_Job"
+		name = contract.DefaultJobName
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:        contract.JobWorkflowID(id),
 		TaskQueue:         contract.JobsQueue,
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			SAJobName.ValueSet(name),
-			SAJobState.ValueSet(string(contract.JobCreated)),
+			contract.JobNameKey.ValueSet(name),
+			contract.JobStateKey.ValueSet(string(contract.JobCreated)),
 		),
 	})
 	workflow.GetLogger(ctx).Info("scheduled job started", "job", id)

@@ -14,9 +14,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
 
 // wireTypes names the type each payload of a recorded history is decoded into, by where it
@@ -26,19 +24,19 @@ var wireTypes = map[string]func() any{
 	"workflow result " + contract.JobWorkflowName:          func() any { return new(contract.JobStatus) },
 	"workflow input " + contract.ScheduledJobWorkflowName:  func() any { return new(contract.JobInput) },
 	"workflow result " + contract.ScheduledJobWorkflowName: func() any { return new(contract.JobStatus) },
-	"workflow input " + contract.PipelineWorkflowName:      func() any { return new(PipelineInput) },
+	"workflow input " + contract.PipelineWorkflowName:      func() any { return new(contract.PipelineInput) },
 	"workflow result " + contract.PipelineWorkflowName:     func() any { return new(contract.PipelineStatus) },
-	"activity input " + contract.PlanJobActivity:           func() any { return new(PlanInput) },
-	"activity result " + contract.PlanJobActivity:          func() any { return new(planner.PhysicalPlan) },
+	"activity input " + contract.PlanJobActivity:           func() any { return new(contract.PlanInput) },
+	"activity result " + contract.PlanJobActivity:          func() any { return new(contract.Plan) },
 	"activity input " + contract.AllocateActivity:          func() any { return new(contract.AllocateRequest) },
 	"activity result " + contract.AllocateActivity:         func() any { return new(contract.Allocation) },
 	"activity input " + contract.DeployActivity:            func() any { return new(contract.Deployment) },
 	"activity input " + contract.TriggerCheckpointActivity: func() any { return new(contract.TriggerRequest) },
-	"activity input " + contract.PersistCheckpointActivity: func() any { return new(PersistInput) },
-	"activity input " + contract.CommitActivity:            func() any { return new(CommitInput) },
+	"activity input " + contract.PersistCheckpointActivity: func() any { return new(contract.PersistInput) },
+	"activity input " + contract.CommitActivity:            func() any { return new(contract.CommitInput) },
 	"activity input " + contract.CancelTasksActivity:       func() any { return new(contract.CancelRequest) },
-	"activity input " + contract.LoadCheckpointActivity:    func() any { return new(LoadInput) },
-	"activity result " + contract.LoadCheckpointActivity:   func() any { return new(checkpointstore.Manifest) },
+	"activity input " + contract.LoadCheckpointActivity:    func() any { return new(contract.LoadInput) },
+	"activity result " + contract.LoadCheckpointActivity:   func() any { return new(contract.Manifest) },
 	"signal " + contract.TaskReportSignal:                  func() any { return new(contract.TaskReport) },
 	"signal " + contract.PipelineStateSignal:               func() any { return new(contract.PipelineState) },
 	"signal " + contract.ReleaseSlotsSignal:                func() any { return new(contract.ReleaseRequest) },

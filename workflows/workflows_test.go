@@ -15,42 +15,39 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/strait-dev/strait/checkpointstore"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
 
 // Activity stand-ins with the real names and signatures; each test sets what they return.
-func planJob(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return nil, nil }
+func planJob(context.Context, contract.PlanInput) (*contract.Plan, error) { return nil, nil }
 func allocateSlots(context.Context, contract.AllocateRequest) (*contract.Allocation, error) {
 	return nil, nil
 }
 func deployTasks(context.Context, contract.Deployment) error    { return nil }
 func cancelTasks(context.Context, contract.CancelRequest) error { return nil }
-func commitSinks(context.Context, CommitInput) error            { return nil }
+func commitSinks(context.Context, contract.CommitInput) error   { return nil }
 
-func testPlan() *planner.PhysicalPlan {
-	src := &planner.Vertex{ID: 1, Kind: planner.SourceVertex, Plugin: "FakeSource", Parallelism: 2}
-	sink := &planner.Vertex{ID: 2, Kind: planner.SinkVertex, Plugin: "Assert", Inputs: []int{1}, Parallelism: 2}
-	return &planner.PhysicalPlan{
-		Job:      connector.Job{ID: 7, Name: "t", Mode: connector.Batch},
-		Env:      planner.Env{Mode: connector.Batch, Parallelism: 2},
-		Vertices: []*planner.Vertex{src, sink},
-		Pipelines: []planner.Pipeline{{ID: 1, Vertices: []int{1, 2},
-			TaskGroups: []planner.TaskGroup{{ID: 1, Vertices: []int{1, 2}, Parallelism: 2}}}},
+func testPlan() *contract.Plan {
+	src := &contract.Vertex{ID: 1, Kind: contract.SourceVertex, Plugin: "FakeSource", Parallelism: 2}
+	sink := &contract.Vertex{ID: 2, Kind: contract.SinkVertex, Plugin: "Assert", Inputs: []int{1}, Parallelism: 2}
+	return &contract.Plan{
+		Job:      contract.Job{ID: 7, Name: "t", Mode: contract.Batch},
+		Env:      contract.Env{Mode: contract.Batch, Parallelism: 2},
+		Vertices: []*contract.Vertex{src, sink},
+		Pipelines: []contract.Pipeline{{ID: 1, Vertices: []int{1, 2},
+			TaskGroups: []contract.TaskGroup{{ID: 1, Vertices: []int{1, 2}, Parallelism: 2}}}},
 	}
 }
 
 type harness struct {
 	testsuite.WorkflowTestSuite
 	env      *testsuite.TestWorkflowEnvironment
-	commits  []CommitInput
+	commits  []contract.CommitInput
 	canceled []contract.CancelRequest
 	released []string // owners whose slots were released
 	triggers int
 
-	plan   func(context.Context, PlanInput) (*planner.PhysicalPlan, error)
+	plan   func(context.Context, contract.PlanInput) (*contract.Plan, error)
 	alloc  func(context.Context, contract.AllocateRequest) (*contract.Allocation, error)
 	deploy func(context.Context, contract.Deployment) error
 	cancel func(context.Context, contract.CancelRequest) error
@@ -70,7 +67,7 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterActivityWithOptions(triggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
 	h.env.RegisterActivityWithOptions(persistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
 	h.env.RegisterActivityWithOptions(loadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
-	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return testPlan(), nil }
+	h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) { return testPlan(), nil }
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
 	}
@@ -80,7 +77,7 @@ func newHarness(t *testing.T) *harness {
 		return nil
 	}
 	h.env.OnActivity(contract.PlanJobActivity, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in PlanInput) (*planner.PhysicalPlan, error) { return h.plan(ctx, in) })
+		func(ctx context.Context, in contract.PlanInput) (*contract.Plan, error) { return h.plan(ctx, in) })
 	h.env.OnActivity(contract.AllocateActivity, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 			return h.alloc(ctx, req)
@@ -92,7 +89,7 @@ func newHarness(t *testing.T) *harness {
 	h.env.OnActivity(contract.TriggerCheckpointActivity, mock.Anything, mock.Anything).Return(
 		func(context.Context, contract.TriggerRequest) error { h.triggers++; return nil })
 	h.env.OnActivity(contract.CommitActivity, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in CommitInput) error { h.commits = append(h.commits, in); return nil })
+		func(_ context.Context, in contract.CommitInput) error { h.commits = append(h.commits, in); return nil })
 	h.env.OnSignalExternalWorkflow(mock.Anything, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, mock.Anything).Return(
 		func(_, _, _, _ string, arg any) error {
 			if r, ok := arg.(contract.ReleaseRequest); ok {
@@ -157,7 +154,7 @@ func TestTaskFailureFailsTheJob(t *testing.T) {
 	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
 	err := h.env.GetWorkflowError()
 	var ae *temporal.ApplicationError
-	if !errors.As(err, &ae) || ae.Type() != JobFailedType {
+	if !errors.As(err, &ae) || ae.Type() != contract.JobFailedType {
 		t.Fatalf("error %v", err)
 	}
 	if !strings.Contains(ae.Message(), "row 3 fail rule: MAX") {
@@ -175,9 +172,9 @@ func TestTaskFailureFailsTheJob(t *testing.T) {
 func TestConfigErrorFailsWithoutRetry(t *testing.T) {
 	h := newHarness(t)
 	calls := 0
-	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) {
+	h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) {
 		calls++
-		return nil, temporal.NewNonRetryableApplicationError(`sink[0] Assert: rules: bad`, ConfigErrorType, nil)
+		return nil, temporal.NewNonRetryableApplicationError(`sink[0] Assert: rules: bad`, contract.ConfigErrorType, nil)
 	}
 	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
 	err := h.env.GetWorkflowError()
@@ -189,7 +186,7 @@ func TestConfigErrorFailsWithoutRetry(t *testing.T) {
 func TestNoResourcesFailsThePipeline(t *testing.T) {
 	h := newHarness(t)
 	h.alloc = func(context.Context, contract.AllocateRequest) (*contract.Allocation, error) {
-		return nil, temporal.NewNonRetryableApplicationError("not enough resources: task group 1 needs 2 slots on one runner", NoEnoughResource, nil)
+		return nil, temporal.NewNonRetryableApplicationError("not enough resources: task group 1 needs 2 slots on one runner", contract.NoEnoughResource, nil)
 	}
 	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
 	err := h.env.GetWorkflowError()
@@ -218,13 +215,13 @@ func TestCancelCancelsTasksAndEndsCanceled(t *testing.T) {
 }
 
 func TestJobIDFor(t *testing.T) {
-	if id := JobIDFor(contract.JobInput{JobID: 5}, "x"); id != 5 {
+	if id := contract.JobIDFor(contract.JobInput{JobID: 5}, "x"); id != 5 {
 		t.Fatal(id)
 	}
-	if id := JobIDFor(contract.JobInput{}, "strait-job-123"); id != 123 {
+	if id := contract.JobIDFor(contract.JobInput{}, "strait-job-123"); id != 123 {
 		t.Fatal(id)
 	}
-	a, b := JobIDFor(contract.JobInput{}, "my-job"), JobIDFor(contract.JobInput{}, "my-job")
+	a, b := contract.JobIDFor(contract.JobInput{}, "my-job"), contract.JobIDFor(contract.JobInput{}, "my-job")
 	if a != b || a <= 0 {
 		t.Fatal(a, b)
 	}
@@ -234,12 +231,12 @@ func TestSlotWaitKeepsThePipelinePending(t *testing.T) {
 	h := newHarness(t)
 	plan := testPlan()
 	plan.Env.SlotWait = true
-	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+	h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) { return plan, nil }
 	calls := 0
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 		calls++
 		if calls < 4 {
-			return nil, temporal.NewNonRetryableApplicationError("not enough resources", NoEnoughResource, nil)
+			return nil, temporal.NewNonRetryableApplicationError("not enough resources", contract.NoEnoughResource, nil)
 		}
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "q", Slots: []int{0, 1}}}}, nil
 	}
@@ -282,7 +279,7 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 	PipelineEventsBeforeContinue = 3
 	defer func() { PipelineEventsBeforeContinue = old }()
 	plan := testPlan()
-	in := PipelineInput{JobID: 7, Env: plan.Env, JobInfo: jobInfo{ID: 7, Name: "t", Mode: "BATCH"},
+	in := contract.PipelineInput{JobID: 7, Env: plan.Env, Job: contract.Job{ID: 7, Name: "t", Mode: contract.Batch},
 		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices}
 	running := func(sub int) contract.TaskStatus {
 		return contract.TaskStatus{Task: contract.TaskID{Group: 1, Subtask: sub}, State: contract.TaskRunning}
@@ -303,7 +300,7 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
 		t.Fatalf("want continue-as-new, got %v", err)
 	}
-	var next PipelineInput
+	var next contract.PipelineInput
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -329,10 +326,10 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 }
 
 func triggerCheckpoint(context.Context, contract.TriggerRequest) error { return nil }
-func persistCheckpoint(context.Context, PersistInput) error            { return nil }
+func persistCheckpoint(context.Context, contract.PersistInput) error   { return nil }
 
 // loadCheckpoint finds no checkpoint: a restarted pipeline starts over.
-func loadCheckpoint(context.Context, LoadInput) (*checkpointstore.Manifest, error) { return nil, nil }
+func loadCheckpoint(context.Context, contract.LoadInput) (*contract.Manifest, error) { return nil, nil }
 
 // TestCheckpointTimeoutFailsThePipeline: with no tolerable failures, a checkpoint that gets no
 // acknowledgement within checkpoint.timeout fails the pipeline, on the test suite's clock.
@@ -341,7 +338,7 @@ func TestCheckpointTimeoutFailsThePipeline(t *testing.T) {
 	plan := testPlan()
 	plan.Env.CheckpointInterval = 1000
 	plan.Env.CheckpointTimeout = 5000
-	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+	h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) { return plan, nil }
 	running := contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{
 		{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskRunning},
 		{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskRunning}}}
@@ -361,7 +358,7 @@ func TestCheckpointTimeoutFailsThePipeline(t *testing.T) {
 func TestCancelWhileAllocatingEndsCanceled(t *testing.T) {
 	t.Run("while planning", func(t *testing.T) {
 		h := newHarness(t)
-		h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) {
+		h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) {
 			h.env.CancelWorkflow()
 			time.Sleep(100 * time.Millisecond)
 			return testPlan(), nil
@@ -401,7 +398,7 @@ func TestPermanentFailureIsNotRestarted(t *testing.T) {
 			h := newHarness(t)
 			plan := testPlan()
 			plan.Env.RetryTimes, plan.Env.RetryIntervalSeconds = 2, 1
-			h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+			h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) { return plan, nil }
 			deploys := 0
 			h.deploy = func(_ context.Context, d contract.Deployment) error {
 				deploys++
@@ -417,7 +414,7 @@ func TestPermanentFailureIsNotRestarted(t *testing.T) {
 			}
 			h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7})
 			var ae *temporal.ApplicationError
-			if err := h.env.GetWorkflowError(); !errors.As(err, &ae) || ae.Type() != JobFailedType {
+			if err := h.env.GetWorkflowError(); !errors.As(err, &ae) || ae.Type() != contract.JobFailedType {
 				t.Fatalf("error %v", err)
 			}
 			want := 3 // the first run and two restarts
@@ -437,12 +434,12 @@ func TestFailoverWaitsForRunners(t *testing.T) {
 	h := newHarness(t)
 	plan := testPlan()
 	plan.Env.RetryTimes, plan.Env.RetryIntervalSeconds = 1, 1
-	h.plan = func(context.Context, PlanInput) (*planner.PhysicalPlan, error) { return plan, nil }
+	h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) { return plan, nil }
 	allocs := 0
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 		allocs++
 		if allocs == 2 || allocs == 3 { // the failover's first two asks: the runner is not back yet
-			return nil, temporal.NewNonRetryableApplicationError("not enough resources: no runner is registered and alive", NoEnoughResource, nil)
+			return nil, temporal.NewNonRetryableApplicationError("not enough resources: no runner is registered and alive", contract.NoEnoughResource, nil)
 		}
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "q", Slots: []int{0, 1}}}}, nil
 	}

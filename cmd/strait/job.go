@@ -16,8 +16,6 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
-	"github.com/strait-dev/strait/planner"
-	"github.com/strait-dev/strait/workflows"
 )
 
 // connectFlags are the Temporal connection flags every client command takes.
@@ -100,15 +98,10 @@ func jobSubmit(args []string) int {
 		fmt.Fprintln(os.Stderr, "strait job submit: give one job config")
 		return 2
 	}
-	plan, code := loadPlan(pos[0], vars, *name)
+	src, plan, code := loadJob(pos[0], vars, *name)
 	if plan == nil {
 		return code
 	}
-	for _, w := range plan.Warnings {
-		fmt.Fprintf(os.Stderr, "strait: warning: %s\n", w)
-	}
-	vm, _ := planner.ParseVars(vars)
-	src, _ := planner.ReadSource(pos[0], vm, *name)
 	c, err := cf.dial()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
@@ -257,14 +250,9 @@ func clusterCmd(args []string) int {
 		return 1
 	}
 	defer c.Close()
-	v, err := c.QueryWorkflow(context.Background(), contract.ResourceManagerID, "", contract.ClusterQuery)
+	cs, err := jobclient.Cluster(context.Background(), c)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: cluster status: %v\n", err)
-		return 1
-	}
-	var cs workflows.ClusterStatus
-	if err := v.Get(&cs); err != nil {
-		fmt.Fprintf(os.Stderr, "strait: cluster status: %v\n", err)
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 1
 	}
 	if *asJSON {
@@ -273,20 +261,10 @@ func clusterCmd(args []string) int {
 		_ = enc.Encode(cs)
 		return 0
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUNNER\tSTATE\tSLOTS\tFREE\tTAGS\tLOAD\tOWNERS")
-	for _, r := range cs.Runners {
-		owners := map[string]bool{}
-		var list []string
-		for _, o := range r.Owner {
-			if o != "" && !owners[o] {
-				owners[o] = true
-				list = append(list, o)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%s\t%v\n", r.ID, r.State, r.Slots, r.Free, r.Tags, r.LoadText(), list)
+	if err := jobclient.PrintCluster(os.Stdout, cs); err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return 1
 	}
-	tw.Flush()
 	return 0
 }
 
@@ -321,12 +299,10 @@ func jobRestore(args []string) int {
 	if !ok {
 		return 2
 	}
-	plan, code := loadPlan(pos[1], vars, *name)
+	src, plan, code := loadJob(pos[1], vars, *name)
 	if plan == nil {
 		return code
 	}
-	vm, _ := planner.ParseVars(vars)
-	src, _ := planner.ReadSource(pos[1], vm, *name)
 	c, err := cf.dial()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)

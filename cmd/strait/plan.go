@@ -25,7 +25,7 @@ func planCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "strait plan: give one job config")
 		return 2
 	}
-	plan, code := loadPlan(pos[0], vars, "")
+	_, plan, code := loadPlan(pos[0], vars, "")
 	if plan == nil {
 		return code
 	}
@@ -37,24 +37,37 @@ func planCmd(args []string) int {
 	return 0
 }
 
-// loadPlan reads and plans a job config; a bad config is reported plainly and exits 2.
-func loadPlan(file string, vars []string, name string) (*planner.PhysicalPlan, int) {
+// loadPlan reads and plans a job config and returns the config as read (what a client
+// submits) with its plan; a bad config is reported plainly, the plan is nil and the exit
+// code 2.
+func loadPlan(file string, vars []string, name string) (planner.Source, *planner.PhysicalPlan, int) {
 	vm, err := planner.ParseVars(vars)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return nil, 2
+		return planner.Source{}, nil, 2
 	}
 	src, err := planner.ReadSource(file, vm, name)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return nil, 2
+		return planner.Source{}, nil, 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), planner.Timeout)
 	defer cancel()
 	plan, err := planner.PlanContext(ctx, src, connector.Job{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: config error: %v\n", err)
-		return nil, 2
+		return planner.Source{}, nil, 2
 	}
-	return plan, 0
+	return src, plan, 0
+}
+
+// loadJob is loadPlan for a job about to be submitted: the plan's warnings go to stderr.
+func loadJob(file string, vars []string, name string) (planner.Source, *planner.PhysicalPlan, int) {
+	src, plan, code := loadPlan(file, vars, name)
+	if plan != nil {
+		for _, w := range plan.Warnings {
+			fmt.Fprintf(os.Stderr, "strait: warning: %s\n", w)
+		}
+	}
+	return src, plan, code
 }

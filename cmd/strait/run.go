@@ -13,7 +13,6 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/node"
-	"github.com/strait-dev/strait/planner"
 )
 
 func runCmd(args []string) int {
@@ -45,15 +44,10 @@ func runCmd(args []string) int {
 	slog.SetDefault(log)
 
 	// the config is checked before anything starts
-	plan, code := loadPlan(pos[0], vars, *name)
+	src, plan, code := loadJob(pos[0], vars, *name)
 	if plan == nil {
 		return code
 	}
-	for _, w := range plan.Warnings {
-		fmt.Fprintf(os.Stderr, "strait: warning: %s\n", w)
-	}
-	vm, _ := planner.ParseVars(vars)
-	src, _ := planner.ReadSource(pos[0], vm, *name)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/strait-dev/strait/jobclient"
-	"github.com/strait-dev/strait/planner"
 )
 
 func scheduleCmd(args []string) int {
@@ -50,15 +49,10 @@ func scheduleCreate(args []string) int {
 	}
 	name, file := pos[0], pos[1]
 	// the config is checked now, so a bad one fails here rather than at every run
-	plan, code := loadPlan(file, vars, *jobName)
+	src, plan, code := loadJob(file, vars, *jobName)
 	if plan == nil {
 		return code
 	}
-	for _, w := range plan.Warnings {
-		fmt.Fprintf(os.Stderr, "strait: warning: %s\n", w)
-	}
-	vm, _ := planner.ParseVars(vars)
-	src, _ := planner.ReadSource(file, vm, *jobName)
 	spec := jobclient.ScheduleSpec{Cron: crons, Every: *every, AllowOverlap: *overlap}
 	return cf.withClient(func(ctx context.Context, c client.Client) int {
 		if err := jobclient.CreateSchedule(ctx, c, name, src, plan.Job.Name, spec); err != nil {

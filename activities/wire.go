@@ -1,0 +1,106 @@
+package activities
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/strait-dev/strait/checkpointstore"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/taskrunner"
+)
+
+// The activities translate between the contract's payloads, which the workflows speak, and
+// the types of the packages that do the work: the planner's plan, the checkpoint store's
+// manifest, the runner's deployment. The plan's parts have the same JSON on both sides (it
+// is what travels through Temporal), so they are carried over by their JSON; a field one
+// side lacks is an error that names it, never a silent drop.
+
+// planOf is a planned job as the control plane carries it.
+func planOf(pp *planner.PhysicalPlan) (*contract.Plan, error) {
+	var p contract.Plan
+	if err := recode(pp, &p); err != nil {
+		return nil, fmt.Errorf("job %d: plan: %w", pp.Job.ID, err)
+	}
+	return &p, nil
+}
+
+// vertexOf is a vertex of the plan as the planner builds its plugin from.
+func vertexOf(v *contract.Vertex) (*planner.Vertex, error) {
+	if v == nil {
+		return nil, fmt.Errorf("no vertex")
+	}
+	var pv planner.Vertex
+	if err := recode(v, &pv); err != nil {
+		return nil, fmt.Errorf("%s: vertex %d: %w", v.Where, v.ID, err)
+	}
+	return &pv, nil
+}
+
+// deploymentOf is a deployment as the runner runs it.
+func deploymentOf(d contract.Deployment) (taskrunner.Deployment, error) {
+	td := taskrunner.Deployment{
+		Job:       jobOf(d.Job),
+		Epoch:     d.Epoch,
+		ReportTo:  d.ReportTo,
+		Origin:    d.Origin,
+		Tasks:     d.Tasks,
+		Placement: d.Placement,
+		Restore:   d.Restore,
+	}
+	where := fmt.Sprintf("deployment of pipeline %d of job %d", d.Pipeline.ID, d.Job.ID)
+	if err := recode(d.Pipeline, &td.Pipeline); err != nil {
+		return td, fmt.Errorf("%s: pipeline: %w", where, err)
+	}
+	if err := recode(d.Vertices, &td.Vertices); err != nil {
+		return td, fmt.Errorf("%s: vertices: %w", where, err)
+	}
+	if err := recode(d.Env, &td.Env); err != nil {
+		return td, fmt.Errorf("%s: env: %w", where, err)
+	}
+	return td, nil
+}
+
+func jobOf(j contract.Job) connector.Job {
+	return connector.Job{ID: j.ID, Name: j.Name, Mode: connector.JobMode(j.Mode)}
+}
+
+func sourceOf(s contract.ConfigSource) planner.Source {
+	return planner.Source{File: s.File, Text: s.Text, Vars: s.Vars, Name: s.Name}
+}
+
+// storedManifest is a checkpoint's manifest as the checkpoint store writes it.
+func storedManifest(m contract.Manifest) *checkpointstore.Manifest {
+	sm := &checkpointstore.Manifest{Job: m.Job, Pipeline: m.Pipeline, Checkpoint: m.Checkpoint, Savepoint: m.Savepoint,
+		Completed: m.Completed, Commits: m.Commits, Counters: m.Counters}
+	for _, t := range m.Tasks {
+		sm.Tasks = append(sm.Tasks, checkpointstore.TaskState{Task: t.Task, Key: t.Key})
+	}
+	return sm
+}
+
+// manifestOf is a stored manifest as the control plane carries it.
+func manifestOf(sm *checkpointstore.Manifest) *contract.Manifest {
+	m := &contract.Manifest{Job: sm.Job, Pipeline: sm.Pipeline, Checkpoint: sm.Checkpoint, Savepoint: sm.Savepoint,
+		Completed: sm.Completed, Commits: sm.Commits, Counters: sm.Counters}
+	for _, t := range sm.Tasks {
+		m.Tasks = append(m.Tasks, contract.ManifestTask{Task: t.Task, Key: t.Key})
+	}
+	return m
+}
+
+// recode carries a value into a type of the same JSON, refusing fields the target lacks.
+func recode(from, to any) error {
+	b, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(to); err != nil {
+		return fmt.Errorf("%T does not carry over into %T: %w", from, to, err)
+	}
+	return nil
+}

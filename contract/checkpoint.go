@@ -1,0 +1,51 @@
+package contract
+
+import "time"
+
+// PersistInput asks for a checkpoint's manifest to be written (the commit point) and old
+// checkpoints beyond the retention to be deleted.
+type PersistInput struct {
+	Manifest Manifest `json:"manifest"`
+	Retain   int      `json:"retain"`
+}
+
+// LoadInput asks for a pipeline's checkpoint to restore; the answer is a *Manifest, nil when
+// there is none.
+type LoadInput struct {
+	Job      int64 `json:"job"`
+	Pipeline int   `json:"pipeline"`
+	// Checkpoint names the checkpoint to load; 0 loads the newest in the store (an explicit
+	// restore of a job).
+	Checkpoint int64 `json:"checkpoint,omitempty"`
+}
+
+// Manifest is a completed checkpoint of a pipeline: where each task's state is, the sinks'
+// commit infos and the counts as of the checkpoint. Writing it is the checkpoint's commit
+// point.
+type Manifest struct {
+	Job        int64            `json:"job"`
+	Pipeline   int              `json:"pipeline"`
+	Checkpoint int64            `json:"checkpoint"`
+	Savepoint  bool             `json:"savepoint,omitempty"`
+	Completed  time.Time        `json:"completed"`
+	Tasks      []ManifestTask   `json:"tasks"`
+	Commits    map[int][][]byte `json:"commits,omitempty"` // sink vertex -> commit infos
+	// Counters are the pipeline's counts as of the checkpoint, across attempts: a restore
+	// goes on counting from them, so a job's totals match what its sinks hold.
+	Counters Counters `json:"counters,omitempty"`
+}
+
+// ManifestTask is one task's part of a checkpoint.
+type ManifestTask struct {
+	Task string `json:"task"` // g<group>-<subtask>
+	Key  string `json:"key"`  // the blob with its state
+}
+
+// CommitInput asks for one sink's committer to commit a checkpoint's infos.
+type CommitInput struct {
+	Job          Job      `json:"job"`
+	Vertex       *Vertex  `json:"vertex"`
+	CheckpointID int64    `json:"checkpointId"`
+	Final        bool     `json:"final"`
+	Infos        [][]byte `json:"infos"`
+}
