@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -22,9 +23,9 @@ const maxTextLevel = len(defaultSeparators) - 1
 // bytes as their raw content, and composite values joined with the nested separators.
 type textEncoder struct {
 	seps [7]string
-	date dateLayout
-	dt   dateTimeLayout
-	tm   timeLayout
+	date *javatime.Pattern
+	dt   *javatime.Pattern
+	tm   *javatime.Pattern
 }
 
 func (e *textEncoder) sep(level int) string {
@@ -51,11 +52,11 @@ func (e *textEncoder) appendValue(b []byte, v *row.Value, level int) []byte {
 	case types.Decimal:
 		return appendJavaDecimal(b, *v)
 	case types.Date:
-		return appendDate(b, v.I, e.date.sep)
+		return e.date.Append(b, javatime.Date(v.I))
 	case types.Time:
-		return e.tm.append(b, v.I)
+		return e.tm.Append(b, javatime.Time(v.I))
 	case types.Timestamp:
-		return e.dt.append(b, v.I)
+		return e.dt.Append(b, javatime.DateTime(v.I))
 	case types.Array, types.Row:
 		els := v.Fields()
 		for i := range els {
@@ -197,15 +198,15 @@ func appendJSONValue(b []byte, v *row.Value, t *types.DataType) []byte {
 		return append(b, '"')
 	case types.Date:
 		b = append(b, '"')
-		b = appendDate(b, v.I, '-')
+		b = javatime.AppendLocalDate(b, v.I)
 		return append(b, '"')
 	case types.Time:
 		b = append(b, '"')
-		b = appendISOTime(b, v.I)
+		b = javatime.AppendISOLocalTime(b, v.I)
 		return append(b, '"')
 	case types.Timestamp:
 		b = append(b, '"')
-		b = appendISODateTime(b, v.I)
+		b = javatime.AppendISOLocalDateTime(b, v.I)
 		return append(b, '"')
 	case types.Array:
 		var et *types.DataType

@@ -10,6 +10,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -21,7 +22,7 @@ func excelValues(vals []row.Value) []row.Value {
 	for i, v := range out {
 		switch v.T {
 		case types.Timestamp:
-			out[i] = row.TimestampValue(floorDiv(v.I, int64(time.Millisecond)) * int64(time.Millisecond))
+			out[i] = row.TimestampValue(civil.FloorDiv(v.I, int64(time.Millisecond)) * int64(time.Millisecond))
 		case types.Time:
 			out[i] = row.TimeValue(v.I / int64(time.Millisecond) * int64(time.Millisecond))
 		}

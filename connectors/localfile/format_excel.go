@@ -12,6 +12,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -211,12 +212,12 @@ func excelDate(serial float64, k types.Kind) (row.Value, error) {
 	}
 	days := math.Floor(serial)
 	millis := math.Round((serial - days) * 86400e3)
-	nanos := (int64(days)-25569)*nanosPerDay + int64(millis)*int64(time.Millisecond)
+	nanos := (int64(days)-25569)*civil.NanosPerDay + int64(millis)*int64(time.Millisecond)
 	switch k {
 	case types.Date:
-		return row.DateValue(floorDiv(nanos, nanosPerDay)), nil
+		return row.DateValue(civil.FloorDiv(nanos, civil.NanosPerDay)), nil
 	case types.Time:
-		return row.TimeValue(nanos - floorDiv(nanos, nanosPerDay)*nanosPerDay), nil
+		return row.TimeValue(nanos - civil.FloorDiv(nanos, civil.NanosPerDay)*civil.NanosPerDay), nil
 	}
 	return row.TimestampValue(nanos), nil
 }
@@ -388,7 +389,7 @@ func (x *excelWriter) value(v *row.Value, t *types.DataType) (any, error) {
 		return excelize.Cell{StyleID: x.tsStyle, Value: v.Time()}, nil
 	case types.Time:
 		// a time of day is the fraction of a day, as on 1899-12-30
-		return excelize.Cell{StyleID: x.timeStyle, Value: float64(v.I) / float64(nanosPerDay)}, nil
+		return excelize.Cell{StyleID: x.timeStyle, Value: float64(v.I) / float64(civil.NanosPerDay)}, nil
 	case types.Array, types.Map:
 		x.text = appendJSONValue(x.text[:0], v, t)
 		return string(x.text), nil

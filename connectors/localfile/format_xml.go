@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -439,11 +440,11 @@ func (x *xmlSink) appendValue(b []byte, v *row.Value, t *types.DataType) []byte 
 	case types.Decimal:
 		return appendJavaDecimal(b, *v)
 	case types.Date:
-		return appendDate(b, v.I, '-')
+		return javatime.AppendLocalDate(b, v.I)
 	case types.Time:
-		return appendISOTime(b, v.I)
+		return javatime.AppendISOLocalTime(b, v.I)
 	case types.Timestamp:
-		return appendISODateTime(b, v.I)
+		return javatime.AppendISOLocalDateTime(b, v.I)
 	case types.Array, types.Map:
 		return appendJSONValue(b, v, t)
 	case types.Row:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -136,7 +137,7 @@ func (g *fmtGen) value(t types.DataType, nullable bool) row.Value {
 	case types.Date:
 		return row.DateValue(int64(g.r.IntN(60000)))
 	case types.Time:
-		return row.TimeValue(g.r.Int64N(nanosPerDay) / int64(g.opt.timeUnit) * int64(g.opt.timeUnit))
+		return row.TimeValue(g.r.Int64N(civil.NanosPerDay) / int64(g.opt.timeUnit) * int64(g.opt.timeUnit))
 	case types.Timestamp:
 		return row.TimestampValue(g.r.Int64N(4e18) / int64(g.opt.tsUnit) * int64(g.opt.tsUnit))
 	case types.Array:
@@ -234,7 +235,7 @@ func excelKeeps(v row.Value, t types.DataType) row.Value {
 		for i := range fields {
 			if fields[i].T == types.Timestamp || fields[i].T == types.Time {
 				// written in datetime_format and time_format: whole seconds
-				fields[i].I = floorDiv(fields[i].I, int64(time.Second)) * int64(time.Second)
+				fields[i].I = civil.FloorDiv(fields[i].I, int64(time.Second)) * int64(time.Second)
 			}
 			if fields[i].T == types.String || fields[i].T == types.Bytes {
 				// the row's text is split at ";", which its strings must not hold

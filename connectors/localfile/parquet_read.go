@@ -18,6 +18,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -858,7 +859,7 @@ func (n *pqRead) convert(v *parquet.Value, dst *row.Value, a *stringArena) error
 		}
 		tod := int64(binary.LittleEndian.Uint64(b))
 		day := int64(binary.LittleEndian.Uint32(b[8:])) - julianUnixEpoch
-		dst.SetScalar(types.Timestamp, wallNanos(day*nanosPerDay+tod))
+		dst.SetScalar(types.Timestamp, wallNanos(day*civil.NanosPerDay+tod))
 	case cvDecimal:
 		var u *big.Int
 		switch {
@@ -982,11 +983,11 @@ func castValue(v *row.Value, from, to types.DataType) error {
 		x, _ := v.AsFloat64()
 		v.SetScalar(types.Double, int64(math.Float64bits(x)))
 	case f == types.Date:
-		v.SetScalar(types.Timestamp, v.I*nanosPerDay)
+		v.SetScalar(types.Timestamp, v.I*civil.NanosPerDay)
 	case f == types.Timestamp && t == types.Date:
-		v.SetScalar(types.Date, floorDiv(v.I, nanosPerDay))
+		v.SetScalar(types.Date, civil.FloorDiv(v.I, civil.NanosPerDay))
 	case f == types.Timestamp && t == types.Time:
-		v.SetScalar(types.Time, v.I-floorDiv(v.I, nanosPerDay)*nanosPerDay)
+		v.SetScalar(types.Time, v.I-civil.FloorDiv(v.I, civil.NanosPerDay)*civil.NanosPerDay)
 	default:
 		return fmt.Errorf("%s cannot be read as %s", from, to)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -24,7 +25,7 @@ func parquetValues(vals []row.Value) []row.Value {
 	for i, v := range out {
 		switch v.T {
 		case types.Timestamp:
-			out[i] = row.TimestampValue(floorDiv(v.I, int64(time.Millisecond)) * int64(time.Millisecond))
+			out[i] = row.TimestampValue(civil.FloorDiv(v.I, int64(time.Millisecond)) * int64(time.Millisecond))
 		case types.Time:
 			out[i] = row.TimeValue(v.I / 1000 * 1000)
 		}

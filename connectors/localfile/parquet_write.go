@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -394,10 +395,10 @@ func (p *parquetWriter) leafValue(sh *pqShred, v *row.Value) (parquet.Value, err
 		return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(v.S), len(v.S))), nil
 	case leafTime:
 		p.size += 8
-		return parquet.Int64Value(floorDiv(v.I, 1000)), nil
+		return parquet.Int64Value(civil.FloorDiv(v.I, 1000)), nil
 	case leafTimestampMillis:
 		p.size += 8
-		return parquet.Int64Value(floorDiv(localInstantNanos(v.I), int64(time.Millisecond))), nil
+		return parquet.Int64Value(civil.FloorDiv(localInstantNanos(v.I), int64(time.Millisecond))), nil
 	case leafInt96:
 		p.size += 12
 		return parquet.Int96Value(int96Of(localInstantNanos(v.I))), nil
@@ -502,8 +503,8 @@ func wallNanos(instant int64) int64 {
 // int96Of encodes an instant as parquet's INT96 timestamp: nanoseconds of the day, then
 // the Julian day, little endian.
 func int96Of(nanos int64) deprecated.Int96 {
-	day := floorDiv(nanos, nanosPerDay)
-	tod := nanos - day*nanosPerDay
+	day := civil.FloorDiv(nanos, civil.NanosPerDay)
+	tod := nanos - day*civil.NanosPerDay
 	return deprecated.Int96{uint32(tod), uint32(tod >> 32), uint32(day + julianUnixEpoch)}
 }
 

@@ -36,7 +36,7 @@ func TestSinkConfigErrors(t *testing.T) {
 		{"transactions not a bool", sinkConf(dir, "is_enable_transaction = maybe"), "is_enable_transaction: expected true or false"},
 		{"expression without transaction id", sinkConf(dir, `file_name_expression = "${now}"`), "file_name_expression: must contain ${transactionId}"},
 		{"expression with a slash", sinkConf(dir, `file_name_expression = "a/${transactionId}"`), "file_name_expression: must not contain a path separator"},
-		{"bad time format", sinkConf(dir, `filename_time_format = "yyyy.MM.dd bb"`), `filename_time_format: pattern "yyyy.MM.dd bb": letter "b" is not supported`},
+		{"bad time format", sinkConf(dir, `filename_time_format = "yyyy.MM.dd bb"`), `filename_time_format: pattern "yyyy.MM.dd bb": unknown pattern letter 'b'`},
 		{"unterminated quote", sinkConf(dir, `filename_time_format = "yyyy'x"`), "filename_time_format: pattern \"yyyy'x\" has an unterminated quote"},
 		{"unknown format", sinkConf(dir, "file_format_type = yaml"), `file_format_type: unknown value "yaml"`},
 		{"orc", sinkConf(dir, "file_format_type = ORC"), `file_format_type: "ORC" cannot be read or written: no Go ORC library is available to Strait yet`},
@@ -200,6 +200,7 @@ func TestValueEncodings(t *testing.T) {
 	e.seps = defaultSeparators
 	e.dt = dateTimeLayouts["yyyyMMddHHmmss"]
 	e.date = dateLayouts["yyyy-MM-dd"]
+	e.tm = timeLayouts["HH:mm:ss"]
 	cases := []struct {
 		v          row.Value
 		text, json string
@@ -237,38 +238,6 @@ func TestValueEncodings(t *testing.T) {
 	untyped := row.RowValue([]row.Value{row.IntValue(1)})
 	if got := string(appendJSONValue(nil, &untyped, nil)); got != "[1]" {
 		t.Errorf("untyped row %s", got)
-	}
-}
-
-func TestJavaTimeFormat(t *testing.T) {
-	at := time.Date(2024, 3, 5, 7, 8, 9, 123456789, time.FixedZone("CET", 3600))
-	cases := map[string]string{
-		"yyyy.MM.dd":                "2024.03.05",
-		"yyyyMMdd":                  "20240305",
-		"yy-M-d H:m:s":              "24-3-5 7:8:9",
-		"yyyy-MM-dd'T'HH:mm:ss.SSS": "2024-03-05T07:08:09.123",
-		"'at' hh a, EEE MMM":        "at 07 AM, Tue Mar",
-		"EEEE d MMMM uuuu":          "Tuesday 5 March 2024",
-		"'it''s' ''":                "it's '",
-		"HHmmssSSSSSSSSS Z XXX z":   "070809123456789 +0100 +01:00 CET",
-		"D Q k K":                   "65 1 7 7",
-		"dd/MM/yyyy-1 2":            "05/03/2024-1 2",
-		"'Jan' yyyy":                "Jan 2024",
-	}
-	for p, want := range cases {
-		f, err := parseJavaTimeFormat(p)
-		if err != nil {
-			t.Errorf("%q: %v", p, err)
-			continue
-		}
-		if got := string(f.Append(nil, at)); got != want {
-			t.Errorf("%q: got %q, want %q", p, got, want)
-		}
-	}
-	for _, bad := range []string{"yyyy-MM-dd [HH]", "bbbb", "SSSSSSSSSS"} {
-		if _, err := parseJavaTimeFormat(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 

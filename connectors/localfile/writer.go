@@ -340,7 +340,7 @@ func (w *writer) fileName() (string, error) {
 	var now []byte
 	nowText := func() string {
 		if now == nil {
-			now = cfg.timeFormat.Append(make([]byte, 0, 32), w.now())
+			now = cfg.timeFormat.AppendZoned(make([]byte, 0, 32), w.now())
 		}
 		return string(now)
 	}
