@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
@@ -46,6 +47,19 @@ func Build(ctx *connector.SinkContext, build connector.SinkFactory) (connector.S
 		s.sinks[id] = one
 	}
 	return s, nil
+}
+
+// BuildDecoded is Build for a sink whose options are the struct C (see config.Spec): each
+// table's options, its placeholders replaced, are decoded into a C of their own, which
+// build receives with the table's context.
+func BuildDecoded[C any](ctx *connector.SinkContext, build func(ctx *connector.SinkContext, c *C) (connector.Sink, error)) (connector.Sink, error) {
+	return Build(ctx, func(ctx *connector.SinkContext) (connector.Sink, error) {
+		c, err := config.Decode[C](ctx.Options)
+		if err != nil {
+			return nil, err
+		}
+		return build(ctx, c)
+	})
 }
 
 // Sink writes each table with a sink of its own.
