@@ -236,8 +236,12 @@ func Markdown(p connector.Plugin) string {
 	return b.String()
 }
 
-// cell escapes what would end a Markdown table cell.
-func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// cell escapes what would end a Markdown table cell, and the < that would start an HTML
+// tag (array<string>).
+func cell(s string) string { return strings.ReplaceAll(pipes(s), "<", "&lt;") }
+
+// pipes escapes the | that would end a table cell, in code spans too.
+func pipes(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // code writes s as inline code, with a fence longer than any run of backticks in it.
 func code(s string) string {
@@ -248,7 +252,7 @@ func code(s string) string {
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
 	}
-	return fence + cell(s) + fence
+	return fence + pipes(s) + fence
 }
 
 // Suggest returns up to three registered names nearest to name: those a few edits away

@@ -21,7 +21,7 @@ type sampleOptions struct {
 	Password string   `opt:"password,secret" doc:"the user's password"`
 	Attempts int      `opt:"max_commit_attempts,noeffect" default:"3" doc:"commits are retried by the engine"`
 	Include  []string `opt:"include_fields" fallback:"fields" doc:"the fields kept"`
-	Pattern  string   `opt:"pattern" default:"a|b" doc:"a choice: a|b"`
+	Pattern  string   `opt:"pattern" default:"a|b" doc:"a choice: a|b, or array<a>"`
 	Checks   []check  `opt:"checks" doc:"the checks"`
 	Nested   struct {
 		N int `opt:"n" default:"1" doc:"a count"`
@@ -54,7 +54,7 @@ func TestRows(t *testing.T) {
 		"nested | object |  | no | an object",
 		"nested.n | int | 1 | no | a count",
 		"password | string |  | no | [secret] the user's password",
-		"pattern | string | a|b | no | a choice: a|b",
+		"pattern | string | a|b | no | a choice: a|b, or array<a>",
 		"properties | map |  | no | passed on as they are",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -177,7 +177,7 @@ func TestMarkdown(t *testing.T) {
 		"| option | type | default | required | description |\n| --- | --- | --- | --- | --- |\n| `path` | string |  | yes | the folder to read |\n",
 		"| `checks[].name` | string |  | yes | the field checked |\n",
 		"| `file_format_type` | enum | `csv` | no | how the files are written (one of text, csv, json) |\n",
-		"| `pattern` | string | `a\\|b` | no | a choice: a\\|b |\n",
+		"| `pattern` | string | `a\\|b` | no | a choice: a\\|b, or array&lt;a> |\n",
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("markdown\n%s\nlacks %q", got, w)
