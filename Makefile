@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto clean postgres postgres-stop kafka kafka-stop
+.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop kafka kafka-stop
 
 all: build
 
@@ -87,6 +87,11 @@ proto:
 		--go_out=proto --go_opt=paths=source_relative \
 		--go-grpc_out=proto --go-grpc_opt=paths=source_relative \
 		exchange/v1/exchange.proto
+
+# Rewrites the option tables of the docs (between <!-- options: <plugin> <kind> --> and
+# <!-- end options -->) from the plugins' specs; a test fails when they differ.
+docs:
+	$(GO) run ./internal/docgen docs/connectors.md docs/transforms.md
 
 clean:
 	rm -rf bin
