@@ -25,12 +25,8 @@ const (
 	archiveGz    archiveCodec = "gz"
 )
 
-// readArchiveCodec reads archive_compress_codec in any case.
-func readArchiveCodec(o *config.Options) (archiveCodec, error) {
-	s, err := o.String("archive_compress_codec", "none")
-	if err != nil {
-		return "", err
-	}
+// archiveCodecOf reads archive_compress_codec, s, in any case; blank is none.
+func archiveCodecOf(o *config.Options, s string) (archiveCodec, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	switch v {
 	case "", "none":

@@ -42,12 +42,8 @@ var javaAliases = map[string]string{
 	"ascii":   "us-ascii",
 }
 
-// readCharset reads the encoding option (default UTF-8).
-func readCharset(o *config.Options) (charset, error) {
-	s, err := o.String("encoding", "UTF-8")
-	if err != nil {
-		return charset{}, err
-	}
+// charsetOf reads the encoding option, s; blank is UTF-8.
+func charsetOf(o *config.Options, s string) (charset, error) {
 	name := strings.TrimSpace(s)
 	if name == "" {
 		return charset{name: "UTF-8"}, nil

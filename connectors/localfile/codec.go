@@ -46,12 +46,8 @@ func (c compressCodec) suffix() string {
 	return ""
 }
 
-// readCompressCodec reads compress_codec in any case.
-func readCompressCodec(o *config.Options) (compressCodec, error) {
-	s, err := o.String("compress_codec", "none")
-	if err != nil {
-		return "", err
-	}
+// compressCodecOf reads compress_codec, s, in any case; blank is none.
+func compressCodecOf(o *config.Options, s string) (compressCodec, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	switch v {
 	case "", "none":

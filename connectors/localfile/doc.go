@@ -54,8 +54,17 @@
 // and compress_codec (below), xml_root_tag, xml_row_tag and xml_use_attr_format (xml),
 // max_rows_in_memory (excel), is_enable_transaction (false only lifts the rule that
 // file_name_expression names ${transactionId}: files are staged all the same, as in
-// SeaTunnel 2.3), schema_save_mode and data_save_mode (below), and custom_filename and
-// have_partition, which SeaTunnel's code ignores and so does Strait.
+// SeaTunnel 2.3), schema_save_mode and data_save_mode (below), and custom_filename,
+// have_partition and multi_table_sink_replica, accepted without effect (SeaTunnel's code
+// ignores the first two; each writer here writes every table it receives). Of later
+// SeaTunnel versions, single_file_mode and create_empty_file_when_no_data are refused when
+// true.
+//
+// The options of both are declared as data (config.go: SourceConfig, SinkConfig), with
+// their types, SeaTunnel's defaults and docs; the registry decodes a plugin block into them
+// and the planner warns about any option they do not know, with the nearest known name. The
+// sink decodes its options again for each input table, from the options with the table
+// placeholders replaced.
 //
 // The save modes run once per job, before anything is written (Sink.Setup), as SeaTunnel's
 // file catalog applies them to path: schema_save_mode RECREATE_SCHEMA deletes path and
@@ -95,8 +104,9 @@
 // names of the first file become string columns after the others, and each file fills
 // them from its own directories), date_format, datetime_format and time_format (checked;
 // values are read in any of the layouts SeaTunnel detects), encoding, compress_codec and
-// archive_compress_codec (below), xml_row_tag and xml_use_attr_format (xml), and
-// tables_configs (below).
+// archive_compress_codec (below), xml_row_tag and xml_use_attr_format (xml), sheet_name
+// (excel), tables_configs (below), and, of later SeaTunnel versions, csv_use_header_line
+// (refused when true) and null_format (refused unless blank: a blank field is null).
 //
 // The text delimiter is a Java regular expression: a line splits as Java's
 // line.split(delimiter, -1) splits it, at every match, keeping empty fields (trailing ones
@@ -126,7 +136,8 @@
 // path: the xml format (format_xml.go) and the binary format (format_binary.go, 1024-byte
 // chunks with their relative path) plug into the reader and the writer as record formats,
 // as parquet and excel do. tables_configs (source_tables.go) reads several tables, each
-// entry a source config of its own; a split records its table.
+// entry a source config of its own, decoded with the options of one table (SourceTable);
+// the options beside it are not read, and a warning names them. A split records its table.
 //
 // # Differences from SeaTunnel
 //

@@ -39,12 +39,8 @@ type excelSource struct {
 	sheet string // sheet_name, "" for the first sheet
 }
 
-func newExcelSource(c *sourceConfig, o *config.Options) (*excelSource, error) {
-	s, err := o.String("sheet_name", "")
-	if err != nil {
-		return nil, err
-	}
-	return &excelSource{cfg: c, sheet: s}, nil
+func newExcelSource(c *sourceConfig, sheet string) *excelSource {
+	return &excelSource{cfg: c, sheet: sheet}
 }
 
 // splits: a workbook is one split.
@@ -239,26 +235,17 @@ type excelSink struct {
 	header bool
 }
 
-func (c *sinkConfig) excelSink(o *config.Options) (*excelSink, error) {
+func (c *sinkConfig) excelSink(o *config.Options, opts *SinkConfig) (*excelSink, error) {
 	s := &excelSink{cfg: c, sheet: excelSheet, header: true}
-	name, err := o.String("sheet_name", "")
-	if err != nil {
-		return nil, err
-	}
-	if name = strings.TrimSpace(name); name != "" {
+	if name := strings.TrimSpace(opts.SheetName); name != "" {
 		if len([]rune(name)) > 31 || strings.ContainsAny(name, `:\/?*[]`) {
 			return nil, o.Errorf("sheet_name", "%q is not a sheet name: at most 31 characters, none of : \\ / ? * [ ]", name)
 		}
 		s.sheet = name
 	}
 	// SeaTunnel always writes the header; enable_header_write = false leaves it out
-	if o.Has("enable_header_write") {
-		if s.header, err = o.Bool("enable_header_write", true); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := o.Int("max_rows_in_memory", 0); err != nil {
-		return nil, err
+	if opts.EnableHeaderWrite != nil {
+		s.header = *opts.EnableHeaderWrite
 	}
 	for i, t := range c.sinkTypes {
 		if t.Kind == types.Null {

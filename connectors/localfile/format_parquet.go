@@ -48,12 +48,8 @@ var parquetCodecs = map[string]parquetCodec{
 	"zlib": {&parquet.Uncompressed, ".zlib"},
 }
 
-// readParquetCodec reads compress_codec for the parquet sink.
-func readParquetCodec(o *config.Options) (parquetCodec, error) {
-	s, err := o.String("compress_codec", "none")
-	if err != nil {
-		return parquetCodec{}, err
-	}
+// parquetCodecOf reads compress_codec, s, for the parquet sink; blank is none.
+func parquetCodecOf(o *config.Options, s string) (parquetCodec, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	if v == "" {
 		v = "none"

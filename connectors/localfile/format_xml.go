@@ -30,38 +30,31 @@ type xmlOptions struct {
 	attrs   bool
 }
 
-// readXMLOptions reads xml_row_tag and xml_use_attr_format, which SeaTunnel requires of an
-// xml source, or, for a sink, xml_root_tag and xml_row_tag (defaults RECORDS and RECORD)
-// and the required xml_use_attr_format.
-func readXMLOptions(o *config.Options, sink bool) (xmlOptions, error) {
-	x := xmlOptions{}
-	var err error
-	if sink {
-		if x.rootTag, err = o.String("xml_root_tag", "RECORDS"); err != nil {
-			return x, err
-		}
-		if x.rowTag, err = o.String("xml_row_tag", "RECORD"); err != nil {
-			return x, err
-		}
-		for _, t := range []struct{ key, name string }{{"xml_root_tag", x.rootTag}, {"xml_row_tag", x.rowTag}} {
-			if !validXMLName(t.name) {
-				return x, o.Errorf(t.key, "%q is not an XML element name", t.name)
-			}
-		}
-	} else {
-		if x.rowTag, err = o.String("xml_row_tag", ""); err != nil {
-			return x, err
-		}
-		if x.rowTag == "" {
-			return x, o.Errorf("xml_row_tag", "option is required for the xml format (the name of the elements that hold the rows)")
+// sourceXMLOptions checks xml_row_tag and xml_use_attr_format, which SeaTunnel requires of
+// an xml source.
+func sourceXMLOptions(o *config.Options, rowTag string, attrs *bool) (xmlOptions, error) {
+	if rowTag == "" {
+		return xmlOptions{}, o.Errorf("xml_row_tag", "option is required for the xml format (the name of the elements that hold the rows)")
+	}
+	return withAttrFormat(o, xmlOptions{rowTag: rowTag}, attrs)
+}
+
+// sinkXMLOptions checks a sink's xml_root_tag and xml_row_tag (defaults RECORDS and
+// RECORD), which must name elements, and its required xml_use_attr_format.
+func sinkXMLOptions(o *config.Options, rootTag, rowTag string, attrs *bool) (xmlOptions, error) {
+	for _, t := range []struct{ key, name string }{{"xml_root_tag", rootTag}, {"xml_row_tag", rowTag}} {
+		if !validXMLName(t.name) {
+			return xmlOptions{}, o.Errorf(t.key, "%q is not an XML element name", t.name)
 		}
 	}
-	if !o.Has("xml_use_attr_format") {
+	return withAttrFormat(o, xmlOptions{rootTag: rootTag, rowTag: rowTag}, attrs)
+}
+
+func withAttrFormat(o *config.Options, x xmlOptions, attrs *bool) (xmlOptions, error) {
+	if attrs == nil {
 		return x, o.Errorf("xml_use_attr_format", "option is required for the xml format (true: the columns are attributes of the row elements; false: child elements)")
 	}
-	if x.attrs, err = o.Bool("xml_use_attr_format", false); err != nil {
-		return x, err
-	}
+	x.attrs = *attrs
 	return x, nil
 }
 

@@ -28,13 +28,35 @@ func options(t testing.TB, src, where string) *config.Options {
 	return config.New(root, where)
 }
 
+// newTestSink builds the sink through the registry, as the planner does; with one input
+// table it is that table's *Sink.
 func newTestSink(t testing.TB, src string, inputs ...*catalog.Table) (*Sink, error) {
 	t.Helper()
-	s, err := NewSink(&connector.SinkContext{Options: options(t, src, "sink[0] LocalFile"), Job: connector.Job{ID: 7}, Inputs: inputs})
+	build, _, ok := connector.LookupSink("LocalFile")
+	if !ok {
+		t.Fatal("the LocalFile sink is not registered")
+	}
+	s, err := build(&connector.SinkContext{Options: options(t, src, "sink[0] LocalFile"), Job: connector.Job{ID: 7}, Inputs: inputs})
 	if err != nil {
 		return nil, err
 	}
-	return s.(*Sink), nil
+	one, ok := s.(*Sink)
+	if !ok {
+		t.Fatalf("the sink of %d input tables is a %T, not one table's *Sink", len(inputs), s)
+	}
+	return one, nil
+}
+
+// newTableSink calls the factory of one table's sink, which the registered sink calls for
+// each input table, on the options as they are.
+func newTableSink(t testing.TB, src string, inputs ...*catalog.Table) (connector.Sink, error) {
+	t.Helper()
+	o := options(t, src, "sink[0] LocalFile")
+	c, err := config.Decode[SinkConfig](o)
+	if err != nil {
+		return nil, err
+	}
+	return NewSink(&connector.SinkContext{Options: o, Job: connector.Job{ID: 7}, Inputs: inputs}, c)
 }
 
 func mustSink(t testing.TB, src string, inputs ...*catalog.Table) *Sink {
@@ -50,7 +72,11 @@ func newTestSource(t testing.TB, src string) (*Source, error) {
 	t.Helper()
 	o := options(t, src, "source[0] LocalFile")
 	out, _ := o.String("result_table_name", "")
-	s, err := NewSource(&connector.SourceContext{Options: o, Job: connector.Job{ID: 7, Mode: connector.Batch}, Parallelism: 1, OutputName: out})
+	build, _, ok := connector.LookupSource("LocalFile")
+	if !ok {
+		t.Fatal("the LocalFile source is not registered")
+	}
+	s, err := build(&connector.SourceContext{Options: o, Job: connector.Job{ID: 7, Mode: connector.Batch}, Parallelism: 1, OutputName: out})
 	if err != nil {
 		return nil, err
 	}

@@ -42,12 +42,9 @@ func (f fileFormat) suffix() string {
 	return ""
 }
 
-// readFormat reads file_format_type in any case.
-func readFormat(o *config.Options, def string) (fileFormat, error) {
-	s, err := o.String("file_format_type", def)
-	if err != nil {
-		return "", err
-	}
+// formatOf reads file_format_type, s, in any case; a blank one is def, or missing when
+// def is "".
+func formatOf(o *config.Options, s, def string) (fileFormat, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	switch v {
 	case "":
@@ -63,13 +60,8 @@ func readFormat(o *config.Options, def string) (fileFormat, error) {
 	return "", o.Errorf("file_format_type", "unknown value %q; expected one of text, csv, json, parquet, excel, xml, binary", s)
 }
 
-// layoutOption reads one of the fixed date/time layout options.
-func layoutOption[T any](o *config.Options, key, def string, layouts map[string]T) (T, error) {
-	s, err := o.String(key, def)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
+// layoutOf reads s, the value of one of the fixed date/time layout options.
+func layoutOf[T any](o *config.Options, key, s string, layouts map[string]T) (T, error) {
 	l, ok := layouts[s]
 	if !ok {
 		var zero T

@@ -70,21 +70,14 @@ type pqShred struct {
 	cols     []int // the leaf columns below, for nulls
 }
 
-func (c *sinkConfig) parquetSink(o *config.Options) (*parquetSink, error) {
-	codec, err := readParquetCodec(o)
+func (c *sinkConfig) parquetSink(o *config.Options, opts *SinkConfig) (*parquetSink, error) {
+	codec, err := parquetCodecOf(o, opts.CompressCodec)
 	if err != nil {
 		return nil, err
 	}
-	asInt96, err := o.Bool("parquet_avro_write_timestamp_as_int96", false)
-	if err != nil {
-		return nil, err
-	}
-	fixed, err := o.StringList("parquet_avro_write_fixed_as_int96")
-	if err != nil {
-		return nil, err
-	}
+	asInt96 := opts.ParquetTSAsInt96
 	int96 := map[string]bool{}
-	for _, n := range fixed {
+	for _, n := range opts.ParquetFixedInt96 {
 		int96[strings.ToLower(n)] = true
 	}
 	s := &parquetSink{cfg: c, codec: codec}

@@ -127,31 +127,26 @@ func (c *sinkConfig) fileSuffix() string {
 }
 
 // recordFormat sets up the source's record format, if it has one.
-func (c *sourceConfig) recordFormat(o *config.Options) error {
+func (c *sourceConfig) recordFormat(opts *SourceTable) {
 	switch c.format {
 	case formatParquet:
 		c.records = &parquetSource{cfg: c}
 	case formatExcel:
-		f, err := newExcelSource(c, o)
-		if err != nil {
-			return err
-		}
-		c.records = f
+		c.records = newExcelSource(c, opts.SheetName)
 	}
-	return nil
 }
 
 // recordSink sets up the sink's record format, if it has one.
-func (c *sinkConfig) recordSink(o *config.Options) error {
+func (c *sinkConfig) recordSink(o *config.Options, opts *SinkConfig) error {
 	switch c.format {
 	case formatParquet:
-		s, err := c.parquetSink(o)
+		s, err := c.parquetSink(o, opts)
 		if err != nil {
 			return err
 		}
 		c.records = s
 	case formatExcel:
-		s, err := c.excelSink(o)
+		s, err := c.excelSink(o, opts)
 		if err != nil {
 			return err
 		}

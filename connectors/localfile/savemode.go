@@ -9,12 +9,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 )
 
 // SeaTunnel's save modes, as its file sinks apply them to the sink's path: the path plays
-// the table (it exists or not) and the files directly in it play the rows.
+// the table (it exists or not) and the files directly in it play the rows. File sinks offer
+// every schema save mode and all data save modes but CUSTOM_PROCESSING, which needs a
+// statement to run (the enum tags of SinkConfig list them).
 const (
 	recreateSchema          = "RECREATE_SCHEMA"
 	createSchemaWhenMissing = "CREATE_SCHEMA_WHEN_NOT_EXIST"
@@ -25,20 +26,6 @@ const (
 	appendData          = "APPEND_DATA"
 	errorWhenDataExists = "ERROR_WHEN_DATA_EXISTS"
 )
-
-// saveModes reads schema_save_mode and data_save_mode with SeaTunnel's defaults. File sinks
-// offer every schema save mode and all data save modes but CUSTOM_PROCESSING, which needs
-// a statement to run.
-func saveModes(o *config.Options) (schema, data string, err error) {
-	if schema, err = o.Enum("schema_save_mode", createSchemaWhenMissing,
-		recreateSchema, createSchemaWhenMissing, errorWhenSchemaMissing, ignoreSchema); err != nil {
-		return "", "", err
-	}
-	if data, err = o.Enum("data_save_mode", appendData, dropData, appendData, errorWhenDataExists); err != nil {
-		return "", "", err
-	}
-	return schema, data, nil
-}
 
 // Setup applies the save modes once, before the job first writes, as SeaTunnel's file
 // catalog does: schema_save_mode RECREATE_SCHEMA deletes path (with everything below it)

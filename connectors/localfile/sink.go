@@ -8,32 +8,19 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connector/multitable"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
-func init() {
-	// one sink per input table, with ${table_name} and the other table placeholders of the
-	// options replaced for it
-	connector.RegisterSinkRaw("LocalFile", func(ctx *connector.SinkContext) (connector.Sink, error) {
-		return multitable.Build(ctx, NewSink)
-	})
-	// partition_by names the partition directories here, not an exchange
-	connector.OwnsPartitionBy("sink", "LocalFile")
-	connector.RegisterSourceRaw("LocalFile", NewSource)
-}
-
-// Defaults, as SeaTunnel's BaseSinkConfig has them.
+// Names and defaults, as SeaTunnel's BaseSinkConfig has them; the defaults here are what a
+// blank option stands for (SinkConfig's tags give those of an absent one).
 const (
 	defaultTmpPath         = "/tmp/seatunnel"
 	defaultFileNameExpr    = "${transactionId}"
 	defaultFileNameTimeFmt = "yyyy.MM.dd"
-	defaultBatchSize       = 1_000_000
 	nonPartitionDir        = "NON_PARTITION"
 	stagingDirName         = "seatunnel"
 	transactionExpression  = "transactionId"
-	defaultRowDelimiter    = "\n"
 	csvDelimiter           = ","
 	defaultSinkFormat      = "text"
 	writeBufferSize        = 128 << 10
@@ -74,121 +61,46 @@ type sinkConfig struct {
 	xml         xmlOptions
 }
 
-// NewSink builds a LocalFile sink from its options.
-func NewSink(ctx *connector.SinkContext) (connector.Sink, error) {
-	cfg, err := parseSinkConfig(ctx.Options, ctx.Inputs)
+// NewSink builds the LocalFile sink of one input table from its options, o decoded into
+// c (multitable.BuildDecoded builds one per table).
+func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) {
+	cfg, err := newSinkConfig(ctx.Options, c, ctx.Inputs)
 	if err != nil {
 		return nil, err
 	}
 	return &Sink{cfg: cfg}, nil
 }
 
-func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, error) {
-	o.MarkUsed("plugin_input", "source_table_name", "parallelism", "plugin_name")
+func newSinkConfig(o *config.Options, opts *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) {
 	c := &sinkConfig{where: o.Where()}
-	path, err := o.String("path", "")
-	if err != nil {
+	if err := c.paths(o, opts); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(path) == "" {
-		return nil, o.Errorf("path", "option is required")
-	}
-	if i := strings.Index(path, "${"); i >= 0 {
-		// the table placeholders are replaced by now
-		return nil, o.Errorf("path", "unknown placeholder in %q (the table placeholders are ${database_name}, ${schema_name}, ${table_name}, ${schema_full_name}, ${table_full_name}, ${primary_key}, ${unique_key} and ${field_names})", path)
-	}
-	c.path = absPath(path)
-	tmp, err := o.String("tmp_path", defaultTmpPath)
-	if err != nil {
+	var err error
+	if c.format, err = formatOf(o, opts.Format, defaultSinkFormat); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(tmp) == "" {
-		tmp = defaultTmpPath
-	}
-	c.tmpRoot = filepath.Join(absPath(tmp), stagingDirName)
-	if c.tmpRoot == c.path {
-		return nil, o.Errorf("tmp_path", "the staging directory %s must not be path itself", c.tmpRoot)
-	}
-	if c.format, err = readFormat(o, defaultSinkFormat); err != nil {
+	if err := c.sinkStreamOptions(o, opts); err != nil {
 		return nil, err
 	}
-	if err := c.sinkStreamOptions(o); err != nil {
+	if err := checkSinkNotYetSupported(o, opts); err != nil {
 		return nil, err
 	}
-	// false only lifts the rule that file_name_expression names ${transactionId}: files are
-	// staged and committed all the same, as SeaTunnel's file sinks do
-	tx, err := o.Bool("is_enable_transaction", true)
-	if err != nil {
-		return nil, err
-	}
-	// SeaTunnel documents these two as gates but its code never reads them; neither does Strait.
-	if _, err := o.Bool("custom_filename", false); err != nil {
-		return nil, err
-	}
-	if _, err := o.Bool("have_partition", false); err != nil {
-		return nil, err
-	}
-	if c.schemaSave, c.dataSave, err = saveModes(o); err != nil {
-		return nil, err
-	}
-
-	if c.rowDelim, err = o.String("row_delimiter", defaultRowDelimiter); err != nil {
-		return nil, err
-	}
-	if c.fieldDelim, err = o.String("field_delimiter", defaultSeparators[0]); err != nil {
-		return nil, err
-	}
+	c.schemaSave, c.dataSave = opts.SchemaSaveMode, opts.DataSaveMode
+	c.rowDelim, c.fieldDelim = opts.RowDelimiter, opts.FieldDelimiter
 	if c.fieldDelim == "" {
 		c.fieldDelim = defaultSeparators[0]
 	}
 	if c.format == formatCSV {
 		c.fieldDelim = csvDelimiter
 	}
-
-	if c.nameExpr, err = o.String("file_name_expression", defaultFileNameExpr); err != nil {
+	if err := c.fileNames(o, opts); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(c.nameExpr) == "" {
-		c.nameExpr = defaultFileNameExpr
+	if c.batchSize = opts.BatchSize; c.batchSize < 1 {
+		return nil, o.Errorf("batch_size", "must be at least 1, got %d", c.batchSize)
 	}
-	if tx && !strings.Contains(c.nameExpr, transactionExpression) {
-		return nil, o.Errorf("file_name_expression", "must contain ${%s} when is_enable_transaction is true, got %q", transactionExpression, c.nameExpr)
-	}
-	if strings.ContainsAny(c.nameExpr, "/\\") {
-		return nil, o.Errorf("file_name_expression", "must not contain a path separator, got %q", c.nameExpr)
-	}
-	if c.timeFmtText, err = o.String("filename_time_format", defaultFileNameTimeFmt); err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(c.timeFmtText) == "" {
-		c.timeFmtText = defaultFileNameTimeFmt
-	}
-	if c.timeFormat, err = parseJavaTimeFormat(c.timeFmtText); err != nil {
-		return nil, o.Errorf("filename_time_format", "%v", err)
-	}
-
-	bs, err := o.Int("batch_size", defaultBatchSize)
-	if err != nil {
-		return nil, err
-	}
-	if bs < 1 {
-		return nil, o.Errorf("batch_size", "must be at least 1, got %d", bs)
-	}
-	c.batchSize = bs
-	header, err := o.Bool("enable_header_write", false)
-	if err != nil {
-		return nil, err
-	}
-
-	c.text.seps = defaultSeparators
-	c.text.seps[0] = c.fieldDelim
-	if c.text.date, err = layoutOption(o, "date_format", "yyyy-MM-dd", dateLayouts); err != nil {
-		return nil, err
-	}
-	if c.text.dt, err = layoutOption(o, "datetime_format", "yyyy-MM-dd HH:mm:ss", dateTimeLayouts); err != nil {
-		return nil, err
-	}
-	if c.text.tm, err = layoutOption(o, "time_format", "HH:mm:ss", timeLayouts); err != nil {
+	if err := c.textLayouts(o, opts); err != nil {
 		return nil, err
 	}
 
@@ -200,28 +112,116 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 	if len(c.table.Columns) == 0 {
 		return nil, o.Errorf("", "input table %s has no columns", c.table.ID())
 	}
-	if err := c.columns(o); err != nil {
+	if err := c.columns(o, opts); err != nil {
 		return nil, err
 	}
-	if c.format == formatText || c.format == formatCSV {
-		for i, col := range c.sinkCols {
-			if d := textDepth(c.table.Columns[col].Type, 0); d > maxTextLevel {
-				return nil, o.Errorf("file_format_type", "column %q of type %s nests too deeply for the %s format (at most %d separator levels)", c.sinkNames[i], c.table.Columns[col].Type, c.format, maxTextLevel+1)
-			}
+	if err := c.checkTextDepth(o); err != nil {
+		return nil, err
+	}
+	if opts.EnableHeaderWrite != nil && *opts.EnableHeaderWrite && (c.format == formatText || c.format == formatCSV) {
+		c.header = c.headerLine()
+	}
+	c.jsonKeys = jsonKeys(c.sinkNames)
+	if err := c.recordSink(o, opts); err != nil {
+		return nil, err
+	}
+	if err := c.formatSink(o, opts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// paths resolves path, whose table placeholders are replaced by now, and the staging root
+// below tmp_path (blank is the default).
+func (c *sinkConfig) paths(o *config.Options, opts *SinkConfig) error {
+	if strings.TrimSpace(opts.Path) == "" {
+		return o.Errorf("path", "option is required")
+	}
+	if strings.Contains(opts.Path, "${") {
+		return o.Errorf("path", "unknown placeholder in %q (the table placeholders are ${database_name}, ${schema_name}, ${table_name}, ${schema_full_name}, ${table_full_name}, ${primary_key}, ${unique_key} and ${field_names})", opts.Path)
+	}
+	c.path = absPath(opts.Path)
+	tmp := opts.TmpPath
+	if strings.TrimSpace(tmp) == "" {
+		tmp = defaultTmpPath
+	}
+	c.tmpRoot = filepath.Join(absPath(tmp), stagingDirName)
+	if c.tmpRoot == c.path {
+		return o.Errorf("tmp_path", "the staging directory %s must not be path itself", c.tmpRoot)
+	}
+	return nil
+}
+
+// fileNames checks file_name_expression and filename_time_format (blank ones are the
+// defaults). is_enable_transaction = false only lifts the rule that the expression names
+// ${transactionId}: files are staged and committed all the same, as SeaTunnel's file sinks
+// do.
+func (c *sinkConfig) fileNames(o *config.Options, opts *SinkConfig) error {
+	if c.nameExpr = opts.FileNameExpr; strings.TrimSpace(c.nameExpr) == "" {
+		c.nameExpr = defaultFileNameExpr
+	}
+	if opts.Transaction && !strings.Contains(c.nameExpr, transactionExpression) {
+		return o.Errorf("file_name_expression", "must contain ${%s} when is_enable_transaction is true, got %q", transactionExpression, c.nameExpr)
+	}
+	if strings.ContainsAny(c.nameExpr, "/\\") {
+		return o.Errorf("file_name_expression", "must not contain a path separator, got %q", c.nameExpr)
+	}
+	if c.timeFmtText = opts.FileNameTimeFmt; strings.TrimSpace(c.timeFmtText) == "" {
+		c.timeFmtText = defaultFileNameTimeFmt
+	}
+	var err error
+	if c.timeFormat, err = parseJavaTimeFormat(c.timeFmtText); err != nil {
+		return o.Errorf("filename_time_format", "%v", err)
+	}
+	return nil
+}
+
+// textLayouts sets up the text encoder: the field delimiter and the date and time layouts.
+func (c *sinkConfig) textLayouts(o *config.Options, opts *SinkConfig) error {
+	c.text.seps = defaultSeparators
+	c.text.seps[0] = c.fieldDelim
+	var err error
+	if c.text.date, err = layoutOf(o, "date_format", opts.DateFormat, dateLayouts); err != nil {
+		return err
+	}
+	if c.text.dt, err = layoutOf(o, "datetime_format", opts.DateTimeFormat, dateTimeLayouts); err != nil {
+		return err
+	}
+	c.text.tm, err = layoutOf(o, "time_format", opts.TimeFormat, timeLayouts)
+	return err
+}
+
+// checkTextDepth refuses, for text and csv, a column whose type nests deeper than the
+// separators go.
+func (c *sinkConfig) checkTextDepth(o *config.Options) error {
+	if c.format != formatText && c.format != formatCSV {
+		return nil
+	}
+	for i, col := range c.sinkCols {
+		if d := textDepth(c.table.Columns[col].Type, 0); d > maxTextLevel {
+			return o.Errorf("file_format_type", "column %q of type %s nests too deeply for the %s format (at most %d separator levels)", c.sinkNames[i], c.table.Columns[col].Type, c.format, maxTextLevel+1)
 		}
 	}
-	if header && (c.format == formatText || c.format == formatCSV) {
-		delim := c.fieldDelim
-		var h []byte
-		for i, n := range c.sinkNames {
-			if i > 0 {
-				h = append(h, delim...)
-			}
-			h = append(h, n...)
-		}
-		c.header = append(h, c.rowDelim...)
-	}
+	return nil
+}
+
+// headerLine is the header of text and csv files: the written column names and a row
+// delimiter.
+func (c *sinkConfig) headerLine() []byte {
+	var h []byte
 	for i, n := range c.sinkNames {
+		if i > 0 {
+			h = append(h, c.fieldDelim...)
+		}
+		h = append(h, n...)
+	}
+	return append(h, c.rowDelim...)
+}
+
+// jsonKeys are what a json row writes before each value: `{"a":`, `,"b":`...
+func jsonKeys(names []string) [][]byte {
+	keys := make([][]byte, 0, len(names))
+	for i, n := range names {
 		var k []byte
 		if i == 0 {
 			k = append(k, '{')
@@ -229,31 +229,21 @@ func parseSinkConfig(o *config.Options, inputs []*catalog.Table) (*sinkConfig, e
 			k = append(k, ',')
 		}
 		k = row.AppendJSONString(k, n)
-		c.jsonKeys = append(c.jsonKeys, append(k, ':'))
+		keys = append(keys, append(k, ':'))
 	}
-	if err := c.recordSink(o); err != nil {
-		return nil, err
-	}
-	if err := c.formatSink(o); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return keys
 }
 
 // columns resolves sink_columns and partition_by against the input table, as SeaTunnel's
 // FileSinkConfig does: names match in any case, partition fields must be written columns,
 // and leave the file unless is_partition_field_write_in_file is set.
-func (c *sinkConfig) columns(o *config.Options) error {
+func (c *sinkConfig) columns(o *config.Options, opts *SinkConfig) error {
 	byName := map[string]int{}
 	for i := len(c.table.Columns) - 1; i >= 0; i-- {
 		byName[strings.ToLower(c.table.Columns[i].Name)] = i
 	}
-	names, err := o.StringList("sink_columns")
-	if err != nil {
-		return err
-	}
 	var cols []int
-	for i, n := range names {
+	for i, n := range opts.SinkColumns {
 		idx, ok := byName[strings.ToLower(n)]
 		if !ok {
 			return o.Errorf(fmt.Sprintf("sink_columns[%d]", i), "unknown column %q in table %s", n, c.table.ID())
@@ -265,11 +255,7 @@ func (c *sinkConfig) columns(o *config.Options) error {
 			cols = append(cols, i)
 		}
 	}
-	parts, err := o.StringList("partition_by")
-	if err != nil {
-		return err
-	}
-	for i, n := range parts {
+	for i, n := range opts.PartitionBy {
 		idx, ok := byName[strings.ToLower(n)]
 		if !ok || !containsInt(cols, idx) {
 			return o.Errorf(fmt.Sprintf("partition_by[%d]", i), "partition field %q must be one of the sink columns", n)
@@ -277,19 +263,11 @@ func (c *sinkConfig) columns(o *config.Options) error {
 		c.partCols = append(c.partCols, idx)
 		c.partNames = append(c.partNames, n)
 	}
-	inFile, err := o.Bool("is_partition_field_write_in_file", false)
-	if err != nil {
-		return err
-	}
 	if len(c.partCols) > 0 {
-		expr, err := o.String("partition_dir_expression", "")
-		if err != nil {
-			return err
+		if strings.TrimSpace(opts.PartitionDirExpr) != "" {
+			c.partExpr = opts.PartitionDirExpr
 		}
-		if strings.TrimSpace(expr) != "" {
-			c.partExpr = expr
-		}
-		if !inFile {
+		if !opts.PartitionInFile {
 			kept := cols[:0:0]
 			for _, col := range cols {
 				if !containsInt(c.partCols, col) {
@@ -298,8 +276,6 @@ func (c *sinkConfig) columns(o *config.Options) error {
 			}
 			cols = kept
 		}
-	} else if _, err := o.String("partition_dir_expression", ""); err != nil {
-		return err
 	}
 	if len(cols) == 0 {
 		return o.Errorf("sink_columns", "no column is left to write once the partition fields are removed")

@@ -6,35 +6,33 @@ import (
 	"github.com/strait-dev/strait/config"
 )
 
-// sinkStreamOptions reads what the sink does with the bytes it writes: compress_codec and
+// sinkStreamOptions checks what the sink does with the bytes it writes: compress_codec and
 // encoding for text, csv, json and xml files (parquet and excel read compress_codec
 // themselves); binary files are written as they come.
-func (c *sinkConfig) sinkStreamOptions(o *config.Options) error {
+func (c *sinkConfig) sinkStreamOptions(o *config.Options, opts *SinkConfig) error {
 	var err error
 	c.compress, c.charset = codecNone, charset{name: "UTF-8"}
 	switch c.format {
 	case formatText, formatCSV, formatJSON, formatXML:
-		if c.compress, err = readCompressCodec(o); err != nil {
+		if c.compress, err = compressCodecOf(o, opts.CompressCodec); err != nil {
 			return err
 		}
-		if c.charset, err = readCharset(o); err != nil {
+		if c.charset, err = charsetOf(o, opts.Encoding); err != nil {
 			return err
 		}
 	case formatBinary:
-		if s, set, err := setOtherThanNone(o, "compress_codec"); err != nil {
-			return err
-		} else if set {
-			return o.Errorf("compress_codec", "the binary format writes files as they are read; %q does not apply", s)
+		if otherThanNone(opts.CompressCodec) {
+			return o.Errorf("compress_codec", "the binary format writes files as they are read; %q does not apply", opts.CompressCodec)
 		}
 	}
 	return nil
 }
 
 // formatSink sets up the formats this file writes.
-func (c *sinkConfig) formatSink(o *config.Options) error {
+func (c *sinkConfig) formatSink(o *config.Options, opts *SinkConfig) error {
 	switch c.format {
 	case formatXML:
-		x, err := readXMLOptions(o, true)
+		x, err := sinkXMLOptions(o, opts.XMLRootTag, opts.XMLRowTag, opts.XMLUseAttr)
 		if err != nil {
 			return err
 		}
@@ -51,14 +49,8 @@ func (c *sinkConfig) formatSink(o *config.Options) error {
 	}
 	// the excel writer's row window (excelize streams, so nothing needs it); SeaTunnel reads
 	// it whatever the format
-	if o.Has("max_rows_in_memory") {
-		n, err := o.Int("max_rows_in_memory", 0)
-		if err != nil {
-			return err
-		}
-		if n < 1 {
-			return o.Errorf("max_rows_in_memory", "must be at least 1, got %d", n)
-		}
+	if n := opts.MaxRowsInMemory; n != nil && *n < 1 {
+		return o.Errorf("max_rows_in_memory", "must be at least 1, got %d", *n)
 	}
 	return nil
 }

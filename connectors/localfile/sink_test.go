@@ -72,7 +72,7 @@ func TestSinkConfigErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := newTestSink(t, sinkConf(dir, ""), tbl, table("db.u", "x", "int")); err == nil || !strings.Contains(err.Error(), "LocalFile needs one input table to write, got 2") {
+	if _, err := newTableSink(t, sinkConf(dir, ""), tbl, table("db.u", "x", "int")); err == nil || !strings.Contains(err.Error(), "LocalFile needs one input table to write, got 2") {
 		t.Errorf("two inputs: %v", err)
 	}
 	deep := table("t", "a", "array<array<array<array<array<array<array<int>>>>>>>")
@@ -111,7 +111,8 @@ func TestSinkDefaultsAndSpellings(t *testing.T) {
 	}
 	// the documented gates SeaTunnel's code ignores are read and ignored
 	o := options(t, sinkConf(dir, "custom_filename = true\nhave_partition = true\nschema_save_mode = IGNORE"), "sink[0] LocalFile")
-	if _, err := NewSink(&connector.SinkContext{Options: o, Inputs: []*catalog.Table{tbl}}); err != nil {
+	build, _, _ := connector.LookupSink("LocalFile")
+	if _, err := build(&connector.SinkContext{Options: o, Inputs: []*catalog.Table{tbl}}); err != nil {
 		t.Fatal(err)
 	}
 	if u := o.Unused(); len(u) > 0 {

@@ -59,85 +59,60 @@ type sourceConfig struct {
 	xml             xmlOptions
 }
 
-// NewSource builds a LocalFile source from its options.
-func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
-	cfgs, err := parseSourceConfigs(ctx.Options, ctx.OutputName)
+// NewSource builds a LocalFile source from its options: one table, or one per entry of
+// tables_configs.
+func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
+	cfgs, err := sourceConfigs(ctx.Options, c, ctx.OutputName)
 	if err != nil {
 		return nil, err
 	}
 	return &Source{cfg: cfgs[0], cfgs: cfgs}, nil
 }
 
-func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, error) {
-	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name")
+// newSourceConfig checks one table's options and resolves its schema, projection,
+// partitions and formats.
+func newSourceConfig(opts *SourceTable, outputName string) (*sourceConfig, error) {
+	o := opts.At
 	c := &sourceConfig{where: o.Where()}
-	path, err := o.String("path", "")
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(path) == "" {
+	if strings.TrimSpace(opts.Path) == "" {
 		return nil, o.Errorf("path", "option is required")
 	}
-	c.path = absPath(path)
-	if c.format, err = readFormat(o, ""); err != nil {
+	c.path = absPath(opts.Path)
+	var err error
+	if c.format, err = formatOf(o, opts.Format, ""); err != nil {
 		return nil, err
 	}
-	if err := c.streamOptions(o); err != nil {
+	if err := c.streamOptions(o, opts); err != nil {
 		return nil, err
 	}
-	// Validated as SeaTunnel does; dates, times and timestamps are read in any of the
-	// layouts SeaTunnel detects, whichever of these is set.
-	if _, err := layoutOption(o, "date_format", "yyyy-MM-dd", dateLayouts); err != nil {
+	if err := checkSourceLayouts(o, opts); err != nil {
 		return nil, err
 	}
-	if _, err := layoutOption(o, "datetime_format", "yyyy-MM-dd HH:mm:ss", dateTimeLayouts); err != nil {
+	if err := c.delimiter(o, opts.FieldDelimiter); err != nil {
 		return nil, err
 	}
-	if _, err := layoutOption(o, "time_format", "HH:mm:ss", timeLayouts); err != nil {
+	if err := checkNotYetSupported(o, opts); err != nil {
 		return nil, err
 	}
-
-	if err := c.delimiter(o); err != nil {
-		return nil, err
-	}
-
 	if c.format != formatJSON {
-		if c.skipHeader, err = o.Int("skip_header_row_number", 0); err != nil {
-			return nil, err
-		}
-		if c.skipHeader < 0 {
+		if c.skipHeader = opts.SkipHeader; c.skipHeader < 0 {
 			return nil, o.Errorf("skip_header_row_number", "must not be negative, got %d", c.skipHeader)
 		}
-	} else {
-		o.MarkUsed("skip_header_row_number")
 	}
-	if pat, err := o.String("file_filter_pattern", ""); err != nil {
-		return nil, err
-	} else if pat != "" {
-		// a Java regular expression, as SeaTunnel's Pattern.matches reads it: the whole name
-		goPat, err := translateJavaRegex(pat)
-		if err != nil {
-			return nil, o.Errorf("file_filter_pattern", "%q is read as a Java regular expression: %v", pat, err)
-		}
-		if c.pattern, err = regexp.Compile("^(?:" + goPat + ")$"); err != nil {
-			return nil, o.Errorf("file_filter_pattern", "bad regular expression: %v", err)
-		}
-	}
-	if c.readPartitions, err = o.StringList("read_partitions"); err != nil {
+	if c.pattern, err = fileFilter(o, opts.FileFilter); err != nil {
 		return nil, err
 	}
-	if c.parsePartitions, err = o.Bool("parse_partition_from_path", true); err != nil {
-		return nil, err
-	}
+	c.readPartitions = opts.ReadPartitions
+	c.parsePartitions = opts.ParsePartitions
 
 	// schema and projection
 	var schema *catalog.Table
 	if c.format == formatBinary {
-		if schema, err = binarySchema(o, outputName); err != nil {
+		if schema, err = binarySchema(o, opts.Schema != nil, outputName); err != nil {
 			return nil, err
 		}
 		c.parsePartitions = false // SeaTunnel's binary rows have no partition columns
-	} else if o.Has("schema") {
+	} else if opts.Schema != nil {
 		if schema, err = catalog.ParseSchema(o, "schema", outputName); err != nil {
 			return nil, err
 		}
@@ -158,9 +133,7 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 	}
 	var readCols []string
 	if c.format != formatBinary { // SeaTunnel's binary rows are always whole
-		if readCols, err = o.StringList("read_columns"); err != nil {
-			return nil, err
-		}
+		readCols = opts.ReadColumns
 	}
 	if len(readCols) > 0 && c.noSchema {
 		return nil, o.Errorf("read_columns", "column projection needs a schema: declare the columns of the files in `schema`")
@@ -212,10 +185,8 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 		}
 	}
 	keepKeys(out)
-	if err := c.recordFormat(o); err != nil {
-		return nil, err
-	}
-	if err := c.formatRecords(o); err != nil {
+	c.recordFormat(opts)
+	if err := c.formatRecords(o, opts); err != nil {
 		return nil, err
 	}
 	c.table = out
@@ -224,11 +195,41 @@ func parseSourceConfig(o *config.Options, outputName string) (*sourceConfig, err
 	return c, nil
 }
 
-// delimiter reads field_delimiter (or its older name delimiter) as SeaTunnel's readers
-// do: text splits each line with String.split(delimiter, -1), so the delimiter is a Java
-// regular expression; csv parses the line with commons-csv and the delimiter's first
-// character.
-func (c *sourceConfig) delimiter(o *config.Options) error {
+// checkSourceLayouts checks the date and time layouts as SeaTunnel does; dates, times and
+// timestamps are read in any of the layouts SeaTunnel detects, whichever of these is set.
+func checkSourceLayouts(o *config.Options, opts *SourceTable) error {
+	if _, err := layoutOf(o, "date_format", opts.DateFormat, dateLayouts); err != nil {
+		return err
+	}
+	if _, err := layoutOf(o, "datetime_format", opts.DateTimeFormat, dateTimeLayouts); err != nil {
+		return err
+	}
+	_, err := layoutOf(o, "time_format", opts.TimeFormat, timeLayouts)
+	return err
+}
+
+// fileFilter compiles file_filter_pattern, a Java regular expression that must match the
+// whole file name, as SeaTunnel's Pattern.matches reads it; nil when it is not set.
+func fileFilter(o *config.Options, pat string) (*regexp.Regexp, error) {
+	if pat == "" {
+		return nil, nil
+	}
+	goPat, err := translateJavaRegex(pat)
+	if err != nil {
+		return nil, o.Errorf("file_filter_pattern", "%q is read as a Java regular expression: %v", pat, err)
+	}
+	re, err := regexp.Compile("^(?:" + goPat + ")$")
+	if err != nil {
+		return nil, o.Errorf("file_filter_pattern", "bad regular expression: %v", err)
+	}
+	return re, nil
+}
+
+// delimiter reads field_delimiter (or its older name delimiter), text, as SeaTunnel's
+// readers do: text splits each line with String.split(delimiter, -1), so the delimiter is
+// a Java regular expression; csv parses the line with commons-csv and the delimiter's
+// first character. Blank is the format's default.
+func (c *sourceConfig) delimiter(o *config.Options, text string) error {
 	key := "field_delimiter"
 	if !o.Has(key) && o.Has("delimiter") {
 		key = "delimiter"
@@ -236,10 +237,6 @@ func (c *sourceConfig) delimiter(o *config.Options) error {
 	def := defaultSeparators[0]
 	if c.format == formatCSV {
 		def = csvDelimiter
-	}
-	text, err := o.String(key, def)
-	if err != nil {
-		return err
 	}
 	if text == "" {
 		text = def
@@ -254,6 +251,7 @@ func (c *sourceConfig) delimiter(o *config.Options) error {
 		c.csvDelim = []byte(text[:n])
 		return nil
 	}
+	var err error
 	if c.delim, err = compileDelimiter(text); err != nil {
 		return o.Errorf(key, "%q is read as a Java regular expression, as SeaTunnel's String.split reads it: %v", text, err)
 	}

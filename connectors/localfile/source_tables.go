@@ -3,6 +3,7 @@ package localfile
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -10,29 +11,25 @@ import (
 	"github.com/strait-dev/strait/config"
 )
 
-// parseSourceConfigs reads the tables a source reads: each entry of tables_configs (a
+// sourceConfigs reads the tables a source reads: each entry of tables_configs (a
 // complete LocalFile source config, as in SeaTunnel's BaseMultipleTableFileSourceConfig),
 // or the options themselves. Table names must differ.
-func parseSourceConfigs(o *config.Options, outputName string) ([]*sourceConfig, error) {
-	if !o.Has("tables_configs") {
-		c, err := parseSourceConfig(o, outputName)
+func sourceConfigs(o *config.Options, opts *SourceConfig, outputName string) ([]*sourceConfig, error) {
+	if opts.Tables == nil {
+		c, err := newSourceConfig(&opts.SourceTable, outputName)
 		if err != nil {
 			return nil, err
 		}
 		return []*sourceConfig{c}, nil
 	}
-	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name")
-	entries, err := o.ObjectList("tables_configs")
-	if err != nil {
-		return nil, err
-	}
-	if len(entries) == 0 {
+	if len(opts.Tables) == 0 {
 		return nil, o.Errorf("tables_configs", "needs at least one table config")
 	}
+	warnIgnoredBesideTables(o)
 	var cfgs []*sourceConfig
 	seen := map[string]int{}
-	for i, e := range entries {
-		c, err := parseSourceConfig(e, outputName)
+	for i := range opts.Tables {
+		c, err := newSourceConfig(&opts.Tables[i], outputName)
 		if err != nil {
 			return nil, err
 		}
@@ -46,6 +43,27 @@ func parseSourceConfigs(o *config.Options, outputName string) ([]*sourceConfig, 
 	return cfgs, nil
 }
 
+// engineKeys are the options the engine reads itself, beside a plugin's own.
+var engineKeys = map[string]bool{
+	"plugin_name": true, "plugin_input": true, "plugin_output": true,
+	"source_table_name": true, "result_table_name": true, "parallelism": true,
+}
+
+// warnIgnoredBesideTables logs the options set beside tables_configs: as in SeaTunnel, each
+// entry is a whole config, and they are not read.
+func warnIgnoredBesideTables(o *config.Options) {
+	var ignored []string
+	for _, k := range o.Keys() {
+		if k != "tables_configs" && !engineKeys[k] {
+			ignored = append(ignored, k)
+		}
+	}
+	if len(ignored) > 0 {
+		slog.Warn("LocalFile: the options beside tables_configs are not read; set them in each table's config",
+			"plugin", o.Where(), "options", ignored)
+	}
+}
+
 // splitID names a split: its file, with the table's index before it when the source
 // reads several tables (two tables may read the same file).
 func splitID(d fileSplit) string {
@@ -55,36 +73,32 @@ func splitID(d fileSplit) string {
 	return strconv.Itoa(d.Table) + ":" + d.id()
 }
 
-// streamOptions reads what the format does with the bytes of the files: compress_codec,
+// streamOptions checks what the format does with the bytes of the files: compress_codec,
 // archive_compress_codec and encoding, for the formats SeaTunnel applies them to.
-func (c *sourceConfig) streamOptions(o *config.Options) error {
+func (c *sourceConfig) streamOptions(o *config.Options, opts *SourceTable) error {
 	var err error
 	c.compress, c.archive, c.charset = codecNone, archiveNone, charset{name: "UTF-8"}
 	switch c.format {
 	case formatText, formatCSV, formatJSON, formatXML:
-		if c.compress, err = readCompressCodec(o); err != nil {
+		if c.compress, err = compressCodecOf(o, opts.CompressCodec); err != nil {
 			return err
 		}
-		if c.charset, err = readCharset(o); err != nil {
+		if c.charset, err = charsetOf(o, opts.Encoding); err != nil {
 			return err
 		}
 	case formatBinary:
-		if s, set, err := setOtherThanNone(o, "compress_codec"); err != nil {
-			return err
-		} else if set {
-			return o.Errorf("compress_codec", "the binary format copies files as they are; %q does not apply", s)
+		if otherThanNone(opts.CompressCodec) {
+			return o.Errorf("compress_codec", "the binary format copies files as they are; %q does not apply", opts.CompressCodec)
 		}
 	}
 	switch c.format {
 	case formatText, formatCSV, formatJSON, formatXML, formatExcel:
-		if c.archive, err = readArchiveCodec(o); err != nil {
+		if c.archive, err = archiveCodecOf(o, opts.ArchiveCodec); err != nil {
 			return err
 		}
 	default:
-		if s, set, err := setOtherThanNone(o, "archive_compress_codec"); err != nil {
-			return err
-		} else if set {
-			return o.Errorf("archive_compress_codec", "SeaTunnel reads archives of text, csv, json, xml and excel files only; %q does not apply to %s files", s, c.format)
+		if otherThanNone(opts.ArchiveCodec) {
+			return o.Errorf("archive_compress_codec", "SeaTunnel reads archives of text, csv, json, xml and excel files only; %q does not apply to %s files", opts.ArchiveCodec, c.format)
 		}
 	}
 	return nil
@@ -92,9 +106,9 @@ func (c *sourceConfig) streamOptions(o *config.Options) error {
 
 // binarySchema is the table a binary source emits: SeaTunnel's three columns, under the
 // table name of schema when it has one.
-func binarySchema(o *config.Options, outputName string) (*catalog.Table, error) {
+func binarySchema(o *config.Options, hasSchema bool, outputName string) (*catalog.Table, error) {
 	t := &catalog.Table{Path: catalog.TablePath{Database: "default", Table: "default"}}
-	if o.Has("schema") {
+	if hasSchema {
 		s, err := catalog.ParseSchema(o, "schema", outputName)
 		if err != nil {
 			return nil, err
@@ -106,10 +120,10 @@ func binarySchema(o *config.Options, outputName string) (*catalog.Table, error) 
 }
 
 // formatRecords sets the record format of the formats this file reads.
-func (c *sourceConfig) formatRecords(o *config.Options) error {
+func (c *sourceConfig) formatRecords(o *config.Options, opts *SourceTable) error {
 	switch c.format {
 	case formatXML:
-		x, err := readXMLOptions(o, false)
+		x, err := sourceXMLOptions(o, opts.XMLRowTag, opts.XMLUseAttr)
 		if err != nil {
 			return err
 		}
@@ -137,13 +151,8 @@ func (c *sourceConfig) splitsOf(ctx context.Context, path string) ([]fileSplit, 
 	return parts, nil
 }
 
-// setOtherThanNone reads a codec option that does not apply: set reports whether it names
-// anything but none.
-func setOtherThanNone(o *config.Options, key string) (string, bool, error) {
-	s, err := o.String(key, "none")
-	if err != nil {
-		return "", false, err
-	}
+// otherThanNone reports whether a codec option names anything but none (blank is none).
+func otherThanNone(s string) bool {
 	v := strings.TrimSpace(s)
-	return s, v != "" && !strings.EqualFold(v, "none"), nil
+	return v != "" && !strings.EqualFold(v, "none")
 }

@@ -19,12 +19,14 @@ func newTestSource(t testing.TB, conf string, mode connector.JobMode, parallelis
 		t.Fatalf("parse %q: %v", conf, err)
 	}
 	o := config.New(root, "source[0] Postgres-CDC")
-	s, err := NewSource(&connector.SourceContext{Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: parallelism})
+	build, _, _ := connector.LookupSource("Postgres-CDC")
+	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: parallelism})
 	if err != nil {
 		return nil, err
 	}
-	if unused := o.Unused(); len(unused) > 0 {
-		t.Errorf("options not read: %v", unused)
+	p, _ := connector.LookupPlugin("source", "Postgres-CDC")
+	if unknown := p.Spec.Unknown(o); len(unknown) > 0 {
+		t.Errorf("options not known: %v", unknown)
 	}
 	return s.(*Source), nil
 }

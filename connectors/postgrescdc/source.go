@@ -3,6 +3,7 @@ package postgrescdc
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,7 +19,50 @@ import (
 )
 
 func init() {
-	connector.RegisterSourceRaw("Postgres-CDC", NewSource)
+	connector.RegisterSource("Postgres-CDC", "Reads a snapshot of PostgreSQL tables, then the stream of their changes through logical replication, as SeaTunnel's Postgres-CDC source does.", NewSource)
+}
+
+// Config is the Postgres-CDC source's options.
+type Config struct {
+	BaseURL          string        `opt:"base-url,required" doc:"the database: jdbc:postgresql://host:port/database, with the driver's connection properties after ?"`
+	Username         string        `opt:"username" doc:"the user to connect as, who needs the REPLICATION attribute in a STREAMING job; required unless the url names one"`
+	Password         *string       `opt:"password,secret" doc:"the user's password"`
+	TableNames       []string      `opt:"table-names,required" doc:"the tables to capture, as database.schema.table (or schema.table) in the url's database"`
+	TableNamesConfig []TableConfig `opt:"table-names-config" doc:"settings per captured table: the primary key of a table that has none"`
+
+	StartupMode    string          `opt:"startup.mode" default:"initial" enum:"initial,earliest,latest" doc:"initial reads a snapshot, then the changes since; earliest and latest read changes only: from where an existing slot was last confirmed, or from now"`
+	StopMode       string          `opt:"stop.mode" default:"never" enum:"never" doc:"when the stream stops: never, until the job is stopped"`
+	SlotName       string          `opt:"slot.name" default:"seatunnel" doc:"the logical replication slot, created when it does not exist: lower-case letters, digits and underscores"`
+	DecodingPlugin string          `opt:"decoding.plugin.name" default:"pgoutput" doc:"the logical decoding plugin SeaTunnel would use (pgoutput, decoderbufs, wal2json...); Strait decodes with PostgreSQL's built-in pgoutput whatever it says"`
+	Format         string          `opt:"format" default:"DEFAULT" enum:"DEFAULT,COMPATIBLE_DEBEZIUM_JSON" doc:"the rows emitted: DEFAULT, rows of the captured tables; COMPATIBLE_DEBEZIUM_JSON is not supported"`
+	TablePattern   *string         `opt:"table-pattern" doc:"a pattern of the tables to capture; not supported, list them in table-names"`
+	SplitSize      int64           `opt:"snapshot.split.size" default:"8096" doc:"rows per snapshot split"`
+	ConnectTimeout string          `opt:"connect.timeout.ms" default:"30000" doc:"how long an attempt to connect may take, in milliseconds or as a duration (30s); it also bounds the checks of the database while the job is planned"`
+	MaxRetries     int64           `opt:"connect.max-retries" default:"3" doc:"further attempts to connect when one fails, a second apart"`
+	Debezium       *config.Options `opt:"debezium" doc:"Debezium's properties: publication.name (default <slot.name>_publication) and publication.autocreate.mode (filtered, all_tables or disabled) are read, the others have no meaning here"`
+
+	FetchSize       int64    `opt:"snapshot.fetch.size,noeffect" default:"1024" doc:"rows fetched per round trip of the snapshot; rows stream from the server as they are read, so nothing needs it"`
+	ServerTimeZone  string   `opt:"server-time-zone,noeffect" default:"UTC" doc:"the zone of the server's sessions; timestamptz values are read in UTC and timestamp values as stored, so no zone applies"`
+	ExactlyOnce     bool     `opt:"exactly_once,noeffect" default:"false" doc:"exactly-once reading; the stream always resumes after the last transaction a checkpoint emitted, so nothing is read twice whatever it says"`
+	PoolSize        int64    `opt:"connection.pool.size,noeffect" default:"20" doc:"connections of SeaTunnel's pool; Strait opens one connection per reader"`
+	FactorUpper     float64  `opt:"chunk-key.even-distribution.factor.upper-bound,noeffect" default:"100" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
+	FactorLower     float64  `opt:"chunk-key.even-distribution.factor.lower-bound,noeffect" default:"0.05" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
+	SampleThreshold int64    `opt:"sample-sharding.threshold,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
+	InverseRate     int64    `opt:"inverse-sampling.rate,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
+	DatabaseNames   []string `opt:"database-names,noeffect" doc:"the databases to capture; the one of base-url and table-names is"`
+	SchemaNames     []string `opt:"schema-names,noeffect" doc:"the schemas to capture; those of table-names are"`
+	SchemaName      string   `opt:"schema-name,noeffect" doc:"the schema to capture; those of table-names are"`
+
+	At *config.Options `opt:"."`
+}
+
+// TableConfig is one entry of table-names-config.
+type TableConfig struct {
+	Table               string   `opt:"table,required" doc:"the table, as table-names names it"`
+	PrimaryKeys         []string `opt:"primaryKeys" doc:"its primary key, for a table without one (or instead of its own)"`
+	SnapshotSplitColumn string   `opt:"snapshotSplitColumn,noeffect" doc:"the column snapshot splits are ranges of; Strait splits on the first integer column of the primary key"`
+
+	At *config.Options `opt:"."`
 }
 
 // Startup modes (startup.mode).
@@ -77,16 +121,10 @@ var decodingPlugins = []string{"pgoutput", "decoderbufs", "wal2json", "wal2json_
 
 // NewSource builds a Postgres-CDC source from its options. It connects to the database to
 // learn the columns and keys of the captured tables and, in a STREAMING job, to check that
-// the server can stream their changes.
-func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
-	o := ctx.Options
-	o.MarkUsed("plugin_output", "result_table_name", "parallelism", "plugin_name",
-		// SeaTunnel's tuning of connections and of snapshot split boundaries
-		"connection.pool.size", "chunk-key.even-distribution.factor.upper-bound",
-		"chunk-key.even-distribution.factor.lower-bound", "sample-sharding.threshold",
-		"inverse-sampling.rate",
-		// the schemas and databases are those of table-names
-		"schema-names", "schema-name", "database-names")
+// the server can stream their changes: within the planning deadline, and at most
+// connect.timeout.ms for every attempt to connect.
+func NewSource(ctx *connector.SourceContext, c *Config) (connector.Source, error) {
+	o := c.At
 	s := &Source{
 		where:       o.Where(),
 		streaming:   ctx.Job.Mode == connector.Streaming,
@@ -94,15 +132,19 @@ func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
 		byID:        map[string]*cdcTable{},
 		byName:      map[pgwire.TableName]*cdcTable{},
 	}
-	if err := s.readOptions(o); err != nil {
+	if err := s.readOptions(c); err != nil {
 		return nil, err
 	}
-	names, pks, err := readTableNames(o, s.conn.Database)
+	names, pks, err := readTableNames(c, s.conn.Database)
 	if err != nil {
 		return nil, err
 	}
 
-	cctx, cancel := context.WithTimeout(context.Background(), s.conn.Timeout+time.Minute)
+	parent := ctx.Context
+	if parent == nil {
+		parent = context.Background() // a caller with no planning deadline to give
+	}
+	cctx, cancel := context.WithTimeout(parent, s.conn.Timeout+time.Minute)
 	defer cancel()
 	pg, err := s.connect(cctx)
 	if err != nil {
@@ -129,107 +171,81 @@ func NewSource(ctx *connector.SourceContext) (connector.Source, error) {
 	return s, nil
 }
 
-func (s *Source) readOptions(o *config.Options) error {
-	raw, err := o.RequiredString("base-url")
-	if err != nil {
+func (s *Source) readOptions(c *Config) error {
+	if err := s.readConn(c); err != nil {
 		return err
 	}
-	if s.conn, err = pgwire.ParseURL(raw); err != nil {
+	o := c.At
+	s.startup = c.StartupMode
+	if s.slot = c.SlotName; !slotNameRe.MatchString(s.slot) {
+		return o.Errorf("slot.name", "%q is not a replication slot name: lower-case letters, digits and underscores, at most 63", s.slot)
+	}
+	if !containsFold(decodingPlugins, c.DecodingPlugin) {
+		return o.Errorf("decoding.plugin.name", "unknown plugin %q; expected one of %s (Strait always decodes with pgoutput)", c.DecodingPlugin, strings.Join(decodingPlugins, ", "))
+	}
+	if c.Format != "DEFAULT" {
+		return o.Errorf("format", "%s is not supported: Strait's Postgres-CDC emits rows of the captured tables (format DEFAULT)", c.Format)
+	}
+	if c.TablePattern != nil {
+		return o.Errorf("table-pattern", "is not supported; list the tables in table-names")
+	}
+	if s.splitSize = c.SplitSize; s.splitSize < 1 {
+		return o.Errorf("snapshot.split.size", "must be at least 1, got %d", s.splitSize)
+	}
+	if c.FetchSize < 1 {
+		return o.Errorf("snapshot.fetch.size", "must be at least 1, got %d", c.FetchSize)
+	}
+	if _, err := time.LoadLocation(c.ServerTimeZone); err != nil {
+		return o.Errorf("server-time-zone", "unknown time zone %q", c.ServerTimeZone)
+	}
+	return s.readPublication(c)
+}
+
+// readConn checks how to reach the database.
+func (s *Source) readConn(c *Config) error {
+	o := c.At
+	var err error
+	if s.conn, err = pgwire.ParseURL(c.BaseURL); err != nil {
 		return o.Errorf("base-url", "%v", err)
 	}
-	if u, err := o.String("username", ""); err != nil {
-		return err
-	} else if u != "" {
-		s.conn.User = u
+	if c.Username != "" {
+		s.conn.User = c.Username
 	}
 	if s.conn.User == "" {
 		return o.Errorf("username", "option is required")
 	}
-	if p, err := o.String("password", ""); err != nil {
-		return err
-	} else if o.Has("password") {
-		s.conn.Password = p
+	if c.Password != nil {
+		s.conn.Password = *c.Password
 	}
-	if s.conn.Timeout, err = readDuration(o, "connect.timeout.ms", 30*time.Second); err != nil {
+	if s.conn.Timeout, err = parseDuration(o, "connect.timeout.ms", c.ConnectTimeout, 30*time.Second); err != nil {
 		return err
 	}
-	if s.conn.Timeout < time.Second {
-		s.conn.Timeout = time.Second
+	s.conn.Timeout = max(s.conn.Timeout, time.Second)
+	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
+		return o.Errorf("connect.max-retries", "must be between 0 and %d, got %d", math.MaxInt32, c.MaxRetries)
 	}
-	retries, err := o.Int("connect.max-retries", 3)
-	if err != nil {
-		return err
-	}
-	if retries < 0 {
-		return o.Errorf("connect.max-retries", "must not be negative, got %d", retries)
-	}
-	s.conn.Retries = int(retries)
+	s.conn.Retries = int(c.MaxRetries)
+	return nil
+}
 
-	mode, err := o.Enum("startup.mode", startInitial, startInitial, startEarliest, startLatest)
-	if err != nil {
-		return err
-	}
-	s.startup = mode
-	if _, err := o.Enum("stop.mode", "never", "never"); err != nil {
-		return err
-	}
-	if s.slot, err = o.String("slot.name", "seatunnel"); err != nil {
-		return err
-	}
-	if !slotNameRe.MatchString(s.slot) {
-		return o.Errorf("slot.name", "%q is not a replication slot name: lower-case letters, digits and underscores, at most 63", s.slot)
-	}
-	if plugin, err := o.String("decoding.plugin.name", "pgoutput"); err != nil {
-		return err
-	} else if !containsFold(decodingPlugins, plugin) {
-		return o.Errorf("decoding.plugin.name", "unknown plugin %q; expected one of %s (Strait always decodes with pgoutput)", plugin, strings.Join(decodingPlugins, ", "))
-	}
-	if format, err := o.Enum("format", "DEFAULT", "DEFAULT", "COMPATIBLE_DEBEZIUM_JSON"); err != nil {
-		return err
-	} else if format != "DEFAULT" {
-		return o.Errorf("format", "%s is not supported: Strait's Postgres-CDC emits rows of the captured tables (format DEFAULT)", format)
-	}
-	if o.Has("table-pattern") {
-		return o.Errorf("table-pattern", "is not supported; list the tables in table-names")
-	}
-	if s.splitSize, err = o.Int("snapshot.split.size", defaultSplitSize); err != nil {
-		return err
-	}
-	if s.splitSize < 1 {
-		return o.Errorf("snapshot.split.size", "must be at least 1, got %d", s.splitSize)
-	}
-	if fetch, err := o.Int("snapshot.fetch.size", 1024); err != nil {
-		return err
-	} else if fetch < 1 {
-		return o.Errorf("snapshot.fetch.size", "must be at least 1, got %d", fetch)
-	}
-	if zone, err := o.String("server-time-zone", "UTC"); err != nil {
-		return err
-	} else if _, err := time.LoadLocation(zone); err != nil {
-		return o.Errorf("server-time-zone", "unknown time zone %q", zone)
-	}
-	if _, err := o.Bool("exactly_once", false); err != nil {
-		return err
-	}
-
+// readPublication reads the publication's name and how it is created from the Debezium
+// properties, the only ones that mean something here.
+func (s *Source) readPublication(c *Config) error {
 	s.publication = s.slot + "_publication"
 	s.pubMode = pubFiltered
-	dbz, err := o.Object("debezium")
-	if err != nil {
+	dbz := c.Debezium
+	if dbz == nil {
+		return nil
+	}
+	var err error
+	if s.publication, err = dbz.String("publication.name", s.publication); err != nil {
 		return err
 	}
-	if dbz != nil {
-		if s.publication, err = dbz.String("publication.name", s.publication); err != nil {
-			return err
-		}
-		if s.publication = strings.TrimSpace(s.publication); s.publication == "" {
-			return dbz.Errorf("publication.name", "must not be empty")
-		}
-		if s.pubMode, err = dbz.Enum("publication.autocreate.mode", pubFiltered, pubFiltered, pubAllTables, pubDisabled); err != nil {
-			return err
-		}
-		// the rest of Debezium's properties have no meaning here
-		o.MarkUsed("debezium")
+	if s.publication = strings.TrimSpace(s.publication); s.publication == "" {
+		return dbz.Errorf("publication.name", "must not be empty")
+	}
+	if s.pubMode, err = dbz.Enum("publication.autocreate.mode", pubFiltered, pubFiltered, pubAllTables, pubDisabled); err != nil {
+		return err
 	}
 	return nil
 }
@@ -243,13 +259,12 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-// readDuration reads a duration given in milliseconds, or as a duration string ("30s").
-func readDuration(o *config.Options, key string, def time.Duration) (time.Duration, error) {
-	s, err := o.String(key, "")
-	if err != nil || s == "" {
-		return def, err
+// parseDuration reads a duration given in milliseconds, or as a duration string ("30s");
+// def when it is empty.
+func parseDuration(o *config.Options, key, s string, def time.Duration) (time.Duration, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return def, nil
 	}
-	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n < 0 {
 			return 0, o.Errorf(key, "must not be negative, got %d", n)
@@ -265,17 +280,11 @@ func readDuration(o *config.Options, key string, def time.Duration) (time.Durati
 
 // readTableNames reads table-names (database.schema.table, or schema.table in the url's
 // database) and the primary keys table-names-config gives.
-func readTableNames(o *config.Options, database string) ([]pgwire.TableName, map[pgwire.TableName][]string, error) {
-	if !o.Has("table-names") {
-		return nil, nil, o.Errorf("table-names", "option is required: the tables to capture, as database.schema.table")
-	}
-	list, err := o.StringList("table-names")
-	if err != nil {
-		return nil, nil, err
-	}
+func readTableNames(c *Config, database string) ([]pgwire.TableName, map[pgwire.TableName][]string, error) {
+	o := c.At
 	var names []pgwire.TableName
 	seen := map[pgwire.TableName]bool{}
-	for _, item := range list {
+	for _, item := range c.TableNames {
 		for _, n := range strings.Split(item, ",") {
 			if n = strings.TrimSpace(n); n == "" {
 				continue
@@ -294,31 +303,17 @@ func readTableNames(o *config.Options, database string) ([]pgwire.TableName, map
 		return nil, nil, o.Errorf("table-names", "names no table")
 	}
 	pks := map[pgwire.TableName][]string{}
-	entries, err := o.ObjectList("table-names-config")
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, e := range entries {
-		n, err := e.RequiredString("table")
+	for _, e := range c.TableNamesConfig {
+		t, err := parseCaptured(e.Table, database)
 		if err != nil {
-			return nil, nil, err
-		}
-		t, err := parseCaptured(n, database)
-		if err != nil {
-			return nil, nil, e.Errorf("table", "%v", err)
+			return nil, nil, e.At.Errorf("table", "%v", err)
 		}
 		if !seen[t] {
-			return nil, nil, e.Errorf("table", "table %s is not in table-names", n)
+			return nil, nil, e.At.Errorf("table", "table %s is not in table-names", e.Table)
 		}
-		keys, err := e.StringList("primaryKeys")
-		if err != nil {
-			return nil, nil, err
+		if len(e.PrimaryKeys) > 0 {
+			pks[t] = e.PrimaryKeys
 		}
-		if len(keys) > 0 {
-			pks[t] = keys
-		}
-		// SeaTunnel's other per-table settings (snapshot split column...) are not read
-		e.MarkUsed("snapshotSplitColumn")
 	}
 	return names, pks, nil
 }
@@ -340,6 +335,10 @@ func parseCaptured(s, database string) (pgwire.TableName, error) {
 func (s *Source) connect(ctx context.Context) (*pgx.Conn, error) {
 	pg, err := s.conn.Connect(ctx)
 	if err != nil {
+		if err == ctx.Err() {
+			// given up between attempts: the error is the context's alone
+			return nil, fmt.Errorf("%s: connect to %s as %s: %w", s.where, s.conn.Addr(), s.conn.User, err)
+		}
 		return nil, fmt.Errorf("%s: %w", s.where, err)
 	}
 	return pg, nil

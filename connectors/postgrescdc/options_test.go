@@ -1,0 +1,151 @@
+package postgrescdc
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/connector"
+)
+
+// build builds a Postgres-CDC source through the registry, as the planner does, and returns
+// its error and its warnings about options its spec does not know.
+func build(t *testing.T, ctx context.Context, conf string, mode connector.JobMode) (error, []string) {
+	t.Helper()
+	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatalf("parse %q: %v", conf, err)
+	}
+	o := config.New(root, "source[0] Postgres-CDC")
+	f, _, _ := connector.LookupSource("Postgres-CDC")
+	_, err = f(&connector.SourceContext{Context: ctx, Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: 1})
+	p, _ := connector.LookupPlugin("source", "Postgres-CDC")
+	return err, p.Spec.Unknown(o, "plugin_output")
+}
+
+func TestUnknownOptionsAreWarned(t *testing.T) {
+	db := newTestDB(t)
+	db.exec(t, tableT)
+	for _, tc := range []struct {
+		name, extra string
+		want        []string
+	}{
+		{"options without effect and Debezium's properties are known", `exactly_once = true
+snapshot.fetch.size = 10
+server-time-zone = "Europe/Paris"
+connection.pool.size = 4
+chunk-key.even-distribution.factor.upper-bound = 10
+sample-sharding.threshold = 5
+debezium { publication.name = p, snapshot.mode = never, "column.exclude.list" = x }
+table-names-config = [{ table = "` + db.table("t") + `", primaryKeys = [id], snapshotSplitColumn = id }]`, nil},
+		{"a misspelt option", `startup.mdoe = latest`, []string{`unknown option "startup.mdoe" (did you mean "startup.mode"?) at job.conf:9:16`}},
+		{"a misspelt option of a table's settings", `table-names-config = [{ table = "` + db.table("t") + `", primaryKey = [id] }]`,
+			[]string{`unknown option "table-names-config[0].primaryKey" (did you mean "table-names-config[0].primaryKeys"?) at job.conf:9:`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err, got := build(t, context.Background(), db.options([]string{"t"}, tc.extra), connector.Batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("warnings\n%q\nwant\n%q", got, tc.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Errorf("warning\n%s\nwant\n%s", got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestRequiredOptions(t *testing.T) {
+	const url = `base-url = "jdbc:postgresql://127.0.0.1:1/test"` + "\n"
+	for _, tc := range []struct{ conf, want string }{
+		{`table-names = ["test.public.t"]`, "source[0] Postgres-CDC: base-url: option is required (at job.conf:1:1)"},
+		{url + `username = u`, "source[0] Postgres-CDC: table-names: option is required (at job.conf:1:1)"},
+		{url + `table-names = ["test.public.t"]`, "source[0] Postgres-CDC: username: option is required (at job.conf:1:1)"},
+		{url + "username = u\ntable-names = [\"test.public.t\"]\ntable-names-config = [{ primaryKeys = [id] }]", "source[0] Postgres-CDC: table-names-config[0].table: option is required (at job.conf:4:23)"},
+	} {
+		err, _ := build(t, context.Background(), tc.conf, connector.Streaming)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n  error %v\n  want  %s", tc.conf, err, tc.want)
+		}
+	}
+}
+
+// silentServer accepts connections and never answers, as a host behind a dead link does.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// A source whose database does not answer gives up at the planning deadline or at
+// connect.timeout.ms, whichever comes first, naming the host and port.
+func TestSourceGivesUpOnADatabaseThatIsDown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	for _, tc := range []struct {
+		name     string
+		addr     string
+		extra    string
+		deadline time.Duration // of the planning context; 0 for none
+	}{
+		{"refused", closed, "connect.max-retries = 0", 0},
+		{"silent, planning deadline first", silentServer(t), "connect.timeout.ms = 30s", 300 * time.Millisecond},
+		{"silent, planning deadline between attempts", silentServer(t), "connect.timeout.ms = 200\nconnect.max-retries = 30", 2 * time.Second},
+		{"silent, connect timeout first", silentServer(t), "connect.timeout.ms = 1000\nconnect.max-retries = 0", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			conf := "base-url = \"jdbc:postgresql://" + tc.addr + "/test\"\nusername = test\ntable-names = [\"test.public.t\"]\n" + tc.extra
+			start := time.Now()
+			err, _ := build(t, ctx, conf, connector.Streaming)
+			if took, bound := time.Since(start), 10*time.Second; took > bound {
+				t.Errorf("gave up after %v, want within %v", took, bound)
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), "source[0] Postgres-CDC: ") || !strings.Contains(err.Error(), tc.addr) {
+				t.Fatalf("error %v, want one naming the plugin and %s", err, tc.addr)
+			}
+		})
+	}
+}
