@@ -24,7 +24,7 @@ type Plugin struct {
 	Kind string       // source, sink or transform
 	Name string       // SeaTunnel's plugin name, as registered
 	Doc  string       // what the plugin does, one paragraph
-	Spec *config.Spec // its options; nil for a plugin registered without a spec
+	Spec *config.Spec // its options
 }
 
 type entry[F any] struct {
@@ -119,26 +119,6 @@ func RegisterTransform[C any](name, doc string, f func(ctx *TransformContext, c 
 		}
 		return f(ctx, c)
 	})
-}
-
-// RegisterSourceRaw registers a source that reads its options itself, without a spec.
-//
-// Deprecated: plugins declare their options with RegisterSource; this remains only until
-// every plugin does.
-func RegisterSourceRaw(name string, f SourceFactory) {
-	sources.add(Plugin{Kind: "source", Name: name}, f)
-}
-
-// RegisterSinkRaw registers a sink that reads its options itself, without a spec.
-//
-// Deprecated: see RegisterSourceRaw.
-func RegisterSinkRaw(name string, f SinkFactory) { sinks.add(Plugin{Kind: "sink", Name: name}, f) }
-
-// RegisterTransformRaw registers a transform that reads its options itself.
-//
-// Deprecated: see RegisterSourceRaw.
-func RegisterTransformRaw(name string, f TransformFactory) {
-	transforms.add(Plugin{Kind: "transform", Name: name}, f)
 }
 
 // LookupSource finds a source by name in any case; it returns the canonical name.

@@ -298,15 +298,12 @@ func (d *LogicalDag) Vertex(id int) *Vertex { return d.vertex(id) }
 // warnUnused warns about the options the plugin's spec does not know, with the nearest
 // name it knows.
 func (d *LogicalDag) warnUnused(o *config.Options, kind, name string) {
-	if p, ok := connector.LookupPlugin(kind, name); ok && p.Spec != nil {
-		for _, u := range p.Spec.Unknown(o, commonKeys...) {
-			d.Warnings = append(d.Warnings, o.Where()+": "+u)
-		}
+	p, ok := connector.LookupPlugin(kind, name)
+	if !ok {
 		return
 	}
-	o.MarkUsed(commonKeys...)
-	for _, u := range o.Unused() {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: option %s is not used by the plugin (ignored)", o.Where(), u))
+	for _, u := range p.Spec.Unknown(o, commonKeys...) {
+		d.Warnings = append(d.Warnings, o.Where()+": "+u)
 	}
 }
 
