@@ -161,11 +161,7 @@ func WriteOptions(w io.Writer, p connector.Plugin) error {
 		fmt.Fprintln(w, d)
 	}
 	fmt.Fprintln(w)
-	switch {
-	case p.Spec == nil:
-		_, err := fmt.Fprintln(w, "Its options are not declared yet; see docs/connectors.md.")
-		return err
-	case len(p.Spec.Fields) == 0:
+	if !hasOptions(p) {
 		_, err := fmt.Fprintln(w, "It has no options of its own.")
 		return err
 	}
@@ -181,6 +177,8 @@ func WriteOptions(w io.Writer, p connector.Plugin) error {
 	return tw.Flush()
 }
 
+func hasOptions(p connector.Plugin) bool { return p.Spec != nil && len(p.Spec.Fields) > 0 }
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -188,8 +186,7 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// Options is a plugin and its options as JSON shows them; options is null for a plugin
-// that does not declare them.
+// Options is a plugin and its options as JSON shows them.
 type Options struct {
 	Summary
 	Options []config.Field `json:"options"`
@@ -199,9 +196,9 @@ type Options struct {
 func WriteOptionsJSON(w io.Writer, plugins []connector.Plugin) error {
 	out := make([]Options, 0, len(plugins))
 	for _, p := range plugins {
-		o := Options{Summary: Summary{Kind: p.Kind, Name: p.Name, Doc: oneLine(p.Doc)}}
+		o := Options{Summary: Summary{Kind: p.Kind, Name: p.Name, Doc: oneLine(p.Doc)}, Options: []config.Field{}}
 		if p.Spec != nil {
-			o.Options = append([]config.Field{}, p.Spec.Fields...)
+			o.Options = append(o.Options, p.Spec.Fields...)
 		}
 		out = append(out, o)
 	}
@@ -214,13 +211,9 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Markdown is a plugin's options as a Markdown table, for the docs; empty for a plugin
-// that does not declare them.
+// Markdown is a plugin's options as a Markdown table, for the docs.
 func Markdown(p connector.Plugin) string {
-	if p.Spec == nil {
-		return ""
-	}
-	if len(p.Spec.Fields) == 0 {
+	if !hasOptions(p) {
 		return "The plugin has no options of its own.\n"
 	}
 	var b strings.Builder

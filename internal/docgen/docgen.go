@@ -5,9 +5,7 @@
 //	...
 //	<!-- end options -->
 //
-// with the plugin's table, and leaves the prose around the markers as it is. For a plugin
-// that does not declare its options yet the text between its markers (a table written by
-// hand) is left as it is. `make docs` runs it on docs/connectors.md
+// with the plugin's table, and leaves the prose around the markers as it is. `make docs` runs it on docs/connectors.md
 // and docs/transforms.md; its test fails when a committed table differs from its spec.
 package main
 
@@ -65,12 +63,8 @@ func Sections(name, text string) ([]Section, error) {
 type Lookup func(kind, name string) (connector.Plugin, bool)
 
 // Body is what follows the start marker of the plugin's section up to its end marker: its
-// table between blank lines. A plugin that does not declare its options keeps the body
-// the section has.
-func Body(p connector.Plugin, s Section) string {
-	if p.Spec == nil {
-		return s.Body
-	}
+// table between blank lines.
+func Body(p connector.Plugin) string {
 	return "\n\n" + plugindoc.Markdown(p) + "\n"
 }
 
@@ -86,7 +80,7 @@ func Stale(name, text string, lookup Lookup) ([]Section, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s:%d: no %s plugin %q is registered", name, s.Line, s.Kind, s.Name)
 		}
-		if s.Body != Body(p, s) {
+		if s.Body != Body(p) {
 			out = append(out, s)
 		}
 	}
@@ -107,7 +101,7 @@ func Generate(name, text string, lookup Lookup) (string, error) {
 			return "", fmt.Errorf("%s:%d: no %s plugin %q is registered", name, s.Line, s.Kind, s.Name)
 		}
 		b.WriteString(text[last:s.start])
-		b.WriteString(Body(p, s))
+		b.WriteString(Body(p))
 		last = s.end
 	}
 	b.WriteString(text[last:])

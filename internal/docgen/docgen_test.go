@@ -46,7 +46,6 @@ type sampleOptions struct {
 
 var plugins = map[string]connector.Plugin{
 	"source Sample": {Kind: "source", Name: "Sample", Spec: config.SpecOf[sampleOptions]()},
-	"sink Raw":      {Kind: "sink", Name: "Raw"},
 }
 
 func lookup(kind, name string) (connector.Plugin, bool) {
@@ -69,14 +68,14 @@ func TestGenerate(t *testing.T) {
 			in:    "<!-- options: Sample source -->" + table + "<!-- end options -->\n",
 			want:  "<!-- options: Sample source -->" + table + "<!-- end options -->\n",
 			stale: nil},
-		{name: "a plugin without a spec keeps its table written by hand",
-			in:    "a\n<!-- options: Raw sink -->\n| hand | written |\n<!-- end options -->\n<!-- options: Sample source --><!-- end options -->",
-			want:  "a\n<!-- options: Raw sink -->\n| hand | written |\n<!-- end options -->\n<!-- options: Sample source -->" + table + "<!-- end options -->",
-			stale: []string{"Sample source at 5"}},
+		{name: "a table written by hand is replaced",
+			in:    "a\n<!-- options: Sample source -->\n| hand | written |\n<!-- end options -->\n<!-- options: Sample source --><!-- end options -->",
+			want:  "a\n<!-- options: Sample source -->" + table + "<!-- end options -->\n<!-- options: Sample source -->" + table + "<!-- end options -->",
+			stale: []string{"Sample source at 2", "Sample source at 5"}},
 		{name: "no markers", in: "nothing here\n", want: "nothing here\n"},
 		{name: "unknown plugin", in: "\n\n<!-- options: Nope sink -->\n<!-- end options -->\n", err: `doc.md:3: no sink plugin "Nope" is registered`},
 		{name: "no end", in: "<!-- options: Sample source -->\n", err: "doc.md:1: options of Sample source have no <!-- end options -->"},
-		{name: "no end before the next", in: "<!-- options: Sample source -->\n<!-- options: Raw sink -->\n<!-- end options -->\n", err: "doc.md:1: options of Sample source have no <!-- end options --> before the next options"},
+		{name: "no end before the next", in: "<!-- options: Sample source -->\n<!-- options: Sample source -->\n<!-- end options -->\n", err: "doc.md:1: options of Sample source have no <!-- end options --> before the next options"},
 		{name: "end without start", in: "<!-- end options -->\n", err: "doc.md: 1 <!-- end options --> without a start marker"},
 	} {
 		got, err := Generate("doc.md", tc.in, lookup)
