@@ -3,7 +3,10 @@ package javatime
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/strait-dev/strait/internal/civil"
@@ -40,9 +43,36 @@ func Zoned(t time.Time) Value {
 	local := t.Unix() + int64(off)
 	days := civil.FloorDiv(local, 86400)
 	nanos := (local-days*86400)*civil.NanosPerSecond + int64(t.Nanosecond())
-	return Value{Days: days, Nanos: nanos, Offset: off, ZoneName: name, ZoneID: t.Location().String(),
+	return Value{Days: days, Nanos: nanos, Offset: off, ZoneName: name, ZoneID: zoneID(t.Location()),
 		HasDate: true, HasTime: true, HasZone: true}
 }
+
+// zoneID is the id of a location; the local one's is the id the system names (TZ, or the
+// zone file /etc/localtime links to), as ZoneId.systemDefault() finds it, not Go's "Local".
+func zoneID(loc *time.Location) string {
+	if loc == time.Local {
+		return localZoneID()
+	}
+	return loc.String()
+}
+
+var localZoneID = sync.OnceValue(func() string {
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		if tz = strings.TrimPrefix(tz, ":"); tz != "" && !strings.HasPrefix(tz, "/") {
+			return tz
+		}
+		if tz == "" {
+			return "UTC"
+		}
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			return target[i+len("zoneinfo/"):]
+		}
+	}
+	name, _ := time.Now().Zone() // a copied zone file: its abbreviation is all it tells
+	return name
+})
 
 // ErrZoneField is the error of a pattern with zone letters and a value without a zone.
 var ErrZoneField = errors.New("time-zone pattern letters (V, z, O, X, x, Z, v) cannot format a value without a time zone")

@@ -342,3 +342,11 @@ func BenchmarkAppend(b *testing.B) {
 		buf = p.Append(buf[:0], v)
 	}
 }
+
+// The local zone's id is the one the system names, not Go's "Local".
+func TestLocalZoneID(t *testing.T) {
+	id := string(MustCompile("VV").AppendZoned(nil, time.Now()))
+	if id == "" || id == "Local" {
+		t.Errorf("the local zone's id is %q", id)
+	}
+}
