@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
@@ -44,7 +45,7 @@ func Rows(spec *config.Spec) []Row {
 
 func appendRows(out []Row, fields []config.Field, prefix string) []Row {
 	for _, f := range sorted(fields) {
-		out = append(out, Row{Name: prefix + f.Name, Type: f.Type, Default: f.Default, Required: f.Required, Description: describe(f)})
+		out = append(out, Row{Name: prefix + f.Name, Type: f.Type, Default: printable(f.Default), Required: f.Required, Description: describe(f)})
 		switch f.Type {
 		case "object":
 			out = appendRows(out, f.Fields, prefix+f.Name+".")
@@ -53,6 +54,30 @@ func appendRows(out []Row, fields []config.Field, prefix string) []Row {
 		}
 	}
 	return out
+}
+
+// printable writes the control characters of a default as escapes (\n, \t, \u0001), so
+// that a delimiter's default shows in a table and does not break its row.
+func printable(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func sorted(fields []config.Field) []config.Field {
