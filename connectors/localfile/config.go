@@ -43,7 +43,7 @@ type SourceTable struct {
 	Path             string       `opt:"path" doc:"the file, or the directory read recursively (file:// accepted); it must exist when the job is built. Required (in each entry of tables_configs when that is set)"`
 	Format           string       `opt:"file_format_type" doc:"the files' format: text, csv, json, parquet, excel, xml or binary, in any case (orc is refused: no Go ORC library is available). Required (in each entry of tables_configs when that is set)"`
 	Schema           *hocon.Value `opt:"schema" doc:"the columns of the files, in any of SeaTunnel's schema forms, and the table name. Required for json, excel and xml; without it text and csv read one string column content (the whole line) and parquet the first file's columns; binary takes only the table name"`
-	FieldDelimiter   string       `opt:"field_delimiter" fallback:"delimiter" doc:"text: what separates the fields, a Java regular expression as String.split reads it (default \\u0001); csv: its first character (default ,)"`
+	FieldDelimiter   string       `opt:"field_delimiter" fallback:"delimiter" doc:"text: what separates the fields, a Java regular expression as String.split reads it (default \\u0001); csv: its first character, which must not be a quote or line break (default ,)"`
 	SkipHeader       int64        `opt:"skip_header_row_number" default:"0" doc:"text, csv and excel: the lines (rows) skipped at the start of each file"`
 	ReadColumns      []string     `opt:"read_columns" doc:"the schema's columns to emit, in this order (it needs a schema; binary rows are always whole); all of them by default"`
 	FileFilter       string       `opt:"file_filter_pattern" doc:"a Java regular expression the whole file name must match for the file to be read"`
@@ -68,12 +68,12 @@ type SinkConfig struct {
 	Path              string   `opt:"path,required" doc:"the target directory (file:// accepted); table placeholders such as ${table_name} are replaced for each table"`
 	TmpPath           string   `opt:"tmp_path" default:"/tmp/seatunnel" doc:"files are staged under <tmp_path>/seatunnel and moved into path when their checkpoint completes"`
 	Format            string   `opt:"file_format_type" default:"text" doc:"text, csv, json, parquet, excel, xml or binary, in any case (orc is refused: no Go ORC library is available). Blank or absent is text, as SeaTunnel's code has it (its docs say csv)"`
-	FieldDelimiter    string   `opt:"field_delimiter" default:"\u0001" doc:"text: written between the fields (blank is the default); csv always writes a comma; excel and xml join a nested row's fields with it"`
+	FieldDelimiter    string   `opt:"field_delimiter" default:"\u0001" doc:"text: written between the fields as it is (the source reads it as a regular expression, as SeaTunnel does; blank is the default); csv always writes a comma; excel and xml join a nested row's fields with it"`
 	RowDelimiter      string   `opt:"row_delimiter" default:"\n" doc:"text, csv and json: written between rows, so a file does not end with one"`
 	FileNameExpr      string   `opt:"file_name_expression" default:"${transactionId}" doc:"the file names, before _<part index> and the suffix: ${transactionId}, ${now} (as filename_time_format), ${uuid} and ${<filename_time_format>} are replaced; it must contain ${transactionId} unless is_enable_transaction is false, and no / or \\"`
 	FileNameTimeFmt   string   `opt:"filename_time_format" default:"yyyy.MM.dd" doc:"the java.time pattern ${now} is written in"`
 	CustomFilename    bool     `opt:"custom_filename,noeffect" default:"false" doc:"SeaTunnel documents it as the switch of file_name_expression and filename_time_format, but its code never reads it: they always apply, here too"`
-	Transaction       bool     `opt:"is_enable_transaction" default:"true" doc:"false only lifts the rule that file_name_expression contains ${transactionId}: files are staged and committed all the same, as in SeaTunnel 2.3"`
+	Transaction       bool     `opt:"is_enable_transaction" default:"true" doc:"false only lifts the rule that file_name_expression contains ${transactionId}: files are staged and committed all the same, as in SeaTunnel 2.3, and files of the same name (of other writers, of later checkpoints) replace each other"`
 	BatchSize         int64    `opt:"batch_size" default:"1000000" doc:"rows a writer puts in its current files before it closes them and starts new ones (the part index goes up); at least 1"`
 	SinkColumns       []string `opt:"sink_columns" doc:"the columns to write, in this order, by name in any case; all of them by default"`
 	HavePartition     bool     `opt:"have_partition,noeffect" default:"false" doc:"SeaTunnel documents it as the switch of partition_by, but its code never reads it: partition_by alone decides, here too"`
@@ -85,7 +85,7 @@ type SinkConfig struct {
 	DateTimeFormat    string   `opt:"datetime_format" default:"yyyy-MM-dd HH:mm:ss" doc:"text and csv: how timestamps are written, one of SeaTunnel's layouts (yyyy-MM-dd HH:mm:ss, yyyy-MM-dd HH:mm:ss.SSSSSS, yyyy.MM.dd HH:mm:ss, yyyy/MM/dd HH:mm:ss, yyyyMMddHHmmss, yyyy-MM-dd'T'HH:mm:ss with or without .SSS, .SSSSSS or .SSSSSSSSS)"`
 	TimeFormat        string   `opt:"time_format" default:"HH:mm:ss" doc:"text and csv: how times are written, HH:mm:ss or HH:mm:ss.SSS"`
 	Encoding          string   `opt:"encoding" default:"UTF-8" doc:"text, csv, json and xml: the character set written, by any name Java's Charset.forName knows; a character it cannot hold is written as ?"`
-	CompressCodec     string   `opt:"compress_codec" default:"none" doc:"text, csv, json and xml: none, gzip, zstd or lz4 (lzo is refused: no Go library); parquet: none, snappy, gzip, zstd, lz4, brotli or zlib; binary files are written as they are"`
+	CompressCodec     string   `opt:"compress_codec" default:"none" doc:"text, csv, json and xml: none, gzip, zstd or lz4, and the file name gets .gz, .zstd or .lz4 before the format's suffix (lzo is refused: no Go library); parquet: none, snappy, gzip, zstd, lz4, brotli or zlib; binary files are written as they are"`
 	MaxRowsInMemory   *int64   `opt:"max_rows_in_memory,noeffect" doc:"excel: SeaTunnel's window of rows kept in memory. Checked to be at least 1, without effect: the workbook is streamed to a temporary file"`
 	SheetName         string   `opt:"sheet_name" doc:"excel: the name of the sheet written (at most 31 characters, none of : \\ / ? * [ ]); Sheet1 by default"`
 	XMLRootTag        string   `opt:"xml_root_tag" default:"RECORDS" doc:"xml: the name of the root element"`
