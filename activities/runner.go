@@ -78,6 +78,15 @@ func RegisterRunner(ctx context.Context, c client.Client, info contract.RunnerIn
 	return nil
 }
 
+// ReportLoad tells the resource manager a runner's load.
+func ReportLoad(ctx context.Context, c client.Client, runnerID string, load contract.Load) error {
+	if err := c.SignalWorkflow(ctx, contract.ResourceManagerID, "", contract.RunnerLoadSignal,
+		contract.RunnerLoad{RunnerID: runnerID, Load: load}); err != nil {
+		return fmt.Errorf("load report of runner %s: %w", runnerID, err)
+	}
+	return nil
+}
+
 // RunnerLease holds the runner's lease for as long as the runner lives: it heartbeats (kept
 // outside history by Temporal) well inside the heartbeat timeout and ends cleanly when the
 // runner stops, which tells the resource manager the runner left. If the process dies the

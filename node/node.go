@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -192,12 +191,7 @@ func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus
 	if len(cfg.Runners) == 0 {
 		return nil, nil
 	}
-	// The data path's live heap is a few batches per task; collecting it at 4x growth instead
-	// of 2x halves the GC work (and its write barriers) for a few MB of memory. GOGC, when set,
-	// wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	taskrunner.TuneGC()
 	em, err := exchange.NewMetrics(reg)
 	if err != nil {
 		return nil, err
@@ -205,7 +199,7 @@ func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus
 	for _, spec := range cfg.Runners {
 		id := spec.ID
 		if id == "" {
-			id = DefaultRunnerID()
+			id = taskrunner.DefaultID()
 		}
 		// the runner's data exchange: a server other runners stream to, a client for its own
 		// outputs
@@ -229,30 +223,12 @@ func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus
 			_ = cli.Close()
 		}))
 		r := taskrunner.New(taskrunner.Config{ID: id, Slots: spec.Slots, Tags: spec.Tags, Logger: cfg.Logger,
-			Address: advertised(lis.Addr().String(), spec.Advertise), Server: srv, Client: cli, Store: store},
+			Address: taskrunner.AdvertisedAddress(lis.Addr().String(), spec.Advertise), Server: srv, Client: cli, Store: store},
 			&activities.SignalReporter{Client: c})
 		reg.MustRegister(taskrunner.NewCollector(r))
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// advertised is the address other runners use: the one given, or the listen address with an
-// unspecified host replaced by the host name.
-func advertised(listen, advertise string) string {
-	if advertise != "" {
-		return advertise
-	}
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return listen
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		if h, err := os.Hostname(); err == nil && h != "" {
-			host = h
-		}
-	}
-	return net.JoinHostPort(host, port)
 }
 
 func provideNode(cfg Config, c client.Client, rs runners, srv *server) *Node {
@@ -288,11 +264,11 @@ func startWorker(lc fx.Lifecycle, cfg Config, c client.Client, store checkpoints
 
 func startRunner(lc fx.Lifecycle, cfg Config, c client.Client, rs runners) {
 	for _, r := range rs {
-		startOneRunner(lc, c, r, cfg.Logger)
+		startOneRunner(lc, c, r)
 	}
 }
 
-func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner, log *slog.Logger) {
+func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner) {
 	var w sdkworker.Worker
 	mctx, stopMonitor := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
@@ -301,14 +277,11 @@ func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner, log 
 			if err := w.Start(); err != nil {
 				return err
 			}
-			info := contract.RunnerInfo{
-				ID: r.ID(), TaskQueue: contract.RunnerQueue(r.ID()), Slots: r.Slots(), Tags: r.Tags(), Address: r.Address(),
-			}
-			if err := activities.RegisterRunner(ctx, c, info); err != nil {
+			if err := activities.RegisterRunner(ctx, c, r.Info()); err != nil {
 				return err
 			}
 			r.SetLease(contract.DefaultLeaseTimeout)
-			go monitor(mctx, c, r, info, log, 30*time.Second)
+			go monitor(mctx, c, r)
 			return nil
 		},
 		OnStop: func(context.Context) error {
@@ -318,15 +291,6 @@ func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner, log 
 			return nil
 		},
 	})
-}
-
-// DefaultRunnerID is stable across restarts on one host: the host name.
-func DefaultRunnerID() string {
-	h, err := os.Hostname()
-	if err != nil || h == "" {
-		return "runner"
-	}
-	return h
 }
 
 func serveMetrics(lc fx.Lifecycle, cfg Config, reg *prometheus.Registry, n *Node) {

@@ -221,9 +221,6 @@ func runnerCmd(args []string) int {
 		tm[k] = v
 	}
 	spec := node.RunnerSpec{ID: *id, Slots: *slots, Tags: tm, Listen: *listen, Advertise: *advertise}
-	if spec.ID == "" {
-		spec.ID = node.DefaultRunnerID()
-	}
 	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, DialWait: node.DefaultDialWait}
 	if !pf.apply(&cfg) {
 		return 2
