@@ -44,10 +44,3 @@ func layoutNames[T any](m map[string]T) string {
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
-
-// javaTimeFormat is filename_time_format compiled: the java.time pattern that ${now}
-// formats the current time with, as ZonedDateTime.now() formats.
-type javaTimeFormat = javatime.Pattern
-
-// parseJavaTimeFormat compiles filename_time_format as DateTimeFormatter.ofPattern does.
-func parseJavaTimeFormat(p string) (*javaTimeFormat, error) { return javatime.Compile(p) }

@@ -8,6 +8,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -40,7 +41,7 @@ type sinkConfig struct {
 	rowDelim    string
 	fieldDelim  string
 	nameExpr    string
-	timeFormat  *javaTimeFormat
+	timeFormat  *javatime.Pattern // filename_time_format
 	timeFmtText string
 	table       *catalog.Table
 	sinkCols    []int // input column of each written column
@@ -170,7 +171,7 @@ func (c *sinkConfig) fileNames(o *config.Options, opts *SinkConfig) error {
 		c.timeFmtText = defaultFileNameTimeFmt
 	}
 	var err error
-	if c.timeFormat, err = parseJavaTimeFormat(c.timeFmtText); err != nil {
+	if c.timeFormat, err = javatime.Compile(c.timeFmtText); err != nil {
 		return o.Errorf("filename_time_format", "%v", err)
 	}
 	return nil
