@@ -1,8 +1,7 @@
 package workflows
 
 import (
-	"math/rand/v2"
-	"time"
+	"hash/fnv"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -18,7 +17,7 @@ import (
 // running (parent close policy abandon).
 func ScheduledJobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatus, error) {
 	var id int64
-	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return contract.JobNumber(time.Now(), rand.Int64N(1000)) }).Get(&id); err != nil {
+	if err := workflow.SideEffect(ctx, freshJobID).Get(&id); err != nil {
 		return nil, err
 	}
 	in.JobID, in.Submitted, in.Restore = id, workflow.Now(ctx), false
@@ -41,4 +40,13 @@ func ScheduledJobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract
 		return nil, err
 	}
 	return &st, nil
+}
+
+// freshJobID numbers a scheduled run's job: the run's start to the millisecond, salted by
+// its run id so that runs of two schedules started in the same millisecond differ. It runs
+// as a side effect, so the number is recorded once and replays read it back.
+func freshJobID(ctx workflow.Context) any {
+	h := fnv.New64a()
+	h.Write([]byte(workflow.GetInfo(ctx).WorkflowExecution.RunID))
+	return contract.JobNumber(workflow.Now(ctx), int64(h.Sum64()%1000))
 }
