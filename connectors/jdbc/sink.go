@@ -18,13 +18,7 @@ func init() {
 	// options replaced for it: each table's options are decoded again
 	connector.RegisterSink("Jdbc", "Writes rows to a PostgreSQL table: generated upserts and deletes applied per batch, a query per row, or COPY; with is_exactly_once, one prepared transaction per checkpoint. Save modes create or clear the table first.",
 		func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
-			return multitable.Build(ctx, func(ctx *connector.SinkContext) (connector.Sink, error) {
-				c, err := config.Decode[SinkConfig](ctx.Options)
-				if err != nil {
-					return nil, err
-				}
-				return NewSink(ctx, c)
-			})
+			return multitable.BuildDecoded(ctx, NewSink)
 		})
 }
 
