@@ -17,12 +17,46 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// JobWorkflow is the JobMaster: it plans the job, runs one child workflow per pipeline and
-// keeps the job's state in its search attributes and its status query.
+// JobWorkflow is the JobMaster: it plans the job, starts one child PipelineWorkflow per
+// pipeline, waits for them and records how the job ended. The job's state is kept in its
+// search attributes and answered by the status query.
 func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatus, error) {
-	info := workflow.GetInfo(ctx)
+	j := newJobRun(ctx, in)
+	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, j.onStatus); err != nil {
+		return nil, err
+	}
+	j.begin(ctx)
+	plan, err := j.plan(ctx, in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return j.finish(ctx, contract.JobCanceled, "")
+		}
+		return j.finish(ctx, contract.JobFailed, causeOf(err))
+	}
+	j.startPipelines(ctx, plan, in.Restore)
+	j.wait(ctx)
+	state, cause := j.outcome(ctx)
+	return j.finish(ctx, state, cause)
+}
+
+// jobRun is the state of one job workflow.
+type jobRun struct {
+	status *contract.JobStatus
+	// pipelines are the children's futures, in plan order; stopPipelines cancels them.
+	pipelines     []workflow.ChildWorkflowFuture
+	stopPipelines workflow.CancelFunc
+	// running counts the pipelines that have not ended.
+	running int
+	// announced: the pipelines tell the job when their tasks run (pipeline-state), so the
+	// job is RUNNING from then, not from their start.
+	announced bool
+	// failure is the first pipeline failure; it fails the job.
+	failure string
+}
+
+func newJobRun(ctx workflow.Context, in contract.JobInput) *jobRun {
 	st := &contract.JobStatus{
-		JobID:     contract.JobIDFor(in, info.WorkflowExecution.ID),
+		JobID:     contract.JobIDFor(in, workflow.GetInfo(ctx).WorkflowExecution.ID),
 		Name:      in.Name,
 		State:     contract.JobCreated,
 		Submitted: in.Submitted,
@@ -31,181 +65,225 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 	if st.Name == "" {
 		st.Name = contract.DefaultJobName
 	}
-	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (*contract.JobStatus, error) {
-		return st, nil
-	}); err != nil {
-		return nil, err
-	}
-	logger := workflow.GetLogger(ctx)
-	setState := func(s contract.JobState) {
-		st.State = s
-		if err := workflow.UpsertTypedSearchAttributes(ctx, contract.JobStateKey.ValueSet(string(s))); err != nil {
-			logger.Warn("search attribute not updated", "error", err)
-		}
-	}
-	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobNameKey.ValueSet(st.Name), contract.JobStateKey.ValueSet(string(st.State)))
+	return &jobRun{status: st}
+}
 
-	setState(contract.JobInitializing)
-	planCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+// onStatus answers the status query.
+func (j *jobRun) onStatus() (*contract.JobStatus, error) { return j.status, nil }
+
+// begin records the job as CREATED, then INITIALIZING.
+func (j *jobRun) begin(ctx workflow.Context) {
+	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobNameKey.ValueSet(j.status.Name),
+		contract.JobStateKey.ValueSet(string(j.status.State)))
+	j.setState(ctx, contract.JobInitializing)
+}
+
+// setState records the job's state, in its status and its search attribute.
+func (j *jobRun) setState(ctx workflow.Context, s contract.JobState) {
+	j.status.State = s
+	if err := workflow.UpsertTypedSearchAttributes(ctx, contract.JobStateKey.ValueSet(string(s))); err != nil {
+		workflow.GetLogger(ctx).Warn("search attribute not updated", "error", err)
+	}
+}
+
+// plan plans the job in the PlanJob activity; a bad config fails without retry. The plan
+// names the job and its pipelines, which are SCHEDULED from then.
+func (j *jobRun) plan(ctx workflow.Context, in contract.JobInput) (*contract.Plan, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3,
 			NonRetryableErrorTypes: []string{contract.ConfigErrorType}},
 	})
+	src := contract.ConfigSource{File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name}
 	var plan contract.Plan
-	err := workflow.ExecuteActivity(planCtx, contract.PlanJobActivity, contract.PlanInput{JobID: st.JobID, Source: contract.ConfigSource{
-		File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name,
-	}, SetupSinks: !in.Restore, Fresh: !in.Restore}).Get(ctx, &plan)
+	err := workflow.ExecuteActivity(actx, contract.PlanJobActivity, contract.PlanInput{JobID: j.status.JobID, Source: src,
+		SetupSinks: !in.Restore, Fresh: !in.Restore}).Get(ctx, &plan)
 	if err != nil {
-		if ctx.Err() != nil {
-			return finishJob(ctx, st, setState, contract.JobCanceled, "")
-		}
-		return finishJob(ctx, st, setState, contract.JobFailed, causeOf(err))
+		return nil, err
 	}
-	st.Name = plan.Job.Name
-	st.Mode = string(plan.Job.Mode)
-	st.Warnings = plan.Warnings
+	st := j.status
+	st.Name, st.Mode, st.Warnings = plan.Job.Name, string(plan.Job.Mode), plan.Warnings
 	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobNameKey.ValueSet(st.Name), contract.JobModeKey.ValueSet(st.Mode))
 	for _, p := range plan.Pipelines {
 		st.Pipelines = append(st.Pipelines, contract.PipelineStatus{ID: p.ID, State: contract.JobCreated})
 	}
-	setState(contract.JobScheduled)
+	j.setState(ctx, contract.JobScheduled)
+	return &plan, nil
+}
 
-	// one child per pipeline; cancelling the job cancels them, and they clean up first
-	childCtx, cancelChildren := workflow.WithCancel(ctx)
-	futures := make([]workflow.ChildWorkflowFuture, len(plan.Pipelines))
+// startPipelines starts one child workflow per pipeline. Cancelling the job cancels them,
+// and they clean up before they end.
+func (j *jobRun) startPipelines(ctx workflow.Context, plan *contract.Plan, restore bool) {
+	childCtx, cancel := workflow.WithCancel(ctx)
+	j.stopPipelines = cancel
+	id := j.status.JobID
 	for i, p := range plan.Pipelines {
 		cctx := workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
-			WorkflowID:          contract.PipelineWorkflowID(st.JobID, p.ID),
+			WorkflowID:          contract.PipelineWorkflowID(id, p.ID),
 			TaskQueue:           contract.JobsQueue,
 			WaitForCancellation: true,
 			ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
-			StaticSummary:       fmt.Sprintf("pipeline %d of job %d", p.ID, st.JobID),
+			StaticSummary:       fmt.Sprintf("pipeline %d of job %d", p.ID, id),
 		})
-		futures[i] = workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, contract.PipelineInput{
-			JobID:    st.JobID,
+		j.pipelines = append(j.pipelines, workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, contract.PipelineInput{
+			JobID:    id,
 			Env:      plan.Env,
-			Job:      contract.Job{ID: st.JobID, Name: plan.Job.Name, Mode: plan.Job.Mode},
+			Job:      contract.Job{ID: id, Name: plan.Job.Name, Mode: plan.Job.Mode},
 			Pipeline: p,
-			Vertices: verticesOf(&plan, p),
-			Restore:  in.Restore,
-		})
-		st.Pipelines[i].State = contract.JobScheduled
+			Vertices: verticesOf(plan, p),
+			Restore:  restore,
+		}))
+		j.status.Pipelines[i].State = contract.JobScheduled
 	}
+	j.running = len(j.pipelines)
 	// the job is RUNNING once every pipeline still going has its tasks deployed (each tells
 	// the job by signal), PENDING while one waits for slots
-	announced := workflow.GetVersion(ctx, "job-running-when-deployed", workflow.DefaultVersion, 1) == 1
-	if !announced {
-		setState(contract.JobRunning)
+	j.announced = workflow.GetVersion(ctx, "job-running-when-deployed", workflow.DefaultVersion, 1) == 1
+	if !j.announced {
+		j.setState(ctx, contract.JobRunning)
 	}
+}
 
-	var failure string
-	remaining := len(futures)
+// wait takes in the job's signals and its pipelines' ends until every pipeline ended.
+func (j *jobRun) wait(ctx workflow.Context) {
 	sel := workflow.NewSelector(ctx)
-	// a savepoint request goes to every pipeline still running
-	savepoints := workflow.GetSignalChannel(ctx, contract.SavepointSignal)
-	sel.AddReceive(savepoints, func(c workflow.ReceiveChannel, _ bool) {
+	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SavepointSignal), func(c workflow.ReceiveChannel, _ bool) {
 		c.Receive(ctx, nil)
-		setState(contract.JobDoingSavepoint)
-		for _, p := range st.Pipelines {
-			if !p.State.Terminal() {
-				workflow.SignalExternalWorkflow(ctx, contract.PipelineWorkflowID(st.JobID, p.ID), "", contract.SavepointSignal, nil)
-			}
-		}
+		j.onSavepoint(ctx)
 	})
-	if announced {
+	if j.announced {
 		sel.AddReceive(workflow.GetSignalChannel(ctx, contract.PipelineStateSignal), func(c workflow.ReceiveChannel, _ bool) {
 			var ps contract.PipelineState
 			c.Receive(ctx, &ps)
-			running, pending := true, false
-			for i := range st.Pipelines {
-				p := &st.Pipelines[i]
-				if p.ID == ps.Pipeline && !p.State.Terminal() {
-					p.State = ps.State
-				}
-				if !p.State.Terminal() {
-					running = running && p.State == contract.JobRunning
-					pending = pending || p.State == contract.JobPending
-				}
-			}
-			if st.State != contract.JobScheduled && st.State != contract.JobPending && st.State != contract.JobRunning {
-				return // doing a savepoint, or ending: that state stands
-			}
-			switch {
-			case pending:
-				setState(contract.JobPending)
-			case running:
-				setState(contract.JobRunning)
-			}
+			j.onPipelineState(ctx, ps)
 		})
 	}
-	for i, f := range futures {
-		sel.AddFuture(f, func(f workflow.Future) {
-			remaining--
-			var res contract.PipelineStatus
-			err := f.Get(ctx, &res)
-			ps := &st.Pipelines[i]
-			switch {
-			case err == nil:
-				*ps = res
-			case temporal.IsCanceledError(err):
-				ps.State = contract.JobCanceled
-				var details contract.PipelineStatus
-				var ce *temporal.CanceledError
-				if errors.As(err, &ce) && ce.HasDetails() && ce.Details(&details) == nil {
-					*ps = details
-				}
-				ps.State = contract.JobCanceled
-			default:
-				ps.State = contract.JobFailed
-				ps.Error = causeOf(err)
-				var details contract.PipelineStatus
-				var ae *temporal.ApplicationError
-				if errors.As(err, &ae) && ae.HasDetails() && ae.Details(&details) == nil {
-					details.State, details.Error = contract.JobFailed, ps.Error
-					*ps = details
-				}
-				if failure == "" {
-					failure = fmt.Sprintf("pipeline %d: %s", ps.ID, ps.Error)
-					// one failed pipeline fails the job: stop the others
-					cancelChildren()
-				}
-			}
-			st.Counters = contract.Counters{}
-			for _, p := range st.Pipelines {
-				st.Counters.Add(p.Counters)
-			}
-		})
+	for i, f := range j.pipelines {
+		sel.AddFuture(f, func(f workflow.Future) { j.onPipelineEnd(ctx, i, f) })
 	}
-	for remaining > 0 {
+	for j.running > 0 {
 		sel.Select(ctx)
 	}
-	savepointed := len(st.Pipelines) > 0
-	for _, p := range st.Pipelines {
+}
+
+// onSavepoint handles the savepoint signal: every pipeline still running takes a savepoint
+// and stops.
+func (j *jobRun) onSavepoint(ctx workflow.Context) {
+	j.setState(ctx, contract.JobDoingSavepoint)
+	for _, p := range j.status.Pipelines {
+		if !p.State.Terminal() {
+			workflow.SignalExternalWorkflow(ctx, contract.PipelineWorkflowID(j.status.JobID, p.ID), "", contract.SavepointSignal, nil)
+		}
+	}
+}
+
+// onPipelineState handles the pipeline-state signal: the job is PENDING while a pipeline
+// waits for slots, RUNNING once every pipeline still going runs. A savepoint in progress
+// or an ending job keeps its state.
+func (j *jobRun) onPipelineState(ctx workflow.Context, ps contract.PipelineState) {
+	running, pending := true, false
+	for i := range j.status.Pipelines {
+		p := &j.status.Pipelines[i]
+		if p.ID == ps.Pipeline && !p.State.Terminal() {
+			p.State = ps.State
+		}
+		if !p.State.Terminal() {
+			running = running && p.State == contract.JobRunning
+			pending = pending || p.State == contract.JobPending
+		}
+	}
+	switch j.status.State {
+	case contract.JobScheduled, contract.JobPending, contract.JobRunning:
+	default:
+		return
+	}
+	switch {
+	case pending:
+		j.setState(ctx, contract.JobPending)
+	case running:
+		j.setState(ctx, contract.JobRunning)
+	}
+}
+
+// onPipelineEnd takes in pipeline i's result. The first pipeline that fails stops the
+// others: it fails the job.
+func (j *jobRun) onPipelineEnd(ctx workflow.Context, i int, f workflow.Future) {
+	j.running--
+	var res contract.PipelineStatus
+	err := f.Get(ctx, &res)
+	ps := &j.status.Pipelines[i]
+	switch {
+	case err == nil:
+		*ps = res
+	case temporal.IsCanceledError(err):
+		*ps = canceledPipeline(*ps, err)
+	default:
+		*ps = failedPipeline(*ps, err)
+		if j.failure == "" {
+			j.failure = fmt.Sprintf("pipeline %d: %s", ps.ID, ps.Error)
+			j.stopPipelines()
+		}
+	}
+	j.status.Counters = contract.Counters{}
+	for _, p := range j.status.Pipelines {
+		j.status.Counters.Add(p.Counters)
+	}
+}
+
+// canceledPipeline is a canceled pipeline's status: the one its cancellation carries, if
+// any.
+func canceledPipeline(ps contract.PipelineStatus, err error) contract.PipelineStatus {
+	var details contract.PipelineStatus
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) && ce.HasDetails() && ce.Details(&details) == nil {
+		ps = details
+	}
+	ps.State = contract.JobCanceled
+	return ps
+}
+
+// failedPipeline is a failed pipeline's status: the one its failure carries, if any, with
+// the failure's cause.
+func failedPipeline(ps contract.PipelineStatus, err error) contract.PipelineStatus {
+	ps.State, ps.Error = contract.JobFailed, causeOf(err)
+	var details contract.PipelineStatus
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.HasDetails() && ae.Details(&details) == nil {
+		details.State, details.Error = contract.JobFailed, ps.Error
+		return details
+	}
+	return ps
+}
+
+// outcome is how the job ended: FAILED with the first pipeline failure, CANCELED,
+// SAVEPOINT_DONE when every pipeline took its savepoint, else FINISHED.
+func (j *jobRun) outcome(ctx workflow.Context) (contract.JobState, string) {
+	savepointed := len(j.status.Pipelines) > 0
+	for _, p := range j.status.Pipelines {
 		savepointed = savepointed && p.State == contract.JobSavepointDone
 	}
 	switch {
-	case failure != "":
-		return finishJob(ctx, st, setState, contract.JobFailed, failure)
+	case j.failure != "":
+		return contract.JobFailed, j.failure
 	case ctx.Err() != nil:
-		return finishJob(ctx, st, setState, contract.JobCanceled, "")
+		return contract.JobCanceled, ""
 	case savepointed:
-		return finishJob(ctx, st, setState, contract.JobSavepointDone, "")
+		return contract.JobSavepointDone, ""
 	}
-	return finishJob(ctx, st, setState, contract.JobFinished, "")
+	return contract.JobFinished, ""
 }
 
-// finishJob records the final state. A failed job fails its workflow (with the status in the
+// finish records the final state. A failed job fails its workflow (with the status in the
 // error's details, so clients still get the summary); a canceled one ends canceled.
-func finishJob(ctx workflow.Context, st *contract.JobStatus, setState func(contract.JobState), state contract.JobState, cause string) (*contract.JobStatus, error) {
+func (j *jobRun) finish(ctx workflow.Context, state contract.JobState, cause string) (*contract.JobStatus, error) {
+	st := j.status
 	st.Error = cause
 	st.Finished = workflow.Now(ctx)
 	if ctx.Err() != nil {
-		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		ctx = dctx
+		ctx, _ = workflow.NewDisconnectedContext(ctx)
 	}
 	st.State = state
 	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobStateKey.ValueSet(string(state)))
-	_ = setState
 	switch state {
 	case contract.JobFailed:
 		return nil, temporal.NewNonRetryableApplicationError(cause, contract.JobFailedType, nil, *st)
