@@ -1,0 +1,374 @@
+package kafka
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/literal"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// A decoder turns one record value into rows appended to out; it returns how many. On an
+// error it appends nothing.
+type decoder interface {
+	decode(value []byte, table string, out *row.Batch) (int, error)
+}
+
+func newDecoder(format, delimiter string, rt *types.RowType, raw bool) (decoder, error) {
+	if raw {
+		return rawDecoder{}, nil
+	}
+	switch format {
+	case formatJSON:
+		return &jsonDecoder{rt: rt}, nil
+	case formatText:
+		if delimiter == "" {
+			return nil, errors.New("field_delimiter must not be empty")
+		}
+		return &textDecoder{rt: rt, seps: textSeparators(delimiter)}, nil
+	}
+	return nil, fmt.Errorf("format %s is not supported by the Kafka connector yet (json and text are)", format)
+}
+
+// rawDecoder is the source without a schema: every record is one string column.
+type rawDecoder struct{}
+
+func (rawDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
+	r := out.Add(row.Insert, table, 1)
+	r.Fields[0] = row.StringValue(string(value))
+	return 1, nil
+}
+
+// jsonDecoder reads SeaTunnel's json format: a record is an object whose fields are the
+// columns by name, or an array of such objects, one row each. Values convert as SeaTunnel's
+// JSON converters read them (numbers from numbers or numeric strings, dates and timestamps
+// from text, bytes from base64, nested rows from objects).
+type jsonDecoder struct {
+	rt   *types.RowType
+	conv literal.Converter
+}
+
+func (d *jsonDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
+	v, err := parseJSON(value)
+	if err != nil {
+		return 0, err
+	}
+	if v == nil || v.Kind == hocon.Null {
+		return 0, nil // SeaTunnel emits nothing for an empty or null message
+	}
+	elems := []*hocon.Value{v}
+	if v.Kind == hocon.Array {
+		elems = v.Elems
+	}
+	start := len(out.Rows)
+	for _, e := range elems {
+		if e.Kind != hocon.Object {
+			out.Rows = out.Rows[:start]
+			return 0, fmt.Errorf("expected a JSON object, found %s", e.Kind)
+		}
+		fields, err := d.conv.ConvertFields(e, d.rt)
+		if err != nil {
+			out.Rows = out.Rows[:start]
+			return 0, err
+		}
+		r := out.Add(row.Insert, table, len(fields))
+		copy(r.Fields, fields)
+	}
+	return len(elems), nil
+}
+
+// parseJSON reads one JSON text into a value tree, objects keeping their fields in order.
+// An empty text is nil.
+func parseJSON(b []byte) (*hocon.Value, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := jsonValue(dec, 0)
+	if err != nil {
+		return nil, fmt.Errorf("bad JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("bad JSON: more than one value")
+	}
+	return v, nil
+}
+
+const maxJSONDepth = 256
+
+func jsonValue(dec *json.Decoder, depth int) (*hocon.Value, error) {
+	if depth > maxJSONDepth {
+		return nil, errors.New("nested too deeply")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := &hocon.Value{Kind: hocon.Object}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := kt.(string)
+				val, err := jsonValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				obj.Fields = append(obj.Fields, hocon.Field{Key: key, Value: val})
+			}
+			_, err := dec.Token()
+			return obj, err
+		case '[':
+			arr := &hocon.Value{Kind: hocon.Array}
+			for dec.More() {
+				val, err := jsonValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				arr.Elems = append(arr.Elems, val)
+			}
+			_, err := dec.Token()
+			return arr, err
+		}
+	case string:
+		return &hocon.Value{Kind: hocon.String, Str: t}, nil
+	case json.Number:
+		return &hocon.Value{Kind: hocon.Number, Str: string(t)}, nil
+	case bool:
+		return &hocon.Value{Kind: hocon.Bool, Bool: t}, nil
+	case nil:
+		return &hocon.Value{Kind: hocon.Null}, nil
+	}
+	return nil, fmt.Errorf("unexpected %v", tok)
+}
+
+// textSeparators are SeaTunnel's text format separators: the field delimiter, then \x02 to
+// \x07 for the levels inside arrays, maps and rows.
+func textSeparators(delimiter string) []string {
+	return []string{delimiter, "\x02", "\x03", "\x04", "\x05", "\x06", "\x07"}
+}
+
+// textDecoder reads SeaTunnel's text format: fields split at the delimiter, converted by
+// position; blank fields and fields missing at the end are null, extra fields are ignored.
+type textDecoder struct {
+	rt   *types.RowType
+	seps []string
+	conv literal.Converter
+}
+
+func (d *textDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
+	if len(value) == 0 {
+		return 0, nil
+	}
+	fields, err := d.fields(string(value), d.rt, 0)
+	if err != nil {
+		return 0, err
+	}
+	r := out.Add(row.Insert, table, len(fields))
+	copy(r.Fields, fields)
+	return 1, nil
+}
+
+func (d *textDecoder) fields(line string, rt *types.RowType, level int) ([]row.Value, error) {
+	parts := strings.Split(line, d.sep(level))
+	out := make([]row.Value, rt.Len())
+	for i := range out {
+		if i >= len(parts) {
+			break
+		}
+		v, err := d.value(parts[i], rt.Types[i], level)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", rt.Names[i], err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (d *textDecoder) sep(level int) string {
+	if level < len(d.seps) {
+		return d.seps[level]
+	}
+	return d.seps[len(d.seps)-1]
+}
+
+func (d *textDecoder) value(s string, t types.DataType, level int) (row.Value, error) {
+	if strings.TrimSpace(s) == "" {
+		return row.NullValue(), nil
+	}
+	switch t.Kind {
+	case types.String:
+		return row.StringValue(s), nil
+	case types.Bytes:
+		return row.BytesValue([]byte(s)), nil
+	case types.Boolean:
+		return row.BoolValue(strings.EqualFold(s, "true")), nil // Java's Boolean.parseBoolean
+	case types.Array:
+		parts := strings.Split(s, d.sep(level+1))
+		elems := make([]row.Value, len(parts))
+		for i, p := range parts {
+			v, err := d.value(p, *t.Elem, level+1)
+			if err != nil {
+				return row.Value{}, fmt.Errorf("[%d]: %w", i, err)
+			}
+			elems[i] = v
+		}
+		return row.ArrayValue(elems), nil
+	case types.Map:
+		return d.mapValue(s, t, level)
+	case types.Row:
+		fields, err := d.fields(s, t.Row, level+1)
+		if err != nil {
+			return row.Value{}, err
+		}
+		return row.RowValue(fields), nil
+	}
+	return d.conv.Convert(&hocon.Value{Kind: hocon.String, Str: s}, t)
+}
+
+func (d *textDecoder) mapValue(s string, t types.DataType, level int) (row.Value, error) {
+	m := &row.MapValue{}
+	for _, kv := range strings.Split(s, d.sep(level+1)) {
+		k, v, _ := strings.Cut(kv, d.sep(level+2))
+		kval, err := d.value(k, *t.Key, level+1)
+		if err != nil {
+			return row.Value{}, fmt.Errorf("key %q: %w", k, err)
+		}
+		vval, err := d.value(v, *t.Elem, level+1)
+		if err != nil {
+			return row.Value{}, fmt.Errorf("value of %q: %w", k, err)
+		}
+		m.Keys = append(m.Keys, kval)
+		m.Vals = append(m.Vals, vval)
+	}
+	return row.MapOfValues(m), nil
+}
+
+// An encoder appends a row's fields as one record value (or key).
+type encoder interface {
+	encode(buf []byte, fields []row.Value) []byte
+}
+
+func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
+	switch format {
+	case formatJSON:
+		return &jsonEncoder{rt: rt}, nil
+	case formatText:
+		return &textEncoder{rt: rt, seps: textSeparators(delimiter)}, nil
+	}
+	return nil, fmt.Errorf("format %s is not supported by the Kafka connector yet (json and text are)", format)
+}
+
+// jsonEncoder writes SeaTunnel's json format: an object of the columns by name, nested rows
+// as objects, dates and timestamps as ISO text, bytes as base64.
+type jsonEncoder struct{ rt *types.RowType }
+
+func (e *jsonEncoder) encode(buf []byte, fields []row.Value) []byte {
+	return appendJSONRow(buf, fields, e.rt)
+}
+
+func appendJSONRow(buf []byte, fields []row.Value, rt *types.RowType) []byte {
+	buf = append(buf, '{')
+	for i := range fields {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = row.AppendJSONString(buf, rt.Names[i])
+		buf = append(buf, ':')
+		buf = appendJSONValue(buf, fields[i], rt.Types[i])
+	}
+	return append(buf, '}')
+}
+
+func appendJSONValue(buf []byte, v row.Value, t types.DataType) []byte {
+	switch {
+	case v.T == types.Row && t.Kind == types.Row && t.Row != nil && len(v.Fields()) == t.Row.Len():
+		return appendJSONRow(buf, v.Fields(), t.Row)
+	case v.T == types.Array && t.Kind == types.Array && t.Elem != nil && t.Elem.Kind == types.Row:
+		buf = append(buf, '[')
+		for i, e := range v.Elems() {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSONValue(buf, e, *t.Elem)
+		}
+		return append(buf, ']')
+	}
+	return row.AppendJSON(buf, v)
+}
+
+// textEncoder writes SeaTunnel's text format: fields joined with the delimiter, nulls as
+// nothing, arrays, maps and rows joined with the separators of their level.
+type textEncoder struct {
+	rt   *types.RowType
+	seps []string
+}
+
+func (e *textEncoder) encode(buf []byte, fields []row.Value) []byte {
+	for i := range fields {
+		if i > 0 {
+			buf = append(buf, e.seps[0]...)
+		}
+		buf = e.appendValue(buf, fields[i], 0)
+	}
+	return buf
+}
+
+func (e *textEncoder) sep(level int) string {
+	if level < len(e.seps) {
+		return e.seps[level]
+	}
+	return e.seps[len(e.seps)-1]
+}
+
+func (e *textEncoder) appendValue(buf []byte, v row.Value, level int) []byte {
+	switch v.T {
+	case types.Null:
+		return buf
+	case types.Bytes:
+		return append(buf, v.S...)
+	case types.Timestamp:
+		// yyyy-MM-dd HH:mm:ss, as SeaTunnel's text format writes it
+		start := len(buf)
+		buf = row.AppendTimestamp(buf, v.I)
+		if i := start + 10; i < len(buf) && buf[i] == 'T' {
+			buf[i] = ' '
+		}
+		return buf
+	case types.Array, types.Row:
+		for i, el := range v.Fields() {
+			if i > 0 {
+				buf = append(buf, e.sep(level+1)...)
+			}
+			buf = e.appendValue(buf, el, level+1)
+		}
+		return buf
+	case types.Map:
+		m := v.Map()
+		for i := range m.Keys {
+			if i > 0 {
+				buf = append(buf, e.sep(level+1)...)
+			}
+			buf = e.appendValue(buf, m.Keys[i], level+1)
+			buf = append(buf, e.sep(level+2)...)
+			buf = e.appendValue(buf, m.Vals[i], level+1)
+		}
+		return buf
+	}
+	return row.AppendText(buf, v)
+}

@@ -1,0 +1,304 @@
+package kafka
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+)
+
+// EXACTLY_ONCE: every checkpoint's records of a subtask are one Kafka transaction with a
+// transactional id of its own, prefix-job-sink-subtask-attempt-sequence. PrepareCommit
+// flushes the transaction and hands its id, producer id and epoch to the committer, which
+// ends it with EndTxn when the checkpoint completes, from whatever process it runs in; the
+// writer meanwhile writes the next checkpoint's records under the next sequence number. The
+// committer never opens a producer of its own, so it never fences the writer.
+//
+// A writer restored from a checkpoint commits the transaction the checkpoint lists (again:
+// EndTxn of a committed transaction succeeds) and aborts every transaction a failed attempt
+// opened after it, by initialising the ids that may have been used until it meets one the
+// broker has never seen.
+
+// txnInfo is the commit info of one transaction.
+type txnInfo struct {
+	TransactionalID string `json:"transactional_id"`
+	ProducerID      int64  `json:"producer_id"`
+	ProducerEpoch   int16  `json:"producer_epoch"`
+	Checkpoint      int64  `json:"checkpoint"`
+}
+
+// txnState is a writer's snapshot: its attempt, the sequence number of the transaction it
+// writes next, and the transaction the checkpoint prepared.
+type txnState struct {
+	Epoch   int      `json:"epoch"`
+	Seq     int64    `json:"seq"`
+	Pending *txnInfo `json:"pending,omitempty"`
+}
+
+// maxProbe bounds the ids an abort looks at per attempt.
+const maxProbe = 100000
+
+type txnWriter struct {
+	sink    *Sink
+	subtask int
+	epoch   int
+	seq     int64
+
+	cur     *producer // the open transaction, nil before the first row after a checkpoint
+	pending *txnInfo  // prepared at the last checkpoint
+}
+
+func (s *Sink) txnID(subtask, epoch int, seq int64) string {
+	return fmt.Sprintf("%s-%d-%d-%d", s.prefix, subtask, epoch, seq)
+}
+
+func newTxnWriter(s *Sink, ctx connector.WriterContext, states [][]byte) (*txnWriter, error) {
+	w := &txnWriter{sink: s, subtask: ctx.Index, epoch: max(ctx.Epoch, 1)}
+	var st *txnState
+	if len(states) > 0 && len(states[0]) > 0 {
+		st = &txnState{}
+		if err := json.Unmarshal(states[0], st); err != nil {
+			return nil, fmt.Errorf("%s: writer state: %w", s.where, err)
+		}
+		w.seq = st.Seq
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), 4*s.client.requestTimeout)
+	defer cancel()
+	if err := w.recover(rctx, st); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// recover commits the restored checkpoint's transaction and aborts those opened after it.
+func (w *txnWriter) recover(ctx context.Context, st *txnState) error {
+	from, seq := 1, int64(0)
+	if st != nil {
+		from, seq = st.Epoch, st.Seq
+	}
+	if st == nil && w.epoch <= 1 {
+		return nil // the first attempt of a fresh job: nothing before it
+	}
+	cl, err := kgo.NewClient(w.sink.client.opts...)
+	if err != nil {
+		return fmt.Errorf("%s: kafka client: %w", w.sink.where, err)
+	}
+	defer cl.Close()
+	if st != nil && st.Pending != nil {
+		if err := endTxn(ctx, cl, w.sink, st.Pending, true); err != nil {
+			return err
+		}
+	}
+	for e := from; e < w.epoch; e++ {
+		n, err := w.abortFrom(ctx, cl, e, seq)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			slog.Info("kafka: transactions of an earlier attempt aborted", "sink", w.sink.where, "subtask", w.subtask, "attempt", e, "count", n)
+		}
+	}
+	return nil
+}
+
+// abortFrom fences and aborts the ids of attempt e from sequence seq on, until one the
+// broker had never seen. It returns how many existed.
+func (w *txnWriter) abortFrom(ctx context.Context, cl *kgo.Client, e int, seq int64) (int, error) {
+	for n := 0; n < maxProbe; n++ {
+		id := w.sink.txnID(w.subtask, e, seq+int64(n))
+		_, epoch, err := initProducerID(ctx, cl, id, w.sink.txTimeout)
+		if err != nil {
+			return n, fmt.Errorf("%s: abort transaction %s: %w", w.sink.where, id, err)
+		}
+		if epoch == 0 {
+			return n, nil // a new id: nothing was written under it, nor later
+		}
+	}
+	return maxProbe, nil
+}
+
+// initProducerID initialises a transactional id, which aborts a transaction left open
+// under it; the epoch is 0 when the broker had never seen the id.
+func initProducerID(ctx context.Context, cl *kgo.Client, id string, timeout time.Duration) (int64, int16, error) {
+	for {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID = &id
+		req.TransactionTimeoutMillis = int32(timeout.Milliseconds())
+		req.ProducerID, req.ProducerEpoch = -1, -1
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return 0, 0, err
+		}
+		err = kerr.ErrorForCode(resp.ErrorCode)
+		if err == nil {
+			return resp.ProducerID, resp.ProducerEpoch, nil
+		}
+		if !errors.Is(err, kerr.ConcurrentTransactions) && !kerr.IsRetriable(err) {
+			return 0, 0, err
+		}
+		// the broker is still ending the transaction it found: ask again shortly
+		select {
+		case <-ctx.Done():
+			return 0, 0, fmt.Errorf("%w (last: %v)", ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// begin opens the next transaction.
+func (w *txnWriter) begin(ctx context.Context) error {
+	id := w.sink.txnID(w.subtask, w.epoch, w.seq)
+	p, err := newProducer(w.sink, kgo.TransactionalID(id), kgo.TransactionTimeout(w.sink.txTimeout))
+	if err != nil {
+		return err
+	}
+	if err := p.cl.BeginTransaction(); err != nil {
+		p.cl.Close()
+		return fmt.Errorf("%s: begin transaction %s: %w", w.sink.where, id, err)
+	}
+	w.cur = p
+	return nil
+}
+
+func (w *txnWriter) Write(ctx context.Context, b *row.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	if w.cur == nil {
+		if err := w.begin(ctx); err != nil {
+			return err
+		}
+	}
+	return w.cur.write(ctx, b)
+}
+
+// PrepareCommit flushes the open transaction and returns its commit info; the next rows go
+// to a new transaction. Without rows since the last checkpoint there is nothing to commit.
+func (w *txnWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
+	w.pending = nil
+	if w.cur == nil {
+		return nil, nil
+	}
+	p := w.cur
+	if err := p.flush(ctx); err != nil {
+		return nil, err
+	}
+	pid, epoch, err := p.cl.ProducerID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: producer id of transaction %s: %w", w.sink.where, w.sink.txnID(w.subtask, w.epoch, w.seq), err)
+	}
+	info := &txnInfo{TransactionalID: w.sink.txnID(w.subtask, w.epoch, w.seq), ProducerID: pid, ProducerEpoch: epoch, Checkpoint: checkpointID}
+	// the transaction stays open on the broker: closing the client does not end it
+	p.cl.Close()
+	w.cur = nil
+	w.seq++
+	w.pending = info
+	return json.Marshal(info)
+}
+
+func (w *txnWriter) SnapshotState(int64) ([]byte, error) {
+	return json.Marshal(txnState{Epoch: w.epoch, Seq: w.seq, Pending: w.pending})
+}
+
+// Close aborts the transaction of rows no checkpoint prepared. A prepared one is the
+// committer's, or a restored writer's, to end.
+func (w *txnWriter) Close(ctx context.Context) error {
+	if w.cur == nil {
+		return nil
+	}
+	p := w.cur
+	w.cur = nil
+	defer p.cl.Close()
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.sink.client.requestTimeout)
+	defer cancel()
+	if err := p.cl.AbortBufferedRecords(actx); err != nil {
+		return fmt.Errorf("%s: abort: %w", w.sink.where, err)
+	}
+	if err := p.cl.EndTransaction(actx, kgo.TryAbort); err != nil {
+		return fmt.Errorf("%s: abort transaction %s: %w", w.sink.where, w.sink.txnID(w.subtask, w.epoch, w.seq), err)
+	}
+	return nil
+}
+
+// committer ends the transactions writers prepared, by EndTxn with the producer id and
+// epoch recorded in their commit infos.
+type committer struct {
+	sink *Sink
+}
+
+func (c *committer) Commit(ctx context.Context, req connector.CommitRequest) error {
+	return c.end(ctx, req.Infos, true)
+}
+
+func (c *committer) Abort(ctx context.Context, infos [][]byte) error {
+	return c.end(ctx, infos, false)
+}
+
+func (c *committer) end(ctx context.Context, infos [][]byte, commit bool) error {
+	if len(infos) == 0 {
+		return nil
+	}
+	cl, err := kgo.NewClient(c.sink.client.opts...)
+	if err != nil {
+		return fmt.Errorf("%s: kafka client: %w", c.sink.where, err)
+	}
+	defer cl.Close()
+	for _, raw := range infos {
+		var info txnInfo
+		if err := json.Unmarshal(raw, &info); err != nil {
+			return connector.Permanent(fmt.Errorf("%s: commit info: %w", c.sink.where, err))
+		}
+		if err := endTxn(ctx, cl, c.sink, &info, commit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endTxn commits or aborts one transaction. Ending it again the same way succeeds, so a
+// retried commit is harmless; a transaction the broker aborted already (its timeout passed)
+// can never be committed, and that is a permanent failure naming it.
+func endTxn(ctx context.Context, cl *kgo.Client, s *Sink, info *txnInfo, commit bool) error {
+	what := "commit"
+	if !commit {
+		what = "abort"
+	}
+	for {
+		req := kmsg.NewPtrEndTxnRequest()
+		req.TransactionalID = info.TransactionalID
+		req.ProducerID = info.ProducerID
+		req.ProducerEpoch = info.ProducerEpoch
+		req.Commit = commit
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return fmt.Errorf("%s: %s transaction %s at %s: %w", s.where, what, info.TransactionalID, s.bootstrap, err)
+		}
+		err = kerr.ErrorForCode(resp.ErrorCode)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, kerr.ConcurrentTransactions) || kerr.IsRetriable(err):
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s: %s transaction %s: %w (last: %v)", s.where, what, info.TransactionalID, ctx.Err(), err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		case errors.Is(err, kerr.InvalidTxnState), errors.Is(err, kerr.ProducerFenced),
+			errors.Is(err, kerr.InvalidProducerIDMapping), errors.Is(err, kerr.InvalidProducerEpoch):
+			return connector.Permanent(fmt.Errorf("%s: %s transaction %s of checkpoint %d (producer %d, epoch %d): %w; "+
+				"the broker ended it otherwise, likely after transaction.timeout.ms", s.where, what, info.TransactionalID,
+				info.Checkpoint, info.ProducerID, info.ProducerEpoch, err))
+		default:
+			return fmt.Errorf("%s: %s transaction %s: %w", s.where, what, info.TransactionalID, err)
+		}
+	}
+}
