@@ -180,11 +180,16 @@ func consumeAll(t testing.TB, addr, topic string, readCommitted bool) []consumed
 // pluginOptions reads a plugin block written in HOCON.
 func pluginOptions(t testing.TB, block string) *config.Options {
 	t.Helper()
+	return pluginOptionsAt(t, block, "source[0] Kafka")
+}
+
+func pluginOptionsAt(t testing.TB, block, where string) *config.Options {
+	t.Helper()
 	v, err := hocon.Parse([]byte(block), hocon.Options{File: "test.conf"})
 	if err != nil {
 		t.Fatalf("parse: %v\n%s", err, block)
 	}
-	return config.New(v, "source[0] Kafka")
+	return config.New(v, where)
 }
 
 // buildSource builds the source through the registry, as the planner does.
