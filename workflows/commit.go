@@ -1,0 +1,113 @@
+package workflows
+
+import (
+	"sort"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/strait-dev/strait/contract"
+)
+
+// restorePoint loads the checkpoint to start from and commits its sinks' infos again
+// (committers are idempotent: what was committed stays, what was not confirmed is made
+// visible), so the restarted tasks continue exactly after it. A failover starts from the
+// newest checkpoint this run of the job completed (or restored), never from one it only
+// finds in the store, which may be an earlier run's under the same id; an explicit restore
+// starts from the newest in the store, and the status names it. Without a checkpoint the
+// tasks start over (nil).
+func (pr *pipelineRun) restorePoint(ctx workflow.Context, failover bool) (*contract.Restore, error) {
+	in := contract.LoadInput{Job: pr.in.JobID, Pipeline: pr.in.Pipeline.ID}
+	if failover && workflow.GetVersion(ctx, "restore-own-checkpoint", workflow.DefaultVersion, 1) == 1 {
+		if pr.cp.completed == 0 {
+			pr.status.RestoredFrom, pr.status.Restored = 0, contract.Counters{}
+			return nil, nil
+		}
+		in.Checkpoint = pr.cp.completed
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
+	})
+	var m *contract.Manifest
+	if err := workflow.ExecuteActivity(actx, contract.LoadCheckpointActivity, in).Get(ctx, &m); err != nil {
+		return nil, err
+	}
+	if m == nil || m.Checkpoint == 0 {
+		pr.status.RestoredFrom, pr.status.Restored = 0, contract.Counters{}
+		return nil, nil
+	}
+	if err := pr.commitInfos(ctx, m.Checkpoint, false, manifestCommits(m)); err != nil {
+		return nil, err
+	}
+	pr.cp.restoredFrom(m.Checkpoint)
+	pr.status.RestoredFrom, pr.status.Restored = m.Checkpoint, m.Counters
+	r := &contract.Restore{Checkpoint: m.Checkpoint, States: map[string]string{}}
+	for _, t := range m.Tasks {
+		r.States[t.Task] = t.Key
+	}
+	return r, nil
+}
+
+// manifestCommits lists a checkpoint's commit infos by sink vertex and writer.
+func manifestCommits(m *contract.Manifest) []contract.CommitInfo {
+	vertices := make([]int, 0, len(m.Commits))
+	for v := range m.Commits {
+		vertices = append(vertices, v)
+	}
+	sort.Ints(vertices)
+	var infos []contract.CommitInfo
+	for _, v := range vertices {
+		for i, info := range m.Commits[v] {
+			infos = append(infos, contract.CommitInfo{Vertex: v, Subtask: i, Info: info})
+		}
+	}
+	return infos
+}
+
+// commit runs each sink's committer with the final commit infos of its writers.
+func (pr *pipelineRun) commit(ctx workflow.Context, checkpointID int64) error {
+	var all []contract.CommitInfo
+	for _, t := range pr.sortedTasks() {
+		all = append(all, t.Commits...)
+	}
+	return pr.commitInfos(ctx, checkpointID, true, all)
+}
+
+// commitInfos runs each sink's committer with its writers' commit infos of a checkpoint,
+// one CommitSinks activity per sink in vertex order.
+func (pr *pipelineRun) commitInfos(ctx workflow.Context, checkpointID int64, final bool, all []contract.CommitInfo) error {
+	infos := map[int][]contract.CommitInfo{}
+	for _, c := range all {
+		infos[c.Vertex] = append(infos[c.Vertex], c)
+	}
+	vertices := make([]int, 0, len(infos))
+	for v := range infos {
+		vertices = append(vertices, v)
+	}
+	sort.Ints(vertices)
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 10,
+			NonRetryableErrorTypes: []string{contract.CommitFailedType, contract.ConfigErrorType}},
+	})
+	for _, vid := range vertices {
+		cs := infos[vid]
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Subtask < cs[j].Subtask })
+		raw := make([][]byte, len(cs))
+		for i, c := range cs {
+			raw[i] = c.Info
+		}
+		if err := workflow.ExecuteActivity(actx, contract.CommitActivity, contract.CommitInput{
+			Job:          pr.in.Job,
+			Vertex:       pr.in.Vertex(vid),
+			CheckpointID: checkpointID,
+			Final:        final,
+			Infos:        raw,
+		}).Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
