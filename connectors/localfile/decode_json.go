@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"github.com/strait-dev/strait/internal/jsonscan"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -17,8 +16,12 @@ import (
 // maxJSONDepth bounds the nesting of a JSON line.
 const maxJSONDepth = 512
 
-// jsonScanner reads one JSON text in place: strings without escapes and numbers are
-// slices of the line; only what a row keeps is copied.
+// jsonRules are the liberties SeaTunnel's JSON reader (Jackson, with
+// ALLOW_UNESCAPED_CONTROL_CHARS) takes.
+var jsonRules = jsonscan.Rules{MaxDepth: maxJSONDepth, ControlChars: true}
+
+// jsonScanner reads one JSON text in place into row values: strings without escapes and
+// numbers are slices of the line; only what a row keeps is copied.
 type jsonScanner struct {
 	s     []byte
 	i     int
@@ -37,16 +40,16 @@ func (p *jsonScanner) errorf(format string, args ...any) error {
 	return &syntaxError{off: p.i, msg: fmt.Sprintf(format, args...)}
 }
 
-func (p *jsonScanner) ws() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
+// scanned is the outcome of a jsonscan call: its syntax errors in the words of a line's.
+func scanned(err error) error {
+	var se *jsonscan.SyntaxError
+	if errors.As(err, &se) {
+		return &syntaxError{off: se.Offset, msg: se.Msg}
 	}
+	return err
 }
+
+func (p *jsonScanner) ws() { p.i = jsonscan.SkipSpace(p.s, p.i) }
 
 func (p *jsonScanner) peek() byte {
 	if p.i < len(p.s) {
@@ -55,106 +58,20 @@ func (p *jsonScanner) peek() byte {
 	return 0
 }
 
-func (p *jsonScanner) describe() string {
-	if p.i >= len(p.s) {
-		return "end of line"
-	}
-	return strconv.QuoteRune(rune(p.s[p.i]))
-}
+func (p *jsonScanner) describe() string { return jsonscan.Describe(p.s, p.i) }
 
 // str reads a string starting at its opening quote.
 func (p *jsonScanner) str() ([]byte, error) {
-	start := p.i + 1
-	q := bytes.IndexByte(p.s[start:], '"')
-	if q < 0 {
-		if e := bytes.IndexByte(p.s[start:], '\\'); e >= 0 {
-			return p.strEscaped(start, start+e)
-		}
-		p.i = start - 1
-		return nil, p.errorf("unterminated string")
+	end, escaped, err := jsonscan.String(p.s, p.i, &jsonRules)
+	if err != nil {
+		return nil, scanned(err)
 	}
-	if e := bytes.IndexByte(p.s[start:start+q], '\\'); e >= 0 {
-		return p.strEscaped(start, start+e)
+	raw := p.s[p.i+1 : end-1]
+	p.i = end
+	if !escaped {
+		return raw, nil
 	}
-	p.i = start + q + 1
-	return p.s[start : start+q], nil
-}
-
-func (p *jsonScanner) strEscaped(start, i int) ([]byte, error) {
-	b := make([]byte, 0, i-start+16)
-	b = append(b, p.s[start:i]...)
-	for i < len(p.s) {
-		c := p.s[i]
-		switch {
-		case c == '"':
-			p.i = i + 1
-			return b, nil
-		case c != '\\':
-			b = append(b, c)
-			i++
-			continue
-		}
-		if i+1 >= len(p.s) {
-			break
-		}
-		e := p.s[i+1]
-		i += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := hex4(p.s, i)
-			if !ok {
-				p.i = i
-				return nil, p.errorf("bad \\u escape")
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(p.s, i+2); ok && i+1 < len(p.s) && p.s[i] == '\\' && p.s[i+1] == 'u' {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						r = d
-						i += 6
-					}
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			p.i = i - 1
-			return nil, p.errorf("bad escape \\%c", e)
-		}
-	}
-	p.i = start - 1
-	return nil, p.errorf("unterminated string")
-}
-
-func hex4(s []byte, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
+	return jsonscan.AppendUnescaped(make([]byte, 0, len(raw)), raw), nil
 }
 
 var numberByte = func() (t [256]bool) {
@@ -166,14 +83,16 @@ var numberByte = func() (t [256]bool) {
 
 // number reads a number's text.
 func (p *jsonScanner) number() ([]byte, error) {
+	if c := p.peek(); c != '-' && (c < '0' || c > '9') {
+		return nil, p.errorf("expected a value, found %s", p.describe())
+	}
+	end, err := jsonscan.Number(p.s, p.i)
+	if err != nil {
+		return nil, scanned(err)
+	}
 	start := p.i
-	for p.i < len(p.s) && numberByte[p.s[p.i]] {
-		p.i++
-	}
-	if p.i == start {
-		return nil, p.errorf("unexpected %s", p.describe())
-	}
-	return p.s[start:p.i], nil
+	p.i = end
+	return p.s[start:end], nil
 }
 
 func (p *jsonScanner) literal(word string) bool {
@@ -187,71 +106,13 @@ func (p *jsonScanner) literal(word string) bool {
 // skip passes over one value.
 func (p *jsonScanner) skip() error {
 	p.ws()
-	switch c := p.peek(); {
-	case c == '"':
-		_, err := p.str()
-		return err
-	case c == '{' || c == '[':
-		end := byte('}')
-		if c == '[' {
-			end = ']'
-		}
-		if p.depth++; p.depth > maxJSONDepth {
-			return p.errorf("nested deeper than %d", maxJSONDepth)
-		}
-		defer func() { p.depth-- }()
-		p.i++
-		p.ws()
-		if p.peek() == end {
-			p.i++
-			return nil
-		}
-		for {
-			if c == '{' {
-				p.ws()
-				if p.peek() != '"' {
-					return p.errorf("expected a key, found %s", p.describe())
-				}
-				if _, err := p.str(); err != nil {
-					return err
-				}
-				p.ws()
-				if p.peek() != ':' {
-					return p.errorf("expected ':', found %s", p.describe())
-				}
-				p.i++
-			}
-			if err := p.skip(); err != nil {
-				return err
-			}
-			p.ws()
-			switch p.peek() {
-			case ',':
-				p.i++
-			case end:
-				p.i++
-				return nil
-			default:
-				return p.errorf("expected ',' or %q, found %s", end, p.describe())
-			}
-		}
-	case c == 't':
-		if p.literal("true") {
-			return nil
-		}
-	case c == 'f':
-		if p.literal("false") {
-			return nil
-		}
-	case c == 'n':
-		if p.literal("null") {
-			return nil
-		}
-	default:
-		_, err := p.number()
-		return err
+	end, err := jsonscan.Value(p.s, p.i, p.depth, &jsonRules)
+	if err != nil {
+		p.i = end
+		return scanned(err)
 	}
-	return p.errorf("unexpected %s", p.describe())
+	p.i = end
+	return nil
 }
 
 // scalarText reads a scalar value as text: a string's content, or a number's or boolean's
@@ -395,8 +256,8 @@ func (p *jsonScanner) integer(bits int) (int64, bool) {
 		u = u*10 + uint64(c)
 		i++
 	}
-	if n := i - start; n == 0 || n > 18 || i < len(s) && numberByte[s[i]] {
-		return 0, false
+	if n := i - start; n == 0 || n > 18 || n > 1 && s[start] == '0' || i < len(s) && numberByte[s[i]] {
+		return 0, false // not a plain integer: the full reading says what it is
 	}
 	limit := uint64(1) << (bits - 1)
 	if neg {

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/strait-dev/strait/internal/jsonscan"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
 	"github.com/strait-dev/strait/types"
@@ -41,18 +42,18 @@ type converter struct {
 func (c *converter) text(s string, i int) string {
 	switch ch := s[i]; {
 	case ch == '"':
-		return unescape(s[i+1 : skipString(s, i)-1])
+		return jsonscan.Unescape(s[i+1 : jsonscan.SkipString(s, i)-1])
 	case ch == '{' || ch == '[':
 		return ""
 	case ch == '-' || ch >= '0' && ch <= '9':
-		lit := s[i:skip(s, i)]
+		lit := s[i:jsonscan.Skip(s, i)]
 		if classify(lit) == numInt && lit != "-0" {
 			return lit
 		}
 		c.buf = numberText(c.buf[:0], lit)
 		return string(c.buf)
 	}
-	return s[i:skip(s, i)]
+	return s[i:jsonscan.Skip(s, i)]
 }
 
 func isNumber(ch byte) bool { return ch == '-' || ch >= '0' && ch <= '9' }
@@ -98,7 +99,7 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 			bits = 64
 		}
 		if isNumber(ch) {
-			if n, ok := numberInt(s[i:skip(s, i)], bits); ok {
+			if n, ok := numberInt(s[i:jsonscan.Skip(s, i)], bits); ok {
 				return row.Value{T: t.Kind, I: n}, nil
 			}
 		}
@@ -110,8 +111,8 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 		return row.Value{T: t.Kind, I: n}, nil
 	case types.Float, types.Double:
 		var f float64
-		if isNumber(ch) && classify(s[i:skip(s, i)]) == numDouble {
-			f, _ = strconv.ParseFloat(s[i:skip(s, i)], 64)
+		if isNumber(ch) && classify(s[i:jsonscan.Skip(s, i)]) == numDouble {
+			f, _ = strconv.ParseFloat(s[i:jsonscan.Skip(s, i)], 64)
 		} else {
 			bits := 64
 			if t.Kind == types.Float {
@@ -177,7 +178,7 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 		switch ch {
 		case '[':
 			elems = make([]row.Value, 0, 8)
-			eachElem(s, i, func(v int) bool {
+			jsonscan.EachElem(s, i, func(v int) bool {
 				var e row.Value
 				e, err = c.convert(s, v, *t.Elem)
 				elems = append(elems, e)
@@ -185,7 +186,7 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 			})
 		case '{':
 			n := 0
-			eachMember(s, i, func(string, int) bool { n++; return true })
+			jsonscan.EachMember(s, i, func(string, int) bool { n++; return true })
 			elems = make([]row.Value, n)
 		default:
 			elems = []row.Value{}
@@ -200,10 +201,10 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 			return row.MapOfValues(m), nil
 		}
 		var err error
-		eachMember(s, i, func(name string, v int) bool {
+		jsonscan.EachMember(s, i, func(name string, v int) bool {
 			var k, val row.Value
 			// the key is read as a JSON string holding the name
-			c.buf = row.AppendJSONString(c.buf[:0], unescape(name))
+			c.buf = row.AppendJSONString(c.buf[:0], jsonscan.Unescape(name))
 			key := string(c.buf)
 			if k, err = c.convert(key, 0, *t.Key); err != nil {
 				return false
@@ -232,7 +233,7 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 		switch ch {
 		case '[':
 			k := 0
-			eachElem(s, i, func(v int) bool {
+			jsonscan.EachElem(s, i, func(v int) bool {
 				if k >= len(fields) {
 					return false
 				}

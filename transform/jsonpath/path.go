@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/strait-dev/strait/internal/jsonscan"
 )
 
 // The JSONPath subset Strait evaluates, with SeaTunnel's rules:
@@ -355,7 +357,7 @@ func (m *memo) member(doc string, pos int, name string) int {
 	}
 	if o < 0 {
 		from := len(m.names)
-		eachMember(doc, pos, func(raw string, v int) bool {
+		jsonscan.EachMember(doc, pos, func(raw string, v int) bool {
 			m.names = append(m.names, raw)
 			m.vals = append(m.vals, v)
 			return true
@@ -376,7 +378,7 @@ func (m *memo) member(doc string, pos int, name string) int {
 // is the memo of this document's objects.
 func (p *Path) Eval(doc string, out []span, m *memo) ([]span, error) {
 	ev := evaluator{doc: doc, p: p, out: out[:0], memo: m}
-	if err := ev.eval(ws(doc, 0), 0); err != nil {
+	if err := ev.eval(jsonscan.SkipSpace(doc, 0), 0); err != nil {
 		return ev.out, err
 	}
 	if p.definite && len(ev.out) == 0 {
@@ -387,7 +389,7 @@ func (p *Path) Eval(doc string, out []span, m *memo) ([]span, error) {
 
 func (ev *evaluator) eval(pos, k int) error {
 	if k == len(ev.p.steps) {
-		ev.out = append(ev.out, span{pos, skip(ev.doc, pos)})
+		ev.out = append(ev.out, span{pos, jsonscan.Skip(ev.doc, pos)})
 		return nil
 	}
 	if ev.p.steps[k].scan {
@@ -458,7 +460,7 @@ func (ev *evaluator) apply(pos, k int, strict bool) error {
 			return nil
 		}
 		var elems []int
-		eachElem(doc, pos, func(v int) bool { elems = append(elems, v); return true })
+		jsonscan.EachElem(doc, pos, func(v int) bool { elems = append(elems, v); return true })
 		n := len(elems)
 		if st.kind == stepIndex {
 			for _, i := range st.idx {
@@ -494,9 +496,9 @@ func (ev *evaluator) apply(pos, k int, strict bool) error {
 		var err error
 		switch c {
 		case '{':
-			eachMember(doc, pos, func(_ string, v int) bool { err = ev.eval(v, k+1); return err == nil })
+			jsonscan.EachMember(doc, pos, func(_ string, v int) bool { err = ev.eval(v, k+1); return err == nil })
 		case '[':
-			eachElem(doc, pos, func(v int) bool { err = ev.eval(v, k+1); return err == nil })
+			jsonscan.EachElem(doc, pos, func(v int) bool { err = ev.eval(v, k+1); return err == nil })
 		}
 		return err
 	}
@@ -524,8 +526,8 @@ func (ev *evaluator) scan(pos, k int) {
 		_ = ev.apply(pos, k, false)
 	}
 	if c == '{' {
-		eachMember(doc, pos, func(_ string, v int) bool { ev.scan(v, k); return true })
+		jsonscan.EachMember(doc, pos, func(_ string, v int) bool { ev.scan(v, k); return true })
 	} else {
-		eachElem(doc, pos, func(v int) bool { ev.scan(v, k); return true })
+		jsonscan.EachElem(doc, pos, func(v int) bool { ev.scan(v, k); return true })
 	}
 }

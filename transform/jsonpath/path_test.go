@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/internal/jsonscan"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -256,7 +257,7 @@ func TestConvert(t *testing.T) {
 			t.Fatalf("%s: %v", c.json, err)
 		}
 		var conv converter
-		v, err := conv.convert(c.json, ws(c.json, 0), typ)
+		v, err := conv.convert(c.json, jsonscan.SkipSpace(c.json, 0), typ)
 		if err != nil {
 			t.Errorf("%s as %s: %v", c.json, c.typ, err)
 			continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/strait-dev/strait/internal/jsonscan"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -63,7 +64,7 @@ func (st stopSet) stops(c byte) bool {
 }
 
 func (p *permissive) space() {
-	for p.i < len(p.s) && isSpace(p.s[p.i]) {
+	for p.i < len(p.s) && jsonscan.IsSpace(p.s[p.i]) {
 		p.i++
 	}
 }
@@ -72,7 +73,7 @@ func (p *permissive) fail(what string) error {
 	if p.i >= len(p.s) {
 		return fmt.Errorf("invalid JSON: unexpected end of text, expected %s", what)
 	}
-	return fmt.Errorf("invalid JSON: unexpected %s at offset %d, expected %s", quoteChar(p.s, p.i), p.i, what)
+	return fmt.Errorf("invalid JSON: unexpected %s at offset %d, expected %s", jsonscan.Describe(p.s, p.i), p.i, what)
 }
 
 func (p *permissive) value(st stopSet, depth int) error {
@@ -231,7 +232,7 @@ func (p *permissive) number(st stopSet) {
 		}
 	}
 	end := i
-	for i < len(p.s) && isSpace(p.s[i]) {
+	for i < len(p.s) && jsonscan.IsSpace(p.s[i]) {
 		i++
 	}
 	if i < len(p.s) && !st.stops(p.s[i]) {
@@ -250,7 +251,7 @@ func (p *permissive) number(st stopSet) {
 
 // jsonNumber writes a number json-smart accepts (leading zeros, "1.", "-.5", "-") as JSON.
 func jsonNumber(lit string) (string, bool) {
-	if end, err := checkNumber(lit, 0); err == nil && end == len(lit) {
+	if end, err := jsonscan.Number(lit, 0); err == nil && end == len(lit) {
 		return lit, true
 	}
 	sign, body := "", lit
@@ -275,7 +276,7 @@ func jsonNumber(lit string) (string, bool) {
 	if hasExp {
 		out += "e" + exp
 	}
-	if end, err := checkNumber(out, 0); err != nil || end != len(out) {
+	if end, err := jsonscan.Number(out, 0); err != nil || end != len(out) {
 		return "", false
 	}
 	return out, true
