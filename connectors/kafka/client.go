@@ -41,7 +41,8 @@ func parseClientConfig(bootstrap string, kc map[string]string, producer bool) (*
 	if len(brokers) == 0 {
 		return nil, fmt.Errorf("bootstrap.servers: no broker given")
 	}
-	c := &clientConfig{requestTimeout: defaultRequestTimeout}
+	// a group without committed offsets starts at the end, as Kafka's auto.offset.reset does
+	c := &clientConfig{requestTimeout: defaultRequestTimeout, resetLatest: true}
 	c.opts = append(c.opts, kgo.SeedBrokers(brokers...))
 	keys := make([]string, 0, len(kc))
 	for k := range kc {

@@ -23,7 +23,7 @@ type TopicConfig struct {
 	Schema         *hocon.Value      `opt:"schema" doc:"the fields of a record; without it, each record is one string column named content"`
 	Format         string            `opt:"format" default:"json" enum:"json,text,canal_json,debezium_json,compatible_debezium_json,compatible_kafka_connect_json,maxwell_json,ogg_json,avro,protobuf" doc:"how record values are read: json (an object per row, or an array of them) or text (fields split at field_delimiter)"`
 	FieldDelimiter string            `opt:"field_delimiter" default:"," doc:"the separator of text fields"`
-	StartMode      *hocon.Value      `opt:"start_mode" default:"group_offsets" doc:"where reading starts: earliest, latest, group_offsets (the consumer group's committed offsets, earliest where it has none), specific_offsets (start_mode.offsets) or timestamp (start_mode.timestamp)"`
+	StartMode      *hocon.Value      `opt:"start_mode" default:"group_offsets" doc:"where reading starts: earliest, latest, group_offsets (the consumer group's committed offsets; where it has none, kafka.config's auto.offset.reset, latest by default), specific_offsets (start_mode.offsets) or timestamp (start_mode.timestamp)"`
 	StartOffsets   map[string]string `opt:"start_mode.offsets" doc:"for specific_offsets: the offset to start at per partition, written topic-partition = offset"`
 	StartTimestamp *int64            `opt:"start_mode.timestamp" doc:"for timestamp: the epoch milliseconds; reading starts at the first record written at or after it"`
 	At             *config.Options   `opt:"."`

@@ -200,7 +200,8 @@ func TestSourceStartModes(t *testing.T) {
 		{"specific_offsets", fmt.Sprintf("start_mode = specific_offsets\nstart_mode.offsets = { %s-0 = 12 }", topic), span(12, 30)},
 		{"timestamp", fmt.Sprintf("start_mode = timestamp\nstart_mode.timestamp = %d", half.UnixMilli()), span(int(firstAfter), 30)},
 		{"group_offsets", fmt.Sprintf("start_mode = group_offsets\nconsumer.group = %s\ncommit_on_checkpoint = false", group), span(25, 30)},
-		{"group_offsets without commits", "start_mode = group_offsets\nconsumer.group = never_used_" + topic, span(0, 30)},
+		{"group_offsets without commits", "start_mode = group_offsets\nconsumer.group = never_used_" + topic, nil},
+		{"group_offsets without commits, reset to earliest", "start_mode = group_offsets\nconsumer.group = never_used_either_" + topic + "\nkafka.config = { auto.offset.reset = earliest }", span(0, 30)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
