@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -12,15 +11,49 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// slotTable is the resource manager's state with what it does to it: registering runners,
-// allocating and releasing slots.
-type slotTable struct{ *contract.ResourceState }
+// ResourceManagerWorkflow is the singleton slot table: runners register by signal and keep
+// a lease alive by activity heartbeats (kept outside history), slots are allocated through
+// an update (called from an activity) and released by signal. A runner whose lease lapses
+// is declared lost and every pipeline holding its slots is told. Past eventsBeforeContinue
+// events the manager continues as new with its whole state.
+func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) error {
+	rm := newResourceManager(ctx, in)
+	if err := workflow.SetQueryHandler(ctx, contract.ClusterQuery, rm.onCluster); err != nil {
+		return err
+	}
+	rm.resumeLeases(ctx)
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.AllocateUpdate,
+		func(uctx workflow.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+			return rm.onAllocate(ctx, uctx, req)
+		},
+		workflow.UpdateHandlerOptions{Validator: validateAllocation},
+	); err != nil {
+		return err
+	}
+	for {
+		rm.selector(ctx).Select(ctx)
+		if rm.events >= eventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			return rm.continueAsNew(ctx)
+		}
+	}
+}
 
 // eventsBeforeContinue bounds one run's history: after this many signals, updates and lease
 // ends the workflow continues as new, well before Temporal's limits (10,000 signals,
 // 51,200 events).
 var eventsBeforeContinue = 1000
 
+// resourceManager is the state of one resource manager run.
+type resourceManager struct {
+	st slotTable
+	// events counts what this run took in: signals, updates and lease ends.
+	events                  int
+	register, release, load workflow.ReceiveChannel
+	// leaseEnds carries the ends of the leases this run started.
+	leaseEnds workflow.Channel
+}
+
+// leaseEnd is how a runner's lease activity ended.
 type leaseEnd struct {
 	RunnerID   string
 	Generation int
@@ -28,11 +61,7 @@ type leaseEnd struct {
 	Canceled   bool
 }
 
-// ResourceManagerWorkflow is the singleton slot table: runners register by signal and keep
-// a lease alive by activity heartbeats (kept outside history), slots are allocated through
-// an update (called from an activity) and released by signal. A runner whose lease lapses
-// is declared lost and every pipeline holding its slots is told.
-func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) error {
+func newResourceManager(ctx workflow.Context, in contract.ResourceState) *resourceManager {
 	st := slotTable{&in}
 	if st.Runners == nil {
 		st.Runners = map[string]*contract.RunnerSlots{}
@@ -46,414 +75,178 @@ func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) er
 	if st.LeaseTimeout <= 0 {
 		st.LeaseTimeout = contract.DefaultLeaseTimeout
 	}
-	events := 0
-	if err := workflow.SetQueryHandler(ctx, contract.ClusterQuery, func() (*contract.ClusterStatus, error) {
-		return st.view(), nil
-	}); err != nil {
-		return err
+	return &resourceManager{
+		st:        st,
+		register:  workflow.GetSignalChannel(ctx, contract.RegisterRunnerSignal),
+		release:   workflow.GetSignalChannel(ctx, contract.ReleaseSlotsSignal),
+		load:      workflow.GetSignalChannel(ctx, contract.RunnerLoadSignal),
+		leaseEnds: workflow.NewChannel(ctx),
 	}
-	leaseEnds := workflow.NewChannel(ctx)
-	startLease := func(r *contract.RunnerSlots) {
-		in := contract.LeaseInput{RunnerID: r.Info.ID, Generation: r.Generation}
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			TaskQueue:              r.Info.TaskQueue,
-			ScheduleToStartTimeout: st.LeaseTimeout,
-			StartToCloseTimeout:    10 * 365 * 24 * time.Hour,
-			HeartbeatTimeout:       st.LeaseTimeout,
-			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
-			Summary:                "lease of runner " + r.Info.ID,
-		})
-		workflow.Go(ctx, func(gctx workflow.Context) {
-			err := workflow.ExecuteActivity(actx, contract.RunnerLeaseActivity, in).Get(gctx, nil)
-			end := leaseEnd{RunnerID: in.RunnerID, Generation: in.Generation}
-			if err != nil {
-				end.Err = causeOf(err)
-				end.Canceled = temporal.IsCanceledError(err)
-			}
-			leaseEnds.Send(gctx, end)
-		})
-	}
-	// a new run takes over the leases of the runners it knows alive
-	for _, id := range st.runnerIDs() {
-		if r := st.Runners[id]; r.State == contract.RunnerStateAlive {
-			startLease(r)
-		}
-	}
-	register := workflow.GetSignalChannel(ctx, contract.RegisterRunnerSignal)
-	release := workflow.GetSignalChannel(ctx, contract.ReleaseSlotsSignal)
-	load := workflow.GetSignalChannel(ctx, contract.RunnerLoadSignal)
-	lostOwners := func(r *contract.RunnerSlots, reason string) {
-		for _, owner := range st.ownersOn(r) {
-			wf, _, _ := strings.Cut(owner, "#")
-			f := workflow.SignalExternalWorkflow(ctx, wf, "", contract.RunnerLostSignal, contract.RunnerLost{
-				RunnerID: r.Info.ID, Reason: reason})
-			_ = f // delivery failure means the pipeline is gone already
-		}
-	}
-	onRegister := func(info contract.RunnerInfo) {
-		events++
-		// A runner that registers while its slots are held (it restarted, or fenced itself,
-		// before its lease ran out) runs nothing of its earlier life: the pipelines that held
-		// them are told it was lost, as a lapsed lease would tell them.
-		if r, ok := st.Runners[info.ID]; ok && len(st.ownersOn(r)) > 0 &&
-			workflow.GetVersion(ctx, "register-tells-owners", workflow.DefaultVersion, 1) == 1 {
-			lostOwners(r, "it registered again (restarted or fenced) while holding the pipeline's slots")
-		}
-		startLease(st.register(info))
-	}
-	// drain applies every signal already delivered. An update can run before the main loop
-	// has taken in signals that arrived with it (a runner's registration and the first
-	// allocation in one workflow task), so the update handler drains first.
-	drain := func() {
-		for {
-			got := false
-			var info contract.RunnerInfo
-			if register.ReceiveAsync(&info) {
-				onRegister(info)
-				got = true
-			}
-			var req contract.ReleaseRequest
-			if release.ReceiveAsync(&req) {
-				events++
-				st.release(req.Owner)
-				got = true
-			}
-			var l contract.RunnerLoad
-			if load.ReceiveAsync(&l) {
-				events++
-				if r, ok := st.Runners[l.RunnerID]; ok {
-					r.Load = &l.Load
-				}
-				got = true
-			}
-			if !got {
-				return
-			}
-		}
-	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.AllocateUpdate,
-		func(ctx workflow.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
-			drain()
-			events++
-			// histories recorded before handed an owner's cached grant back unchecked
-			fresh := workflow.GetVersion(ctx, "allocate-alive-only", workflow.DefaultVersion, 1) == 1
-			return st.allocate(req, fresh)
-		},
-		workflow.UpdateHandlerOptions{Validator: func(req contract.AllocateRequest) error {
-			if req.Owner == "" || req.Total() <= 0 {
-				return fmt.Errorf("an allocation needs an owner and at least one slot")
-			}
-			return nil
-		}},
-	); err != nil {
-		return err
-	}
+}
 
-	onLeaseEnd := func(end leaseEnd) {
-		events++
-		r, ok := st.Runners[end.RunnerID]
-		if !ok || r.Generation != end.Generation || end.Canceled {
-			return // an older registration's lease, or one this run gave up
+// onCluster answers the cluster query.
+func (rm *resourceManager) onCluster() (*contract.ClusterStatus, error) { return rm.st.view(), nil }
+
+// resumeLeases takes over the leases of the runners the previous run knew alive.
+func (rm *resourceManager) resumeLeases(ctx workflow.Context) {
+	for _, id := range rm.st.runnerIDs() {
+		if r := rm.st.Runners[id]; r.State == contract.RunnerStateAlive {
+			rm.startLease(ctx, r)
 		}
-		if end.Err == "" {
-			// the runner stopped cleanly and ended its lease
-			delete(st.Runners, end.RunnerID)
+	}
+}
+
+// startLease runs a runner's lease activity on its queue; its end arrives on leaseEnds.
+func (rm *resourceManager) startLease(ctx workflow.Context, r *contract.RunnerSlots) {
+	in := contract.LeaseInput{RunnerID: r.Info.ID, Generation: r.Generation}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              r.Info.TaskQueue,
+		ScheduleToStartTimeout: rm.st.LeaseTimeout,
+		StartToCloseTimeout:    10 * 365 * 24 * time.Hour,
+		HeartbeatTimeout:       rm.st.LeaseTimeout,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary:                "lease of runner " + r.Info.ID,
+	})
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		err := workflow.ExecuteActivity(actx, contract.RunnerLeaseActivity, in).Get(gctx, nil)
+		end := leaseEnd{RunnerID: in.RunnerID, Generation: in.Generation}
+		if err != nil {
+			end.Err = causeOf(err)
+			end.Canceled = temporal.IsCanceledError(err)
+		}
+		rm.leaseEnds.Send(gctx, end)
+	})
+}
+
+// selector waits for the next signal or lease end, each with its handler.
+func (rm *resourceManager) selector(ctx workflow.Context) workflow.Selector {
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(rm.register, func(c workflow.ReceiveChannel, _ bool) {
+		var info contract.RunnerInfo
+		c.Receive(ctx, &info)
+		rm.onRegister(ctx, info)
+	})
+	sel.AddReceive(rm.release, func(c workflow.ReceiveChannel, _ bool) {
+		var req contract.ReleaseRequest
+		c.Receive(ctx, &req)
+		rm.onRelease(req)
+	})
+	sel.AddReceive(rm.load, func(c workflow.ReceiveChannel, _ bool) {
+		var l contract.RunnerLoad
+		c.Receive(ctx, &l)
+		rm.onLoad(l)
+	})
+	sel.AddReceive(rm.leaseEnds, func(c workflow.ReceiveChannel, _ bool) {
+		var end leaseEnd
+		c.Receive(ctx, &end)
+		rm.onLeaseEnd(ctx, end)
+	})
+	return sel
+}
+
+// drain applies every signal already delivered. An update can run before the main loop
+// has taken in signals that arrived with it (a runner's registration and the first
+// allocation in one workflow task), so the update handler drains first; continue-as-new
+// drains last.
+func (rm *resourceManager) drain(ctx workflow.Context) {
+	for {
+		got := false
+		var info contract.RunnerInfo
+		if rm.register.ReceiveAsync(&info) {
+			rm.onRegister(ctx, info)
+			got = true
+		}
+		var req contract.ReleaseRequest
+		if rm.release.ReceiveAsync(&req) {
+			rm.onRelease(req)
+			got = true
+		}
+		var l contract.RunnerLoad
+		if rm.load.ReceiveAsync(&l) {
+			rm.onLoad(l)
+			got = true
+		}
+		if !got {
 			return
 		}
-		r.State, r.LostReason = contract.RunnerStateLost, end.Err
-		lostOwners(r, "no heartbeat within the lease ("+st.LeaseTimeout.String()+")")
-	}
-	for {
-		sel := workflow.NewSelector(ctx)
-		sel.AddReceive(register, func(c workflow.ReceiveChannel, _ bool) {
-			var info contract.RunnerInfo
-			c.Receive(ctx, &info)
-			onRegister(info)
-		})
-		sel.AddReceive(release, func(c workflow.ReceiveChannel, _ bool) {
-			var req contract.ReleaseRequest
-			c.Receive(ctx, &req)
-			events++
-			st.release(req.Owner)
-		})
-		sel.AddReceive(load, func(c workflow.ReceiveChannel, _ bool) {
-			var l contract.RunnerLoad
-			c.Receive(ctx, &l)
-			events++
-			if r, ok := st.Runners[l.RunnerID]; ok {
-				r.Load = &l.Load
-			}
-		})
-		sel.AddReceive(leaseEnds, func(c workflow.ReceiveChannel, _ bool) {
-			var end leaseEnd
-			c.Receive(ctx, &end)
-			onLeaseEnd(end)
-		})
-		sel.Select(ctx)
-		if events >= eventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			// let running updates finish, take in every signal already delivered, then go on
-			// in a new run with the same state (it restarts the leases)
-			_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-			drain()
-			return workflow.NewContinueAsNewError(ctx, contract.ResourceManagerWorkflowName, *st.ResourceState)
-		}
 	}
 }
 
-// register records a runner, or a runner that came back: it runs nothing of its previous
-// life, so all its slots are free.
-func (st slotTable) register(info contract.RunnerInfo) *contract.RunnerSlots {
-	r, ok := st.Runners[info.ID]
-	if !ok {
-		r = &contract.RunnerSlots{}
-		st.Runners[info.ID] = r
-	}
-	r.Info, r.Owners, r.State, r.LostReason = info, make([]string, info.Slots), contract.RunnerStateAlive, ""
-	r.Generation++
-	return r
+// continueAsNew lets running updates finish, takes in every signal already delivered,
+// then goes on in a new run with the same state (it restarts the leases).
+func (rm *resourceManager) continueAsNew(ctx workflow.Context) error {
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	rm.drain(ctx)
+	return workflow.NewContinueAsNewError(ctx, contract.ResourceManagerWorkflowName, *rm.st.ResourceState)
 }
 
-func (st slotTable) release(owner string) {
-	delete(st.Allocations, owner)
-	for _, id := range st.runnerIDs() {
-		r := st.Runners[id]
-		for i, o := range r.Owners {
-			if o == owner {
-				r.Owners[i] = ""
-			}
-		}
+// onRegister handles the register-runner signal. A runner that registers while its slots
+// are held (it restarted, or fenced itself, before its lease ran out) runs nothing of its
+// earlier life: the pipelines that held them are told it was lost, as a lapsed lease would
+// tell them.
+func (rm *resourceManager) onRegister(ctx workflow.Context, info contract.RunnerInfo) {
+	rm.events++
+	if r, ok := rm.st.Runners[info.ID]; ok && len(rm.st.ownersOn(r)) > 0 &&
+		workflow.GetVersion(ctx, "register-tells-owners", workflow.DefaultVersion, 1) == 1 {
+		rm.tellOwners(ctx, r, "it registered again (restarted or fenced) while holding the pipeline's slots")
+	}
+	rm.startLease(ctx, rm.st.register(info))
+}
+
+// onRelease handles the release-slots signal.
+func (rm *resourceManager) onRelease(req contract.ReleaseRequest) {
+	rm.events++
+	rm.st.release(req.Owner)
+}
+
+// onLoad handles the runner-load signal.
+func (rm *resourceManager) onLoad(l contract.RunnerLoad) {
+	rm.events++
+	if r, ok := rm.st.Runners[l.RunnerID]; ok {
+		r.Load = &l.Load
 	}
 }
 
-// ownersOn lists, sorted, the allocations holding slots on a runner.
-func (st slotTable) ownersOn(r *contract.RunnerSlots) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, o := range r.Owners {
-		if o != "" && !seen[o] {
-			seen[o] = true
-			out = append(out, o)
-		}
+// onLeaseEnd handles a lease that ended: a runner that stopped cleanly leaves, one whose
+// heartbeats stopped is lost and its pipelines are told.
+func (rm *resourceManager) onLeaseEnd(ctx workflow.Context, end leaseEnd) {
+	rm.events++
+	r, ok := rm.st.Runners[end.RunnerID]
+	if !ok || r.Generation != end.Generation || end.Canceled {
+		return // an older registration's lease, or one this run gave up
 	}
-	sort.Strings(out)
-	return out
+	if end.Err == "" {
+		delete(rm.st.Runners, end.RunnerID)
+		return
+	}
+	r.State, r.LostReason = contract.RunnerStateLost, end.Err
+	rm.tellOwners(ctx, r, "no heartbeat within the lease ("+rm.st.LeaseTimeout.String()+")")
 }
 
-func (st slotTable) runnerIDs() []string {
-	ids := make([]string, 0, len(st.Runners))
-	for id := range st.Runners {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+// onAllocate handles the allocate-slots update, after taking in the signals delivered with
+// it.
+func (rm *resourceManager) onAllocate(ctx, uctx workflow.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+	rm.drain(ctx)
+	rm.events++
+	// histories recorded before handed an owner's cached grant back unchecked
+	fresh := workflow.GetVersion(uctx, "allocate-alive-only", workflow.DefaultVersion, 1) == 1
+	return rm.st.allocate(req, fresh)
 }
 
-func matches(tags, filter map[string]string) bool {
-	for k, v := range filter {
-		if tags[k] != v {
-			return false
-		}
+// validateAllocation refuses an allocate-slots update that asks for nothing.
+func validateAllocation(req contract.AllocateRequest) error {
+	if req.Owner == "" || req.Total() <= 0 {
+		return fmt.Errorf("an allocation needs an owner and at least one slot")
 	}
-	return true
+	return nil
 }
 
-func (st slotTable) next() uint64 {
-	// xorshift64*: deterministic, so replays pick the same runner
-	x := st.Rand
-	x ^= x >> 12
-	x ^= x << 25
-	x ^= x >> 27
-	st.Rand = x
-	return x * 0x2545F4914F6CDD1D
-}
-
-// allocate places each task group of a pipeline on one alive runner whose tags match the
-// filter and that has the slots, chosen by the strategy: RANDOM (default), SLOT_RATIO (the
-// largest share of free slots) or SYSTEM_LOAD (the lowest reported CPU and memory use, each
-// slot already given in this allocation counted as 10 % more load). Either every group is
-// placed or nothing is.
-func (st slotTable) allocate(req contract.AllocateRequest, aliveOnly bool) (*contract.Allocation, error) {
-	if a, ok := st.Allocations[req.Owner]; ok {
-		if !aliveOnly || st.holds(a) {
-			return &a, nil // the same request again
-		}
-		// an owner's earlier grant on a runner lost or registered anew since: never hand
-		// out slots of a runner that is not alive
-		st.release(req.Owner)
+// tellOwners signals runner-lost to every pipeline holding slots on r. A delivery that
+// fails means the pipeline is gone already.
+func (rm *resourceManager) tellOwners(ctx workflow.Context, r *contract.RunnerSlots, reason string) {
+	for _, owner := range rm.st.ownersOn(r) {
+		wf, _, _ := strings.Cut(owner, "#")
+		workflow.SignalExternalWorkflow(ctx, wf, "", contract.RunnerLostSignal, contract.RunnerLost{
+			RunnerID: r.Info.ID, Reason: reason})
 	}
-	groups := append([]contract.GroupNeed(nil), req.Groups...)
-	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Slots > groups[j].Slots })
-	free := map[string]int{}
-	given := map[string]int{}
-	var matching []*contract.RunnerSlots
-	for _, id := range st.runnerIDs() {
-		r := st.Runners[id]
-		if r.State == contract.RunnerStateAlive && matches(r.Info.Tags, req.TagFilter) {
-			matching = append(matching, r)
-			free[id] = r.Free()
-		}
-	}
-	placed := map[int]*contract.RunnerSlots{}
-	for _, g := range groups {
-		var candidates []*contract.RunnerSlots
-		for _, r := range matching {
-			if free[r.Info.ID] >= g.Slots {
-				candidates = append(candidates, r)
-			}
-		}
-		if len(candidates) == 0 {
-			return nil, temporal.NewNonRetryableApplicationError(st.noResourceMessage(req, g, matching), contract.NoEnoughResource, nil)
-		}
-		pick := st.choose(req.Strategy, candidates, free, given)
-		placed[g.Group] = pick
-		free[pick.Info.ID] -= g.Slots
-		given[pick.Info.ID] += g.Slots
-	}
-	a := contract.Allocation{Owner: req.Owner}
-	for _, g := range req.Groups { // grants in the request's group order
-		r := placed[g.Group]
-		grant := contract.SlotGrant{Group: g.Group, RunnerID: r.Info.ID, TaskQueue: r.Info.TaskQueue, Address: r.Info.Address}
-		for i, o := range r.Owners {
-			if o == "" && len(grant.Slots) < g.Slots {
-				r.Owners[i] = req.Owner
-				grant.Slots = append(grant.Slots, i)
-			}
-		}
-		a.Grants = append(a.Grants, grant)
-	}
-	st.Allocations[req.Owner] = a
-	return &a, nil
-}
-
-// holds reports whether every slot of an allocation is still the owner's on an alive runner.
-func (st slotTable) holds(a contract.Allocation) bool {
-	for _, g := range a.Grants {
-		r, ok := st.Runners[g.RunnerID]
-		if !ok || r.State != contract.RunnerStateAlive {
-			return false
-		}
-		for _, slot := range g.Slots {
-			if slot >= len(r.Owners) || r.Owners[slot] != a.Owner {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func (st slotTable) choose(strategy string, candidates []*contract.RunnerSlots, free, given map[string]int) *contract.RunnerSlots {
-	switch strategy {
-	case "SLOT_RATIO":
-		var pick *contract.RunnerSlots
-		best := -1.0
-		for _, r := range candidates {
-			ratio := float64(free[r.Info.ID]) / float64(max(r.Info.Slots, 1))
-			if ratio > best {
-				best, pick = ratio, r
-			}
-		}
-		return pick
-	case "SYSTEM_LOAD":
-		var pick *contract.RunnerSlots
-		best := 1e18
-		for _, r := range candidates {
-			load := 0.5 // unknown load counts as half busy
-			if r.Load != nil {
-				load = (r.Load.CPU + r.Load.Memory) / 2
-			}
-			load += 0.1 * float64(given[r.Info.ID])
-			if load < best {
-				best, pick = load, r
-			}
-		}
-		return pick
-	}
-	return candidates[st.next()%uint64(len(candidates))]
-}
-
-// noResourceMessage says what the pipeline needs and what the cluster has, counted before
-// the allocation began: group g is the one that found no runner.
-func (st slotTable) noResourceMessage(req contract.AllocateRequest, g contract.GroupNeed, matching []*contract.RunnerSlots) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "not enough resources: the pipeline needs %d slots (%s)", req.Total(), describeGroups(req.Groups))
-	if len(req.TagFilter) > 0 {
-		keys := make([]string, 0, len(req.TagFilter))
-		for k := range req.TagFilter {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		pairs := make([]string, len(keys))
-		for i, k := range keys {
-			pairs[i] = k + "=" + req.TagFilter[k]
-		}
-		fmt.Fprintf(&b, " on runners with tags %s", strings.Join(pairs, ", "))
-	}
-	alive := 0
-	for _, r := range st.Runners {
-		if r.State == contract.RunnerStateAlive {
-			alive++
-		}
-	}
-	switch {
-	case alive == 0:
-		b.WriteString("; no runner is registered and alive")
-		return b.String()
-	case len(matching) == 0:
-		fmt.Fprintf(&b, "; none of the %d alive runners matches the tag filter", alive)
-		return b.String()
-	}
-	total, largest := 0, 0
-	seen := make([]string, len(matching))
-	for i, r := range matching {
-		f := r.Free()
-		total += f
-		largest = max(largest, f)
-		seen[i] = fmt.Sprintf("%s %d of %d free", r.Info.ID, f, r.Info.Slots)
-	}
-	fmt.Fprintf(&b, "; the cluster has %d free on %d matching runners (%s)", total, len(matching), strings.Join(seen, ", "))
-	switch {
-	case g.Slots > largest:
-		fmt.Fprintf(&b, ": task group %d needs %d slots on one runner and no runner has that many free", g.Group, g.Slots)
-	case req.Total() <= total:
-		fmt.Fprintf(&b, ": the free slots are spread so that task group %d (%d slots) fits on no runner once the others are placed", g.Group, g.Slots)
-	}
-	return b.String()
-}
-
-// describeGroups summarises the slots each task group needs: "3 task groups of 1 slot",
-// or "task groups of 2, 1 and 1 slots".
-func describeGroups(groups []contract.GroupNeed) string {
-	if len(groups) == 0 {
-		return "no task group"
-	}
-	same := true
-	for _, g := range groups[1:] {
-		same = same && g.Slots == groups[0].Slots
-	}
-	unit := func(n int) string {
-		if n == 1 {
-			return "slot"
-		}
-		return "slots"
-	}
-	if same {
-		if len(groups) == 1 {
-			return fmt.Sprintf("1 task group of %d %s", groups[0].Slots, unit(groups[0].Slots))
-		}
-		return fmt.Sprintf("%d task groups of %d %s", len(groups), groups[0].Slots, unit(groups[0].Slots))
-	}
-	sizes := make([]string, len(groups))
-	for i, g := range groups {
-		sizes[i] = fmt.Sprint(g.Slots)
-	}
-	return fmt.Sprintf("task groups of %s and %s slots", strings.Join(sizes[:len(sizes)-1], ", "), sizes[len(sizes)-1])
-}
-
-func (st slotTable) view() *contract.ClusterStatus {
-	cs := &contract.ClusterStatus{}
-	for _, id := range st.runnerIDs() {
-		r := st.Runners[id]
-		cs.Runners = append(cs.Runners, contract.RunnerView{RunnerInfo: r.Info, State: r.State, Free: r.Free(), Owner: r.Owners, Load: r.Load})
-	}
-	return cs
 }
