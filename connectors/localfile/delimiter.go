@@ -27,7 +27,7 @@ func compileDelimiter(s string) (fieldDelimiter, error) {
 	if lit, ok := javaSplitFastPath(s); ok {
 		return fieldDelimiter{literal: []byte(lit)}, nil
 	}
-	p, err := translateJavaRegex(s)
+	p, err := jregex.Translate(s)
 	if err != nil {
 		return fieldDelimiter{}, err
 	}

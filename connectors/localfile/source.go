@@ -16,6 +16,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/internal/jregex"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -214,7 +215,7 @@ func fileFilter(o *config.Options, pat string) (*regexp.Regexp, error) {
 	if pat == "" {
 		return nil, nil
 	}
-	goPat, err := translateJavaRegex(pat)
+	goPat, err := jregex.Translate(pat)
 	if err != nil {
 		return nil, o.Errorf("file_filter_pattern", "%q is read as a Java regular expression: %v", pat, err)
 	}

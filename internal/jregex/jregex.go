@@ -1,6 +1,7 @@
-// Package jregex runs the regular expressions of SeaTunnel job configs (written for Java's
-// java.util.regex) with Go's RE2 engine, keeping Java's observable rules where the two differ
-// in ways job configs meet:
+// Package jregex runs the regular expressions of SeaTunnel job configs, written for Java's
+// java.util.regex, with Go's RE2 engine. A pattern is first rewritten into RE2's syntax with
+// the same matches (Translate: Java's classes, line terminators, escapes and flags), then run
+// with Java's observable rules where the two engines differ in ways job configs meet:
 //
 //   - the scan for successive matches: Java accepts an empty match right after a non-empty
 //     one ("foo" with o* and X gives XfXX), RE2 skips it;
@@ -9,16 +10,15 @@
 //   - String.split with a positive limit: at most limit pieces, a zero-width match at the
 //     start gives no empty first piece, trailing empty pieces are kept.
 //
-// What RE2 cannot express (lookaround, backreferences, atomic groups, possessive quantifiers)
-// is rejected when the pattern is compiled. Remaining differences: $ without (?m) matches only
-// at the very end (Java also before a final line break), . excludes only \n (Java also \r,
-// U+0085, U+2028, U+2029), (?i) folds Unicode case (Java only ASCII), class intersection
-// [a&&b] is read literally, and the Java empty-match rule is not applied to patterns that
-// can match empty and use ^, \A, \b or \B.
+// What RE2 cannot express (lookaround, backreferences, atomic groups, possessive quantifiers
+// and the rest Translate names) is rejected when the pattern is compiled. Remaining
+// differences: ^ and $ see only \n as a line break ($ without (?m) matches only at the very
+// end, Java also before a final line break), (?i) folds the case of non-ASCII letters too
+// (Java only with (?u)), and the Java empty-match rule is not applied to patterns that can
+// match empty and use ^, \A, \b or \B.
 package jregex
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -28,6 +28,7 @@ import (
 
 // Regexp is a compiled pattern.
 type Regexp struct {
+	src       string // the Java pattern
 	re        *regexp.Regexp
 	lit       string // the whole pattern when it is a plain non-empty literal
 	isLiteral bool
@@ -35,24 +36,22 @@ type Regexp struct {
 	leftCtx   bool // has assertions that look at the text before the match
 }
 
-// Compile compiles a Java-style pattern.
+// Compile compiles a Java pattern. Its errors name the construct RE2 cannot express, or
+// what is wrong with the pattern.
 func Compile(pattern string) (*Regexp, error) {
-	re, err := regexp.Compile(pattern)
+	rewritten, err := Translate(pattern)
 	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) {
-			switch se.Code {
-			case syntax.ErrInvalidPerlOp, syntax.ErrInvalidEscape, syntax.ErrInvalidRepeatOp, syntax.ErrInvalidNamedCapture:
-				return nil, fmt.Errorf("%v (Strait matches with RE2 syntax, which has no lookaround, backreferences, atomic groups or possessive quantifiers)", err)
-			}
-		}
-		return nil, err
+		return nil, fmt.Errorf("error parsing regexp: %v in `%s`", err, pattern)
 	}
-	tree, err := syntax.Parse(pattern, syntax.Perl)
+	re, err := regexp.Compile(rewritten)
+	if err != nil {
+		return nil, fmt.Errorf("error parsing regexp `%s`: %v", pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	tree, err := syntax.Parse(rewritten, syntax.Perl)
 	if err != nil {
 		return nil, err
 	}
-	r := &Regexp{re: re, canEmpty: Nullable(tree), leftCtx: looksLeft(tree)}
+	r := &Regexp{src: pattern, re: re, canEmpty: Nullable(tree), leftCtx: looksLeft(tree)}
 	if lit, complete := re.LiteralPrefix(); complete && lit != "" {
 		r.lit, r.isLiteral = lit, true
 	}
@@ -68,8 +67,8 @@ func MustCompile(pattern string) *Regexp {
 	return r
 }
 
-// String returns the pattern.
-func (r *Regexp) String() string { return r.re.String() }
+// String returns the Java pattern.
+func (r *Regexp) String() string { return r.src }
 
 // NumGroups is the number of capturing groups.
 func (r *Regexp) NumGroups() int { return r.re.NumSubexp() }

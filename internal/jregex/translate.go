@@ -1,4 +1,4 @@
-package localfile
+package jregex
 
 import (
 	"fmt"
@@ -79,9 +79,9 @@ func (j *javaRegex) skipComments() {
 	}
 }
 
-// translateJavaRegex rewrites a Java regular expression into an RE2 one with the same
-// matches, or says which construct it cannot express.
-func translateJavaRegex(p string) (string, error) {
+// Translate rewrites a Java regular expression into an RE2 one with the same matches, or
+// says which construct it cannot express.
+func Translate(p string) (string, error) {
 	if !utf8.ValidString(p) {
 		return "", fmt.Errorf("the pattern is not valid UTF-8")
 	}

@@ -1,4 +1,4 @@
-package localfile
+package jregex
 
 import (
 	"fmt"
