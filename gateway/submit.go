@@ -110,15 +110,8 @@ func check(src planner.Source) (*planner.PhysicalPlan, error) {
 
 // start submits (or restores) a checked job and returns its id; it does not wait for it.
 func (g *gateway) start(ctx context.Context, src planner.Source, plan *planner.PhysicalPlan, p submitParams) (int64, error) {
-	id := p.jobID
-	if id == 0 {
-		id = jobclient.NewJobID()
-	}
-	submit := jobclient.Submit
-	if p.restore {
-		submit = jobclient.Restore
-	}
-	if _, err := submit(ctx, g.c, id, src, plan.Job.Name); err != nil {
+	id, _, err := jobclient.Start(ctx, g.c, jobclient.StartRequest{JobID: p.jobID, Source: src, Name: plan.Job.Name, Restore: p.restore})
+	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		if errors.As(err, &started) {
 			return 0, badRequest("job %d is already running; stop it first or submit under another jobId", id)

@@ -24,6 +24,28 @@ import (
 // as SeaTunnel's REST clients expect a number.
 func NewJobID() int64 { return contract.JobNumber(time.Now(), rand.Int64N(1000)) }
 
+// StartRequest says which job to start: a new one (JobID 0 takes a fresh number), or, with
+// Restore, a job run again under its id from its latest savepoint or checkpoint.
+type StartRequest struct {
+	JobID   int64
+	Source  planner.Source
+	Name    string // the job's name as its plan has it
+	Restore bool
+}
+
+// Start submits or restores a job and returns its id and its run.
+func Start(ctx context.Context, c client.Client, req StartRequest) (int64, client.WorkflowRun, error) {
+	if req.Restore && req.JobID <= 0 {
+		return 0, nil, errors.New("restore a job: give the id of the job to restore")
+	}
+	id := req.JobID
+	if id == 0 {
+		id = NewJobID()
+	}
+	run, err := submit(ctx, c, id, req.Source, req.Name, req.Restore)
+	return id, run, err
+}
+
 // Submit starts the job's workflow and returns its run.
 func Submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
 	return submit(ctx, c, jobID, src, name, false)

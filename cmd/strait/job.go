@@ -108,14 +108,12 @@ func jobSubmit(args []string) int {
 		return 1
 	}
 	defer c.Close()
-	if *id == 0 {
-		*id = jobclient.NewJobID()
-	}
-	if _, err := jobclient.Submit(context.Background(), c, *id, src, plan.Job.Name); err != nil {
+	jobID, _, err := jobclient.Start(context.Background(), c, jobclient.StartRequest{JobID: *id, Source: src, Name: plan.Job.Name})
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return submitExit(err)
 	}
-	fmt.Println(*id)
+	fmt.Println(jobID)
 	return 0
 }
 
@@ -309,7 +307,7 @@ func jobRestore(args []string) int {
 		return 1
 	}
 	defer c.Close()
-	if _, err := jobclient.Restore(context.Background(), c, id, src, plan.Job.Name); err != nil {
+	if _, _, err := jobclient.Start(context.Background(), c, jobclient.StartRequest{JobID: id, Source: src, Name: plan.Job.Name, Restore: true}); err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return submitExit(err)
 	}

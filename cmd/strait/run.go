@@ -71,16 +71,12 @@ func runCmd(args []string) int {
 		_ = shutdown(sctx)
 	}()
 
-	id := *jobID
-	if id == 0 {
-		id = jobclient.NewJobID()
-	}
-	submit := jobclient.Submit
+	req := jobclient.StartRequest{JobID: *jobID, Source: src, Name: plan.Job.Name}
 	if *restore > 0 {
-		id, submit = *restore, jobclient.Restore
+		req.JobID, req.Restore = *restore, true
 	}
 	submitted := time.Now()
-	run, err := submit(ctx, n.Client, id, src, plan.Job.Name)
+	id, run, err := jobclient.Start(ctx, n.Client, req)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return submitExit(err)
