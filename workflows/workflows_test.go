@@ -214,19 +214,6 @@ func TestCancelCancelsTasksAndEndsCanceled(t *testing.T) {
 	}
 }
 
-func TestJobIDFor(t *testing.T) {
-	if id := contract.JobIDFor(contract.JobInput{JobID: 5}, "x"); id != 5 {
-		t.Fatal(id)
-	}
-	if id := contract.JobIDFor(contract.JobInput{}, "strait-job-123"); id != 123 {
-		t.Fatal(id)
-	}
-	a, b := contract.JobIDFor(contract.JobInput{}, "my-job"), contract.JobIDFor(contract.JobInput{}, "my-job")
-	if a != b || a <= 0 {
-		t.Fatal(a, b)
-	}
-}
-
 func TestSlotWaitKeepsThePipelinePending(t *testing.T) {
 	h := newHarness(t)
 	plan := testPlan()
