@@ -3,12 +3,10 @@ package postgrescdc
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
+	"github.com/strait-dev/strait/connectors/internal/snapshot"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -20,10 +18,7 @@ type reader struct {
 	rc  connector.ReaderContext
 
 	// snapshot splits
-	queue     []queued
-	cur       *queued // the split being read; rr streams its rows
-	rows      *pgwire.Rows
-	pg        *pgx.Conn
+	snap      snapshot.Reader
 	seen      map[string]bool // snapshot splits read or queued since the reader started
 	requested bool            // asked the enumerator for a split and got none yet
 	noMore    bool
@@ -37,13 +32,6 @@ type reader struct {
 	err error
 }
 
-// queued is a snapshot split with the table it reads.
-type queued struct {
-	split connector.Split
-	data  *snapshotSplit
-	table *cdcTable
-}
-
 // savedPosition is the stream position a checkpoint saved.
 type savedPosition struct {
 	checkpoint int64
@@ -52,7 +40,7 @@ type savedPosition struct {
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(rc connector.ReaderContext) (connector.Reader, error) {
-	return &reader{src: s, rc: rc, seen: map[string]bool{}}, nil
+	return &reader{src: s, rc: rc, seen: map[string]bool{}, snap: snapshot.Reader{Where: s.where, Connect: s.connect}}, nil
 }
 
 func (r *reader) Open(context.Context) error { return nil }
@@ -81,7 +69,7 @@ func (r *reader) AddSplits(splits []connector.Split) {
 		}
 		r.seen[sp.ID] = true
 		r.requested = false
-		r.queue = append(r.queue, queued{split: sp, data: d.Snapshot, table: t})
+		r.snap.Add(snapshot.Split{Split: sp, Table: t.id, SQL: d.Snapshot.statement(t), Cols: t.cols})
 	}
 }
 
@@ -115,7 +103,7 @@ func (r *reader) setErr(err error) {
 
 func (r *reader) fail(err error) error {
 	r.setErr(err)
-	r.closeConn()
+	r.snap.Close()
 	return err
 }
 
@@ -131,30 +119,20 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 	// Ask for the next split only once the rows of the last one were handed on (they left
 	// with the batch of the previous call): the stream starts when every reader asked, and
 	// its changes must come after every snapshot row.
-	if r.rows == nil && len(r.queue) == 0 {
-		r.closeConn()
+	if !r.snap.Busy() {
+		r.snap.Close()
 		if !r.requested && !r.noMore && r.rc.RequestSplit != nil {
 			r.requested = true
 			r.rc.RequestSplit()
 		}
 	}
-	for !out.Full() {
-		if r.rows == nil {
-			if len(r.queue) == 0 {
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				return false, err
-			}
-			if err := r.start(ctx); err != nil {
-				return false, r.fail(err)
-			}
+	if err := r.snap.Read(ctx, out, &r.dec); err != nil {
+		if err == ctx.Err() {
+			return false, err // cancelled between splits: nothing failed
 		}
-		if err := r.readRows(out); err != nil {
-			return false, r.fail(err)
-		}
+		return false, r.fail(err)
 	}
-	if r.rows != nil || len(r.queue) > 0 {
+	if r.snap.Busy() {
 		return false, nil
 	}
 	if r.stream != nil {
@@ -167,51 +145,10 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 	return r.noMore && r.parked == nil && out.Len() == 0, nil
 }
 
-// start runs the query of the next snapshot split.
-func (r *reader) start(ctx context.Context) error {
-	q := r.queue[0]
-	r.queue[0] = queued{}
-	r.queue = r.queue[1:]
-	r.cur = &q
-	if r.pg == nil {
-		pg, err := r.src.connect(ctx)
-		if err != nil {
-			return err
-		}
-		r.pg = pg
-	}
-	t := q.table
-	rows, err := pgwire.Query(ctx, r.pg.PgConn(), q.data.statement(t), t.cols)
-	if err != nil {
-		return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, t.id, q.split.ID, err)
-	}
-	r.rows = rows
-	return nil
-}
-
-// readRows decodes rows of the current split into out until out is full or the split ends.
-func (r *reader) readRows(out *row.Batch) error {
-	t := r.cur.table
-	done, err := r.rows.Read(out, t.id, &r.dec)
-	if err != nil {
-		return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, t.id, r.cur.split.ID, err)
-	}
-	if done {
-		r.rows, r.cur = nil, nil
-	}
-	return nil
-}
-
 // SnapshotState returns the unfinished snapshot splits (the one being read starts again
 // from its beginning after a restore) and the stream position.
 func (r *reader) SnapshotState(checkpoint int64) ([]connector.Split, error) {
-	var out []connector.Split
-	if r.cur != nil {
-		out = append(out, r.cur.split)
-	}
-	for _, q := range r.queue {
-		out = append(out, q.split)
-	}
+	out := r.snap.Unfinished(nil)
 	var p *position
 	switch {
 	case r.stream != nil:
@@ -250,19 +187,8 @@ func (r *reader) NotifyCheckpointComplete(_ context.Context, checkpoint int64) e
 	return nil
 }
 
-// closeConn closes the snapshot connection without reading the rest of a result.
-func (r *reader) closeConn() {
-	r.rows = nil
-	if r.pg != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r.pg.Close(ctx)
-		cancel()
-		r.pg = nil
-	}
-}
-
 func (r *reader) Close() error {
-	r.closeConn()
+	r.snap.Close()
 	if r.stream != nil {
 		r.stream.stop()
 	}
