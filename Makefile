@@ -59,6 +59,9 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeBatch -fuzztime=60s ./row/codec/
 	$(GO) test -run='^$$' -fuzz=FuzzParseURL -fuzztime=30s ./connectors/internal/pgwire/
 	$(GO) test -run='^$$' -fuzz=FuzzPositionalParams -fuzztime=30s ./connectors/jdbc/
+	$(GO) test -run='^$$' -fuzz=FuzzPattern -fuzztime=30s ./internal/javatime/
+	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=30s ./internal/jsonscan/
+	$(GO) test -run='^$$' -fuzz=FuzzTranslate -fuzztime=30s ./internal/jregex/
 
 bench: build build-noembed postgres
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
