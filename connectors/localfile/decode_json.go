@@ -40,7 +40,7 @@ func (p *jsonScanner) errorf(format string, args ...any) error {
 	return &syntaxError{off: p.i, msg: fmt.Sprintf(format, args...)}
 }
 
-// scanned is the outcome of a jsonscan call: its syntax errors in the words of a line's.
+// scanned is the error of a jsonscan call, a syntax error told as a line's.
 func scanned(err error) error {
 	var se *jsonscan.SyntaxError
 	if errors.As(err, &se) {
@@ -74,6 +74,8 @@ func (p *jsonScanner) str() ([]byte, error) {
 	return jsonscan.AppendUnescaped(make([]byte, 0, len(raw)), raw), nil
 }
 
+// numberByte marks the bytes a number's text may hold: a plain integer followed by one is
+// not plain.
 var numberByte = func() (t [256]bool) {
 	for _, c := range []byte("0123456789+-.eE") {
 		t[c] = true
@@ -107,12 +109,8 @@ func (p *jsonScanner) literal(word string) bool {
 func (p *jsonScanner) skip() error {
 	p.ws()
 	end, err := jsonscan.Value(p.s, p.i, p.depth, &jsonRules)
-	if err != nil {
-		p.i = end
-		return scanned(err)
-	}
 	p.i = end
-	return nil
+	return scanned(err)
 }
 
 // scalarText reads a scalar value as text: a string's content, or a number's or boolean's
