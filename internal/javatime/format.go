@@ -121,7 +121,11 @@ func appendItems(buf []byte, items []item, v *Value, d *dateParts) []byte {
 		it := &items[i]
 		switch it.kind {
 		case itemLiteral:
-			buf = append(buf, it.lit...)
+			if len(it.lit) == 1 {
+				buf = append(buf, it.lit[0])
+			} else {
+				buf = append(buf, it.lit...)
+			}
 		case itemOptional:
 			buf = appendItems(buf, it.sub, v, d)
 		default:
@@ -133,9 +137,23 @@ func appendItems(buf []byte, items []item, v *Value, d *dateParts) []byte {
 
 func appendField(buf []byte, letter byte, n int, v *Value, d *dateParts) []byte {
 	switch letter {
-	case 'G', 'u', 'y', 'Y', 'Q', 'q', 'M', 'L':
+	// the fields of the common numeric patterns first, straight from the parts
+	case 'd':
+		return appendSmall(buf, int64(d.d), n)
+	case 'H':
+		return appendSmall(buf, v.Nanos/civil.NanosPerHour, n)
+	case 'm':
+		return appendSmall(buf, v.Nanos/civil.NanosPerMinute%60, n)
+	case 's':
+		return appendSmall(buf, v.Nanos/civil.NanosPerSecond%60, n)
+	case 'M', 'L':
+		if n <= 2 {
+			return appendSmall(buf, int64(d.m), n)
+		}
+		return appendText(buf, monthNames[d.m-1], n)
+	case 'G', 'u', 'y', 'Y', 'Q', 'q':
 		return appendYearField(buf, letter, n, v, d)
-	case 'w', 'W', 'F', 'd', 'D', 'E', 'e', 'c':
+	case 'w', 'W', 'F', 'D', 'E', 'e', 'c':
 		return appendDayField(buf, letter, n, v, d)
 	case 'V', 'z', 'O', 'X', 'x', 'Z', 'v':
 		return appendZoneField(buf, letter, n, v)
@@ -172,49 +190,50 @@ func appendText(buf []byte, name string, n int) []byte {
 func appendYearField(buf []byte, letter byte, n int, v *Value, d *dateParts) []byte {
 	switch letter {
 	case 'G':
-		era, long := "AD", "Anno Domini"
-		if d.y <= 0 {
-			era, long = "BC", "Before Christ"
-		}
-		switch n {
-		case 4:
-			return append(buf, long...)
-		case 5:
-			return append(buf, era[0])
-		}
-		return append(buf, era...)
-	case 'u', 'y', 'Y':
-		y := d.y
-		switch {
-		case letter == 'y' && y <= 0:
-			y = 1 - y // year of era
-		case letter == 'Y':
-			y, _ = civil.WeekBasedYear(v.Days, 7, 1)
-		}
-		switch {
-		case n == 2:
-			return append2(buf, civil.FloorMod(y, 100))
-		case n < 4:
-			return appendPadded(buf, y, n)
-		}
-		return appendYear(buf, y, n)
+		return appendEra(buf, d.y, n)
 	case 'Q', 'q':
-		q := (d.m-1)/3 + 1
-		switch n {
-		case 1, 2:
-			return appendPadded(buf, int64(q), n)
-		case 3:
-			return append(buf, quarterShort[q-1]...)
-		case 4:
-			return append(buf, quarterNames[q-1]...)
-		}
-		return strconv.AppendInt(buf, int64(q), 10)
+		return appendQuarter(buf, (d.m-1)/3+1, n)
 	}
-	// M, L
-	if n <= 2 {
-		return appendPadded(buf, int64(d.m), n)
+	y := d.y
+	switch {
+	case letter == 'y' && y <= 0:
+		y = 1 - y // year of era
+	case letter == 'Y':
+		y, _ = civil.WeekBasedYear(v.Days, 7, 1)
 	}
-	return appendText(buf, monthNames[d.m-1], n)
+	switch {
+	case n == 2:
+		return append2(buf, civil.FloorMod(y, 100))
+	case n < 4:
+		return appendPadded(buf, y, n)
+	}
+	return appendYear(buf, y, n)
+}
+
+func appendEra(buf []byte, y int64, n int) []byte {
+	era, long := "AD", "Anno Domini"
+	if y <= 0 {
+		era, long = "BC", "Before Christ"
+	}
+	switch n {
+	case 4:
+		return append(buf, long...)
+	case 5:
+		return append(buf, era[0])
+	}
+	return append(buf, era...)
+}
+
+func appendQuarter(buf []byte, q, n int) []byte {
+	switch n {
+	case 1, 2:
+		return appendPadded(buf, int64(q), n)
+	case 3:
+		return append(buf, quarterShort[q-1]...)
+	case 4:
+		return append(buf, quarterNames[q-1]...)
+	}
+	return strconv.AppendInt(buf, int64(q), 10)
 }
 
 func appendDayField(buf []byte, letter byte, n int, v *Value, d *dateParts) []byte {
@@ -226,8 +245,6 @@ func appendDayField(buf []byte, letter byte, n int, v *Value, d *dateParts) []by
 		return strconv.AppendInt(buf, int64(civil.WeekOfMonth(v.Days, 7, 1)), 10)
 	case 'F':
 		return strconv.AppendInt(buf, int64((d.d-1)%7+1), 10)
-	case 'd':
-		return appendPadded(buf, int64(d.d), n)
 	case 'D':
 		return appendPadded(buf, int64(civil.DayOfYear(v.Days)), n)
 	}
@@ -248,8 +265,6 @@ func appendTimeField(buf []byte, letter byte, n int, nanos int64) []byte {
 			return append(buf, "AM"...)
 		}
 		return append(buf, "PM"...)
-	case 'H':
-		return appendPadded(buf, hour, n)
 	case 'k':
 		if hour == 0 {
 			hour = 24
@@ -262,10 +277,6 @@ func appendTimeField(buf []byte, letter byte, n int, nanos int64) []byte {
 			return appendPadded(buf, 12, n)
 		}
 		return appendPadded(buf, hour%12, n)
-	case 'm':
-		return appendPadded(buf, nanos/civil.NanosPerMinute%60, n)
-	case 's':
-		return appendPadded(buf, nanos/civil.NanosPerSecond%60, n)
 	case 'S':
 		var tmp [9]byte
 		fractionDigits(&tmp, nanos%civil.NanosPerSecond)

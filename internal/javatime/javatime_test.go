@@ -350,3 +350,18 @@ func TestLocalZoneID(t *testing.T) {
 		t.Errorf("the local zone's id is %q", id)
 	}
 }
+
+func TestAppendPadded(t *testing.T) {
+	for _, c := range []struct {
+		n     int64
+		width int
+		want  string
+	}{
+		{0, 1, "0"}, {7, 2, "07"}, {42, 1, "42"}, {5, 4, "0005"}, {12345, 4, "12345"}, {-3, 4, "-0003"},
+		{-9223372036854775808, 1, "-9223372036854775808"}, {9223372036854775807, 2, "9223372036854775807"},
+	} {
+		if got := string(appendPadded(nil, c.n, c.width)); got != c.want {
+			t.Errorf("appendPadded(%d, %d) = %q, want %q", c.n, c.width, got, c.want)
+		}
+	}
+}

@@ -6,25 +6,46 @@
 // caller's buffer and allocates nothing.
 package javatime
 
-import (
-	"strconv"
-
-	"github.com/strait-dev/strait/internal/civil"
-)
+import "github.com/strait-dev/strait/internal/civil"
 
 // appendPadded appends n in decimal, left-padded with zeros to width digits; a negative n
 // gets its sign before the zeros.
 func appendPadded(buf []byte, n int64, width int) []byte {
+	u := uint64(n)
 	if n < 0 {
 		buf = append(buf, '-')
-		n = -n
+		u = -u
+	}
+	if u < 100 && width <= 2 {
+		if u >= 10 || width == 2 {
+			return append(buf, byte('0'+u/10), byte('0'+u%10))
+		}
+		return append(buf, byte('0'+u))
 	}
 	var tmp [20]byte
-	s := strconv.AppendInt(tmp[:0], n, 10)
-	for i := len(s); i < width; i++ {
+	i := len(tmp)
+	for u >= 10 {
+		i--
+		tmp[i] = byte('0' + u%10)
+		u /= 10
+	}
+	i--
+	tmp[i] = byte('0' + u)
+	for k := len(tmp) - i; k < width; k++ {
 		buf = append(buf, '0')
 	}
-	return append(buf, s...)
+	return append(buf, tmp[i:]...)
+}
+
+// appendSmall is appendPadded, quick for the one- and two-digit fields of a date and a time.
+func appendSmall(buf []byte, n int64, width int) []byte {
+	if 0 <= n && n < 100 && width <= 2 {
+		if n >= 10 || width == 2 {
+			return append(buf, byte('0'+n/10), byte('0'+n%10))
+		}
+		return append(buf, byte('0'+n))
+	}
+	return appendPadded(buf, n, width)
 }
 
 // append2 appends n as at least two digits.
@@ -49,6 +70,9 @@ func AppendLocalDate(buf []byte, days int64) []byte {
 // appendYear writes a year padded to width digits with java.time's EXCEEDS_PAD sign style:
 // a minus for negative years, a plus for years wider than the padding.
 func appendYear(buf []byte, y int64, width int) []byte {
+	if width == 4 && 0 <= y && y <= 9999 {
+		return append(buf, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10))
+	}
 	if y > 0 && digitCount(y) > width {
 		buf = append(buf, '+')
 	}
@@ -141,10 +165,12 @@ func appendTrimmedFraction(buf []byte, ns int64) []byte {
 	return append(buf, tmp[:n]...)
 }
 
-// fractionDigits writes the nine digits of a nanosecond fraction.
+// fractionDigits writes the nine digits of a nanosecond fraction (0 <= ns < 10⁹, which
+// unsigned 32-bit arithmetic divides fastest).
 func fractionDigits(tmp *[9]byte, ns int64) {
+	u := uint32(ns % 1_000_000_000)
 	for i := 8; i >= 0; i-- {
-		tmp[i] = byte('0' + ns%10)
-		ns /= 10
+		tmp[i] = byte('0' + u%10)
+		u /= 10
 	}
 }
