@@ -11,10 +11,6 @@ const (
 	formatText = "text"
 )
 
-// formats lists the formats the spec accepts (SeaTunnel's names); those Strait does not read
-// or write yet fail in the factory, naming the format.
-const formats = "json,text,canal_json,debezium_json,compatible_debezium_json,compatible_kafka_connect_json,maxwell_json,ogg_json,avro,protobuf"
-
 // TopicConfig is what SeaTunnel reads per topic: the options of the source's block, or of
 // one entry of tables_configs.
 type TopicConfig struct {
@@ -38,7 +34,7 @@ type SourceConfig struct {
 	CommitOnCheckpoint bool              `opt:"commit_on_checkpoint" default:"true" doc:"commit the offsets read to the consumer group when a checkpoint completes (in BATCH mode, once everything is read)"`
 	KafkaConfig        map[string]string `opt:"kafka.config" doc:"Kafka consumer settings (client.id, isolation.level, fetch.max.bytes, max.poll.records, auto.offset.reset, security.protocol ...); those without a meaning here are logged and ignored"`
 	DiscoveryMillis    int64             `opt:"partition-discovery.interval-millis" default:"-1" doc:"in STREAMING mode, how often to look for new partitions and topics (matching the pattern), in milliseconds; -1 never"`
-	PollTimeoutMillis  int64             `opt:"poll.timeout" default:"10000" doc:"the longest a read waits for records, in milliseconds"`
+	PollTimeoutMillis  int64             `opt:"poll.timeout,noeffect" default:"10000" doc:"accepted for SeaTunnel's configs; a read here waits at most 100 milliseconds for records, so checkpoints are never held up"`
 	ErrorHandleWay     string            `opt:"format_error_handle_way" default:"fail" enum:"fail,skip" doc:"a record that does not parse: fail fails the job naming its topic, partition and offset; skip logs it and goes on"`
 	DebeziumSchema     bool              `opt:"debezium_record_include_schema,noeffect" default:"true" doc:"for debezium_json, whether records carry a schema; accepted for SeaTunnel's configs, the CDC formats are not read yet"`
 	ProtobufMessage    string            `opt:"protobuf_message_name,noeffect" doc:"for protobuf; accepted for SeaTunnel's configs, the protobuf format is not read"`

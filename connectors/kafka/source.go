@@ -63,7 +63,6 @@ type Source struct {
 	group     string
 	commit    bool
 	discovery time.Duration // 0: no discovery
-	poll      time.Duration
 	skipBad   bool
 }
 
@@ -74,12 +73,9 @@ func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source,
 		return nil, ctx.Options.Errorf("kafka.config", "%v", err)
 	}
 	s := &Source{job: ctx.Job, where: ctx.Options.Where(), bootstrap: c.Bootstrap, client: cc, group: c.Group,
-		commit: c.CommitOnCheckpoint, poll: time.Duration(c.PollTimeoutMillis) * time.Millisecond, skipBad: c.ErrorHandleWay == "skip"}
+		commit: c.CommitOnCheckpoint, skipBad: c.ErrorHandleWay == "skip"}
 	if c.Group == "" {
 		return nil, ctx.Options.Errorf("consumer.group", "must not be empty")
-	}
-	if c.PollTimeoutMillis <= 0 {
-		return nil, ctx.Options.Errorf("poll.timeout", "must be positive, got %d", c.PollTimeoutMillis)
 	}
 	if c.DiscoveryMillis > 0 && ctx.Job.Mode == connector.Streaming {
 		s.discovery = time.Duration(c.DiscoveryMillis) * time.Millisecond

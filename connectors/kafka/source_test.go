@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -386,5 +387,105 @@ func TestSourceBrokerAndTopicErrors(t *testing.T) {
 				t.Fatalf("failed after %s, want within %s", d, c.bound)
 			}
 		})
+	}
+}
+
+// tables_configs reads several topics at once, each as a table of its own with its own
+// format and start mode.
+func TestSourceTablesConfigs(t *testing.T) {
+	addr := testBroker(t)
+	a, b := newTopic(t, addr, 1), newTopic(t, addr, 2)
+	produce(t, addr, a, 0, seatunnelJSON(1), seatunnelJSON(2), seatunnelJSON(3))
+	produce(t, addr, b, 1, seatunnelText(10), seatunnelText(11))
+	src := mustSource(t, connector.Batch, 2, fmt.Sprintf(`bootstrap.servers = %q
+tables_configs = [
+  { topic = %q, format = json, start_mode = specific_offsets, start_mode.offsets = { %s-0 = 1 }, schema = { fields { id = bigint } } }
+  { topic = %q, format = text, start_mode = earliest, schema = { fields { id = bigint, c_map = "map<string, smallint>" } } }
+]`, addr, a, a, b))
+	if tables := src.Tables(); len(tables) != 2 || tables[0].ID() != a || tables[1].ID() != b || len(tables[1].Columns) != 2 {
+		t.Fatalf("tables %+v", tables)
+	}
+	byTable := map[string][]int64{}
+	for _, r := range readRows(t, src, 2) {
+		byTable[r.Table] = append(byTable[r.Table], r.Fields[0].I)
+	}
+	if fmt.Sprint(byTable[a]) != "[2 3]" || fmt.Sprint(byTable[b]) != "[10 11]" {
+		t.Fatalf("rows by table %v", byTable)
+	}
+}
+
+// lockedEnum is an enumerator context the discovery goroutine may assign through.
+type lockedEnum struct {
+	mu sync.Mutex
+	*conntest.EnumContext
+}
+
+func (l *lockedEnum) Assign(reader int, splits ...connector.Split) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.EnumContext.Assign(reader, splits...)
+}
+
+func (l *lockedEnum) assigned() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, s := range l.Assigned {
+		n += len(s)
+	}
+	return n
+}
+
+// With partition-discovery.interval-millis a STREAMING source hands out the partitions a
+// topic gains, and the topics a pattern comes to match, while it runs; without it, it
+// tells every reader that no more will come.
+func TestSourcePartitionDiscovery(t *testing.T) {
+	addr := testBroker(t)
+	topic := newTopic(t, addr, 1)
+	block := fmt.Sprintf("bootstrap.servers = %q\ntopic = \"%s.*\"\npattern = true\nstart_mode = earliest\n", addr, topic)
+	ec := &lockedEnum{EnumContext: conntest.NewEnumContext(2)}
+	en, err := mustSource(t, connector.Streaming, 2, block+"partition-discovery.interval-millis = 100").CreateEnumerator(ec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := en.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer en.Close()
+	if err := en.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := ec.assigned(); n != 1 || len(ec.NoMore) != 0 {
+		t.Fatalf("%d splits assigned, no more to %v: want 1, and more to come", n, ec.NoMore)
+	}
+	adm := adminClient(t, addr)
+	if _, err := adm.CreatePartitions(ctx, 2, topic); err != nil {
+		t.Fatal(err)
+	}
+	createTopic(t, addr, topic+"_later", 2)
+	t.Cleanup(func() { deleteTopic(t, addr, topic+"_later") })
+	deadline := time.Now().Add(30 * time.Second)
+	for ec.assigned() < 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d splits assigned, want 5: 3 partitions of the topic and 2 of the new one", ec.assigned())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// without discovery the readers learn at once that no more will come
+	plain := conntest.NewEnumContext(2)
+	en2, err := mustSource(t, connector.Streaming, 2, block).CreateEnumerator(plain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := en2.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer en2.Close()
+	if err := en2.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.NoMore) != 2 {
+		t.Fatalf("no more splits told to %v, want both readers", plain.NoMore)
 	}
 }
