@@ -33,7 +33,10 @@ func newDecoder(format, delimiter string, rt *types.RowType, raw bool) (decoder,
 		}
 		return &textDecoder{rt: rt, seps: textSeparators(delimiter)}, nil
 	}
-	return nil, fmt.Errorf("format %s is not supported by the Kafka connector yet (json and text are)", format)
+	if d, ok := newCDCDecoder(format, rt); ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("format %s is not supported by the Kafka source yet (json, text, canal_json, debezium_json, maxwell_json and ogg_json are)", format)
 }
 
 // rawDecoder is the source without a schema: every record is one string column.
@@ -271,7 +274,7 @@ func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
 	case formatText:
 		return &textEncoder{rt: rt, seps: textSeparators(delimiter)}, nil
 	}
-	return nil, fmt.Errorf("format %s is not supported by the Kafka connector yet (json and text are)", format)
+	return nil, fmt.Errorf("format %s is not supported by the Kafka sink yet (json and text are)", format)
 }
 
 // jsonEncoder writes SeaTunnel's json format: an object of the columns by name, nested rows

@@ -1,0 +1,197 @@
+package kafka
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/literal"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// The change-data-capture formats: a record is a change of one or more rows of a table,
+// read into the four row kinds the way SeaTunnel's canal, debezium, maxwell and ogg JSON
+// schemas read them. Records that are no row change (DDL, heartbeats) give no rows.
+
+// cdcDecoder reads one CDC envelope: parse finds the changes of a record.
+type cdcDecoder struct {
+	rt    *types.RowType
+	conv  literal.Converter
+	parse func(v *hocon.Value) ([]change, error)
+}
+
+// change is one row change: its kind and the row object (for an update's before image,
+// the after image with the fields the envelope says changed put back).
+type change struct {
+	kind row.Kind
+	obj  *hocon.Value
+}
+
+func newCDCDecoder(format string, rt *types.RowType) (decoder, bool) {
+	d := &cdcDecoder{rt: rt}
+	switch format {
+	case "canal_json":
+		d.parse = canalChanges
+	case "debezium_json":
+		d.parse = debeziumChanges
+	case "maxwell_json":
+		d.parse = maxwellChanges
+	case "ogg_json":
+		d.parse = oggChanges
+	default:
+		return nil, false
+	}
+	return d, true
+}
+
+func (d *cdcDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
+	v, err := parseJSON(value)
+	if err != nil || v == nil || v.Kind == hocon.Null {
+		return 0, err
+	}
+	if v.Kind != hocon.Object {
+		return 0, fmt.Errorf("expected a JSON object, found %s", v.Kind)
+	}
+	changes, err := d.parse(v)
+	if err != nil {
+		return 0, err
+	}
+	start := len(out.Rows)
+	for _, c := range changes {
+		if c.obj == nil || c.obj.Kind != hocon.Object {
+			out.Rows = out.Rows[:start]
+			return 0, fmt.Errorf("a %s change without its row", c.kind)
+		}
+		fields, err := d.conv.ConvertFields(c.obj, d.rt)
+		if err != nil {
+			out.Rows = out.Rows[:start]
+			return 0, err
+		}
+		r := out.Add(c.kind, table, len(fields))
+		copy(r.Fields, fields)
+	}
+	return len(changes), nil
+}
+
+// merged is after with the fields of old put over it: the row before an update whose
+// envelope lists only the changed fields.
+func merged(after, old *hocon.Value) *hocon.Value {
+	if old == nil || old.Kind != hocon.Object {
+		return after
+	}
+	m := &hocon.Value{Kind: hocon.Object}
+	for _, f := range after.Fields {
+		if ov := old.Get(f.Key); ov != nil {
+			m.Fields = append(m.Fields, hocon.Field{Key: f.Key, Value: ov})
+		} else {
+			m.Fields = append(m.Fields, f)
+		}
+	}
+	return m
+}
+
+func elems(v *hocon.Value) []*hocon.Value {
+	if v == nil || v.Kind != hocon.Array {
+		return nil
+	}
+	return v.Elems
+}
+
+func text(v *hocon.Value) string {
+	if v == nil {
+		return ""
+	}
+	return v.Str
+}
+
+// canalChanges reads Canal's flat message: data holds the rows, old the changed fields of
+// an update's rows; DDL messages (isDdl, or types other than the three) carry no rows.
+func canalChanges(v *hocon.Value) ([]change, error) {
+	if b := v.Get("isDdl"); b != nil && b.Kind == hocon.Bool && b.Bool {
+		return nil, nil
+	}
+	data := elems(v.Get("data"))
+	var out []change
+	switch typ := strings.ToUpper(text(v.Get("type"))); typ {
+	case "INSERT":
+		for _, d := range data {
+			out = append(out, change{row.Insert, d})
+		}
+	case "DELETE":
+		for _, d := range data {
+			out = append(out, change{row.Delete, d})
+		}
+	case "UPDATE":
+		old := elems(v.Get("old"))
+		for i, d := range data {
+			var o *hocon.Value
+			if i < len(old) {
+				o = old[i]
+			}
+			out = append(out, change{row.UpdateBefore, merged(d, o)}, change{row.UpdateAfter, d})
+		}
+	case "":
+		return nil, fmt.Errorf("a canal message without a type")
+	}
+	return out, nil
+}
+
+// debeziumChanges reads Debezium's envelope, inside payload when the record carries its
+// schema: op c and r insert after, u updates before to after, d deletes before.
+func debeziumChanges(v *hocon.Value) ([]change, error) {
+	if p := v.Get("payload"); p != nil && v.Get("schema") != nil {
+		if p.Kind == hocon.Null {
+			return nil, nil // a tombstone
+		}
+		v = p
+	}
+	before, after := v.Get("before"), v.Get("after")
+	switch op := text(v.Get("op")); op {
+	case "c", "r":
+		return []change{{row.Insert, after}}, nil
+	case "u":
+		return []change{{row.UpdateBefore, before}, {row.UpdateAfter, after}}, nil
+	case "d":
+		return []change{{row.Delete, before}}, nil
+	case "":
+		return nil, nil // a message of another kind (heartbeat, transaction boundary)
+	default:
+		return nil, fmt.Errorf("unknown debezium op %q", op)
+	}
+}
+
+// maxwellChanges reads Maxwell's message: data is the row, old the changed fields of an
+// update.
+func maxwellChanges(v *hocon.Value) ([]change, error) {
+	data := v.Get("data")
+	switch typ := strings.ToLower(text(v.Get("type"))); typ {
+	case "insert", "bootstrap-insert":
+		return []change{{row.Insert, data}}, nil
+	case "delete":
+		return []change{{row.Delete, data}}, nil
+	case "update":
+		return []change{{row.UpdateBefore, merged(data, v.Get("old"))}, {row.UpdateAfter, data}}, nil
+	case "":
+		return nil, fmt.Errorf("a maxwell message without a type")
+	}
+	return nil, nil // DDL and bootstrap markers
+}
+
+// oggChanges reads Oracle GoldenGate's JSON: op_type I, U, D with before and after images;
+// T (truncate) carries no rows.
+func oggChanges(v *hocon.Value) ([]change, error) {
+	before, after := v.Get("before"), v.Get("after")
+	switch op := strings.ToUpper(text(v.Get("op_type"))); op {
+	case "I":
+		return []change{{row.Insert, after}}, nil
+	case "U":
+		return []change{{row.UpdateBefore, before}, {row.UpdateAfter, after}}, nil
+	case "D":
+		return []change{{row.Delete, before}}, nil
+	case "T":
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("unknown ogg op_type %q", op)
+	}
+}
