@@ -1,5 +1,7 @@
 package contract
 
+import "time"
+
 // PipelineInput starts a pipeline workflow, and carries its state into the next run when it
 // continues as new.
 type PipelineInput struct {
@@ -50,4 +52,8 @@ type PendingResume struct {
 	ID        int64     `json:"id"`
 	Savepoint bool      `json:"savepoint,omitempty"`
 	Acks      []TaskAck `json:"acks,omitempty"`
+	// Deadline is when the checkpoint expires (its trigger plus checkpoint.timeout); the new
+	// run keeps it, so continuing as new never extends a checkpoint's time. Zero: a full
+	// timeout from the new run's start.
+	Deadline time.Time `json:"deadline,omitzero"`
 }
