@@ -43,8 +43,10 @@ type pendingCheckpoint struct {
 	id        int64
 	savepoint bool
 	acks      map[contract.TaskID]contract.TaskAck
-	expired   workflow.Future
-	cancel    workflow.CancelFunc
+	// deadline is when the checkpoint expires; expired fires then.
+	deadline time.Time
+	expired  workflow.Future
+	cancel   workflow.CancelFunc
 }
 
 func newCoordinator(pr *pipelineRun) *coordinator {
@@ -104,9 +106,7 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 	}
 	id := c.nextID
 	c.nextID++
-	ectx, cancel := workflow.WithCancel(ctx)
-	c.pending = &pendingCheckpoint{id: id, savepoint: c.savepointWanted, acks: map[contract.TaskID]contract.TaskAck{},
-		expired: workflow.NewTimer(ectx, c.timeout), cancel: cancel}
+	c.pending = c.expiring(ctx, id, c.savepointWanted, workflow.Now(ctx).Add(c.timeout))
 	for _, rid := range c.sourceRunners() {
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			TaskQueue:              c.pr.queues[rid],
@@ -120,12 +120,23 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 	}
 }
 
-// resumePending takes over the checkpoint a previous run had in flight; its timeout starts
-// again.
-func (c *coordinator) resumePending(ctx workflow.Context, p *contract.PendingResume) {
+// expiring is a checkpoint in flight with a timer that fires at its deadline (at once when
+// the deadline has passed).
+func (c *coordinator) expiring(ctx workflow.Context, id int64, savepoint bool, deadline time.Time) *pendingCheckpoint {
 	ectx, cancel := workflow.WithCancel(ctx)
-	c.pending = &pendingCheckpoint{id: p.ID, savepoint: p.Savepoint, acks: map[contract.TaskID]contract.TaskAck{},
-		expired: workflow.NewTimer(ectx, c.timeout), cancel: cancel}
+	return &pendingCheckpoint{id: id, savepoint: savepoint, acks: map[contract.TaskID]contract.TaskAck{},
+		deadline: deadline, expired: workflow.NewTimer(ectx, deadline.Sub(workflow.Now(ctx))), cancel: cancel}
+}
+
+// resumePending takes over the checkpoint a previous run had in flight, with the
+// acknowledgements it had and its deadline (a full timeout when the previous run carried
+// none).
+func (c *coordinator) resumePending(ctx workflow.Context, p *contract.PendingResume) {
+	deadline := p.Deadline
+	if deadline.IsZero() {
+		deadline = workflow.Now(ctx).Add(c.timeout)
+	}
+	c.pending = c.expiring(ctx, p.ID, p.Savepoint, deadline)
 	for _, a := range p.Acks {
 		c.pending.acks[a.Task] = a
 	}

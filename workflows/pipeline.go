@@ -164,12 +164,13 @@ func (pr *pipelineRun) conclude(ctx workflow.Context, owner string, canceled boo
 		// bound the history: take in what is already delivered, then go on in a new run
 		// with the same state; nothing is restarted
 		pr.drain(ctx)
-		if pr.failure == "" && !pr.allEnded() {
+		if pr.failure == "" && !pr.allEnded() && !pr.cp.savepointDone {
 			next := pr.in
 			next.Restore = false
 			next.Resume = pr.resumeState()
 			return &ending{err: workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, next)}
 		}
+		pr.cp.interrupt() // this run goes on: the checkpoint carried so far stops with the tasks
 	}
 	switch {
 	case canceled || pr.failure != "":
@@ -296,7 +297,7 @@ func (pr *pipelineRun) resumeState() *contract.PipelineResume {
 		}
 	}
 	if p := cp.pending; p != nil {
-		r.Pending = &contract.PendingResume{ID: p.id, Savepoint: p.savepoint}
+		r.Pending = &contract.PendingResume{ID: p.id, Savepoint: p.savepoint, Deadline: p.deadline}
 		for _, t := range pr.sortedTasks() {
 			if a, ok := p.acks[t.Task]; ok {
 				r.Pending.Acks = append(r.Pending.Acks, a)

@@ -18,9 +18,10 @@ import (
 // (10,000 signals, 51,200 events).
 func (pr *pipelineRun) watch(ctx workflow.Context) (canceled bool) {
 	events := 0
+	handOver := false
 	for !pr.allEnded() && !pr.cp.savepointDone {
 		if !pr.cp.savepointWanted && (events >= PipelineEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
-			pr.continueAsNew = true
+			pr.continueAsNew, handOver = true, true
 			break
 		}
 		events++
@@ -33,8 +34,17 @@ func (pr *pipelineRun) watch(ctx workflow.Context) (canceled bool) {
 			break
 		}
 	}
-	pr.cp.interrupt()
+	if !handOver || !carriesCheckpoint(ctx) {
+		pr.cp.interrupt()
+	}
 	return canceled
+}
+
+// carriesCheckpoint: the checkpoint in flight when the run continues as new goes on in the
+// new run, with the acknowledgements it has so far and its deadline (before, it was dropped
+// without a word).
+func carriesCheckpoint(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "continue-as-new-keeps-checkpoint", workflow.DefaultVersion, 1) == 1
 }
 
 // receiveSignals adds the pipeline's signal channels to a selector, each with its handler.

@@ -46,11 +46,15 @@ type harness struct {
 	canceled []contract.CancelRequest
 	released []string // owners whose slots were released
 	triggers int
+	// persisted are the checkpoint manifests written, in order
+	persisted []contract.PersistInput
 
 	plan   func(context.Context, contract.PlanInput) (*contract.Plan, error)
 	alloc  func(context.Context, contract.AllocateRequest) (*contract.Allocation, error)
 	deploy func(context.Context, contract.Deployment) error
 	cancel func(context.Context, contract.CancelRequest) error
+	// persist runs when a checkpoint's manifest is written, after it is recorded
+	persist func(contract.PersistInput)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -88,6 +92,14 @@ func newHarness(t *testing.T) *harness {
 		func(ctx context.Context, req contract.CancelRequest) error { return h.cancel(ctx, req) })
 	h.env.OnActivity(contract.TriggerCheckpointActivity, mock.Anything, mock.Anything).Return(
 		func(context.Context, contract.TriggerRequest) error { h.triggers++; return nil })
+	h.env.OnActivity(contract.PersistCheckpointActivity, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.PersistInput) error {
+			h.persisted = append(h.persisted, in)
+			if h.persist != nil {
+				h.persist(in)
+			}
+			return nil
+		})
 	h.env.OnActivity(contract.CommitActivity, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.CommitInput) error { h.commits = append(h.commits, in); return nil })
 	h.env.OnSignalExternalWorkflow(mock.Anything, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, mock.Anything).Return(

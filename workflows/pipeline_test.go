@@ -1,0 +1,150 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/strait-dev/strait/contract"
+)
+
+// t0 is the start of the first run in the tests that continue a pipeline as new.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// checkpointingInput is the test plan's pipeline with a checkpoint every second and a
+// minute's timeout.
+func checkpointingInput() contract.PipelineInput {
+	plan := testPlan()
+	plan.Env.CheckpointInterval, plan.Env.CheckpointTimeout = 1000, 60000
+	return contract.PipelineInput{JobID: 7, Env: plan.Env, Job: plan.Job, Pipeline: plan.Pipelines[0], Vertices: plan.Vertices}
+}
+
+func running(sub int) contract.TaskStatus {
+	return contract.TaskStatus{Task: contract.TaskID{Group: 1, Subtask: sub}, State: contract.TaskRunning}
+}
+
+// ack is subtask sub's acknowledgement of a checkpoint, with its state and its sink's
+// commit info named after the subtask.
+func ack(sub int) contract.TaskAck {
+	name := string(rune('a' + sub))
+	return contract.TaskAck{Task: contract.TaskID{Group: 1, Subtask: sub}, StateKey: "state-" + name,
+		Commits: []contract.CommitInfo{{Vertex: 2, Subtask: sub, Info: []byte("commit-" + name)}}}
+}
+
+func ackReport(id int64, acks ...contract.TaskAck) contract.TaskReport {
+	return contract.TaskReport{RunnerID: "r1", Epoch: 1, Checkpoint: &contract.CheckpointAck{ID: id, Tasks: acks}}
+}
+
+// at has the workflow under test take a signal after d.
+func (h *harness) at(d time.Duration, signal string, arg any) {
+	h.env.RegisterDelayedCallback(func() { h.env.SignalWorkflow(signal, arg) }, d)
+}
+
+// fewEventsPerRun has a pipeline run continue as new after n events, for one test.
+func fewEventsPerRun(t *testing.T, n int) {
+	old := PipelineEventsBeforeContinue
+	PipelineEventsBeforeContinue = n
+	t.Cleanup(func() { PipelineEventsBeforeContinue = old })
+}
+
+// continuedWith is the input a run that continued as new handed to the next one.
+func continuedWith(t *testing.T, h *harness) contract.PipelineInput {
+	t.Helper()
+	var can *workflow.ContinueAsNewError
+	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("want continue-as-new, got %v", err)
+	}
+	var next contract.PipelineInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	return next
+}
+
+// runWithCheckpointInFlight runs a pipeline that continues as new while checkpoint 1 waits
+// for subtask 1's acknowledgement: the running report, the checkpoint's trigger (at 1 s) and
+// subtask 0's acknowledgement are its three events. It returns the next run's input and
+// when the run ended.
+func runWithCheckpointInFlight(t *testing.T) (contract.PipelineInput, time.Time) {
+	t.Helper()
+	fewEventsPerRun(t, 3)
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(0)))
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
+	next := continuedWith(t, h)
+	if h.triggers != 1 || len(h.persisted) != 0 {
+		t.Fatalf("triggers %d, manifests %d: want one checkpoint in flight", h.triggers, len(h.persisted))
+	}
+	p := next.Resume.Pending
+	if p == nil || p.ID != 1 || p.Savepoint || len(p.Acks) != 1 || p.Acks[0].StateKey != "state-a" {
+		t.Fatalf("the checkpoint in flight was not handed over: pending %+v", p)
+	}
+	if want := t0.Add(time.Second + time.Minute); !p.Deadline.Equal(want) {
+		t.Fatalf("deadline %s, want %s (trigger plus timeout)", p.Deadline, want)
+	}
+	return next, h.env.Now()
+}
+
+// TestCheckpointInFlightCompletesAfterContinueAsNew: a checkpoint that is waiting for
+// acknowledgements when the pipeline continues as new completes in the new run once the
+// remaining ones arrive: one manifest with every task's state, then the sink's commit.
+func TestCheckpointInFlightCompletesAfterContinueAsNew(t *testing.T) {
+	next, ended := runWithCheckpointInFlight(t)
+	PipelineEventsBeforeContinue = 1000
+	h := newHarness(t)
+	h.env.SetStartTime(ended)
+	h.at(500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(1)))
+	h.at(700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, next)
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.persisted) != 1 {
+		t.Fatalf("%d manifests written, want 1", len(h.persisted))
+	}
+	m := h.persisted[0].Manifest
+	if m.Checkpoint != 1 || len(m.Tasks) != 2 || m.Tasks[0].Key != "state-a" || m.Tasks[1].Key != "state-b" {
+		t.Fatalf("manifest %+v", m)
+	}
+	if len(h.commits) != 2 || h.commits[0].CheckpointID != 1 || h.commits[0].Final ||
+		string(h.commits[0].Infos[0]) != "commit-a" || string(h.commits[0].Infos[1]) != "commit-b" || !h.commits[1].Final {
+		t.Fatalf("commits %+v", h.commits)
+	}
+}
+
+// TestCheckpointInFlightExpiresAtItsDeadlineAfterContinueAsNew: a checkpoint handed over
+// to a new run that gets no more acknowledgements expires there at the deadline it was
+// given when triggered, not a full timeout after the new run started; with no tolerable
+// failures that fails the pipeline.
+func TestCheckpointInFlightExpiresAtItsDeadlineAfterContinueAsNew(t *testing.T) {
+	next, ended := runWithCheckpointInFlight(t)
+	PipelineEventsBeforeContinue = 1000
+	h := newHarness(t)
+	h.env.SetStartTime(ended)
+	var canceledAt time.Time
+	h.cancel = func(context.Context, contract.CancelRequest) error {
+		canceledAt = h.env.Now()
+		h.env.RegisterDelayedCallback(func() {
+			h.env.SignalWorkflow(contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{
+				{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskCanceled},
+				{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled}}})
+		}, time.Millisecond)
+		return nil
+	}
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, next)
+	if err := h.env.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "checkpoint 1 expired before completing") {
+		t.Fatalf("error %v", err)
+	}
+	if !canceledAt.Equal(next.Resume.Pending.Deadline) {
+		t.Fatalf("the tasks were stopped at %s, want the checkpoint's deadline %s", canceledAt, next.Resume.Pending.Deadline)
+	}
+}
