@@ -75,7 +75,8 @@ type pipelineRun struct {
 	permanent bool
 }
 
-// pipelineSignals are the channels of the signals a pipeline takes.
+// pipelineSignals are the channels of the signals a pipeline takes; receiveSignals and drain
+// take each of them.
 type pipelineSignals struct {
 	reports, lost, savepoints workflow.ReceiveChannel
 }
@@ -136,7 +137,7 @@ func (pr *pipelineRun) attempt(ctx workflow.Context, owner string, restore *cont
 	if pr.resumed {
 		pr.resumed = false
 		pr.status.State = contract.JobRunning
-		return pr.watch(ctx), nil
+		return pr.follow(ctx)
 	}
 	pr.status.State = contract.JobScheduled
 	alloc, end := pr.allocate(ctx, owner)
@@ -153,25 +154,60 @@ func (pr *pipelineRun) attempt(ctx workflow.Context, owner string, restore *cont
 	}
 	pr.status.State = contract.JobRunning
 	pr.announce(ctx, contract.JobRunning)
-	return pr.watch(ctx), nil
+	return pr.follow(ctx)
 }
 
-// conclude ends an attempt whose tasks were neither canceled nor failed: it continues as
-// new when the history is long, stops at a completed savepoint, or commits once every task
-// closed. A canceled or failed attempt goes on to fail over (nil).
-func (pr *pipelineRun) conclude(ctx workflow.Context, owner string, canceled bool) *ending {
-	if pr.continueAsNew && !canceled && pr.failure == "" && !pr.cp.savepointDone {
-		// bound the history: take in what is already delivered, then go on in a new run
-		// with the same state; nothing is restarted
-		pr.drain(ctx)
-		if pr.failure == "" && !pr.allEnded() && !pr.cp.savepointDone {
-			next := pr.in
-			next.Restore = false
-			next.Resume = pr.resumeState()
-			return &ending{err: workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, next)}
+// follow watches the epoch's running tasks and, when the history has grown long, hands over
+// to a new run with the same state (nothing is restarted). It first takes in every signal
+// already delivered; one that needs this run keeps it: the tasks ended or failed, a
+// savepoint was asked for (taken here, then the watch goes on) or the pipeline was canceled
+// (canceled is true then).
+func (pr *pipelineRun) follow(ctx workflow.Context) (canceled bool, end *ending) {
+	for {
+		canceled = pr.watch(ctx)
+		if !pr.continueAsNew || canceled || pr.failure != "" || pr.cp.savepointDone {
+			return canceled, nil
 		}
-		pr.cp.interrupt() // this run goes on: the checkpoint carried so far stops with the tasks
+		every := drainsEverySignal(ctx)
+		pr.drain(ctx, every)
+		if every && ctx.Err() != nil {
+			pr.cp.interrupt()
+			return true, nil // a cancel is not carried over: the tasks stop in this run
+		}
+		going := pr.failure == "" && !pr.allEnded() && !pr.cp.savepointDone
+		if going && !(every && pr.cp.savepointWanted) {
+			return false, pr.continued(ctx)
+		}
+		if every {
+			pr.continueAsNew = false
+			if going {
+				continue // the savepoint asked for meanwhile is taken in this run
+			}
+		}
+		pr.cp.interrupt() // the tasks ended or failed: the checkpoint carried so far stops with them
+		return false, nil
 	}
+}
+
+// drainsEverySignal: the drain before continue-as-new takes in savepoint requests and sees a
+// cancel too (before, a savepoint asked for at that moment was lost, and a cancel did not
+// reach the new run).
+func drainsEverySignal(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "continue-as-new-drains-every-signal", workflow.DefaultVersion, 1) == 1
+}
+
+// continued ends the run by continuing as new with the state of the running tasks.
+func (pr *pipelineRun) continued(ctx workflow.Context) *ending {
+	next := pr.in
+	next.Restore = false
+	next.Resume = pr.resumeState()
+	return &ending{err: workflow.NewContinueAsNewError(ctx, contract.PipelineWorkflowName, next)}
+}
+
+// conclude ends an attempt whose tasks were neither canceled nor failed: it stops at a
+// completed savepoint, or commits once every task closed. A canceled or failed attempt goes
+// on to fail over (nil).
+func (pr *pipelineRun) conclude(ctx workflow.Context, owner string, canceled bool) *ending {
 	switch {
 	case canceled || pr.failure != "":
 		return nil

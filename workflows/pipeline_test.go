@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/strait-dev/strait/contract"
@@ -146,5 +147,87 @@ func TestCheckpointInFlightExpiresAtItsDeadlineAfterContinueAsNew(t *testing.T) 
 	}
 	if !canceledAt.Equal(next.Resume.Pending.Deadline) {
 		t.Fatalf("the tasks were stopped at %s, want the checkpoint's deadline %s", canceledAt, next.Resume.Pending.Deadline)
+	}
+}
+
+// stopsOnCancel has the runner confirm at once that the tasks it is asked to cancel stopped.
+func (h *harness) stopsOnCancel() {
+	h.cancel = func(_ context.Context, req contract.CancelRequest) error {
+		h.canceled = append(h.canceled, req)
+		h.env.RegisterDelayedCallback(func() {
+			h.env.SignalWorkflow(contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: req.Epoch, Tasks: []contract.TaskStatus{
+				{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskCanceled},
+				{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled}}})
+		}, time.Millisecond)
+		return nil
+	}
+}
+
+// TestSavepointAskedForAtContinueAsNewIsTaken: a savepoint asked for while the pipeline
+// completes the checkpoint that brings its run to the event limit is not lost to the
+// continue-as-new: the run takes it, stops its tasks and ends SAVEPOINT_DONE.
+func TestSavepointAskedForAtContinueAsNewIsTaken(t *testing.T) {
+	fewEventsPerRun(t, 3)
+	h := newHarness(t)
+	h.stopsOnCancel()
+	h.persist = func(in contract.PersistInput) {
+		if in.Manifest.Checkpoint == 1 {
+			h.env.SignalWorkflow(contract.SavepointSignal, nil) // the job asks while checkpoint 1 is written
+		}
+	}
+	h.trigger = func(req contract.TriggerRequest) {
+		if req.CheckpointID == 2 {
+			h.env.RegisterDelayedCallback(func() {
+				h.env.SignalWorkflow(contract.TaskReportSignal, ackReport(2, ack(0), ack(1)))
+			}, 100*time.Millisecond)
+		}
+	}
+	// the running report, checkpoint 1's trigger and its acknowledgements are the run's events
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(0), ack(1)))
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatalf("the savepoint was not taken: %v", err)
+	}
+	var st contract.PipelineStatus
+	if err := h.env.GetWorkflowResult(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.State != contract.JobSavepointDone {
+		t.Fatalf("state %s, want %s", st.State, contract.JobSavepointDone)
+	}
+	if len(h.persisted) != 2 || !h.persisted[1].Manifest.Savepoint || h.persisted[1].Manifest.Checkpoint != 2 {
+		t.Fatalf("manifests %+v, want checkpoint 1 and savepoint 2", h.persisted)
+	}
+	if len(h.canceled) != 1 || len(h.released) != 1 {
+		t.Fatalf("cancels %+v releases %v", h.canceled, h.released)
+	}
+}
+
+// TestCancelAtContinueAsNewStopsTheTasks: a cancel that arrives with the report that brings
+// the run to the event limit is not lost to the continue-as-new (a new run would not know
+// of it): the run stops its tasks, releases its slots and ends CANCELED.
+func TestCancelAtContinueAsNewStopsTheTasks(t *testing.T) {
+	fewEventsPerRun(t, 3)
+	h := newHarness(t)
+	h.stopsOnCancel()
+	report := contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{running(0), running(1)}}
+	for _, at := range []time.Duration{time.Second, 2 * time.Second} {
+		h.at(at, contract.TaskReportSignal, report)
+	}
+	h.env.RegisterDelayedCallback(func() {
+		// both in one workflow task: the report is taken first, then the limit is reached
+		h.env.SignalWorkflowSkippingWorkflowTask(contract.TaskReportSignal, report)
+		h.env.CancelWorkflow()
+	}, 3*time.Second)
+	plan := testPlan()
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, contract.PipelineInput{JobID: 7, Env: plan.Env, Job: plan.Job,
+		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices})
+	if err := h.env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		t.Fatalf("error %v, want canceled", err)
+	}
+	if len(h.canceled) != 1 || len(h.released) != 1 {
+		t.Fatalf("cancels %+v releases %v", h.canceled, h.released)
 	}
 }

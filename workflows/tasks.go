@@ -65,10 +65,13 @@ func (pr *pipelineRun) receiveSignals(ctx workflow.Context, sel workflow.Selecto
 	})
 }
 
-// drain applies the reports and lost-runner notices already delivered, so none is left
-// behind when the run continues as new.
-func (pr *pipelineRun) drain(ctx workflow.Context) {
-	for {
+// drain applies the signals already delivered, so none is left behind when the run
+// continues as new: every channel of pipelineSignals, each with its handler. With every
+// unset it takes reports and lost-runner notices only, as runs recorded before did. A
+// canceled pipeline stops draining: it stops its tasks in this run and takes their reports
+// while they stop.
+func (pr *pipelineRun) drain(ctx workflow.Context, every bool) {
+	for !every || ctx.Err() == nil {
 		var r contract.TaskReport
 		if pr.signals.reports.ReceiveAsync(&r) {
 			pr.onReport(ctx, r)
@@ -77,6 +80,10 @@ func (pr *pipelineRun) drain(ctx workflow.Context) {
 		var l contract.RunnerLost
 		if pr.signals.lost.ReceiveAsync(&l) {
 			pr.onRunnerLost(l)
+			continue
+		}
+		if every && pr.signals.savepoints.ReceiveAsync(nil) {
+			pr.onSavepoint(ctx)
 			continue
 		}
 		return

@@ -55,6 +55,8 @@ type harness struct {
 	cancel func(context.Context, contract.CancelRequest) error
 	// persist runs when a checkpoint's manifest is written, after it is recorded
 	persist func(contract.PersistInput)
+	// trigger runs when a checkpoint is triggered, after it is counted
+	trigger func(contract.TriggerRequest)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -91,7 +93,13 @@ func newHarness(t *testing.T) *harness {
 	h.env.OnActivity(contract.CancelTasksActivity, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, req contract.CancelRequest) error { return h.cancel(ctx, req) })
 	h.env.OnActivity(contract.TriggerCheckpointActivity, mock.Anything, mock.Anything).Return(
-		func(context.Context, contract.TriggerRequest) error { h.triggers++; return nil })
+		func(_ context.Context, req contract.TriggerRequest) error {
+			h.triggers++
+			if h.trigger != nil {
+				h.trigger(req)
+			}
+			return nil
+		})
 	h.env.OnActivity(contract.PersistCheckpointActivity, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.PersistInput) error {
 			h.persisted = append(h.persisted, in)
