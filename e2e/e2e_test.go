@@ -135,6 +135,7 @@ func TestBrokenExpectationsFail(t *testing.T) {
 		{"transform/func_string.conf", "{equals_to = 65}", "{equals_to = 66}", "66"},
 		{"transform/sql_transform.conf", "rule_value = 100", "rule_value = 101", "MIN_ROW"},
 		{"transform/copy_transform.conf", "rule_value = 100", "rule_value = 101", "MIN_ROW"},
+		{"transform/replace_transform.conf", `replacement = "b"`, `replacement = "bb"`, "MAX_LENGTH"},
 	}
 	for _, c := range cases {
 		t.Run(c.file+" "+c.want, func(t *testing.T) {

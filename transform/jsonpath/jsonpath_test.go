@@ -232,52 +232,45 @@ func TestJsonPathConfigErrors(t *testing.T) {
 	}
 }
 
-func TestJsonPathJobs(t *testing.T) {
+// JsonPath reads arrays and rows as their JSON text: the first element of an array, an element
+// of a nested row by position, and every element of its array typed.
+func TestJsonPathArraysAndRows(t *testing.T) {
+	str := row.StringValue
+	ints := row.ArrayValue([]row.Value{row.IntValue(1), row.IntValue(2), row.IntValue(3)})
 	for _, c := range []struct {
-		name, conf string
-		check      func(t *testing.T, out *catalog.Table, rows []row.Row)
+		name, schema, columns string
+		in                    []row.Value
+		want                  []row.Value // the fields JsonPath adds
 	}{
-		{"array source", `
-source { FakeSource { result_table_name = "fake", row.num = 50, schema = { fields { c_array = "array<string>" } } } }
-transform { JsonPath { source_table_name = "fake", result_table_name = "fake1",
-  columns = [ { "src_field" = "c_array", "path" = "$[0]", "dest_field" = "first" } ] } }
-sink { Assert { source_table_name = "fake1", rules = {
-  row_rules = [ { rule_type = MIN_ROW, rule_value = 50 } ],
-  field_rules = [ { field_name = first, field_type = string, field_value = [ { rule_type = NOT_NULL } ] } ] } } }`,
-			func(t *testing.T, out *catalog.Table, rows []row.Row) {
-				for _, r := range rows {
-					if r.Fields[1].S != r.Fields[0].Elems()[0].S {
-						t.Fatalf("first of %v is %v", r.Fields[0], r.Fields[1])
-					}
-				}
-			}},
-		{"nested row source", `
-source { FakeSource { result_table_name = "fake", row.num = 10, schema = { fields {
-  c_row = { c_map = "map<string, map<string, string>>", c_array = "array<int>", c_string = string } } } } }
-transform { JsonPath { source_table_name = "fake", result_table_name = "fake1",
-  columns = [ { "src_field" = "c_row", "path" = "$[2]", "dest_field" = "test_str", "dest_type" = "string" },
-              { "src_field" = "c_row", "path" = "$[1][*]", "dest_field" = "ints", "dest_type" = "array<int>" } ] } }
-sink { Assert { source_table_name = "fake1", rules = {
-  row_rules = [ { rule_type = MIN_ROW, rule_value = 10 } ],
-  field_rules = [ { field_name = test_str, field_type = string, field_value = [ { rule_type = NOT_NULL } ] } ] } } }`,
-			func(t *testing.T, out *catalog.Table, rows []row.Row) {
-				for _, r := range rows {
-					nested := r.Fields[0].Fields()
-					if r.Fields[1].S != nested[2].S || !row.Equal(r.Fields[2], nested[1]) {
-						t.Fatalf("row %v gave %v %v", nested, r.Fields[1], r.Fields[2])
-					}
-				}
-			}},
+		{"array", `c_array = "array<string>"`, `columns = [ { "src_field" = "c_array", "path" = "$[0]", "dest_field" = "first" } ]`,
+			[]row.Value{row.ArrayValue([]row.Value{str("x"), str("y")})}, []row.Value{str("x")}},
+		{"nested row", `c_row = { c_map = "map<string, map<string, string>>", c_array = "array<int>", c_string = string }`,
+			`columns = [ { "src_field" = "c_row", "path" = "$[2]", "dest_field" = "test_str", "dest_type" = "string" },
+			             { "src_field" = "c_row", "path" = "$[1][*]", "dest_field" = "ints", "dest_type" = "array<int>" } ]`,
+			[]row.Value{row.RowValue([]row.Value{
+				row.MapOfValues(&row.MapValue{Keys: []row.Value{str("k")}, Vals: []row.Value{row.MapOfValues(&row.MapValue{Keys: []row.Value{str("a")}, Vals: []row.Value{str("b")}})}}),
+				ints,
+				str("s"),
+			})}, []row.Value{str("s"), ints}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			job := transformtest.BuildJob(t, transformtest.Parse(t, c.conf))
-			rows := job.RunJob(t, 16, 7)
-			if fails := job.CheckAssert(rows); len(fails) > 0 {
-				t.Fatal(fails)
+			tab := transformtest.Table(t, c.schema)
+			tr := transformtest.MustBuild(t, "JsonPath", c.columns, tab)
+			rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, c.in), tr)
+			if err != nil {
+				t.Fatal(err)
 			}
-			c.check(t, job.Output, rows)
-			if n, err := transformtest.RunWithConnectors(t, transformtest.Parse(t, c.conf)); err != nil || n == 0 {
-				t.Fatalf("with the real connectors: %d rows, %v", n, err)
+			if len(rows) != 1 {
+				t.Fatalf("%d rows", len(rows))
+			}
+			got := rows[0].Fields[len(c.in):]
+			if len(got) != len(c.want) {
+				t.Fatalf("new fields %v, want %v", got, c.want)
+			}
+			for i, w := range c.want {
+				if !row.Equal(got[i], w) {
+					t.Errorf("new field %d = %v (%s), want %v (%s)", i, got[i], got[i].T, w, w.T)
+				}
 			}
 		})
 	}

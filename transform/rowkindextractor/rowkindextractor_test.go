@@ -103,41 +103,6 @@ func BenchmarkRowKindExtractor(b *testing.B) {
 	})
 }
 
-// A changelog from FakeSource's literal rows reaches the Assert sink as INSERTs carrying
-// their kinds.
-func TestRowKindExtractorWithConnectors(t *testing.T) {
-	root := transformtest.Parse(t, `
-env { job.mode = "BATCH" }
-source {
-  FakeSource {
-    schema = { fields { pk_id = bigint, name = string, score = int } }
-    rows = [
-      { kind = INSERT, fields = [1, "A", 100] },
-      { kind = INSERT, fields = [3, "C", 100] },
-      { kind = UPDATE_BEFORE, fields = [1, "A", 100] },
-      { kind = UPDATE_AFTER, fields = [1, "F", 100] },
-      { kind = DELETE, fields = [3, "C", 100] }
-    ]
-  }
-}
-transform {
-  RowKindExtractor { custom_field_name = "custom_name", transform_type = FULL }
-}
-sink {
-  Assert {
-    rules = {
-      row_rules = [ { rule_type = MIN_ROW, rule_value = 5 }, { rule_type = MAX_ROW, rule_value = 5 } ],
-      field_rules = [ { field_name = custom_name, field_type = string, field_value = [
-        { rule_type = NOT_NULL }, { rule_type = MIN_LENGTH, rule_value = 6 }, { rule_type = MAX_LENGTH, rule_value = 13 } ] } ]
-    }
-  }
-}`)
-	n, err := transformtest.RunWithConnectors(t, root)
-	if err != nil || n != 5 {
-		t.Fatalf("%d rows, %v", n, err)
-	}
-}
-
 // RowKindExtractor has no required option: its block may be empty.
 func TestRowKindExtractorOptions(t *testing.T) {
 	optiontest.Check(t, `id = int`, []optiontest.Case{

@@ -1,25 +1,21 @@
-// Package transformtest helps the transforms' tests: it builds transforms from HOCON text or
-// from SeaTunnel e2e job files, makes FakeSource-like rows for a schema, runs batches through
-// a chain of transforms and checks the Assert sink's rules of a job file on the result.
+// Package transformtest helps the transforms' tests: it builds the registered transforms from
+// HOCON text or from the repository's SeaTunnel e2e job files, and runs explicit batches
+// through them. Whole jobs (sources, transforms, sinks) run through the strait binary in
+// e2e/, never here.
 package transformtest
 
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/types"
 )
 
 // Parse reads HOCON text as a job file is read.
@@ -32,36 +28,57 @@ func Parse(t testing.TB, text string) *hocon.Value {
 	return v
 }
 
-// E2EDir finds the SeaTunnel e2e job files (shared/seatunnel-e2e beside the repository, or
-// $STRAIT_E2E_DIR); it skips the test when they are not there.
-func E2EDir(t testing.TB) string {
+// seaTunnelDir is where the repository keeps SeaTunnel's end-to-end job configs.
+const seaTunnelDir = "testdata/seatunnel-e2e"
+
+// seaTunnelFile is the path of a SeaTunnel e2e job file given relative to the repository's
+// testdata/seatunnel-e2e, found by walking up from the package directory to go.mod. A
+// missing file fails the test.
+func seaTunnelFile(t testing.TB, rel string) string {
 	t.Helper()
-	if d := os.Getenv("STRAIT_E2E_DIR"); d != "" {
-		return d
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatalf("SeaTunnel job file %s: %v", rel, err)
+		return ""
 	}
+	path := filepath.Join(root, seaTunnelDir, filepath.FromSlash(rel))
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("SeaTunnel job file %s: %v", rel, err)
+		return ""
+	}
+	return path
+}
+
+// repoRoot is the nearest directory at or above the working directory holding go.mod.
+func repoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Skip("no working directory")
+		return "", fmt.Errorf("working directory: %w", err)
 	}
 	for {
-		for _, c := range []string{filepath.Join(dir, "shared", "seatunnel-e2e"), filepath.Join(dir, "..", "shared", "seatunnel-e2e")} {
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				return c
-			}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("SeaTunnel e2e job files not found (set STRAIT_E2E_DIR)")
+			return "", fmt.Errorf("no go.mod at or above the working directory")
 		}
 		dir = parent
 	}
 }
 
-// LoadJob parses an e2e job file given relative to the e2e directory.
+// LoadJob parses a SeaTunnel e2e job file given relative to the repository's
+// testdata/seatunnel-e2e (e.g. "transform/copy_transform.conf"); a missing file fails the test.
 func LoadJob(t testing.TB, rel string) *hocon.Value {
 	t.Helper()
-	path := filepath.Join(E2EDir(t), rel)
-	v, err := hocon.ParseFile(path, hocon.Options{ListSections: []string{"source", "transform", "sink"}})
+	return LoadJobVars(t, rel, nil)
+}
+
+// LoadJobVars is LoadJob with the -i variables of a strait run.
+func LoadJobVars(t testing.TB, rel string, vars map[string]string) *hocon.Value {
+	t.Helper()
+	path := seaTunnelFile(t, rel)
+	v, err := hocon.ParseFile(path, hocon.Options{Vars: vars, ListSections: []string{"source", "transform", "sink"}})
 	if err != nil {
 		t.Fatalf("parse %s: %v", path, err)
 	}
@@ -201,266 +218,6 @@ func BuildJob(t testing.TB, root *hocon.Value) *Job {
 func stringOpt(o *config.Options, key string) string {
 	s, _ := o.String(key, "")
 	return s
-}
-
-// RowNum is the source's row.num (default 5).
-func (j *Job) RowNum() int {
-	n, _ := j.SourceOpts.Int("row.num", 5)
-	return int(n)
-}
-
-// Fake makes n rows of the source table as FakeSource does by default (random values in the
-// ranges of the options int.min, int.max, string.length...), in batches of size.
-func (j *Job) Fake(n, size int, seed uint64) []*row.Batch {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	g := gen{o: j.SourceOpts, rng: rng}
-	var out []*row.Batch
-	for n > 0 {
-		k := min(n, size)
-		b := row.NewBatch(size)
-		for i := 0; i < k; i++ {
-			r := b.Add(row.Insert, j.Source.ID(), len(j.Source.Columns))
-			for c, col := range j.Source.Columns {
-				r.Fields[c] = g.value(col.Type)
-			}
-		}
-		out = append(out, b)
-		n -= k
-	}
-	return out
-}
-
-type gen struct {
-	o   *config.Options
-	rng *rand.Rand
-}
-
-func (g gen) intOpt(key string, def int64) int64 {
-	n, err := g.o.Int(key, def)
-	if err != nil {
-		return def
-	}
-	return n
-}
-
-func (g gen) between(lo, hi int64) int64 {
-	if hi <= lo {
-		return lo
-	}
-	return lo + g.rng.Int64N(hi-lo+1)
-}
-
-const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-func (g gen) value(t types.DataType) row.Value {
-	switch t.Kind {
-	case types.String:
-		n := g.intOpt("string.length", 5)
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = letters[g.rng.IntN(len(letters))]
-		}
-		return row.StringValue(string(b))
-	case types.Boolean:
-		return row.BoolValue(g.rng.IntN(2) == 1)
-	case types.TinyInt:
-		return row.TinyIntValue(int8(g.between(g.intOpt("tinyint.min", 0), g.intOpt("tinyint.max", math.MaxInt8))))
-	case types.SmallInt:
-		return row.SmallIntValue(int16(g.between(g.intOpt("smallint.min", 0), g.intOpt("smallint.max", math.MaxInt16))))
-	case types.Int:
-		return row.IntValue(int32(g.between(g.intOpt("int.min", 0), g.intOpt("int.max", math.MaxInt32))))
-	case types.BigInt:
-		return row.BigIntValue(g.between(g.intOpt("bigint.min", 0), g.intOpt("bigint.max", math.MaxInt64-1)))
-	case types.Float:
-		return row.FloatValue(g.rng.Float32() * 100)
-	case types.Double:
-		return row.DoubleValue(g.rng.Float64() * 100)
-	case types.Decimal:
-		v, _ := row.ParseDecimal(fmt.Sprintf("%d.%d", g.rng.IntN(1000), g.rng.IntN(100)), t.Precision, t.Scale)
-		return v
-	case types.Bytes:
-		b := make([]byte, g.intOpt("bytes.length", 5))
-		for i := range b {
-			b[i] = byte(g.rng.IntN(256))
-		}
-		return row.BytesValue(b)
-	case types.Date:
-		return row.DateValue(int64(g.rng.IntN(20000)))
-	case types.Time:
-		return row.TimeValue(g.rng.Int64N(int64(24 * time.Hour)))
-	case types.Timestamp:
-		return row.TimestampValue(g.rng.Int64N(int64(50*365*24*time.Hour)) / int64(time.Second) * int64(time.Second))
-	case types.Array:
-		n := int(g.intOpt("array.size", 5))
-		e := make([]row.Value, n)
-		for i := range e {
-			e[i] = g.value(*t.Elem)
-		}
-		return row.ArrayValue(e)
-	case types.Map:
-		n := int(g.intOpt("map.size", 5))
-		m := &row.MapValue{}
-		for i := 0; i < n; i++ {
-			m.Keys = append(m.Keys, g.value(*t.Key))
-			m.Vals = append(m.Vals, g.value(*t.Elem))
-		}
-		return row.MapOfValues(m)
-	case types.Row:
-		f := make([]row.Value, t.Row.Len())
-		for i, ft := range t.Row.Types {
-			f[i] = g.value(ft)
-		}
-		return row.RowValue(f)
-	}
-	return row.NullValue()
-}
-
-// RunJob makes the source's rows, runs them through the chain and returns the output rows.
-func (j *Job) RunJob(t testing.TB, batchSize int, seed uint64) []row.Row {
-	t.Helper()
-	var all []row.Row
-	for _, b := range j.Fake(j.RowNum(), batchSize, seed) {
-		rows, err := Run(t, b, j.Transforms...)
-		if err != nil {
-			t.Fatalf("process: %v", err)
-		}
-		all = append(all, rows...)
-	}
-	return all
-}
-
-// CheckAssert evaluates the rules of the job's Assert sink on the output rows: row_rules
-// (MIN_ROW, MAX_ROW) and field_rules (the field exists with field_type; NOT_NULL, NULL, MIN,
-// MAX, MIN_LENGTH, MAX_LENGTH, equals_to). It returns the failures.
-func (j *Job) CheckAssert(rows []row.Row) []string {
-	var fails []string
-	sink := j.Root.Get("sink")
-	for _, f := range sink.Fields {
-		if f.Key != "Assert" {
-			continue
-		}
-		rules := f.Value.Lookup("rules")
-		if rules == nil {
-			continue
-		}
-		if rr := rules.Get("row_rules"); rr != nil {
-			for _, r := range rr.Elems {
-				typ, val := str(r.Get("rule_type")), num(r.Get("rule_value"))
-				switch typ {
-				case "MIN_ROW":
-					if float64(len(rows)) < val {
-						fails = append(fails, fmt.Sprintf("MIN_ROW %v: got %d rows", val, len(rows)))
-					}
-				case "MAX_ROW":
-					if float64(len(rows)) > val {
-						fails = append(fails, fmt.Sprintf("MAX_ROW %v: got %d rows", val, len(rows)))
-					}
-				}
-			}
-		}
-		fr := rules.Get("field_rules")
-		if fr == nil {
-			continue
-		}
-		for _, r := range fr.Elems {
-			var name string
-			if v := r.Get("field_name"); v != nil {
-				name = v.Str
-			}
-			idx := j.Output.ColumnIndex(name)
-			if idx < 0 {
-				fails = append(fails, fmt.Sprintf("field %s is not in the output %v", name, j.Output.RowType()))
-				continue
-			}
-			if ft := r.Get("field_type"); ft != nil {
-				want, err := catalog.TypeOf(ft)
-				if err != nil {
-					fails = append(fails, fmt.Sprintf("field %s: bad field_type: %v", name, err))
-				} else if got := j.Output.Columns[idx].Type; !got.Equal(want) {
-					fails = append(fails, fmt.Sprintf("field %s: type %s, want %s", name, got, want))
-				}
-			}
-			fv := r.Get("field_value")
-			if fv == nil {
-				continue
-			}
-			for _, rule := range fv.Elems {
-				fails = append(fails, checkValues(name, idx, rule, rows)...)
-			}
-		}
-	}
-	return fails
-}
-
-func checkValues(name string, idx int, rule *hocon.Value, rows []row.Row) []string {
-	typ, val := str(rule.Get("rule_type")), num(rule.Get("rule_value"))
-	eq := rule.Get("equals_to")
-	for _, r := range rows {
-		v := r.Fields[idx]
-		bad := ""
-		switch typ {
-		case "NOT_NULL":
-			if v.IsNull() {
-				bad = "is null"
-			}
-		case "NULL":
-			if !v.IsNull() {
-				bad = "is not null"
-			}
-		case "MIN", "MAX":
-			f, ok := v.AsFloat64()
-			if v.IsNull() {
-				continue
-			}
-			if !ok || typ == "MIN" && f < val || typ == "MAX" && f > val {
-				bad = fmt.Sprintf("%s violates %s %v", v, typ, val)
-			}
-		case "MIN_LENGTH", "MAX_LENGTH":
-			if v.IsNull() {
-				continue
-			}
-			n := float64(len([]rune(v.String())))
-			if typ == "MIN_LENGTH" && n < val || typ == "MAX_LENGTH" && n > val {
-				bad = fmt.Sprintf("%q violates %s %v", v.String(), typ, val)
-			}
-		}
-		if eq != nil && bad == "" && !v.IsNull() && !equalsTo(v, eq) {
-			bad = fmt.Sprintf("%s is not equal to %s", v, eq.Str)
-		}
-		if bad != "" {
-			return []string{fmt.Sprintf("field %s: %s", name, bad)}
-		}
-	}
-	return nil
-}
-
-func equalsTo(v row.Value, want *hocon.Value) bool {
-	w := want.Str
-	if want.Kind == hocon.Bool {
-		w = fmt.Sprint(want.Bool)
-	}
-	if f, ok := v.AsFloat64(); ok && want.Kind == hocon.Number {
-		var g float64
-		fmt.Sscan(w, &g)
-		return math.Abs(f-g) < 1e-6
-	}
-	return strings.EqualFold(v.String(), w)
-}
-
-func str(v *hocon.Value) string {
-	if v == nil {
-		return ""
-	}
-	return strings.ToUpper(v.Str)
-}
-
-func num(v *hocon.Value) float64 {
-	if v == nil {
-		return 0
-	}
-	var f float64
-	fmt.Sscan(v.Str, &f)
-	return f
 }
 
 // BenchRows measures process on batches of 1024 rows made by gen (making the batches is not
