@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop kafka kafka-stop
+.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop
 
 all: build
 
@@ -33,6 +33,16 @@ postgres:
 postgres-stop:
 	scripts/postgres.sh stop
 
+# The MySQL tests read and write a MariaDB that scripts/mariadb.sh installs (Debian's package)
+# and starts on 127.0.0.1:3306 with the row-based binary log when none answers there.
+export STRAIT_TEST_MYSQL := test:test@tcp(127.0.0.1:3306)/
+
+mariadb:
+	scripts/mariadb.sh start
+
+mariadb-stop:
+	scripts/mariadb.sh stop
+
 # The Kafka tests talk to kfake (franz-go's in-memory Kafka), which scripts/kafka.sh builds
 # into bin/tools and starts as its own process on 127.0.0.1:9092 when no broker answers there.
 export STRAIT_TEST_KAFKA := 127.0.0.1:9092
@@ -45,7 +55,7 @@ kafka-stop:
 
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once.
-test: build vet postgres kafka
+test: build vet postgres mariadb kafka
 	$(GO) test -count=1 -parallel 4 -timeout 40m $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.
