@@ -23,6 +23,8 @@ func init() {
 	} {
 		seatunnelFixtures[at] = fixture
 	}
+	// LocalFileWithMultipleTableIT copies the xlsx workbook alone into its excel folder
+	seatunnelWithout["excel/local_excel_to_assert_with_multipletable.conf"] = []string{"/seatunnel/read/excel/name=tyrantlucifer/hobby=coding/e2e.xls"}
 	seatunnelCases = append(seatunnelCases,
 		seatunnelCase{"parquet/fake_to_local_file_parquet.conf", "", wroteParquetRows("tmp/seatunnel/parquet", ".gz.parquet", 5)},
 		seatunnelCase{"parquet/local_file_parquet_projection_to_assert.conf", "", nil},
@@ -36,6 +38,12 @@ func init() {
 		seatunnelCase{"excel/local_excel_to_assert.conf", noXLS, nil},
 		seatunnelCase{"excel/local_excel_projection_to_assert.conf", noXLS, nil},
 		seatunnelCase{"excel/local_filter_excel_to_assert.conf", "", nil},
+		seatunnelCase{"excel/local_excel_zip_to_assert.conf", "", nil},
+		seatunnelCase{"excel/local_excel_multi_zip_to_assert.conf", "", nil},
+		// LocalFileWithMultipleTableIT
+		seatunnelCase{"excel/local_excel_to_assert_with_multipletable.conf", "", nil},
+		seatunnelCase{"parquet/local_file_parquet_to_assert_with_multipletable.conf", "", nil},
+		seatunnelCase{"orc/local_file_orc_to_assert_with_multipletable.conf", noORC, nil},
 	)
 }
 
