@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -229,5 +230,83 @@ func TestCancelAtContinueAsNewStopsTheTasks(t *testing.T) {
 	}
 	if len(h.canceled) != 1 || len(h.released) != 1 {
 		t.Fatalf("cancels %+v releases %v", h.canceled, h.released)
+	}
+}
+
+// twoRunnerInput is a pipeline of two task groups of one task each, its source's on runner
+// r1 and its sink's on r2, as the harness's allocation below grants them.
+func twoRunnerInput(h *harness) contract.PipelineInput {
+	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{
+			{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0}},
+			{Group: 2, RunnerID: "r2", TaskQueue: "strait-runner-r2", Slots: []int{0}}}}, nil
+	}
+	src := &contract.Vertex{ID: 1, Kind: contract.SourceVertex, Plugin: "FakeSource", Parallelism: 1}
+	sink := &contract.Vertex{ID: 2, Kind: contract.SinkVertex, Plugin: "Assert", Inputs: []int{1}, Parallelism: 1}
+	return contract.PipelineInput{JobID: 7, Env: contract.Env{Mode: contract.Batch, Parallelism: 1},
+		Job: contract.Job{ID: 7, Name: "t", Mode: contract.Batch}, Vertices: []*contract.Vertex{src, sink},
+		Pipeline: contract.Pipeline{ID: 1, Vertices: []int{1, 2}, TaskGroups: []contract.TaskGroup{
+			{ID: 1, Vertices: []int{1}, Parallelism: 1}, {ID: 2, Vertices: []int{2}, Parallelism: 1}}}}
+}
+
+// TestRunnerLostWhileStoppingCountsItsTasksStopped: a runner declared lost while the
+// pipeline stops its tasks after a failure is not waited for: its tasks count as stopped at
+// once, whether the notice comes while the CancelTasks calls run (the lost runner's never
+// returns) or while the pipeline waits for the tasks' reports. The pipeline then fails with
+// the failure that stopped it, well within the minute it would wait for reports.
+func TestRunnerLostWhileStoppingCountsItsTasksStopped(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// cancelHangs: r2's CancelTasks call does not return until the slots are released
+		cancelHangs bool
+		lostAfter   time.Duration // after the failure
+	}{
+		{name: "while waiting for the reports", lostAfter: 2 * time.Second},
+		{name: "while the cancel calls run", cancelHangs: true, lostAfter: 200 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.env.SetStartTime(t0)
+			in := twoRunnerInput(h)
+			released, r2Returned := make(chan struct{}), make(chan struct{})
+			releasedFirst := false
+			h.onRelease = func(string) {
+				select {
+				case <-r2Returned:
+				default:
+					releasedFirst = true
+				}
+				close(released)
+			}
+			h.cancel = func(ctx context.Context, req contract.CancelRequest) error {
+				if tc.cancelHangs && activity.GetInfo(ctx).TaskQueue == "strait-runner-r2" {
+					defer close(r2Returned)
+					select {
+					case <-released:
+					case <-time.After(20 * time.Second): // the pipeline waited for the lost runner
+					}
+				}
+				return nil
+			}
+			failedAt := time.Second
+			h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+				Tasks: []contract.TaskStatus{{Task: contract.TaskID{Group: 1}, State: contract.TaskRunning}}})
+			h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r2", Epoch: 1,
+				Tasks: []contract.TaskStatus{{Task: contract.TaskID{Group: 2}, State: contract.TaskRunning}}})
+			h.at(failedAt, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+				Tasks: []contract.TaskStatus{{Task: contract.TaskID{Group: 1}, State: contract.TaskFailed, Error: "connection to r2 reset"}}})
+			h.at(failedAt+tc.lostAfter, contract.RunnerLostSignal, contract.RunnerLost{RunnerID: "r2", Reason: "lease expired"})
+			h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+			err := h.env.GetWorkflowError()
+			if err == nil || !strings.Contains(err.Error(), "connection to r2 reset") {
+				t.Fatalf("error %v, want the failure that stopped the pipeline", err)
+			}
+			if took := h.env.Now().Sub(t0.Add(failedAt)); took > tc.lostAfter+time.Second {
+				t.Fatalf("the pipeline ended %s after the failure, want about %s", took, tc.lostAfter)
+			}
+			if tc.cancelHangs && !releasedFirst {
+				t.Fatal("the pipeline waited for the lost runner's cancel call before releasing its slots")
+			}
+		})
 	}
 }

@@ -53,16 +53,26 @@ func (pr *pipelineRun) receiveSignals(ctx workflow.Context, sel workflow.Selecto
 		c.Receive(ctx, nil)
 		pr.onSavepoint(ctx)
 	})
-	sel.AddReceive(pr.signals.reports, func(c workflow.ReceiveChannel, _ bool) {
+	sel.AddReceive(pr.signals.reports, pr.takeReport(ctx))
+	sel.AddReceive(pr.signals.lost, pr.takeRunnerLost(ctx))
+}
+
+// takeReport receives a task-report signal for onReport.
+func (pr *pipelineRun) takeReport(ctx workflow.Context) func(workflow.ReceiveChannel, bool) {
+	return func(c workflow.ReceiveChannel, _ bool) {
 		var r contract.TaskReport
 		c.Receive(ctx, &r)
 		pr.onReport(ctx, r)
-	})
-	sel.AddReceive(pr.signals.lost, func(c workflow.ReceiveChannel, _ bool) {
+	}
+}
+
+// takeRunnerLost receives a runner-lost signal for onRunnerLost.
+func (pr *pipelineRun) takeRunnerLost(ctx workflow.Context) func(workflow.ReceiveChannel, bool) {
+	return func(c workflow.ReceiveChannel, _ bool) {
 		var l contract.RunnerLost
 		c.Receive(ctx, &l)
 		pr.onRunnerLost(l)
-	})
+	}
 }
 
 // drain applies the signals already delivered, so none is left behind when the run
@@ -147,7 +157,8 @@ func (pr *pipelineRun) apply(r contract.TaskReport) {
 // halt cancels the pipeline's tasks on every runner and waits a bounded time for them to
 // confirm. It returns the failure that stopped the pipeline ("" for a cancel): failures
 // reported while tasks are being canceled are consequences (a producer whose consumer went
-// first), not causes.
+// first), not causes. A runner declared lost meanwhile counts its tasks as stopped at once
+// (it fences itself) rather than being waited for.
 func (pr *pipelineRun) halt(ctx workflow.Context) string {
 	cause := pr.failure
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
@@ -156,17 +167,24 @@ func (pr *pipelineRun) halt(ctx workflow.Context) string {
 	} else {
 		pr.status.State = contract.JobFailing
 	}
-	pr.cancelTasks(dctx)
+	takesLost := workflow.GetVersion(dctx, "halt-takes-runner-lost", workflow.DefaultVersion, 1) == 1
+	pr.awaitCanceled(dctx, pr.cancelTasks(dctx), takesLost)
 	if len(pr.tasks) > 0 {
-		pr.awaitStopped(dctx, workflow.Now(dctx).Add(cancelWait))
+		pr.awaitStopped(dctx, workflow.Now(dctx).Add(cancelWait), takesLost)
 	}
 	return cause
 }
 
+// cancelCall is a CancelTasks activity run on a runner.
+type cancelCall struct {
+	runner string
+	done   workflow.Future
+}
+
 // cancelTasks runs CancelTasks on every runner of the epoch that is not lost. A runner
 // that cannot be reached fences itself.
-func (pr *pipelineRun) cancelTasks(ctx workflow.Context) {
-	var futures []workflow.Future
+func (pr *pipelineRun) cancelTasks(ctx workflow.Context) []cancelCall {
+	var calls []cancelCall
 	for _, rid := range pr.status.Runners {
 		if pr.lostRunners[rid] {
 			continue // a lost runner fences itself; its tasks are already marked failed
@@ -177,26 +195,52 @@ func (pr *pipelineRun) cancelTasks(ctx workflow.Context) {
 			StartToCloseTimeout:    30 * time.Second,
 			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 2},
 		})
-		futures = append(futures, workflow.ExecuteActivity(actx, contract.CancelTasksActivity, contract.CancelRequest{
-			JobID: pr.in.JobID, Pipeline: pr.in.Pipeline.ID, Epoch: pr.epoch}))
+		calls = append(calls, cancelCall{runner: rid, done: workflow.ExecuteActivity(actx, contract.CancelTasksActivity, contract.CancelRequest{
+			JobID: pr.in.JobID, Pipeline: pr.in.Pipeline.ID, Epoch: pr.epoch})})
 	}
-	for _, f := range futures {
-		_ = f.Get(ctx, nil)
+	return calls
+}
+
+// awaitCanceled waits for the CancelTasks calls to return (whether they succeed or not).
+// With takesLost it takes runner-lost signals meanwhile and no longer waits for the call of
+// a runner declared lost, which may never start.
+func (pr *pipelineRun) awaitCanceled(ctx workflow.Context, calls []cancelCall, takesLost bool) {
+	if !takesLost {
+		for _, c := range calls {
+			_ = c.done.Get(ctx, nil)
+		}
+		return
+	}
+	for {
+		sel := workflow.NewSelector(ctx)
+		waiting := false
+		for _, c := range calls {
+			if !c.done.IsReady() && !pr.lostRunners[c.runner] {
+				waiting = true
+				sel.AddFuture(c.done, func(workflow.Future) {})
+			}
+		}
+		if !waiting {
+			return
+		}
+		sel.AddReceive(pr.signals.lost, pr.takeRunnerLost(ctx))
+		sel.Select(ctx)
 	}
 }
 
-// awaitStopped takes in task reports until every task ended or the deadline passed.
-func (pr *pipelineRun) awaitStopped(ctx workflow.Context, deadline time.Time) {
+// awaitStopped takes in task reports until every task ended or the deadline passed; with
+// takesLost also runner-lost signals, whose runner's tasks count as stopped.
+func (pr *pipelineRun) awaitStopped(ctx workflow.Context, deadline time.Time, takesLost bool) {
 	for !pr.allEnded() {
 		timedOut := false
 		tctx, cancelTimer := workflow.WithCancel(ctx)
 		timer := workflow.NewTimer(tctx, deadline.Sub(workflow.Now(ctx)))
 		sel := workflow.NewSelector(ctx)
-		sel.AddReceive(pr.signals.reports, func(c workflow.ReceiveChannel, _ bool) {
-			var r contract.TaskReport
-			c.Receive(ctx, &r)
-			pr.onReport(ctx, r) // no checkpoint is in flight any more: only task changes count
-		})
+		// no checkpoint is in flight any more: only task changes count
+		sel.AddReceive(pr.signals.reports, pr.takeReport(ctx))
+		if takesLost {
+			sel.AddReceive(pr.signals.lost, pr.takeRunnerLost(ctx))
+		}
 		sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
 		sel.Select(ctx)
 		cancelTimer()

@@ -57,6 +57,8 @@ type harness struct {
 	persist func(contract.PersistInput)
 	// trigger runs when a checkpoint is triggered, after it is counted
 	trigger func(contract.TriggerRequest)
+	// onRelease runs when slots are released, after the owner is recorded
+	onRelease func(owner string)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -114,6 +116,9 @@ func newHarness(t *testing.T) *harness {
 		func(_, _, _, _ string, arg any) error {
 			if r, ok := arg.(contract.ReleaseRequest); ok {
 				h.released = append(h.released, r.Owner)
+				if h.onRelease != nil {
+					h.onRelease(r.Owner)
+				}
 			}
 			return nil
 		})
