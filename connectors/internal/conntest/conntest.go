@@ -1,18 +1,20 @@
-// Package conntest runs connectors without the engine, for tests: a source's enumerator and
-// readers driven in one goroutine, and small jobs (sources, a few identity-like transforms,
-// sinks with a final commit) read from HOCON job configs.
+// Package conntest drives connectors' own parts for their tests: a source's enumerator and
+// readers in one goroutine, and the registered Assert sink's type check of rows. Whole jobs
+// run through the strait binary in e2e/.
 package conntest
 
 import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	_ "github.com/strait-dev/strait/connectors/assert" // the Assert sink, for AssertTypes
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -188,6 +190,8 @@ type sink struct {
 // transforms (Filter, Sql `select * from t`) to the sinks (each set up first, when it has
 // save modes), then a final PrepareCommit of every writer and one final commit per sink.
 // It returns the first error.
+//
+// Deprecated: run whole jobs through the binary in e2e/.
 func RunJob(ctx context.Context, root *hocon.Value) error {
 	env := config.New(root.Get("env"), "env")
 	mode, err := env.Enum("job.mode", "BATCH", "BATCH", "STREAMING")
@@ -426,6 +430,8 @@ func Tables(rows []row.Row) []string {
 }
 
 // CheckType reports whether v has exactly type t (element-wise for composites; nulls pass).
+//
+// Deprecated: use AssertTypes, the Assert sink's own type check.
 func CheckType(v row.Value, t types.DataType) bool {
 	if v.IsNull() {
 		return true
@@ -461,4 +467,62 @@ func CheckType(v row.Value, t types.DataType) bool {
 		}
 	}
 	return true
+}
+
+// AssertTypes writes rows of table through the registered Assert sink with a field rule per
+// column declaring the column's type (every column, or those named), so a value whose type is
+// not exactly its column's fails as it fails a job: a null passes only the null type, a decimal
+// needs the column's scale. It returns the Assert sink's error, naming the row and the field.
+func AssertTypes(ctx context.Context, table *catalog.Table, rows []row.Row, columns ...string) error {
+	if len(columns) == 0 {
+		for _, c := range table.Columns {
+			columns = append(columns, c.Name)
+		}
+	}
+	var rules strings.Builder
+	rules.WriteString("rules { field_rules = [\n")
+	for _, name := range columns {
+		i := table.ColumnIndex(name)
+		if i < 0 {
+			return fmt.Errorf("assert types: column %q is not in table %s", name, table.ID())
+		}
+		typ := table.Columns[i].Type
+		if back, err := types.Parse(typ.String()); err != nil || !back.Equal(typ) {
+			return fmt.Errorf("assert types: column %s: type %s does not read back as itself (%v)", name, typ, err)
+		}
+		fmt.Fprintf(&rules, "  { field_name = %s, field_type = %s }\n", strconv.Quote(name), strconv.Quote(typ.String()))
+	}
+	rules.WriteString("] }\n")
+	w, err := assertWriter(table, rules.String())
+	if err != nil {
+		return err
+	}
+	b := row.NewBatch(len(rows) + 1)
+	defer b.Release()
+	for i := range rows {
+		r := b.Add(rows[i].Kind, rows[i].Table, len(rows[i].Fields))
+		copy(r.Fields, rows[i].Fields)
+	}
+	if err := w.Write(ctx, b); err != nil {
+		return err
+	}
+	return w.Close(ctx)
+}
+
+// assertWriter makes the writer of an Assert sink with the rules text on table.
+func assertWriter(table *catalog.Table, rules string) (connector.Writer, error) {
+	f, _, ok := connector.LookupSink("Assert")
+	if !ok {
+		return nil, fmt.Errorf("assert types: the Assert sink is not registered")
+	}
+	root, err := hocon.Parse([]byte(rules), hocon.Options{File: "assert-types.conf"})
+	if err != nil {
+		return nil, fmt.Errorf("assert types: rules: %w", err)
+	}
+	job := connector.Job{ID: 1, Name: "assert-types", Mode: connector.Batch}
+	s, err := f(&connector.SinkContext{Options: config.New(root, "sink[0] Assert"), Job: job, Inputs: []*catalog.Table{table}})
+	if err != nil {
+		return nil, err
+	}
+	return s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: job}, nil)
 }
