@@ -1,17 +1,21 @@
-package jdbc
+package e2e
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/strait-dev/strait/connectors/internal/conntest"
-	"github.com/strait-dev/strait/row"
 )
+
+// The Jdbc round trips: PostgreSQL tables with a column per type copied by `strait run` from
+// a Jdbc source to a Jdbc sink, then compared with the source column by column in SQL.
 
 // roundTripScalars has a column per scalar type SeaTunnel's PostgresTypeConverter maps
 // (and a few it does not, which Strait reads as strings), rows of typical values, NULLs
@@ -100,24 +104,85 @@ var writePaths = []struct{ name, opts string }{
 	{"query", "query = \"INSERT INTO %s (%s) VALUES (%s)\""},
 }
 
-// TestRoundTripTypes copies tables with a column per PostgreSQL type from a Jdbc source to a
-// Jdbc sink on every write path, then compares the copy with the source column by column
+// pgSchema gives a test its own empty schema in the test database (STRAIT_TEST_POSTGRES),
+// dropped when the test ends. It returns the JDBC url for a job config, whose currentSchema
+// makes unqualified table names resolve to the schema, and a connection whose search_path is
+// the schema.
+func pgSchema(t *testing.T) (jdbcURL string, conn *pgx.Conn) {
+	t.Helper()
+	dsn := os.Getenv("STRAIT_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("STRAIT_TEST_POSTGRES: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err = pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", dsn, err)
+	}
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	schema := "e2e_rt_" + hex.EncodeToString(suffix[:])
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema+"; SET search_path TO "+schema); err != nil {
+		conn.Close(ctx)
+		t.Fatalf("create schema %s: %v", schema, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+		conn.Close(ctx)
+	})
+	q := url.Values{"currentSchema": {schema}, "user": {cfg.User}, "password": {cfg.Password}}
+	if u, err := url.Parse(dsn); err == nil && u.Query().Get("sslmode") != "" {
+		q.Set("sslmode", u.Query().Get("sslmode"))
+	}
+	host := cfg.Host
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return fmt.Sprintf("jdbc:postgresql://%s:%d/%s?%s", host, cfg.Port, cfg.Database, q.Encode()), conn
+}
+
+func pgExec(t *testing.T, conn *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%v\n%s", err, sql)
+	}
+}
+
+// runJobText writes a job config and runs it with strait run, failing the test unless the job
+// finishes.
+func runJobText(t *testing.T, conf string) {
+	t.Helper()
+	code, out := run(t, "run", writeJob(t, conf))
+	checkRun(t, "job", code, out, 0)
+}
+
+// TestJdbcRoundTripTypes copies tables with a column per PostgreSQL type from a Jdbc source
+// to a Jdbc sink on every write path, then compares the copy with the source column by column
 // in SQL. A timetz value arrives in UTC (SeaTunnel reads it as a time of day, dropping the
 // zone), so it is compared at UTC; every other value must arrive unchanged.
-func TestRoundTripTypes(t *testing.T) {
-	url, conn := testDB(t)
-	srcExec(t, conn, roundTripScalars+roundTripArrays)
+func TestJdbcRoundTripTypes(t *testing.T) {
+	url, conn := pgSchema(t)
+	pgExec(t, conn, roundTripScalars+roundTripArrays)
 	for _, table := range []string{"rt_scalars", "rt_arrays"} {
 		cols := tableColumns(t, conn, table)
 		for _, p := range writePaths {
 			t.Run(table+"/"+p.name, func(t *testing.T) {
-				srcExec(t, conn, "DROP TABLE IF EXISTS rt_copy; CREATE TABLE rt_copy (LIKE "+table+" INCLUDING ALL)")
+				pgExec(t, conn, "DROP TABLE IF EXISTS rt_copy; CREATE TABLE rt_copy (LIKE "+table+" INCLUDING ALL)")
 				opts := p.opts
 				if strings.HasPrefix(opts, "query") {
 					marks := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
 					opts = fmt.Sprintf(opts, "rt_copy", strings.Join(quoteAll(cols), ", "), marks)
 				}
-				runJob(t, fmt.Sprintf(`env { job.mode = BATCH, parallelism = 2 }
+				runJobText(t, fmt.Sprintf(`env { job.mode = BATCH, parallelism = 2 }
 source { Jdbc { url = %q, table_path = %q, split.size = 2 } }
 sink { Jdbc { url = %q
 database = test
@@ -129,18 +194,29 @@ table = rt_copy
 	}
 }
 
-// runJob runs a BATCH job config in-process: its sources to their end into its sinks, then
-// the final commit.
-func runJob(t *testing.T, conf string) {
-	t.Helper()
-	root, err := conntest.Parse([]byte(conf), "job.conf", nil)
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, conf)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := conntest.RunJob(ctx, root); err != nil {
-		t.Fatalf("job: %v", err)
+// TestJdbcRoundTripCreatedTable: a table the sink's save mode creates from a PostgreSQL source
+// has the source's column types (as SeaTunnel creates them), so every value arrives as in
+// TestJdbcRoundTripTypes, an unbounded numeric with its own scale.
+func TestJdbcRoundTripCreatedTable(t *testing.T) {
+	url, conn := pgSchema(t)
+	pgExec(t, conn, roundTripScalars+roundTripArrays)
+	for _, table := range []string{"rt_scalars", "rt_arrays"} {
+		t.Run(table, func(t *testing.T) {
+			pgExec(t, conn, "DROP TABLE IF EXISTS rt_made")
+			runJobText(t, fmt.Sprintf(`env { job.mode = BATCH }
+source { Jdbc { url = %q, table_path = %q } }
+sink { Jdbc { url = %q
+generate_sink_sql = true
+database = test
+table = rt_made } }`, url, table, url))
+			cols := tableColumns(t, conn, table)
+			for _, c := range cols {
+				if a, b := typeOf(t, conn, table, c), typeOf(t, conn, "rt_made", c); a != b {
+					t.Errorf("column %s created as %s, the source's is %s", c, b, a)
+				}
+			}
+			compareTables(t, conn, table, "rt_made", cols)
+		})
 	}
 }
 
@@ -221,39 +297,4 @@ func show(s *string) string {
 		return "NULL"
 	}
 	return fmt.Sprintf("%q", *s)
-}
-
-// TestRoundTripCreatedTable: a table the sink's save mode creates from a PostgreSQL source
-// has the source's column types (as SeaTunnel creates them), so every value arrives as in
-// TestRoundTripTypes, an unbounded numeric with its own scale.
-func TestRoundTripCreatedTable(t *testing.T) {
-	url, conn := testDB(t)
-	srcExec(t, conn, roundTripScalars+roundTripArrays)
-	for _, table := range []string{"rt_scalars", "rt_arrays"} {
-		t.Run(table, func(t *testing.T) {
-			srcExec(t, conn, "DROP TABLE IF EXISTS rt_made")
-			src := mustTestSource(t, srcConf(url, `table_path = "`+table+`"`), 1)
-			rows := srcFlatten(readSource(t, src, 1))
-			b := row.NewBatch(len(rows))
-			for i := range rows {
-				r := b.Add(rows[i].Kind, rows[i].Table, len(rows[i].Fields))
-				copy(r.Fields, rows[i].Fields)
-			}
-			s, err := newSink(t, genConf(url, "rt_made"), src.Tables()[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Setup(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			write(t, s, b)
-			cols := tableColumns(t, conn, table)
-			for _, c := range cols {
-				if a, b := typeOf(t, conn, table, c), typeOf(t, conn, "rt_made", c); a != b {
-					t.Errorf("column %s created as %s, the source's is %s", c, b, a)
-				}
-			}
-			compareTables(t, conn, table, "rt_made", cols)
-		})
-	}
 }
