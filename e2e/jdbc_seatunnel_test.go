@@ -1,41 +1,26 @@
-package jdbc
+package e2e
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	_ "github.com/strait-dev/strait/connectors/assert"
-	_ "github.com/strait-dev/strait/connectors/fake"
-	"github.com/strait-dev/strait/connectors/internal/pgtest"
 )
 
 // SeaTunnel's own Jdbc end-to-end configs for PostgreSQL (connector-jdbc-e2e), kept
-// unchanged in testdata/seatunnel, run in-process against the tables and data their Java
-// tests prepare, with the checks their Java tests make. They reach the database as host
-// `postgresql` (scripts/postgres.sh maps it) and use its public schema, as SeaTunnel's
-// tests do; PostGIS must be installed (scripts/postgres.sh installs it).
+// unchanged in connectors/jdbc/testdata/seatunnel, run by strait run against the tables and
+// data their Java tests prepare, with the checks their Java tests make. They reach the
+// database as host `postgresql` (scripts/postgres.sh maps it) and use its public schema, as
+// SeaTunnel's tests do; PostGIS must be installed (scripts/postgres.sh installs it).
 
-// seatunnelDB connects to the test database and makes sure PostGIS is there.
-func seatunnelDB(t *testing.T) *pgx.Conn {
+// postgis is postgres (the test database, its public tables locked for the test) with PostGIS,
+// which SeaTunnel's tables need.
+func postgis(t *testing.T) *pgx.Conn {
 	t.Helper()
-	dsn := os.Getenv(pgtest.Env)
-	if dsn == "" {
-		t.Skipf("%s is not set: start PostgreSQL with scripts/postgres.sh start", pgtest.Env)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	pgtest.LockPublic(t, conn)
+	conn := postgres(t)
+	ctx := context.Background()
 	var have bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis')").Scan(&have); err != nil {
 		t.Fatal(err)
@@ -48,22 +33,11 @@ func seatunnelDB(t *testing.T) *pgx.Conn {
 	return conn
 }
 
-// runSeaTunnelConf runs one of the configs in testdata/seatunnel as a BATCH job.
-func runSeaTunnelConf(t *testing.T, name string) {
+// runJdbcSeaTunnel runs one of the Jdbc package's SeaTunnel configs; the job must finish.
+func runJdbcSeaTunnel(t *testing.T, name string) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", "seatunnel", name))
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	runJob(t, string(src))
-}
-
-// exec runs statements on the test database, failing the test on an error.
-func exec(t *testing.T, conn *pgx.Conn, sql string) {
-	t.Helper()
-	if _, err := conn.Exec(context.Background(), sql); err != nil {
-		t.Fatalf("%.200s: %v", sql, err)
-	}
+	code, out := run(t, "run", filepath.Join("..", "connectors", "jdbc", "testdata", "seatunnel", name))
+	checkRun(t, name, code, out, 0)
 }
 
 // textRows reads a query's rows with every value as its text (NULL for null).
@@ -174,8 +148,8 @@ FROM public.pg_e2e_sink_table ORDER BY gid`
 // every type (uuid, json, jsonb, xml and PostGIS geometries among them) with another
 // sink write path and source split, and the sink must then hold what the source holds.
 func TestSeaTunnelJdbcPostgresIT(t *testing.T) {
-	conn := seatunnelDB(t)
-	exec(t, conn, pgE2ESourceDDL)
+	conn := postgis(t)
+	pgExec(t, conn, pgE2ESourceDDL)
 	t.Cleanup(func() {
 		_, _ = conn.Exec(context.Background(), "DROP TABLE IF EXISTS public.pg_e2e_source_table, public.pg_e2e_sink_table")
 	})
@@ -187,8 +161,8 @@ func TestSeaTunnelJdbcPostgresIT(t *testing.T) {
 		"jdbc_postgres_source_and_sink_xa.conf",
 	} {
 		t.Run(strings.TrimSuffix(conf, ".conf"), func(t *testing.T) {
-			defer exec(t, conn, "TRUNCATE public.pg_e2e_sink_table")
-			runSeaTunnelConf(t, conf)
+			defer pgExec(t, conn, "TRUNCATE public.pg_e2e_sink_table")
+			runJdbcSeaTunnel(t, conf)
 			sameRows(t, conn, pgE2ESourceSQL, pgE2ESinkSQL)
 		})
 	}
@@ -198,8 +172,8 @@ func TestSeaTunnelJdbcPostgresIT(t *testing.T) {
 // field_ide = UPPERCASE the rows reach "PG_IDE_SINK_TABLE" in schema public, whose columns
 // are upper-case.
 func TestSeaTunnelJdbcPostgresIdentifierIT(t *testing.T) {
-	conn := seatunnelDB(t)
-	exec(t, conn, `DROP TABLE IF EXISTS public.pg_ide_source_table, public."PG_IDE_SINK_TABLE";
+	conn := postgis(t)
+	pgExec(t, conn, `DROP TABLE IF EXISTS public.pg_ide_source_table, public."PG_IDE_SINK_TABLE";
 CREATE TABLE public.pg_ide_source_table (
   gid SERIAL PRIMARY KEY, text_col TEXT, varchar_col VARCHAR(255), char_col CHAR(10), boolean_col bool,
   smallint_col int2, integer_col int4, bigint_col BIGINT, decimal_col DECIMAL(10, 2), numeric_col NUMERIC(8, 4),
@@ -238,7 +212,7 @@ FROM generate_series(1, 10) i`)
 	t.Cleanup(func() {
 		_, _ = conn.Exec(context.Background(), `DROP TABLE IF EXISTS public.pg_ide_source_table, public."PG_IDE_SINK_TABLE"`)
 	})
-	runSeaTunnelConf(t, "jdbc_postgres_ide_source_and_sink.conf")
+	runJdbcSeaTunnel(t, "jdbc_postgres_ide_source_and_sink.conf")
 	sameRows(t, conn, `SELECT gid, text_col, varchar_col, char_col, boolean_col, smallint_col, integer_col, bigint_col,
   decimal_col, numeric_col, real_col, double_precision_col, smallserial_col, serial_col, bigserial_col, date_col,
   timestamp_col, bpchar_col, age, name, point, linestring, polygon_colums, multipoint, multilinestring, multipolygon,
@@ -260,23 +234,23 @@ FROM public."PG_IDE_SINK_TABLE" ORDER BY "GID"`)
 // an Assert sink that counts them. The query, which the config sets with
 // generate_sink_sql = true, is what writes: no table is created for the input.
 func TestSeaTunnelJdbcSinkFakeIT(t *testing.T) {
-	conn := seatunnelDB(t)
-	exec(t, conn, `DROP TABLE IF EXISTS public.sink, public.fake;
+	conn := postgis(t)
+	pgExec(t, conn, `DROP TABLE IF EXISTS public.sink, public.fake;
 CREATE TABLE public.sink (user_id BIGINT NOT NULL PRIMARY KEY, name varchar(255), age INT)`)
 	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), "DROP TABLE IF EXISTS public.sink") })
 	count := func(where string) string {
 		return textRows(t, conn, "SELECT count(*) FROM public.sink"+where)[0]
 	}
-	runSeaTunnelConf(t, "jdbc_sink_auto_generate_sql.conf")
+	runJdbcSeaTunnel(t, "jdbc_sink_auto_generate_sql.conf")
 	if got := count(" WHERE name IS NOT NULL AND age IS NOT NULL"); got != "100" {
 		t.Fatalf("after jdbc_sink_auto_generate_sql.conf public.sink holds %s full rows, want 100", got)
 	}
-	runSeaTunnelConf(t, "jdbc_sink_auto_generate_upsql_sql.conf")
+	runJdbcSeaTunnel(t, "jdbc_sink_auto_generate_upsql_sql.conf")
 	if got := count(""); got != "200" {
 		t.Fatalf("after jdbc_sink_auto_generate_upsql_sql.conf public.sink holds %s rows, want 200", got)
 	}
-	exec(t, conn, "TRUNCATE public.sink")
-	runSeaTunnelConf(t, "jdbc_sink_name_parameter_sql.conf")
+	pgExec(t, conn, "TRUNCATE public.sink")
+	runJdbcSeaTunnel(t, "jdbc_sink_name_parameter_sql.conf")
 	if got := count(" WHERE name IS NOT NULL AND age IS NULL"); got != "100" {
 		t.Fatalf("after jdbc_sink_name_parameter_sql.conf public.sink holds %s rows with a name and no age, want 100", got)
 	}
