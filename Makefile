@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop
+.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop
 
 all: build
 
@@ -53,9 +53,21 @@ kafka:
 kafka-stop:
 	scripts/kafka.sh stop
 
+# The S3 tests (the S3 checkpoint store) talk to SeaweedFS, which scripts/s3.sh builds once
+# into bin/tools/weed and starts on 127.0.0.1:8333 with the test identity and bucket.
+export STRAIT_TEST_S3 := http://127.0.0.1:8333
+export STRAIT_TEST_S3_ACCESS_KEY := strait-test
+export STRAIT_TEST_S3_SECRET_KEY := strait-test-secret
+
+s3:
+	scripts/s3.sh start
+
+s3-stop:
+	scripts/s3.sh stop
+
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once.
-test: build vet postgres mariadb kafka
+test: build vet postgres mariadb kafka s3
 	$(GO) test -count=1 -parallel 4 -timeout 40m $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.
