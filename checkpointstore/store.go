@@ -3,7 +3,8 @@
 //
 // The layout is one a person can read: <root>/<job>/<pipeline>/<checkpoint>/ holds one blob
 // per task and a manifest.json written last and atomically; a checkpoint without a manifest
-// never completed.
+// never completed. The root is a local folder (FS) or a bucket and prefix in S3 (S3), with
+// the same keys.
 package checkpointstore
 
 import (
@@ -25,8 +26,8 @@ import (
 // ErrNotFound is returned for a key or checkpoint that does not exist.
 var ErrNotFound = errors.New("checkpoint store: not found")
 
-// Store is where checkpoints live. Implementations: the local file system (New); S3 comes
-// behind the same interface.
+// Store is where checkpoints live. Implementations: the local file system (New) and S3
+// (NewS3).
 type Store interface {
 	// Put writes a blob under key (a relative path such as "12/1/5/g1-0.state").
 	Put(ctx context.Context, key string, data []byte) error
@@ -36,6 +37,9 @@ type Store interface {
 	List(ctx context.Context, prefix string) ([]string, error)
 	// Delete removes every key under a prefix.
 	Delete(ctx context.Context, prefix string) error
+	// Check proves the store usable (reachable, writable), so that a process fails at its
+	// start, naming what is wrong, rather than at its first checkpoint.
+	Check(ctx context.Context) error
 }
 
 // Manifest is the commit point of a checkpoint: which task wrote which state and the sinks'
@@ -292,6 +296,23 @@ func (f *FS) List(_ context.Context, prefix string) ([]string, error) {
 	})
 	sort.Strings(out)
 	return out, err
+}
+
+// Check writes and removes a probe file in the root.
+func (f *FS) Check(context.Context) error {
+	tmp, err := os.CreateTemp(f.root, ".tmp-check-*")
+	if err != nil {
+		return fmt.Errorf("checkpoint store %s: not writable: %w", f.root, err)
+	}
+	name := tmp.Name()
+	err = tmp.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint store %s: %w", f.root, err)
+	}
+	return nil
 }
 
 // Delete removes everything under a prefix.

@@ -2,66 +2,45 @@ package checkpointstore
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-func TestManifestsAndRetention(t *testing.T) {
-	ctx := context.Background()
+// TestFSLayout: the file system store keeps a key as the file of that path under its root,
+// and writes no temporary file a listing would show.
+func TestFSLayout(t *testing.T) {
 	dir := t.TempDir()
 	s, err := New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Latest(ctx, s, 7, 1); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("empty store: %v", err)
-	}
-	for id := int64(1); id <= 5; id++ {
-		if err := s.Put(ctx, StateKey(7, 1, id, "g1-0"), []byte{byte(id)}); err != nil {
-			t.Fatal(err)
-		}
-		if id == 5 {
-			break // checkpoint 5 never completes
-		}
-		m := &Manifest{Job: 7, Pipeline: 1, Checkpoint: id, Tasks: []TaskState{{Task: "g1-0", Key: StateKey(7, 1, id, "g1-0")}},
-			Commits: map[int][][]byte{2: {[]byte("info")}}}
-		if err := WriteManifest(ctx, s, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := Latest(ctx, s, 7, 1)
-	if err != nil || m.Checkpoint != 4 || string(m.Commits[2][0]) != "info" {
-		t.Fatalf("latest %+v %v", m, err)
-	}
-	b, err := s.Get(ctx, m.Tasks[0].Key)
-	if err != nil || b[0] != 4 {
-		t.Fatalf("state %v %v", b, err)
-	}
-	if err := Retain(ctx, s, 7, 1, 2); err != nil {
+	ctx := context.Background()
+	mustPut(t, s, StateKey(7, 1, 3, "g1-0"), "state")
+	if err := WriteManifest(ctx, s, manifest(7, 1, 3)); err != nil {
 		t.Fatal(err)
 	}
-	ids, _ := Completed(ctx, s, 7, 1)
-	if len(ids) != 2 || ids[0] != 3 || ids[1] != 4 {
-		t.Fatalf("kept %v", ids)
+	for _, f := range []string{"7/1/3/g1-0.state", "7/1/3/manifest.json"} {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "7", "1", "1")); !os.IsNotExist(err) {
-		t.Fatal("checkpoint 1 not deleted")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "7", "1", "5")); err != nil {
-		t.Fatal("the checkpoint in progress, newer than the kept ones, must stay")
+	entries, err := os.ReadDir(filepath.Join(dir, "7", "1", "3"))
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("the checkpoint folder holds %v (%v), want the state and the manifest", entries, err)
 	}
 }
 
-func TestKeysStayInsideTheStore(t *testing.T) {
-	s, _ := New(t.TempDir())
-	for _, k := range []string{"../x", "/etc/passwd", "a/../../b"} {
-		if err := s.Put(context.Background(), k, nil); err == nil {
-			t.Errorf("key %q accepted", k)
-		}
+// TestFSCheckRefusesARootItCannotWrite: a root that is a file (as one without write
+// permission, which root would write through) fails the check.
+func TestFSCheckRefusesARootItCannotWrite(t *testing.T) {
+	s := &FS{root: filepath.Join(t.TempDir(), "file")}
+	if err := os.WriteFile(s.root, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if err := s.Delete(context.Background(), "."); err == nil {
-		t.Error("deleting the whole store must be refused")
+	err := s.Check(context.Background())
+	if err == nil || !strings.Contains(err.Error(), s.root) {
+		t.Fatalf("%v, want an error naming %s", err, s.root)
 	}
 }
