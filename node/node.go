@@ -43,9 +43,10 @@ type Config struct {
 	Runners []RunnerSpec
 	// MetricsAddr serves Prometheus /metrics there when set (":9090", "127.0.0.1:0").
 	MetricsAddr string
-	// CheckpointDir is the checkpoint store's root, shared by the workers and runners of a
-	// cluster (default: the engine config's checkpoint.storage.root, else
-	// <tmp>/strait/checkpoints).
+	// CheckpointDir is the local checkpoint store's root, shared by the workers and runners
+	// of a cluster on one host or a shared mount (default: the engine config's
+	// checkpoint.storage.root, else <tmp>/strait/checkpoints). An engine config with S3
+	// storage puts the checkpoints in S3 instead.
 	CheckpointDir string
 	// DialWait is how long the process waits for Temporal to answer at start: services
 	// (worker, runner) wait for a Temporal that is still starting; 0 tries once.
@@ -86,6 +87,11 @@ func Module(cfg Config) fx.Option {
 	}
 	if cfg.Namespace == "" {
 		cfg.Namespace = "default"
+	}
+	if cfg.Engine != nil {
+		for _, k := range cfg.Engine.Ignored {
+			cfg.Logger.Info("engine config: setting not used", "setting", k)
+		}
 	}
 	return fx.Options(
 		fx.Supply(cfg),
@@ -175,10 +181,46 @@ func dial(opts client.Options, wait time.Duration, log *slog.Logger) (client.Cli
 
 type runners []*taskrunner.Runner
 
+// storeCheckTimeout bounds the start-up check of the checkpoint store: a wrong endpoint
+// or credential stops the process within seconds.
+const storeCheckTimeout = 15 * time.Second
+
+// provideStore opens the checkpoint store the process's workers and runners share and
+// checks it, or gives none when the process hosts neither.
 func provideStore(cfg Config) (checkpointstore.Store, error) {
+	if !cfg.Worker && len(cfg.Runners) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeCheckTimeout)
+	defer cancel()
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Check(ctx); err != nil {
+		return nil, err
+	}
+	return store, nil
+}
+
+// openStore is the store the engine config names: S3, or a local folder (--checkpoint-dir,
+// else checkpoint.storage.root, else <tmp>/strait/checkpoints).
+func openStore(ctx context.Context, cfg Config) (checkpointstore.Store, error) {
+	st := engineconfig.Default().Checkpoint.Storage
+	if cfg.Engine != nil {
+		st = cfg.Engine.Checkpoint.Storage
+	}
+	if st.Type == engineconfig.StorageS3 {
+		if cfg.CheckpointDir != "" {
+			return nil, fmt.Errorf("checkpoint store: --checkpoint-dir %s and the engine config's s3 storage both name the store: give one", cfg.CheckpointDir)
+		}
+		s3cfg := st.S3
+		s3cfg.Logger = cfg.Logger
+		return checkpointstore.NewS3(ctx, s3cfg)
+	}
 	dir := cfg.CheckpointDir
-	if dir == "" && cfg.Engine != nil {
-		dir = cfg.Engine.Checkpoint.Storage.Root
+	if dir == "" {
+		dir = st.Root
 	}
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "strait", "checkpoints")

@@ -39,9 +39,10 @@ func envOr(key, def string) string {
 	return def
 }
 
-// engineFlag adds --config (strait.yaml; STRAIT_CONFIG) to a command.
+// engineFlag adds --config (strait.yaml or SeaTunnel's seatunnel.yaml; STRAIT_CONFIG) to a
+// command.
 func engineFlag(fs *flag.FlagSet) *string {
-	return fs.String("config", envOr("STRAIT_CONFIG", ""), "engine config file (strait.yaml): checkpoint storage, retention, default interval and timeout")
+	return fs.String("config", envOr("STRAIT_CONFIG", ""), "engine config file (strait.yaml, or SeaTunnel's seatunnel.yaml): checkpoint storage (local folder or S3), retention, default interval and timeout")
 }
 
 // loadEngine reads the engine config, reporting a bad one plainly.
