@@ -233,14 +233,20 @@ func TestCancelAtContinueAsNewStopsTheTasks(t *testing.T) {
 	}
 }
 
-// twoRunnerInput is a pipeline of two task groups of one task each, its source's on runner
-// r1 and its sink's on r2, as the harness's allocation below grants them.
-func twoRunnerInput(h *harness) contract.PipelineInput {
-	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
-		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{
-			{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0}},
-			{Group: 2, RunnerID: "r2", TaskQueue: "strait-runner-r2", Slots: []int{0}}}}, nil
-	}
+// oneRunnerGrants put the test plan's task group on runner r1.
+func oneRunnerGrants() []contract.SlotGrant {
+	return []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: contract.RunnerQueue("r1"), Slots: []int{0, 1}}}
+}
+
+// twoRunnerGrants put twoRunnerInput's source on runner r1 and its sink on r2.
+func twoRunnerGrants() []contract.SlotGrant {
+	return []contract.SlotGrant{
+		{Group: 1, RunnerID: "r1", TaskQueue: contract.RunnerQueue("r1"), Slots: []int{0}},
+		{Group: 2, RunnerID: "r2", TaskQueue: contract.RunnerQueue("r2"), Slots: []int{0}}}
+}
+
+// twoRunnerInput is a pipeline of two task groups of one task each, a source and a sink.
+func twoRunnerInput() contract.PipelineInput {
 	src := &contract.Vertex{ID: 1, Kind: contract.SourceVertex, Plugin: "FakeSource", Parallelism: 1}
 	sink := &contract.Vertex{ID: 2, Kind: contract.SinkVertex, Plugin: "Assert", Inputs: []int{1}, Parallelism: 1}
 	return contract.PipelineInput{JobID: 7, Env: contract.Env{Mode: contract.Batch, Parallelism: 1},
@@ -267,7 +273,10 @@ func TestRunnerLostWhileStoppingCountsItsTasksStopped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.env.SetStartTime(t0)
-			in := twoRunnerInput(h)
+			in := twoRunnerInput()
+			h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
+				return &contract.Allocation{Owner: req.Owner, Grants: twoRunnerGrants()}, nil
+			}
 			released, r2Returned := make(chan struct{}), make(chan struct{})
 			releasedFirst := false
 			h.onRelease = func(string) {

@@ -10,21 +10,48 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
+// recordedEventsPerRun is PipelineEventsBeforeContinue in the histories
+// TestRecordPipelineHistories records: a run continues as new after three events, and its
+// replay must count the same.
+const recordedEventsPerRun = 3
+
 // TestReplayRecordedHistories replays histories recorded from real runs on the embedded
-// server (see node.TestHistoriesReplay, STRAIT_RECORD_HISTORY): a workflow change that would
-// break running jobs fails here. Changes that must alter the command sequence go behind
+// server (see node.TestHistoriesReplay, STRAIT_RECORD_HISTORY, and for the pipeline's rarer
+// steps TestRecordPipelineHistories, build tag record): a workflow change that would break
+// running jobs fails here. Changes that must alter the command sequence go behind
 // workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
-	for _, name := range []string{"job_history.json", "pipeline_history.json", "scheduled_history.json",
+	for _, h := range []struct {
+		name string
+		// eventsPerRun is PipelineEventsBeforeContinue when it was recorded; 0 the default
+		eventsPerRun int
+	}{
+		{name: "job_history.json"}, {name: "pipeline_history.json"}, {name: "scheduled_history.json"},
 		// recorded after pipelines tell their job when they run
-		"job_announced_history.json", "pipeline_announced_history.json"} {
-		t.Run(name, func(t *testing.T) {
+		{name: "job_announced_history.json"}, {name: "pipeline_announced_history.json"},
+		// a run continuing as new with a checkpoint in flight, and the run completing it
+		{name: "pipeline_continued_history.json", eventsPerRun: recordedEventsPerRun},
+		{name: "pipeline_resumed_history.json", eventsPerRun: recordedEventsPerRun},
+		// a savepoint asked for as the run continues as new, taken in that run
+		{name: "pipeline_savepoint_at_continue_history.json", eventsPerRun: recordedEventsPerRun},
+		// a runner declared lost while the pipeline stops its tasks
+		{name: "pipeline_lost_while_stopping_history.json", eventsPerRun: recordedEventsPerRun},
+		// the same three recorded before those steps were versioned: the checkpoint in flight
+		// dropped, the savepoint left behind, the lost runner waited for
+		{name: "pipeline_unversioned_continued_history.json", eventsPerRun: recordedEventsPerRun},
+		{name: "pipeline_unversioned_savepoint_at_continue_history.json", eventsPerRun: recordedEventsPerRun},
+		{name: "pipeline_unversioned_lost_while_stopping_history.json", eventsPerRun: recordedEventsPerRun},
+	} {
+		t.Run(h.name, func(t *testing.T) {
+			if h.eventsPerRun > 0 {
+				fewEventsPerRun(t, h.eventsPerRun)
+			}
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
 			r.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
 			r.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
 			r.RegisterWorkflowWithOptions(ScheduledJobWorkflow, workflow.RegisterOptions{Name: contract.ScheduledJobWorkflowName})
-			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", name)); err != nil {
+			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", h.name)); err != nil {
 				t.Fatal(err)
 			}
 		})
