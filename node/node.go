@@ -96,7 +96,7 @@ func Module(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
 		fx.Provide(metrics.NewRegistry, provideStore, provideServer, provideClient, provideRunner, provideNode),
-		fx.Invoke(startWorker, startRunner, serveMetrics),
+		fx.Invoke(storeFirst, startWorker, startRunner, serveMetrics),
 	)
 }
 
@@ -202,6 +202,11 @@ func provideStore(cfg Config) (checkpointstore.Store, error) {
 	}
 	return store, nil
 }
+
+// storeFirst opens (and checks) the checkpoint store before anything else, Temporal
+// included: a wrong endpoint or credential stops the process within seconds, not after it
+// waited for Temporal.
+func storeFirst(checkpointstore.Store) {}
 
 // openStore is the store the engine config names: S3, or a local folder (--checkpoint-dir,
 // else checkpoint.storage.root, else <tmp>/strait/checkpoints).
