@@ -184,7 +184,9 @@ func (pr *pipelineRun) follow(ctx workflow.Context) (canceled bool, end *ending)
 				continue // the savepoint asked for meanwhile is taken in this run
 			}
 		}
-		pr.cp.interrupt() // the tasks ended or failed: the checkpoint carried so far stops with them
+		// the tasks ended or failed, or the savepoint completed: the checkpoint carried so far
+		// stops with the tasks
+		pr.cp.interrupt()
 		return false, nil
 	}
 }

@@ -195,8 +195,8 @@ func (pr *pipelineRun) cancelTasks(ctx workflow.Context) []cancelCall {
 			StartToCloseTimeout:    30 * time.Second,
 			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 2},
 		})
-		calls = append(calls, cancelCall{runner: rid, done: workflow.ExecuteActivity(actx, contract.CancelTasksActivity, contract.CancelRequest{
-			JobID: pr.in.JobID, Pipeline: pr.in.Pipeline.ID, Epoch: pr.epoch})})
+		req := contract.CancelRequest{JobID: pr.in.JobID, Pipeline: pr.in.Pipeline.ID, Epoch: pr.epoch}
+		calls = append(calls, cancelCall{runner: rid, done: workflow.ExecuteActivity(actx, contract.CancelTasksActivity, req)})
 	}
 	return calls
 }
