@@ -19,6 +19,10 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
+// seatunnelDir holds the data files of SeaTunnel's LocalFile end-to-end suite, kept unchanged;
+// e2e/localfile_suite_test.go runs the suite's configs on them through the strait binary.
+const seatunnelDir = "testdata/seatunnel"
+
 func options(t testing.TB, src, where string) *config.Options {
 	t.Helper()
 	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
