@@ -1,0 +1,280 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// SeaTunnel's own Kafka end-to-end configs (connector-kafka-e2e), kept unchanged in
+// connectors/kafka/testdata/seatunnel, run by strait run against the topics and records their
+// Java test (KafkaIT) prepares, with the checks it makes. They reach the broker as
+// kafkaCluster:9092, the host name scripts/kafka.sh maps; the broker must listen on port 9092.
+
+// kafkaSuite names a config of the suite.
+func kafkaSuite(name string) string {
+	return filepath.Join("..", "connectors", "kafka", "testdata", "seatunnel", name)
+}
+
+// seatunnelKafka is the broker the configs name; it must be the test broker.
+func seatunnelKafka(t *testing.T) (string, *kadm.Client) {
+	t.Helper()
+	addr, adm := kafkaBroker(t)
+	if !strings.HasSuffix(addr, ":9092") {
+		t.Fatalf("SeaTunnel's configs reach the broker at kafkaCluster:9092; STRAIT_TEST_KAFKA is %s", addr)
+	}
+	return addr, adm
+}
+
+// kafkaRecordJSON is a record as SeaTunnel's json format writes the row KafkaIT generates.
+func kafkaRecordJSON(id int) string {
+	return fmt.Sprintf(`{"id":%d,"c_map":{"key":1},"c_array":[1],"c_string":"string","c_boolean":false,"c_tinyint":1,`+
+		`"c_smallint":1,"c_int":1,"c_bigint":1,"c_float":1.1,"c_double":1.1,"c_decimal":1.1,"c_bytes":"dGVzdA==",`+
+		`"c_date":"2024-01-01","c_timestamp":"2024-01-01T12:59:23"}`, id)
+}
+
+// kafkaRecordText is the same row as SeaTunnel's text format writes it with delimiter ",".
+func kafkaRecordText(id int) string {
+	return fmt.Sprintf("%d,key\x031,1,string,false,1,1,1,1,1.1,1.1,1.1,test,2024-01-01,2024-01-01 12:59:23", id)
+}
+
+// prepareTopic creates a topic of a fixed name afresh (one an earlier run left is deleted
+// first), with one partition as the broker of SeaTunnel's test creates it, holding the records
+// of ids lo..hi-1 in the given encoding; it is deleted when the test ends.
+func prepareTopic(t *testing.T, addr string, adm *kadm.Client, topic string, lo, hi int, encode func(int) string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _ = adm.DeleteTopics(ctx, topic)
+	resp, err := adm.CreateTopic(ctx, 1, 1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), topic) })
+	if hi <= lo {
+		return
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	recs := make([]*kgo.Record, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Value: []byte(encode(i))})
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatalf("produce to %s: %v", topic, err)
+	}
+}
+
+// topicRecords reads a topic from its start to the end offsets it has now.
+func topicRecords(t *testing.T, addr string, adm *kadm.Client, topic string) []*kgo.Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatalf("end offsets of %s: %v", topic, err)
+	}
+	want := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			want[o.Partition] = o.Offset
+		}
+	})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var out []*kgo.Record
+	for len(want) > 0 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read %s: %v (still waiting for %v)", topic, ctx.Err(), want)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			end, ok := want[r.Partition]
+			if !ok || r.Offset >= end {
+				return
+			}
+			out = append(out, r)
+			if r.Offset+1 >= end {
+				delete(want, r.Partition)
+			}
+		})
+	}
+	return out
+}
+
+// kafkaSourceCase is a source config of KafkaIT, the topic it reads and the records KafkaIT
+// puts there first; want is what the run's output holds besides FINISHED (or FAILED, exit 1,
+// when code is 1).
+type kafkaSourceCase struct {
+	config, topic string
+	lo, hi        int
+	encode        func(int) string
+	code          int
+	want          []string
+}
+
+var kafkaSourceCases = []kafkaSourceCase{
+	// testSourceKafka: the 100 json records of startUp, read from each start mode (latest,
+	// in a BATCH job, stops where it starts and reads none)
+	{config: "kafka/kafkasource_earliest_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 100"}},
+	{config: "kafka/kafkasource_latest_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON},
+	{config: "kafka/kafkasource_specific_offsets_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 50"}},
+	{config: "kafka/kafkasource_timestamp_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 100"}},
+	// testSourceKafkaStartConfig: without an offset of the group on the fresh topic, reading
+	// starts at its end (auto.offset.reset is latest)
+	{config: "kafka/kafkasource_group_offset_to_console.conf", topic: "test_topic_group", lo: 100, hi: 150, encode: kafkaRecordJSON},
+	// testSourceKafkaJsonToConsole, the text tests and max.poll.records = 1
+	{config: "jsonFormatIT/kafka_source_json_to_console.conf", topic: "test_topic_json", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 100"}},
+	{config: "textFormatIT/kafka_source_text_to_console.conf", topic: "test_topic_text", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
+	{config: "textFormatIT/kafka_source_text_to_console_assert_catalog_table.conf", topic: "test_topic_text", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
+	{config: "kafka/kafka_source_to_assert_with_max_poll_records_1.conf", topic: "test_topic_text_max_poll_records_1", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
+	// json records read as text do not parse: skip reads none, fail fails the job naming the
+	// first record
+	{config: "kafka/kafkasource_format_error_handle_way_skip_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 0"}},
+	{config: "kafka/kafkasource_format_error_handle_way_fail_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkaRecordJSON,
+		code: 1, want: []string{"topic test_topic_error_message partition 0 offset 0"}},
+}
+
+// runKafkaSourceCases runs the cases, those of one topic one after the other (each prepares
+// the topic afresh) and the topics in parallel.
+func runKafkaSourceCases(t *testing.T, addr string, adm *kadm.Client, cases []kafkaSourceCase, check func(t *testing.T, c kafkaSourceCase)) {
+	var topics []string
+	byTopic := map[string][]kafkaSourceCase{}
+	for _, c := range cases {
+		if byTopic[c.topic] == nil {
+			topics = append(topics, c.topic)
+		}
+		byTopic[c.topic] = append(byTopic[c.topic], c)
+	}
+	for _, topic := range topics {
+		t.Run(topic, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range byTopic[topic] {
+				t.Run(c.config, func(t *testing.T) {
+					prepareTopic(t, addr, adm, c.topic, c.lo, c.hi, c.encode)
+					check(t, c)
+				})
+			}
+		})
+	}
+}
+
+// KafkaIT's source tests: each config reads the records prepared and its Assert passes, or
+// the job fails as KafkaIT expects.
+func TestSeaTunnelKafkaSource(t *testing.T) {
+	addr, adm := seatunnelKafka(t)
+	runKafkaSourceCases(t, addr, adm, kafkaSourceCases, func(t *testing.T, c kafkaSourceCase) {
+		code, out := run(t, "run", kafkaSuite(c.config))
+		checkRun(t, c.config, code, out, c.code, c.want...)
+	})
+}
+
+// Copies of the source configs with a bound of their Assert moved past the records prepared
+// fail, naming the rule: the rules see the records read.
+func TestSeaTunnelKafkaSourceBrokenCopies(t *testing.T) {
+	addr, adm := seatunnelKafka(t)
+	broken := map[string]breakage{
+		"kafka/kafkasource_earliest_to_console.conf": {old: "rule_type = MAX\n                rule_value = 99", new: "rule_type = MAX\n                rule_value = 98",
+			code: 1, want: []string{"breaks rule_type MAX with rule_value 98"}},
+		"kafka/kafkasource_specific_offsets_to_console.conf": {old: "rule_type = MIN\n                rule_value = 50", new: "rule_type = MIN\n                rule_value = 51",
+			code: 1, want: []string{"breaks rule_type MIN with rule_value 51"}},
+		"textFormatIT/kafka_source_text_to_console.conf": {old: "rule_type = MAX\n                rule_value = 99", new: "rule_type = MAX\n                rule_value = 98",
+			code: 1, want: []string{"breaks rule_type MAX with rule_value 98"}},
+		"kafka/kafka_source_to_assert_with_max_poll_records_1.conf": {old: "rule_type = MIN_ROW\n          rule_value = 100", new: "rule_type = MIN_ROW\n          rule_value = 101",
+			code: 1, want: []string{"MIN_ROW"}},
+	}
+	var cases []kafkaSourceCase
+	for _, c := range kafkaSourceCases {
+		if _, ok := broken[c.config]; ok {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) != len(broken) {
+		t.Fatalf("%d of the %d broken configs are source cases", len(cases), len(broken))
+	}
+	runKafkaSourceCases(t, addr, adm, cases, func(t *testing.T, c kafkaSourceCase) {
+		b, err := os.ReadFile(kafkaSuite(c.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runBroken(t, c.config, string(b), broken[c.config])
+	})
+}
+
+// testSourceKafkaStartConfigWithCommitOffset: a BATCH job reading from the group's offsets
+// (none yet: it starts at the end) commits the offset it reached, 100.
+func TestSeaTunnelKafkaCommitOffset(t *testing.T) {
+	addr, adm := seatunnelKafka(t)
+	const topic, group = "test_topic_group_with_commit_offset", "SeaTunnel-Consumer-Group"
+	const config = "kafka/kafkasource_group_offset_to_console_with_commit_offset.conf"
+	prepareTopic(t, addr, adm, topic, 0, 100, kafkaRecordJSON)
+	ctx := context.Background()
+	if _, err := adm.DeleteGroup(ctx, group); err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+		t.Fatalf("delete group: %v", err)
+	}
+	code, out := run(t, "run", kafkaSuite(config))
+	checkRun(t, config, code, out, 0)
+	resp, err := adm.FetchOffsets(ctx, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := resp.Lookup(topic, 0); !ok || o.At != 100 {
+		t.Fatalf("committed %+v, want 100", o)
+	}
+}
+
+// KafkaIT's sink tests: FakeSource's 10 rows reach the topic, keyed by c_map and c_string
+// where the config says so.
+func TestSeaTunnelKafkaSink(t *testing.T) {
+	addr, adm := seatunnelKafka(t)
+	for _, c := range []struct {
+		config, topic string
+		keyed         bool
+	}{
+		{"kafka_sink_fake_to_kafka.conf", "test_topic", true},
+		{"textFormatIT/fake_source_to_text_sink_kafka.conf", "test_text_topic", false},
+		{"kafka_default_sink_fake_to_kafka.conf", "topic_default_sink_test", false},
+	} {
+		t.Run(c.config, func(t *testing.T) {
+			t.Parallel()
+			prepareTopic(t, addr, adm, c.topic, 0, 0, nil)
+			code, out := run(t, "run", kafkaSuite(c.config))
+			checkRun(t, c.config, code, out, 0)
+			got := topicRecords(t, addr, adm, c.topic)
+			if len(got) != 10 {
+				t.Fatalf("%d records in %s, want 10", len(got), c.topic)
+			}
+			if !c.keyed {
+				return
+			}
+			var key map[string]any
+			if err := json.Unmarshal(got[0].Key, &key); err != nil {
+				t.Fatalf("key %q: %v", got[0].Key, err)
+			}
+			for _, field := range []string{"c_map", "c_string"} {
+				if _, ok := key[field]; !ok {
+					t.Errorf("key %q has no %s", got[0].Key, field)
+				}
+			}
+		})
+	}
+}
