@@ -85,7 +85,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=30s ./internal/jsonscan/
 	$(GO) test -run='^$$' -fuzz=FuzzTranslate -fuzztime=30s ./internal/jregex/
 
-bench: build build-noembed postgres
+bench: build build-noembed postgres s3
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) run ./bench/e2e -strait $(BIN)
 	STRAIT_PARQUET_JOB_BENCH=1 STRAIT_PARQUET_BENCH_MB=1024 GOMAXPROCS=1 $(GO) test -run='^$$' -bench='^BenchmarkParquetJob$$' -benchtime=1x ./connectors/localfile/
