@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/strait-dev/strait/connector"
 )
@@ -34,6 +31,7 @@ type move struct {
 // alone and only acts on paths inside the staging root and the target path it was
 // configured with.
 type Committer struct {
+	fs      FileSystem
 	path    string
 	tmpRoot string
 	where   string
@@ -70,10 +68,10 @@ func (c *Committer) Abort(ctx context.Context, infos [][]byte) error {
 		if err != nil {
 			return err
 		}
-		if err := os.RemoveAll(info.TransactionDir); err != nil && first == nil {
+		if err := c.fs.RemoveAll(info.TransactionDir); err != nil && first == nil {
 			first = fmt.Errorf("%s: abort transaction %s: %w", c.where, info.TransactionID, err)
 		}
-		removeEmptyParents(info.TransactionDir, c.tmpRoot)
+		removeEmptyParents(c.fs, info.TransactionDir, c.tmpRoot)
 	}
 	return first
 }
@@ -111,11 +109,11 @@ func (c *Committer) check(info *commitInfo) error {
 }
 
 func (c *Committer) commit(ctx context.Context, info *commitInfo) error {
-	if _, err := os.Lstat(info.TransactionDir); errors.Is(err, fs.ErrNotExist) {
+	if _, err := c.fs.Stat(info.TransactionDir); errors.Is(err, fs.ErrNotExist) {
 		// The staging directory is removed after the last move: the transaction was
 		// committed before, unless it was aborted.
 		for _, m := range info.Moves {
-			if _, err := os.Stat(m.To); err != nil {
+			if _, err := c.fs.Stat(m.To); err != nil {
 				return connector.Permanent(fmt.Errorf("%s: commit transaction %s: its staging directory is gone and %s is missing: the transaction was aborted or its files removed", c.where, info.TransactionID, m.To))
 			}
 		}
@@ -128,112 +126,66 @@ func (c *Committer) commit(ctx context.Context, info *commitInfo) error {
 		}
 		dir := filepath.Dir(m.To)
 		if !made[dir] {
-			if err := mkdirAll(dir); err != nil {
+			if err := mkdirAll(c.fs, dir); err != nil {
 				return fmt.Errorf("%s: commit transaction %s: create %s: %w", c.where, info.TransactionID, dir, err)
 			}
 			made[dir] = true
 		}
-		if err := moveFile(m.From, m.To); err != nil {
+		if err := moveFile(c.fs, m.From, m.To); err != nil {
 			return fmt.Errorf("%s: commit transaction %s: %w", c.where, info.TransactionID, err)
 		}
 	}
 	for dir := range made {
-		syncDir(dir)
+		syncDir(c.fs, dir)
 	}
-	if err := os.RemoveAll(info.TransactionDir); err != nil {
+	if err := c.fs.RemoveAll(info.TransactionDir); err != nil {
 		return fmt.Errorf("%s: commit transaction %s: remove staging directory: %w", c.where, info.TransactionID, err)
 	}
-	removeEmptyParents(info.TransactionDir, c.tmpRoot)
+	removeEmptyParents(c.fs, info.TransactionDir, c.tmpRoot)
 	return nil
 }
 
-// rename is os.Rename; tests replace it to simulate moves across file systems.
-var rename = os.Rename
-
 // moveFile moves a staged file to its target, replacing what is there. A move whose source
-// is gone and whose target exists counts as done. Across file systems it copies into a
-// hidden file beside the target, syncs it, renames it into place and removes the source.
-func moveFile(from, to string) error {
-	err := rename(from, to)
+// is gone and whose target exists counts as done.
+func moveFile(fsys FileSystem, from, to string) error {
+	err := fsys.Rename(from, to)
 	if err == nil {
 		return nil
 	}
-	if _, serr := os.Lstat(from); errors.Is(serr, fs.ErrNotExist) {
-		if _, terr := os.Stat(to); terr == nil {
+	if _, serr := fsys.Stat(from); errors.Is(serr, fs.ErrNotExist) {
+		if _, terr := fsys.Stat(to); terr == nil {
 			return nil
 		}
 		return connector.Permanent(fmt.Errorf("staged file %s is missing and %s was never written", from, to))
 	}
-	if !errors.Is(err, syscall.EXDEV) {
-		return fmt.Errorf("move %s to %s: %w", from, to, err)
-	}
-	return copyAcross(from, to)
-}
-
-func copyAcross(from, to string) (err error) {
-	src, err := os.Open(from)
-	if err != nil {
-		return fmt.Errorf("move %s to %s: %w", from, to, err)
-	}
-	defer src.Close()
-	tmp := filepath.Join(filepath.Dir(to), "."+filepath.Base(to)+".strait-copy")
-	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return fmt.Errorf("move %s to %s: %w", from, to, err)
-	}
-	defer func() {
-		if err != nil {
-			dst.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = io.Copy(dst, src); err != nil {
-		return fmt.Errorf("copy %s to %s: %w", from, tmp, err)
-	}
-	if err = dst.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err = dst.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err = os.Rename(tmp, to); err != nil {
-		return fmt.Errorf("move %s to %s: %w", tmp, to, err)
-	}
-	if err = os.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove staged file %s: %w", from, err)
-	}
-	return nil
+	return fmt.Errorf("move %s to %s: %w", from, to, err)
 }
 
 // mkdirAll creates dir and its parents. A concurrent cleanup may remove an empty parent
 // between the steps (committers remove emptied staging directories), so it tries again.
-func mkdirAll(dir string) error {
+func mkdirAll(fsys FileSystem, dir string) error {
 	var err error
 	for i := 0; i < 5; i++ {
-		if err = os.MkdirAll(dir, 0o777); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		if err = fsys.MkdirAll(dir); err == nil || !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return err
 }
 
-// syncDir makes the entries of a directory durable. File systems that cannot sync a
-// directory are left alone: it is a durability refinement, not a correctness step.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
+// syncDir makes the entries of a directory durable where the file system needs it.
+func syncDir(fsys FileSystem, dir string) {
+	if s, ok := fsys.(dirSyncer); ok {
+		s.SyncDir(dir)
 	}
-	_ = d.Sync()
-	d.Close()
 }
 
 // removeEmptyParents removes the emptied directories above a transaction directory (the
 // writer's and the job's staging directories), stopping at root or at the first directory
 // that still holds something.
-func removeEmptyParents(dir, root string) {
+func removeEmptyParents(fsys FileSystem, dir, root string) {
 	for p := filepath.Dir(dir); p != root && within(p, root) && strings.HasPrefix(p, root); p = filepath.Dir(p) {
-		if os.Remove(p) != nil {
+		if fsys.Remove(p) != nil {
 			return
 		}
 	}

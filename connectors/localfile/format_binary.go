@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -172,20 +171,20 @@ func (w *writer) openBinary(rel string, part int64) (*binaryFile, error) {
 	final := filepath.Join(cfg.path, clean)
 	dir := filepath.Dir(staged)
 	if !w.dirs[dir] {
-		if err := mkdirAll(dir); err != nil {
+		if err := mkdirAll(cfg.fs, dir); err != nil {
 			return nil, fmt.Errorf("%s: create staging directory: %w", cfg.where, err)
 		}
 		w.dirs[dir] = true
 	}
-	f, err := os.OpenFile(staged, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	f, err := cfg.fs.Create(staged)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfg.where, err)
+		return nil, fmt.Errorf("%s: create %s: %w", cfg.where, staged, err)
 	}
 	of := &openFile{f: f, staged: staged, final: final}
 	of.w = bufio.NewWriterSize(f, writeBufferSize)
 	if part > 0 {
-		if err := continueBinary(of, final, part); err != nil {
-			f.Close()
+		if err := continueBinary(cfg.fs, of, final, part); err != nil {
+			f.Abort()
 			return nil, fmt.Errorf("%s: file %s: %w", cfg.where, rel, err)
 		}
 	}
@@ -199,8 +198,8 @@ func (w *writer) openBinary(rel string, part int64) (*binaryFile, error) {
 
 // continueBinary copies the part of a file an earlier transaction published, which must
 // hold the part chunks before chunk part.
-func continueBinary(of *openFile, final string, part int64) error {
-	src, err := os.Open(final)
+func continueBinary(fsys FileSystem, of *openFile, final string, part int64) error {
+	src, err := fsys.Open(final)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("chunk %d comes first, but no earlier chunk was written", part)
 	}
@@ -208,14 +207,10 @@ func continueBinary(of *openFile, final string, part int64) error {
 		return err
 	}
 	defer src.Close()
-	st, err := src.Stat()
-	if err != nil {
-		return err
+	if want := part * binaryChunk; src.Size() != want {
+		return fmt.Errorf("chunk %d continues %s, which has %d bytes, not the %d of the chunks before it", part, final, src.Size(), want)
 	}
-	if want := part * binaryChunk; st.Size() != want {
-		return fmt.Errorf("chunk %d continues %s, which has %d bytes, not the %d of the chunks before it", part, final, st.Size(), want)
-	}
-	_, err = io.Copy(of.w, src)
+	_, err = io.Copy(of.w, io.NewSectionReader(src, 0, src.Size()))
 	return err
 }
 
@@ -240,7 +235,7 @@ func (w *writer) finishBinary() error {
 // closeBinary releases the binary files without publishing them.
 func (w *writer) closeBinary() {
 	for rel, bf := range w.bins {
-		bf.of.f.Close()
+		bf.of.f.Abort()
 		delete(w.bins, rel)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"os"
 	"strings"
 	"time"
 
@@ -41,7 +40,7 @@ type parquetSource struct {
 // declares none. With no file at all the source is the one string column `content`, as in
 // SeaTunnel. Reading the footer is bounded in size and time.
 func (c *sourceConfig) parquetFileSchema(o *config.Options, declared *catalog.Table) (*catalog.Table, error) {
-	if _, err := os.Stat(c.path); err != nil {
+	if _, err := c.fs.Stat(c.path); err != nil {
 		return nil, o.Errorf("path", "%v", unwrapPathError(err))
 	}
 	var first string
@@ -57,7 +56,7 @@ func (c *sourceConfig) parquetFileSchema(o *config.Options, declared *catalog.Ta
 	}
 	done := make(chan result, 1)
 	go func() {
-		t, err := parquetTableOf(first)
+		t, err := parquetTableOf(c.fs, first)
 		done <- result{t, err}
 	}()
 	timer := time.NewTimer(parquetPlanTimeout)
@@ -80,18 +79,14 @@ func (c *sourceConfig) parquetFileSchema(o *config.Options, declared *catalog.Ta
 }
 
 // parquetTableOf reads the columns of a parquet file.
-func parquetTableOf(path string) (_ *catalog.Table, err error) {
+func parquetTableOf(fsys FileSystem, path string) (_ *catalog.Table, err error) {
 	defer recoverParquet(&err)
-	f, err := os.Open(path)
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := openParquet(f, st.Size())
+	pf, err := openParquet(f, f.Size())
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -61,7 +60,7 @@ type reader struct {
 	in     fileInputs      // the inputs of the open file: it, or the files of its archive
 	queue  []fileSplit
 	cur    fileSplit
-	f      *os.File
+	f      ReadFile
 	br     *bufio.Reader
 	rec    recordReader // the reader of a record format's split
 	long   []byte
@@ -202,16 +201,11 @@ func (r *reader) openNext() error {
 	if err := r.useTable(r.cur.Table); err != nil {
 		return err
 	}
-	f, err := os.Open(r.cur.Path)
+	f, err := r.cfg.fs.Open(r.cur.Path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.cfg.where, err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", r.cfg.where, err)
-	}
-	if err := r.in.start(r.cfg, f, st.Size(), r.cur.Path); err != nil {
+	if err := r.in.start(r.cfg, f, f.Size(), r.cur.Path); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %s: %w", r.cfg.where, r.cur.Path, err)
 	}

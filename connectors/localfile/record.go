@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/row"
@@ -53,12 +52,8 @@ type recordSink interface {
 }
 
 // openRecords starts the record reader of the current split on the open file f.
-func (r *reader) openRecords(f *os.File) error {
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: %w", r.cfg.where, err)
-	}
-	rec, err := r.cfg.records.open(f, st.Size(), r.cur.Path, r.cur)
+func (r *reader) openRecords(f ReadFile) error {
+	rec, err := r.cfg.records.open(f, f.Size(), r.cur.Path, r.cur)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.cfg.where, err)
 	}
@@ -91,16 +86,12 @@ func (c *sourceConfig) fileSplits(ctx context.Context, path string) ([]fileSplit
 	if c.records == nil {
 		return []fileSplit{{Path: path}}, nil
 	}
-	f, err := os.Open(path)
+	f, err := c.fs.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return c.records.splits(ctx, f, st.Size(), path)
+	return c.records.splits(ctx, f, f.Size(), path)
 }
 
 // endRecordBatch tells the open record writers that the batch's rows are going away.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/strait-dev/strait/connector"
@@ -39,38 +38,38 @@ func (s *Sink) Setup(ctx context.Context) error {
 		return err
 	}
 	c := s.cfg
-	if err := applySaveModes(c.path, c.schemaSave, c.dataSave); err != nil {
+	if err := applySaveModes(c.fs, c.path, c.schemaSave, c.dataSave); err != nil {
 		return fmt.Errorf("%s: path %s: %w", c.where, c.path, err)
 	}
 	return nil
 }
 
-func applySaveModes(path, schema, data string) error {
-	if err := applySchemaSaveMode(path, schema); err != nil {
+func applySaveModes(fsys FileSystem, path, schema, data string) error {
+	if err := applySchemaSaveMode(fsys, path, schema); err != nil {
 		return fmt.Errorf("schema_save_mode %s: %w", schema, err)
 	}
-	if err := applyDataSaveMode(path, data); err != nil {
+	if err := applyDataSaveMode(fsys, path, data); err != nil {
 		return fmt.Errorf("data_save_mode %s: %w", data, err)
 	}
 	return nil
 }
 
-func applySchemaSaveMode(path, mode string) error {
-	exists, err := pathExists(path)
+func applySchemaSaveMode(fsys FileSystem, path, mode string) error {
+	exists, err := pathExists(fsys, path)
 	if err != nil {
 		return err
 	}
 	switch mode {
 	case recreateSchema:
 		if exists {
-			if err := removePath(path); err != nil {
+			if err := removePath(fsys, path); err != nil {
 				return err
 			}
 		}
-		return makePath(path)
+		return makePath(fsys, path)
 	case createSchemaWhenMissing:
 		if !exists {
-			return makePath(path)
+			return makePath(fsys, path)
 		}
 	case errorWhenSchemaMissing:
 		if !exists {
@@ -80,19 +79,19 @@ func applySchemaSaveMode(path, mode string) error {
 	return nil
 }
 
-func applyDataSaveMode(path, mode string) error {
+func applyDataSaveMode(fsys FileSystem, path, mode string) error {
 	switch mode {
 	case dropData:
-		exists, err := pathExists(path)
+		exists, err := pathExists(fsys, path)
 		if err != nil || !exists {
 			return err
 		}
-		if err := removePath(path); err != nil {
+		if err := removePath(fsys, path); err != nil {
 			return err
 		}
-		return makePath(path)
+		return makePath(fsys, path)
 	case errorWhenDataExists:
-		has, err := holdsFiles(path)
+		has, err := holdsFiles(fsys, path)
 		if err != nil {
 			return err
 		}
@@ -103,8 +102,8 @@ func applyDataSaveMode(path, mode string) error {
 	return nil
 }
 
-func pathExists(path string) (bool, error) {
-	_, err := os.Stat(path)
+func pathExists(fsys FileSystem, path string) (bool, error) {
+	_, err := fsys.Stat(path)
 	switch {
 	case err == nil:
 		return true, nil
@@ -116,19 +115,19 @@ func pathExists(path string) (bool, error) {
 
 // removePath deletes path and everything below it. The root of the file system is never
 // deleted, whatever the options say.
-func removePath(path string) error {
+func removePath(fsys FileSystem, path string) error {
 	if filepath.Dir(path) == path {
 		return connector.Permanent(fmt.Errorf("refusing to delete the file system root %s", path))
 	}
-	slog.Info("LocalFile: deleting the sink path before the job, as its save mode says", "path", path)
-	if err := os.RemoveAll(path); err != nil {
+	slog.Info("file sink: deleting the sink path before the job, as its save mode says", "path", path)
+	if err := fsys.RemoveAll(path); err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
 	return nil
 }
 
-func makePath(path string) error {
-	if err := mkdirAll(path); err != nil {
+func makePath(fsys FileSystem, path string) error {
+	if err := mkdirAll(fsys, path); err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
 	return nil
@@ -136,22 +135,22 @@ func makePath(path string) error {
 
 // holdsFiles reports whether path is a file or a directory with a file (anything but a
 // directory) directly in it.
-func holdsFiles(path string) (bool, error) {
-	info, err := os.Stat(path)
+func holdsFiles(fsys FileSystem, path string) (bool, error) {
+	info, err := fsys.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
 	case err != nil:
 		return false, err
-	case !info.IsDir():
+	case !info.Dir:
 		return true, nil
 	}
-	entries, err := os.ReadDir(path)
+	entries, err := fsys.ReadDir(path)
 	if err != nil {
 		return false, fmt.Errorf("list: %w", err)
 	}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.Dir {
 			return true, nil
 		}
 	}

@@ -34,6 +34,7 @@ type Sink struct {
 
 // sinkConfig is everything the writers and the committer need, read once from the options.
 type sinkConfig struct {
+	fs          FileSystem // where path and the staging root are
 	where       string
 	path        string // target directory, absolute
 	tmpRoot     string // <tmp_path>/seatunnel, absolute: the staging root
@@ -65,15 +66,21 @@ type sinkConfig struct {
 // NewSink builds the LocalFile sink of one input table from its options, o decoded into
 // c (multitable.BuildDecoded builds one per table).
 func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) {
-	cfg, err := newSinkConfig(ctx.Options, c, ctx.Inputs)
+	return NewSinkOn(ctx, c, Local{})
+}
+
+// NewSinkOn builds the sink of one input table that writes into fsys: LocalFile's sink
+// with another file system.
+func NewSinkOn(ctx *connector.SinkContext, c *SinkConfig, fsys FileSystem) (connector.Sink, error) {
+	cfg, err := newSinkConfig(ctx.Options, c, ctx.Inputs, fsys)
 	if err != nil {
 		return nil, err
 	}
 	return &Sink{cfg: cfg}, nil
 }
 
-func newSinkConfig(o *config.Options, opts *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) {
-	c := &sinkConfig{where: o.Where()}
+func newSinkConfig(o *config.Options, opts *SinkConfig, inputs []*catalog.Table, fsys FileSystem) (*sinkConfig, error) {
+	c := &sinkConfig{fs: fsys, where: o.Where()}
 	if err := c.paths(o, opts); err != nil {
 		return nil, err
 	}
@@ -141,12 +148,12 @@ func (c *sinkConfig) paths(o *config.Options, opts *SinkConfig) error {
 	if strings.Contains(opts.Path, "${") {
 		return o.Errorf("path", "unknown placeholder in %q (the table placeholders are ${database_name}, ${schema_name}, ${table_name}, ${schema_full_name}, ${table_full_name}, ${primary_key}, ${unique_key} and ${field_names})", opts.Path)
 	}
-	c.path = absPath(opts.Path)
+	c.path = c.fs.Abs(opts.Path)
 	tmp := opts.TmpPath
 	if strings.TrimSpace(tmp) == "" {
 		tmp = defaultTmpPath
 	}
-	c.tmpRoot = filepath.Join(absPath(tmp), stagingDirName)
+	c.tmpRoot = filepath.Join(c.fs.Abs(tmp), stagingDirName)
 	if c.tmpRoot == c.path {
 		return o.Errorf("tmp_path", "the staging directory %s must not be path itself", c.tmpRoot)
 	}
@@ -300,5 +307,5 @@ func containsInt(s []int, v int) bool {
 
 // CreateCommitter returns the committer that moves staged files into path.
 func (s *Sink) CreateCommitter() (connector.Committer, error) {
-	return &Committer{path: s.cfg.path, tmpRoot: s.cfg.tmpRoot, where: s.cfg.where}, nil
+	return &Committer{fs: s.cfg.fs, path: s.cfg.path, tmpRoot: s.cfg.tmpRoot, where: s.cfg.where}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -34,6 +33,7 @@ type colSpec struct {
 }
 
 type sourceConfig struct {
+	fs              FileSystem // where the files are
 	where           string
 	path            string
 	format          fileFormat
@@ -63,7 +63,13 @@ type sourceConfig struct {
 // NewSource builds a LocalFile source from its options: one table, or one per entry of
 // tables_configs.
 func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
-	cfgs, err := sourceConfigs(ctx.Options, c, ctx.OutputName)
+	return NewSourceOn(ctx, c, Local{})
+}
+
+// NewSourceOn builds a source that reads the files of fsys: LocalFile's source with
+// another file system.
+func NewSourceOn(ctx *connector.SourceContext, c *SourceConfig, fsys FileSystem) (connector.Source, error) {
+	cfgs, err := sourceConfigs(ctx.Options, c, ctx.OutputName, fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +78,13 @@ func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source,
 
 // newSourceConfig checks one table's options and resolves its schema, projection,
 // partitions and formats.
-func newSourceConfig(opts *SourceTable, outputName string) (*sourceConfig, error) {
+func newSourceConfig(opts *SourceTable, outputName string, fsys FileSystem) (*sourceConfig, error) {
 	o := opts.At
-	c := &sourceConfig{where: o.Where()}
+	c := &sourceConfig{fs: fsys, where: o.Where()}
 	if strings.TrimSpace(opts.Path) == "" {
 		return nil, o.Errorf("path", "option is required")
 	}
-	c.path = absPath(opts.Path)
+	c.path = c.fs.Abs(opts.Path)
 	var err error
 	if c.format, err = formatOf(o, opts.Format, ""); err != nil {
 		return nil, err
@@ -167,7 +173,7 @@ func newSourceConfig(opts *SourceTable, outputName string) (*sourceConfig, error
 	c.partBase = len(out.Columns)
 
 	// partition columns come from the directories of the first file, as in SeaTunnel
-	if _, err := os.Stat(c.path); err != nil {
+	if _, err := c.fs.Stat(c.path); err != nil {
 		return nil, o.Errorf("path", "%v", unwrapPathError(err))
 	}
 	if c.parsePartitions {
@@ -316,37 +322,12 @@ func partitionsOf(file string) [][2]string {
 // and hidden files (names starting with a dot), then applies file_filter_pattern to the
 // file name and read_partitions to the path.
 func (c *sourceConfig) walk(visit func(path string) bool) error {
-	stop := errors.New("stop")
-	err := filepath.WalkDir(c.path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	err := c.fs.Walk(c.path, func(p string, size int64) bool {
+		if !c.keep(p, size) {
+			return true
 		}
-		if d.IsDir() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			if info, err = os.Stat(p); err != nil {
-				return nil // a dangling link
-			}
-		}
-		if !info.Mode().IsRegular() || !c.keep(p, info.Size()) {
-			return nil
-		}
-		if !visit(p) {
-			return stop
-		}
-		return nil
+		return visit(p)
 	})
-	if errors.Is(err, stop) {
-		return nil
-	}
 	if err != nil {
 		return unwrapPathError(err)
 	}

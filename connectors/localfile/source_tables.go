@@ -14,9 +14,9 @@ import (
 // sourceConfigs reads the tables a source reads: each entry of tables_configs (a
 // complete LocalFile source config, as in SeaTunnel's BaseMultipleTableFileSourceConfig),
 // or the options themselves. Table names must differ.
-func sourceConfigs(o *config.Options, opts *SourceConfig, outputName string) ([]*sourceConfig, error) {
+func sourceConfigs(o *config.Options, opts *SourceConfig, outputName string, fsys FileSystem) ([]*sourceConfig, error) {
 	if opts.Tables == nil {
-		c, err := newSourceConfig(&opts.SourceTable, outputName)
+		c, err := newSourceConfig(&opts.SourceTable, outputName, fsys)
 		if err != nil {
 			return nil, err
 		}
@@ -29,7 +29,7 @@ func sourceConfigs(o *config.Options, opts *SourceConfig, outputName string) ([]
 	var cfgs []*sourceConfig
 	seen := map[string]int{}
 	for i := range opts.Tables {
-		c, err := newSourceConfig(&opts.Tables[i], outputName)
+		c, err := newSourceConfig(&opts.Tables[i], outputName, fsys)
 		if err != nil {
 			return nil, err
 		}

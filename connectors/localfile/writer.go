@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -33,7 +32,7 @@ type writerState struct {
 
 // openFile is a staged file being written.
 type openFile struct {
-	f      *os.File
+	f      WriteFile
 	w      *bufio.Writer
 	staged string
 	final  string
@@ -111,7 +110,7 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 }
 
 func (w *writer) restore(states [][]byte) (int64, error) {
-	c := &Committer{path: w.cfg.path, tmpRoot: w.cfg.tmpRoot, where: w.cfg.where}
+	c := &Committer{fs: w.cfg.fs, path: w.cfg.path, tmpRoot: w.cfg.tmpRoot, where: w.cfg.where}
 	next := int64(1)
 	keep := map[string]bool{}
 	var stagingDirs []string
@@ -137,7 +136,7 @@ func (w *writer) restore(states [][]byte) (int64, error) {
 				return 0, err
 			}
 			keep[info.TransactionDir] = true
-			if _, err := os.Lstat(info.TransactionDir); errors.Is(err, fs.ErrNotExist) {
+			if _, err := w.cfg.fs.Stat(info.TransactionDir); errors.Is(err, fs.ErrNotExist) {
 				continue // committed since the snapshot
 			}
 			if err := c.commit(context.Background(), &info); err != nil {
@@ -147,7 +146,7 @@ func (w *writer) restore(states [][]byte) (int64, error) {
 	}
 	// whatever else was staged there was written after the snapshot: nobody commits it
 	for _, sd := range stagingDirs {
-		entries, err := os.ReadDir(sd)
+		entries, err := w.cfg.fs.ReadDir(sd)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -155,11 +154,11 @@ func (w *writer) restore(states [][]byte) (int64, error) {
 			return 0, fmt.Errorf("%s: restore: list %s: %w", w.cfg.where, sd, err)
 		}
 		for _, e := range entries {
-			p := filepath.Join(sd, e.Name())
-			if keep[p] || !strings.HasPrefix(e.Name(), "T_") {
+			p := filepath.Join(sd, e.Name)
+			if keep[p] || !strings.HasPrefix(e.Name, "T_") {
 				continue
 			}
-			if err := os.RemoveAll(p); err != nil {
+			if err := w.cfg.fs.RemoveAll(p); err != nil {
 				return 0, fmt.Errorf("%s: restore: abort %s: %w", w.cfg.where, p, err)
 			}
 		}
@@ -382,31 +381,31 @@ func (w *writer) open(partDir string) (*openFile, error) {
 	}
 	dir := filepath.Join(w.txnDir, sub)
 	if !w.dirs[dir] {
-		if err := mkdirAll(dir); err != nil {
+		if err := mkdirAll(cfg.fs, dir); err != nil {
 			return nil, fmt.Errorf("%s: create staging directory: %w", cfg.where, err)
 		}
 		w.dirs[dir] = true
 	}
 	of := &openFile{staged: filepath.Join(dir, name), final: filepath.Join(cfg.path, partDir, name), first: true}
-	if of.f, err = os.OpenFile(of.staged, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666); err != nil {
-		return nil, fmt.Errorf("%s: %w", cfg.where, err)
+	if of.f, err = cfg.fs.Create(of.staged); err != nil {
+		return nil, fmt.Errorf("%s: create %s: %w", cfg.where, of.staged, err)
 	}
 	enc, err := w.encoded(of)
 	if err != nil {
-		of.f.Close()
+		of.f.Abort()
 		return nil, fmt.Errorf("%s: %s: %w", cfg.where, of.staged, err)
 	}
 	of.w = bufio.NewWriterSize(enc, writeBufferSize)
 	if cfg.records != nil {
 		if of.rec, err = cfg.records.create(of.w, of.staged); err != nil {
-			of.f.Close()
+			of.f.Abort()
 			return nil, fmt.Errorf("%s: %s: %w", cfg.where, of.staged, err)
 		}
 		return of, nil
 	}
 	if cfg.header != nil {
 		if _, err := of.w.Write(cfg.header); err != nil {
-			of.f.Close()
+			of.f.Abort()
 			return nil, fmt.Errorf("%s: write %s: %w", cfg.where, of.staged, err)
 		}
 	}
@@ -427,10 +426,9 @@ func (w *writer) finish(of *openFile) error {
 		err = of.enc[i].Close()
 	}
 	if err == nil {
-		err = of.f.Sync()
-	}
-	if cerr := of.f.Close(); err == nil {
-		err = cerr
+		err = of.f.Close() // durable, or an error
+	} else {
+		of.f.Abort()
 	}
 	if err != nil {
 		return fmt.Errorf("%s: close %s: %w", w.cfg.where, of.staged, err)
@@ -488,11 +486,11 @@ func (w *writer) PrepareCommit(_ context.Context, checkpointID int64) ([]byte, e
 		synced := map[string]bool{}
 		for dir := range w.dirs {
 			for d := dir; within(d, w.stagingDir) && !synced[d]; d = filepath.Dir(d) {
-				syncDir(d)
+				syncDir(w.cfg.fs, d)
 				synced[d] = true
 			}
 		}
-		syncDir(filepath.Dir(w.stagingDir))
+		syncDir(w.cfg.fs, filepath.Dir(w.stagingDir))
 		info := commitInfo{TransactionID: w.txnID, TransactionDir: w.txnDir, Moves: w.moves}
 		b, err := json.Marshal(info)
 		if err != nil {
@@ -510,7 +508,7 @@ func (w *writer) PrepareCommit(_ context.Context, checkpointID int64) ([]byte, e
 func (w *writer) SnapshotState(int64) ([]byte, error) {
 	kept := w.pending[:0]
 	for _, info := range w.pending {
-		if _, err := os.Lstat(info.TransactionDir); err == nil {
+		if _, err := w.cfg.fs.Stat(info.TransactionDir); err == nil {
 			kept = append(kept, info)
 		}
 	}
@@ -523,15 +521,15 @@ func (w *writer) SnapshotState(int64) ([]byte, error) {
 func (w *writer) Close(context.Context) error {
 	w.closeBinary()
 	if w.single != nil {
-		w.single.f.Close()
+		w.single.f.Abort()
 		w.single = nil
 	}
 	for k, of := range w.files {
-		of.f.Close()
+		of.f.Abort()
 		delete(w.files, k)
 	}
-	err := os.RemoveAll(w.txnDir)
-	removeEmptyParents(w.txnDir, w.cfg.tmpRoot)
+	err := w.cfg.fs.RemoveAll(w.txnDir)
+	removeEmptyParents(w.cfg.fs, w.txnDir, w.cfg.tmpRoot)
 	if err != nil {
 		return fmt.Errorf("%s: remove unprepared transaction %s: %w", w.cfg.where, w.txnID, err)
 	}
