@@ -272,7 +272,17 @@ func TestStopWithSavepointAndRestore(t *testing.T) {
 	if mode, _ := v.EnvOptions.Get("job.mode"); mode != "STREAMING" {
 		t.Fatalf("envOptions %v", v.EnvOptions)
 	}
-	time.Sleep(1500 * time.Millisecond) // a checkpoint or two
+	// rows read, so the savepoint holds state to restore from
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var v gateway.JobInfo
+		callJSON(t, "GET", "/job-info/"+sub.JobID, "", &v)
+		if n, _ := strconv.Atoi(v.Metrics.SourceReceivedCount); n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s read nothing within 60 s", sub.JobID)
+		}
+	}
 	var stopped gateway.StopResponse
 	callJSON(t, "POST", "/stop-job", fmt.Sprintf(`{"jobId": %s, "isStopWithSavePoint": true}`, sub.JobID), &stopped)
 	if fmt.Sprint(stopped.JobID) != sub.JobID {

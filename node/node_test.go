@@ -58,7 +58,7 @@ func (s *seqSource) CreateEnumerator(ctx connector.EnumeratorContext, state []by
 	return &seqEnum{ctx: ctx, restored: state != nil}, nil
 }
 func (s *seqSource) CreateReader(ctx connector.ReaderContext) (connector.Reader, error) {
-	return &seqReader{src: s, idx: ctx.Index}, nil
+	return &seqReader{src: s, idx: ctx.Index, job: ctx.Job.ID}, nil
 }
 
 // seqEnum gives each reader one split; a restored one gives none (the readers resume theirs).
@@ -85,6 +85,7 @@ func (e *seqEnum) Close() error                               { return nil }
 
 type seqReader struct {
 	src      *seqSource
+	job      int64
 	idx      int
 	next     int
 	splits   int
@@ -148,7 +149,31 @@ func (r *seqReader) PollNext(ctx context.Context, out *row.Batch) (bool, error) 
 		r.next += r.src.par
 		r.emitted++
 	}
+	polled.Add(r.job, int64(out.Len()))
 	return r.next >= r.src.n, nil
+}
+
+// polled counts the rows SeqSource's readers emitted, by job.
+var polled counters
+
+type counters struct {
+	mu sync.Mutex
+	n  map[int64]int64
+}
+
+func (c *counters) Add(job, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[int64]int64{}
+	}
+	c.n[job] += n
+}
+
+func (c *counters) Get(job int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[job]
 }
 
 var (
@@ -621,7 +646,14 @@ sink { TxnSink {} }`, rows)}
 	if _, err := jobclient.Submit(ctx, n.Client, id, src, "savepoint"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1200 * time.Millisecond)
+	// some rows read before the savepoint, so it has state to restore from
+	for polled.Get(id) == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the job read nothing: %v", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	run, err := jobclient.Savepoint(ctx, n.Client, id)
 	if err != nil {
 		t.Fatal(err)
