@@ -63,13 +63,14 @@ type sourceConfig struct {
 // NewSource builds a LocalFile source from its options: one table, or one per entry of
 // tables_configs.
 func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
-	return NewSourceOn(ctx, c, Local{})
+	return NewSourceOn(ctx, c, func(int) (FileSystem, error) { return Local{}, nil })
 }
 
-// NewSourceOn builds a source that reads the files of fsys: LocalFile's source with
-// another file system.
-func NewSourceOn(ctx *connector.SourceContext, c *SourceConfig, fsys FileSystem) (connector.Source, error) {
-	cfgs, err := sourceConfigs(ctx.Options, c, ctx.OutputName, fsys)
+// NewSourceOn builds a source that reads the files of the file systems fsOf gives:
+// LocalFile's source with another file system. fsOf(-1) is that of the options
+// themselves, fsOf(i) that of entry i of tables_configs.
+func NewSourceOn(ctx *connector.SourceContext, c *SourceConfig, fsOf func(table int) (FileSystem, error)) (connector.Source, error) {
+	cfgs, err := sourceConfigs(ctx.Options, c, ctx.OutputName, fsOf)
 	if err != nil {
 		return nil, err
 	}

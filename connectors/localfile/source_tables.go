@@ -14,8 +14,12 @@ import (
 // sourceConfigs reads the tables a source reads: each entry of tables_configs (a
 // complete LocalFile source config, as in SeaTunnel's BaseMultipleTableFileSourceConfig),
 // or the options themselves. Table names must differ.
-func sourceConfigs(o *config.Options, opts *SourceConfig, outputName string, fsys FileSystem) ([]*sourceConfig, error) {
+func sourceConfigs(o *config.Options, opts *SourceConfig, outputName string, fsOf func(int) (FileSystem, error)) ([]*sourceConfig, error) {
 	if opts.Tables == nil {
+		fsys, err := fsOf(-1)
+		if err != nil {
+			return nil, err
+		}
 		c, err := newSourceConfig(&opts.SourceTable, outputName, fsys)
 		if err != nil {
 			return nil, err
@@ -29,6 +33,10 @@ func sourceConfigs(o *config.Options, opts *SourceConfig, outputName string, fsy
 	var cfgs []*sourceConfig
 	seen := map[string]int{}
 	for i := range opts.Tables {
+		fsys, err := fsOf(i)
+		if err != nil {
+			return nil, err
+		}
 		c, err := newSourceConfig(&opts.Tables[i], outputName, fsys)
 		if err != nil {
 			return nil, err
