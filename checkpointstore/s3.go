@@ -118,6 +118,11 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 		creds: cfg.Credentials.describe(), log: log}, nil
 }
 
+// Client is the SDK client of the store: the bucket's endpoint, addressing, credentials and
+// retries, for other readers and writers of S3 configured the same way (the S3File
+// connector builds its client here).
+func (s *S3) Client() *s3.Client { return s.client }
+
 // loadAWSConfig builds the SDK configuration: region, credentials, retries with backoff,
 // and an HTTP client whose attempts are bounded.
 func loadAWSConfig(ctx context.Context, cfg S3Config) (aws.Config, error) {
