@@ -9,4 +9,5 @@ import (
 	_ "github.com/strait-dev/strait/connectors/kafka"
 	_ "github.com/strait-dev/strait/connectors/localfile"
 	_ "github.com/strait-dev/strait/connectors/postgrescdc"
+	_ "github.com/strait-dev/strait/connectors/s3file"
 )
