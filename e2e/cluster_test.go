@@ -45,9 +45,16 @@ func (p *proc) output() string {
 
 func start(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
+	return startEnv(t, name, nil, args...)
+}
+
+// startEnv starts a strait process with env added to the test's environment; it is stopped
+// (SIGTERM, then SIGKILL after 20 s) when the test ends, and its output logged if it failed.
+func startEnv(t *testing.T, name string, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{name: name, cmd: exec.Command(strait, args...)}
 	p.cmd.Stdout, p.cmd.Stderr = p, p
-	p.cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS=")
+	p.cmd.Env = append(append(os.Environ(), "TEMPORAL_ADDRESS="), env...)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

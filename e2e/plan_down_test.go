@@ -1,14 +1,14 @@
 package e2e
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/strait-dev/strait/internal/nettest"
 )
 
 // planDownJob reads with Jdbc from addr, where no database answers.
@@ -33,10 +33,10 @@ func TestPlanDatabaseDown(t *testing.T) {
 	const timeout = 3 // connection_check_timeout_sec
 	for _, tc := range []struct {
 		name string
-		addr func(t *testing.T) string
+		addr func(t testing.TB) string
 	}{
-		{"closed port", closedAddr},
-		{"silent server", silentAddr},
+		{"closed port", nettest.ClosedAddr},
+		{"silent server", nettest.SilentAddr},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := tc.addr(t)
@@ -59,45 +59,4 @@ func TestPlanDatabaseDown(t *testing.T) {
 			}
 		})
 	}
-}
-
-// closedAddr is an address nothing listens on.
-func closedAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
-// silentAddr accepts connections and never answers, as a database behind a dead link.
-func silentAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String()
 }

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -147,29 +145,7 @@ func writeFile(t *testing.T, name, text string) string {
 // of its own: nothing it keeps locally is seen by another process.
 func startIn(t *testing.T, name, tmp string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, cmd: exec.Command(strait, args...)}
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	p.cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS=", "TMPDIR="+tmp)
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			_ = p.cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = p.cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				_ = p.cmd.Process.Kill()
-				<-done
-			}
-		}
-		if t.Failed() {
-			t.Logf("--- %s output:\n%s", p.name, tail(p.output(), 40))
-		}
-	})
-	return p
+	return startEnv(t, name, []string{"TMPDIR=" + tmp}, args...)
 }
 
 // TestS3CheckpointsAcrossHosts runs a cluster with no shared folder: a Temporal server, two

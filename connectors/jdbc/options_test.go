@@ -2,10 +2,8 @@ package jdbc
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/internal/nettest"
 )
 
 // buildPlugin builds the Jdbc source or sink through the registry, as the planner does,
@@ -118,49 +117,6 @@ func TestNoEffectOptions(t *testing.T) {
 	}
 }
 
-// silentServer accepts connections and never answers, as a host behind a dead link does.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
-// closedPort is an address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // A source whose database does not answer gives up at the planning deadline or at
 // connection_check_timeout_sec, whichever comes first, naming the host and port.
 func TestSourceGivesUpOnADatabaseThatIsDown(t *testing.T) {
@@ -171,9 +127,9 @@ func TestSourceGivesUpOnADatabaseThatIsDown(t *testing.T) {
 		deadline time.Duration // of the planning context; 0 for none
 		bound    time.Duration // the source must have given up by then
 	}{
-		{"refused", closedPort(t), 30, 0, 10 * time.Second},
-		{"silent, planning deadline first", silentServer(t), 30, 300 * time.Millisecond, 10 * time.Second},
-		{"silent, connect timeout first", silentServer(t), 1, 0, 10 * time.Second},
+		{"refused", nettest.ClosedAddr(t), 30, 0, 10 * time.Second},
+		{"silent, planning deadline first", nettest.SilentAddr(t), 30, 300 * time.Millisecond, 10 * time.Second},
+		{"silent, connect timeout first", nettest.SilentAddr(t), 1, 0, 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()

@@ -2,15 +2,14 @@ package postgrescdc
 
 import (
 	"context"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/internal/nettest"
 )
 
 // build builds a Postgres-CDC source through the registry, as the planner does, and returns
@@ -79,46 +78,10 @@ func TestRequiredOptions(t *testing.T) {
 	}
 }
 
-// silentServer accepts connections and never answers, as a host behind a dead link does.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
 // A source whose database does not answer gives up at the planning deadline or at
 // connect.timeout.ms, whichever comes first, naming the host and port.
 func TestSourceGivesUpOnADatabaseThatIsDown(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
+	closed := nettest.ClosedAddr(t)
 	for _, tc := range []struct {
 		name     string
 		addr     string
@@ -126,9 +89,9 @@ func TestSourceGivesUpOnADatabaseThatIsDown(t *testing.T) {
 		deadline time.Duration // of the planning context; 0 for none
 	}{
 		{"refused", closed, "connect.max-retries = 0", 0},
-		{"silent, planning deadline first", silentServer(t), "connect.timeout.ms = 30s", 300 * time.Millisecond},
-		{"silent, planning deadline between attempts", silentServer(t), "connect.timeout.ms = 200\nconnect.max-retries = 30", 2 * time.Second},
-		{"silent, connect timeout first", silentServer(t), "connect.timeout.ms = 1000\nconnect.max-retries = 0", 0},
+		{"silent, planning deadline first", nettest.SilentAddr(t), "connect.timeout.ms = 30s", 300 * time.Millisecond},
+		{"silent, planning deadline between attempts", nettest.SilentAddr(t), "connect.timeout.ms = 200\nconnect.max-retries = 30", 2 * time.Second},
+		{"silent, connect timeout first", nettest.SilentAddr(t), "connect.timeout.ms = 1000\nconnect.max-retries = 0", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
