@@ -183,7 +183,7 @@ func (f *FS) Open(p string) (localfile.ReadFile, error) {
 
 // Create starts the upload of the object p: parts go up while it is written.
 func (f *FS) Create(p string) (localfile.WriteFile, error) {
-	return &upload{fs: f, key: key(p), buf: make([]byte, 0, f.partSize)}, nil
+	return &upload{fs: f, key: key(p)}, nil
 }
 
 // Rename copies the object on the server and deletes the source. The copy is whole before

@@ -474,3 +474,28 @@ func fill(b []byte, seed byte) {
 	key[0] = seed
 	rand.NewChaCha8(key).Read(b)
 }
+
+// TestSmallFileOnePut: a file smaller than a part holds a small buffer, not a part's, and
+// goes up in one PUT when it closes.
+func TestSmallFileOnePut(t *testing.T) {
+	srv := testServer(t)
+	dir := testDir(t)
+	fsys := testFS(t, "")
+	w, err := fsys.Create(dir + "/small.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	u := w.(*upload)
+	if cap(u.buf) > firstBuffer || u.id != nil {
+		t.Errorf("a 5-byte file holds a buffer of %d bytes (multipart %v)", cap(u.buf), u.id != nil)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.get(t, u.key); got != "hello" {
+		t.Errorf("object %q", got)
+	}
+}

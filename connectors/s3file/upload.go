@@ -31,26 +31,43 @@ type partResult struct {
 	err  error
 }
 
-// minPartSize is S3's smallest part but the last.
-const minPartSize = 5 << 20
+const (
+	// minPartSize is S3's smallest part but the last.
+	minPartSize = 5 << 20
+	// firstBuffer is the buffer a file starts with; it doubles up to the part size
+	firstBuffer = 64 << 10
+)
 
 func (u *upload) Write(p []byte) (int, error) {
 	if u.err != nil {
 		return 0, u.err
 	}
 	n := 0
+	part := int(u.fs.partSize)
 	for len(p) > 0 {
-		room := cap(u.buf) - len(u.buf)
-		c := min(room, len(p))
+		c := min(part-len(u.buf), len(p))
+		u.grow(c)
 		u.buf = append(u.buf, p[:c]...)
 		p, n = p[c:], n+c
-		if len(u.buf) == cap(u.buf) {
+		if len(u.buf) == part {
 			if err := u.sendPart(); err != nil {
 				return n, err
 			}
 		}
 	}
 	return n, nil
+}
+
+// grow makes room for n more bytes in the part being filled: a small file never holds a
+// whole part's buffer, and no buffer grows past the part size.
+func (u *upload) grow(n int) {
+	if len(u.buf)+n <= cap(u.buf) {
+		return
+	}
+	c := min(max(2*cap(u.buf), len(u.buf)+n, firstBuffer), int(u.fs.partSize))
+	b := make([]byte, len(u.buf), c)
+	copy(b, u.buf)
+	u.buf = b
 }
 
 // sendPart starts the upload of the full buffer as the next part, after the one in
@@ -69,9 +86,6 @@ func (u *upload) sendPart() error {
 	n := int32(len(u.parts) + 1)
 	body := u.buf
 	u.buf, u.spare = u.spare[:0], nil
-	if u.buf == nil {
-		u.buf = make([]byte, 0, cap(body))
-	}
 	u.inflight = make(chan partResult, 1)
 	id := u.id
 	go func(ch chan<- partResult) {
