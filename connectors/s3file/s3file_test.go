@@ -17,6 +17,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/fake"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 )
@@ -498,4 +499,42 @@ func TestSmallFileOnePut(t *testing.T) {
 	if got := srv.get(t, u.key); got != "hello" {
 		t.Errorf("object %q", got)
 	}
+}
+
+// TestBinaryCopy copies files as they are, S3File binary source to S3File binary sink, a
+// file of many chunks and its folder kept; the copy is byte for byte.
+func TestBinaryCopy(t *testing.T) {
+	srv := testServer(t)
+	dir := testDir(t)
+	data := make([]byte, 300_000)
+	fill(data, 5)
+	srv.put(t, dir+"/in/sub/blob.bin", data)
+	srv.put(t, dir+"/in/small.bin", []byte("tiny"))
+	s, err := buildSource(t, srcConf(t, dir+"/in", "file_format_type = binary\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := conntest.Rows(context.Background(), s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := mustSink(t, sinkConf(t, dir, "file_format_type = binary\n"), 7, s.Tables()[0])
+	b := row.NewBatch(len(rs[0]))
+	for _, r := range rs[0] {
+		n := b.Add(r.Kind, r.Table, len(r.Fields))
+		copy(n.Fields, r.Fields)
+	}
+	writeAll(t, sink, b)
+	out := srv.files(t, dir+"/out")
+	if len(out) != 2 || out["sub/blob.bin"] != string(data) || out["small.bin"] != "tiny" {
+		t.Errorf("copied %d files: %v", len(out), keysOf(out))
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, fmt.Sprintf("%s (%d bytes)", k, len(v)))
+	}
+	return sorted(out)
 }
