@@ -215,6 +215,17 @@ func TestRangedReads(t *testing.T) {
 			t.Fatalf("ReadAt(%d bytes, %d): other bytes", len(buf), off)
 		}
 	}
+	// a response that breaks off is reopened where it stopped
+	o := f.(*object)
+	head := make([]byte, 1000)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		t.Fatal(err)
+	}
+	o.body.Close() // the connection drops; the reader still holds the response
+	rest := make([]byte, 5000)
+	if n, err := f.ReadAt(rest, 1000); err != nil || n != len(rest) || !bytes.Equal(rest, data[1000:6000]) {
+		t.Fatalf("read after a broken response: %d bytes, %v", n, err)
+	}
 	// sequentially, through a section reader as text formats read
 	all, err := io.ReadAll(io.NewSectionReader(f, 0, f.Size()))
 	if err != nil || !bytes.Equal(all, data) {
