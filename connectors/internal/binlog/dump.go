@@ -34,6 +34,7 @@ type DumpOptions struct {
 // Stream is a dump of the log in progress: Next returns its events in order.
 type Stream struct {
 	c       *Conn
+	ctx     context.Context
 	dec     *Decoder
 	timeout time.Duration
 	stop    func() bool
@@ -80,7 +81,7 @@ func (c *Conn) StartDump(ctx context.Context, opts DumpOptions, start Start) (*S
 	if err := c.p.command(cmd); err != nil {
 		return nil, err
 	}
-	s := &Stream{c: c, dec: NewDecoder(), timeout: 3 * opts.Heartbeat}
+	s := &Stream{c: c, ctx: ctx, dec: NewDecoder(), timeout: 3 * opts.Heartbeat}
 	nc := c.p.conn
 	s.stop = context.AfterFunc(ctx, func() { _ = nc.SetReadDeadline(time.Unix(1, 0)) })
 	c.p.timeout = 0
@@ -147,27 +148,42 @@ var ErrEndOfLog = errors.New("the server ended the log")
 // Next returns the next event. Its byte slices are valid until the next call. Events of
 // types this package skips come with nil Data.
 func (s *Stream) Next() (Event, error) {
-	_ = s.c.p.conn.SetReadDeadline(time.Now().Add(s.timeout))
-	pkt, err := s.c.p.read()
+	raw, err := s.NextRaw()
 	if err != nil {
 		return Event{}, err
 	}
+	return s.dec.Decode(raw)
+}
+
+// NextRaw returns the next event undecoded (header, body and checksum), valid until the
+// next call: for a caller that decodes events elsewhere, with a Decoder of its own.
+func (s *Stream) NextRaw() ([]byte, error) {
+	_ = s.c.p.conn.SetReadDeadline(time.Now().Add(s.timeout))
+	if err := s.ctx.Err(); err != nil {
+		// cancelled before the deadline above replaced the one the cancel set
+		return nil, err
+	}
+	pkt, err := s.c.p.read()
+	if err != nil {
+		if cerr := s.ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
 	if len(pkt) == 0 {
-		return Event{}, errors.New("empty packet in the log")
+		return nil, errors.New("empty packet in the log")
 	}
 	switch pkt[0] {
 	case 0x00:
+		return pkt[1:], nil
 	case 0xFF:
-		return Event{}, parseError(pkt)
+		return nil, parseError(pkt)
 	case 0xFE:
 		if len(pkt) < 9 {
-			return Event{}, ErrEndOfLog
+			return nil, ErrEndOfLog
 		}
-		fallthrough
-	default:
-		return Event{}, fmt.Errorf("unexpected packet 0x%02x in the log", pkt[0])
 	}
-	return s.dec.Decode(pkt[1:])
+	return nil, fmt.Errorf("unexpected packet 0x%02x in the log", pkt[0])
 }
 
 // Decoder is the stream's decoder: its format and table maps.

@@ -179,8 +179,14 @@ func (d *Decoder) Decode(raw []byte) (Event, error) {
 		return ev, fmt.Errorf("%s event: its header says %d bytes, the stream holds %d", h.Type, h.Size, len(raw))
 	}
 	checksum := d.Format.Checksum
-	if h.Type == FormatDescriptionEvent {
+	switch {
+	case h.Type == FormatDescriptionEvent:
 		checksum = fdeHasChecksum(raw)
+	case d.Format.PostHeader == nil && len(raw) >= headerLen+4:
+		// before the first format description (the rotate a dump starts with) the format
+		// is not known: the event carries a checksum if its last four bytes are one
+		n := len(raw) - 4
+		checksum = crc32.ChecksumIEEE(raw[:n]) == binary.LittleEndian.Uint32(raw[n:])
 	}
 	body := raw[headerLen:]
 	if checksum {

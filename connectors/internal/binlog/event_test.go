@@ -312,3 +312,18 @@ func TestGTIDSet(t *testing.T) {
 		t.Error("0-1: want an error")
 	}
 }
+
+// The rotate a dump starts with comes before any format description: its checksum is
+// recognised, not read as part of the file name.
+func TestRotateBeforeFormatDescription(t *testing.T) {
+	rotate := append(binary.LittleEndian.AppendUint64(nil, 4), "binlog.000007"...)
+	for _, crc := range []bool{true, false} {
+		ev, err := NewDecoder().Decode(rawEvent(RotateEvent, 0, rotate, crc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := ev.Data.(*Rotate); r.File != "binlog.000007" || r.Position != 4 {
+			t.Errorf("checksum %v: %+v", crc, r)
+		}
+	}
+}
