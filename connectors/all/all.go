@@ -8,6 +8,7 @@ import (
 	_ "github.com/strait-dev/strait/connectors/jdbc"
 	_ "github.com/strait-dev/strait/connectors/kafka"
 	_ "github.com/strait-dev/strait/connectors/localfile"
+	_ "github.com/strait-dev/strait/connectors/mysqlcdc"
 	_ "github.com/strait-dev/strait/connectors/postgrescdc"
 	_ "github.com/strait-dev/strait/connectors/s3file"
 )

@@ -1,0 +1,546 @@
+package mysqlcdc
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/text/encoding/charmap"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connectors/internal/binlog"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// cdcTable is one captured table: its catalog table and how its values are decoded.
+type cdcTable struct {
+	table  *catalog.Table
+	id     string // database.table: the table id of its rows
+	name   tableName
+	cols   []column
+	sql    string // SELECT of every column
+	key    string // the integer column snapshot splits are ranges of; "" for one split
+	keyCol int    // its index
+	keyIdx []int  // the primary key's columns (configured or the table's)
+}
+
+// decoding says how a column's values become Strait values.
+type decoding uint8
+
+const (
+	decInt       decoding = iota // a signed integer of the column's kind
+	decUint                      // an unsigned integer, widened
+	decUint64                    // BIGINT UNSIGNED: decimal(20,0)
+	decBool                      // TINYINT(1) and BIT(1)
+	decBits                      // BIT(n): bytes
+	decFloat                     // FLOAT
+	decDouble                    // DOUBLE
+	decDecimal                   // DECIMAL
+	decString                    // text types, JSON
+	decEnum                      // ENUM: the member's name
+	decSet                       // SET: the members' names joined by commas
+	decBytes                     // binary types, GEOMETRY
+	decDate                      // DATE
+	decTime                      // TIME
+	decDatetime                  // DATETIME: the local date and time
+	decTimestamp                 // TIMESTAMP: an instant, shown in server-time-zone
+	decYear                      // YEAR
+)
+
+// column is one column of a captured table.
+type column struct {
+	name    string
+	dataTyp string // DATA_TYPE: int, varchar...
+	colTyp  string // COLUMN_TYPE: int(10) unsigned...
+	typ     types.DataType
+	dec     decoding
+	bits    int // BIT's width
+	members []string
+	latin1  bool // a latin1 text column: its log bytes are Windows-1252
+}
+
+// resolve learns one table's columns, keys and split column.
+func (s *Source) resolve(ctx context.Context, db *sql.DB, o *config.Options, key string, n tableName, pk []string) (*cdcTable, error) {
+	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, COALESCE(NUMERIC_PRECISION, 0),
+			COALESCE(NUMERIC_SCALE, 0), COALESCE(DATETIME_PRECISION, 0), COALESCE(CHARACTER_SET_NAME, ''), COLUMN_KEY, COLUMN_COMMENT
+		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, n.db, n.table)
+	if err != nil {
+		return nil, fmt.Errorf("%s: look up table %s: %s", s.where, n, errorText(err))
+	}
+	defer rows.Close()
+	t := &cdcTable{name: n, id: n.String(), keyCol: -1}
+	tbl := &catalog.Table{Path: catalog.TablePath{Database: n.db, Table: n.table}}
+	var pkCols []string
+	for rows.Next() {
+		var name, dataType, colType, nullable, charset, colKey, comment string
+		var prec, scale, dtPrec int64
+		if err := rows.Scan(&name, &dataType, &colType, &nullable, &prec, &scale, &dtPrec, &charset, &colKey, &comment); err != nil {
+			return nil, fmt.Errorf("%s: look up table %s: %s", s.where, n, errorText(err))
+		}
+		c, err := columnOf(name, dataType, colType, int(prec), int(scale), charset)
+		if err != nil {
+			return nil, o.Errorf(key, "table %s, column %q: %v", n, name, err)
+		}
+		t.cols = append(t.cols, c)
+		tbl.Columns = append(tbl.Columns, catalog.Column{Name: name, Type: c.typ, Nullable: nullable == "YES",
+			Scale: c.typ.Scale, Comment: comment, SourceType: colType})
+		if colKey == "PRI" {
+			pkCols = append(pkCols, name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: look up table %s: %s", s.where, n, errorText(err))
+	}
+	if len(t.cols) == 0 {
+		return nil, o.Errorf(key, "table %s does not exist (or user %s may not read it)", n, s.bcfg.User)
+	}
+	if len(pkCols) > 0 {
+		// in the key's own order
+		if pkCols, err = primaryKey(ctx, db, n); err != nil {
+			return nil, fmt.Errorf("%s: read the primary key of table %s: %s", s.where, n, errorText(err))
+		}
+		tbl.PrimaryKey = &catalog.PrimaryKey{Name: "PRIMARY", Columns: pkCols}
+	}
+	if pk != nil {
+		for _, c := range pk {
+			if tbl.ColumnIndex(c) < 0 {
+				return nil, o.Errorf("table-names-config", "table %s has no column %q for its primary key", n, c)
+			}
+		}
+		tbl.PrimaryKey = &catalog.PrimaryKey{Name: "pk_" + n.table, Columns: pk}
+	}
+	var sel []string
+	for _, c := range t.cols {
+		sel = append(sel, quoteIdent(c.name))
+	}
+	t.sql = "SELECT " + strings.Join(sel, ", ") + " FROM " + quoteIdent(n.db) + "." + quoteIdent(n.table)
+	if tbl.PrimaryKey != nil {
+		for _, c := range tbl.PrimaryKey.Columns {
+			t.keyIdx = append(t.keyIdx, tbl.ColumnIndex(c))
+		}
+		if j := t.keyIdx[0]; t.cols[j].typ.Kind.IsInteger() && t.cols[j].dec != decUint64 {
+			t.key, t.keyCol = t.cols[j].name, j
+		}
+	}
+	t.table = tbl
+	return t, nil
+}
+
+func primaryKey(ctx context.Context, db *sql.DB, n tableName) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
+		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`, n.db, n.table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// columnOf maps a MySQL column to its Strait type, as SeaTunnel's MySQL type converter does:
+// TINYINT(1) and BIT(1) are booleans, unsigned integers widen to the next type (BIGINT
+// UNSIGNED to decimal(20,0)), DECIMAL keeps its precision and scale (one more digit when
+// unsigned; above 38 digits decimal(38,18)), text, ENUM, SET and JSON are strings, binary
+// types, BIT(n) and GEOMETRY bytes, YEAR an int, DATETIME and TIMESTAMP timestamps.
+func columnOf(name, dataType, colType string, prec, scale int, charset string) (column, error) {
+	c := column{name: name, dataTyp: strings.ToLower(dataType), colTyp: strings.ToLower(colType)}
+	unsigned := strings.Contains(c.colTyp, "unsigned")
+	c.latin1 = charset == "latin1"
+	switch charset {
+	case "", "utf8", "utf8mb3", "utf8mb4", "ascii", "latin1", "binary":
+	default:
+		return c, fmt.Errorf("character set %s is not supported (Strait reads utf8, utf8mb4, ascii and latin1 text)", charset)
+	}
+	switch c.dataTyp {
+	case "tinyint":
+		switch {
+		case strings.HasPrefix(c.colTyp, "tinyint(1)") && !unsigned:
+			c.typ, c.dec = types.Of(types.Boolean), decBool
+		case unsigned:
+			c.typ, c.dec = types.Of(types.SmallInt), decUint
+		default:
+			c.typ, c.dec = types.Of(types.TinyInt), decInt
+		}
+	case "smallint":
+		c.typ, c.dec = intType(unsigned, types.SmallInt, types.Int)
+	case "mediumint":
+		c.typ, c.dec = types.Of(types.Int), decInt
+		if unsigned {
+			c.dec = decUint
+		}
+	case "int", "integer":
+		c.typ, c.dec = intType(unsigned, types.Int, types.BigInt)
+	case "bigint":
+		c.typ, c.dec = types.Of(types.BigInt), decInt
+		if unsigned {
+			c.typ, c.dec = types.DecimalOf(20, 0), decUint64
+		}
+	case "float":
+		c.typ, c.dec = types.Of(types.Float), decFloat
+	case "double", "real", "double precision":
+		c.typ, c.dec = types.Of(types.Double), decDouble
+	case "decimal", "numeric":
+		if unsigned {
+			prec++
+		}
+		if prec > 38 {
+			prec, scale = 38, min(scale, 18)
+		}
+		c.typ, c.dec = types.DecimalOf(prec, scale), decDecimal
+	case "bit":
+		c.bits = 1
+		if i := strings.IndexByte(c.colTyp, '('); i >= 0 {
+			c.bits, _ = strconv.Atoi(strings.TrimSuffix(c.colTyp[i+1:], ")"))
+		}
+		c.typ, c.dec = types.Of(types.Bytes), decBits
+		if c.bits <= 1 {
+			c.typ, c.dec = types.Of(types.Boolean), decBool
+		}
+	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "json":
+		c.typ, c.dec = types.Of(types.String), decString
+	case "enum", "set":
+		c.typ, c.dec = types.Of(types.String), decEnum
+		if c.dataTyp == "set" {
+			c.dec = decSet
+		}
+		c.members = parseMembers(colType)
+	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob",
+		"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon", "geometrycollection", "geomcollection":
+		c.typ, c.dec = types.Of(types.Bytes), decBytes
+	case "date":
+		c.typ, c.dec = types.Of(types.Date), decDate
+	case "time":
+		c.typ, c.dec = types.Of(types.Time), decTime
+	case "datetime":
+		c.typ, c.dec = types.Of(types.Timestamp), decDatetime
+	case "timestamp":
+		c.typ, c.dec = types.Of(types.Timestamp), decTimestamp
+	case "year":
+		c.typ, c.dec = types.Of(types.Int), decYear
+	default:
+		return c, fmt.Errorf("type %s is not supported", colType)
+	}
+	return c, nil
+}
+
+func intType(unsigned bool, signed, widened types.Kind) (types.DataType, decoding) {
+	if unsigned {
+		return types.Of(widened), decUint
+	}
+	return types.Of(signed), decInt
+}
+
+// parseMembers reads the members of enum('a','b') or set('x','y').
+func parseMembers(colType string) []string {
+	i, j := strings.IndexByte(colType, '('), strings.LastIndexByte(colType, ')')
+	if i < 0 || j < i {
+		return nil
+	}
+	var out []string
+	s := colType[i+1 : j]
+	for len(s) > 0 {
+		if s[0] != '\'' {
+			s = s[1:]
+			continue
+		}
+		var b strings.Builder
+		k := 1
+		for k < len(s) {
+			if s[k] == '\'' {
+				if k+1 < len(s) && s[k+1] == '\'' {
+					b.WriteByte('\'')
+					k += 2
+					continue
+				}
+				break
+			}
+			if s[k] == '\\' && k+1 < len(s) {
+				k++
+			}
+			b.WriteByte(s[k])
+			k++
+		}
+		out = append(out, b.String())
+		if k+1 > len(s) {
+			break
+		}
+		s = s[k+1:]
+	}
+	return out
+}
+
+// ---- values of the snapshot (the text protocol) ----
+
+// fromText decodes a value of the snapshot, which the server sends as text (the session's
+// time zone is UTC).
+func (c *column) fromText(v *row.Value, b []byte, loc *time.Location) error {
+	if b == nil {
+		v.SetNull()
+		return nil
+	}
+	switch c.dec {
+	case decInt, decUint, decYear:
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad integer %q", b)
+		}
+		v.SetScalar(c.typ.Kind, n)
+	case decUint64, decDecimal:
+		d, err := row.ParseDecimal(string(b), c.typ.Precision, c.typ.Scale)
+		if err != nil {
+			return fmt.Errorf("bad decimal %q: %v", b, err)
+		}
+		*v = d
+	case decBool:
+		if c.dataTyp == "bit" {
+			v.SetScalar(types.Boolean, int64(b[len(b)-1]&1))
+			return nil
+		}
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad boolean %q", b)
+		}
+		v.SetScalar(types.Boolean, boolInt(n != 0))
+	case decBits, decBytes:
+		*v = row.BytesValue(b)
+	case decFloat:
+		f, err := strconv.ParseFloat(string(b), 32)
+		if err != nil {
+			return fmt.Errorf("bad float %q", b)
+		}
+		*v = row.FloatValue(float32(f))
+	case decDouble:
+		f, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return fmt.Errorf("bad double %q", b)
+		}
+		*v = row.DoubleValue(f)
+	case decString, decEnum, decSet:
+		v.SetString(string(b))
+	case decDate:
+		t, ok := parseTemporal(string(b))
+		if !ok {
+			return fmt.Errorf("bad date %q", b)
+		}
+		setDate(v, t)
+	case decTime:
+		t, ok := parseTime(string(b))
+		if !ok {
+			return fmt.Errorf("bad time %q", b)
+		}
+		return c.setTime(v, t)
+	case decDatetime, decTimestamp:
+		t, ok := parseTemporal(string(b))
+		if !ok {
+			return fmt.Errorf("bad date and time %q", b)
+		}
+		if c.dec == decTimestamp && t.Year != 0 {
+			u := time.Date(t.Year, time.Month(t.Month), t.Day, t.Hour, t.Minute, t.Second, t.Micros*1000, time.UTC)
+			setTimestamp(v, u.UnixMicro(), loc)
+			return nil
+		}
+		setDatetime(v, t)
+	}
+	return nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parseTemporal reads 2024-02-29 and 2024-02-29 13:45:56.123456.
+func parseTemporal(s string) (binlog.Temporal, bool) {
+	var t binlog.Temporal
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
+		return t, false
+	}
+	var ok1, ok2, ok3 bool
+	t.Year, ok1 = atoi(s[0:4])
+	t.Month, ok2 = atoi(s[5:7])
+	t.Day, ok3 = atoi(s[8:10])
+	if !ok1 || !ok2 || !ok3 {
+		return t, false
+	}
+	if len(s) == 10 {
+		return t, true
+	}
+	c, ok := parseTime(s[11:])
+	t.Hour, t.Minute, t.Second, t.Micros = c.Hour, c.Minute, c.Second, c.Micros
+	return t, ok && s[10] == ' '
+}
+
+// parseTime reads [-]838:59:59.000000.
+func parseTime(s string) (binlog.Temporal, bool) {
+	var t binlog.Temporal
+	if strings.HasPrefix(s, "-") {
+		t.Negative, s = true, s[1:]
+	}
+	frac := ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s, frac = s[:i], s[i+1:]
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return t, false
+	}
+	var ok1, ok2, ok3 bool
+	t.Hour, ok1 = atoi(parts[0])
+	t.Minute, ok2 = atoi(parts[1])
+	t.Second, ok3 = atoi(parts[2])
+	if frac != "" {
+		frac = (frac + "000000")[:6]
+		var ok bool
+		if t.Micros, ok = atoi(frac); !ok {
+			return t, false
+		}
+	}
+	return t, ok1 && ok2 && ok3
+}
+
+func atoi(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// ---- values of the log ----
+
+// fromLog decodes a value of a row image of the log.
+func (c *column) fromLog(v *row.Value, x *binlog.Value, loc *time.Location) error {
+	if x.Null || x.Absent {
+		v.SetNull()
+		return nil
+	}
+	switch c.dec {
+	case decInt:
+		v.SetScalar(c.typ.Kind, x.Int)
+	case decUint:
+		v.SetScalar(c.typ.Kind, int64(x.Uint()))
+	case decYear:
+		v.SetScalar(types.Int, x.Int)
+	case decUint64:
+		*v = row.DecimalValue(new(big.Int).SetUint64(x.Uint()), 0)
+	case decDecimal:
+		d, err := row.ParseDecimal(string(x.Bytes), c.typ.Precision, c.typ.Scale)
+		if err != nil {
+			return fmt.Errorf("bad decimal %q: %v", x.Bytes, err)
+		}
+		*v = d
+	case decBool:
+		v.SetScalar(types.Boolean, boolInt(x.Int != 0))
+	case decBits:
+		n := (c.bits + 7) / 8
+		var buf [8]byte
+		binary.BigEndian.PutUint64(buf[:], uint64(x.Int))
+		*v = row.BytesValue(buf[8-n:])
+	case decBytes:
+		*v = row.BytesValue(x.Bytes)
+	case decFloat:
+		*v = row.FloatValue(float32(x.Float))
+	case decDouble:
+		*v = row.DoubleValue(x.Float)
+	case decString:
+		if c.latin1 {
+			s, err := charmap.Windows1252.NewDecoder().Bytes(x.Bytes)
+			if err != nil {
+				return err
+			}
+			v.SetString(string(s))
+			return nil
+		}
+		v.SetString(string(x.Bytes))
+	case decEnum:
+		switch {
+		case x.Int == 0:
+			v.SetString("")
+		case int(x.Int) <= len(c.members):
+			v.SetString(c.members[x.Int-1])
+		default:
+			return fmt.Errorf("ENUM index %d beyond its %d members", x.Int, len(c.members))
+		}
+	case decSet:
+		var b strings.Builder
+		for i, m := range c.members {
+			if x.Int&(1<<i) != 0 {
+				if b.Len() > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(m)
+			}
+		}
+		v.SetString(b.String())
+	case decDate:
+		setDate(v, x.Time)
+	case decTime:
+		return c.setTime(v, x.Time)
+	case decDatetime:
+		setDatetime(v, x.Time)
+	case decTimestamp:
+		if x.Int == 0 {
+			v.SetNull() // the zero TIMESTAMP
+			return nil
+		}
+		setTimestamp(v, x.Int, loc)
+	}
+	return nil
+}
+
+// setDate sets a date; the zero date (0000-00-00) and dates with a zero month or day are
+// NULL, as Debezium reads them.
+func setDate(v *row.Value, t binlog.Temporal) {
+	if t.Year == 0 || t.Month == 0 || t.Day == 0 {
+		v.SetNull()
+		return
+	}
+	d := time.Date(t.Year, time.Month(t.Month), t.Day, 0, 0, 0, 0, time.UTC)
+	v.SetScalar(types.Date, d.Unix()/86400)
+}
+
+func setDatetime(v *row.Value, t binlog.Temporal) {
+	if t.Year == 0 || t.Month == 0 || t.Day == 0 {
+		v.SetNull()
+		return
+	}
+	d := time.Date(t.Year, time.Month(t.Month), t.Day, t.Hour, t.Minute, t.Second, t.Micros*1000, time.UTC)
+	v.SetScalar(types.Timestamp, d.UnixNano())
+}
+
+// setTimestamp sets the local date and time, in loc, of an instant given in microseconds.
+func setTimestamp(v *row.Value, micros int64, loc *time.Location) {
+	t := time.UnixMicro(micros).In(loc)
+	_, off := t.Zone()
+	v.SetScalar(types.Timestamp, (micros+int64(off)*1e6)*1000)
+}
+
+// setTime sets a time of day; MySQL's TIME also holds negative durations and durations of
+// more than a day, which Strait's time type cannot.
+func (c *column) setTime(v *row.Value, t binlog.Temporal) error {
+	if t.Negative || t.Hour > 23 {
+		sign := ""
+		if t.Negative {
+			sign = "-"
+		}
+		return fmt.Errorf("TIME value %s%02d:%02d:%02d is not a time of day, the only TIME values Strait's time type holds", sign, t.Hour, t.Minute, t.Second)
+	}
+	n := (int64(t.Hour)*3600+int64(t.Minute)*60+int64(t.Second))*1e9 + int64(t.Micros)*1000
+	v.SetScalar(types.Time, n)
+	return nil
+}
