@@ -199,18 +199,7 @@ func (o *Options) Bool(key string, def bool) (bool, error) {
 	if v == nil || v.Kind == hocon.Null {
 		return def, nil
 	}
-	if v.Kind == hocon.Bool {
-		return v.Bool, nil
-	}
-	if v.Kind == hocon.String {
-		switch strings.ToLower(strings.TrimSpace(v.Str)) {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		}
-	}
-	return false, o.Errorf(key, "expected true or false, found %q", v.Str)
+	return o.at(key).boolOf(v)
 }
 
 // Enum reads an option whose value is one of allowed, in any case, and returns it spelled
@@ -234,27 +223,7 @@ func (o *Options) StringList(key string) ([]string, error) {
 	if v == nil || v.Kind == hocon.Null {
 		return nil, nil
 	}
-	switch v.Kind {
-	case hocon.Array:
-		out := make([]string, 0, len(v.Elems))
-		for i, e := range v.Elems {
-			s, ok := scalarText(e)
-			if !ok {
-				return nil, o.Errorf(fmt.Sprintf("%s[%d]", key, i), "expected a string, found %s", e.Kind)
-			}
-			out = append(out, s)
-		}
-		return out, nil
-	case hocon.String, hocon.Number:
-		var out []string
-		for _, p := range strings.Split(v.Str, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-		return out, nil
-	}
-	return nil, o.Errorf(key, "expected a list, found %s", v.Kind)
+	return stringsOf(o.at(key), v)
 }
 
 // Object returns the nested options under key, or nil when the option is absent.
