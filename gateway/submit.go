@@ -96,9 +96,13 @@ func lineCol(b []byte, off int64) (int, int) {
 	return line, col
 }
 
-// check plans a config as `strait job submit` does; a bad config is a 400 naming the place.
-func check(src planner.Source) (*planner.PhysicalPlan, error) {
-	plan, err := planner.Plan(src, connector.Job{})
+// check plans a config as `strait job submit` does, within the request and planner.Timeout
+// (a plugin that reads a database's schema does so under that deadline); a bad config is a
+// 400 naming the place.
+func check(ctx context.Context, src planner.Source) (*planner.PhysicalPlan, error) {
+	ctx, cancel := context.WithTimeout(ctx, planner.Timeout)
+	defer cancel()
+	plan, err := planner.PlanContext(ctx, src, connector.Job{})
 	if err != nil {
 		if planner.IsConfigError(err) {
 			return nil, badRequest("config error: %v", err)
@@ -153,7 +157,7 @@ func (g *gateway) submitJob(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	src := planner.Source{File: file, Text: string(body), Name: p.name}
-	plan, err := check(src)
+	plan, err := check(r.Context(), src)
 	if err != nil {
 		return err
 	}
@@ -194,7 +198,7 @@ func (g *gateway) submitJobs(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("job[%d]: %v", i, err)
 		}
 		src := planner.Source{File: fmt.Sprintf("request.json[%d]", i), Text: string(cfg), Name: p.name}
-		plan, err := check(src)
+		plan, err := check(r.Context(), src)
 		if err != nil {
 			return badRequest("job[%d]: %v", i, err)
 		}
