@@ -84,6 +84,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzPattern -fuzztime=30s ./internal/javatime/
 	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=30s ./internal/jsonscan/
 	$(GO) test -run='^$$' -fuzz=FuzzTranslate -fuzztime=30s ./internal/jregex/
+	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=30s ./connectors/internal/binlog/
+	$(GO) test -run='^$$' -fuzz=FuzzJSON -fuzztime=30s ./connectors/internal/binlog/
 
 bench: build build-noembed postgres s3
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
