@@ -163,3 +163,21 @@ func (c chain) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	}
 	return aws.Credentials{}, fmt.Errorf("no provider gave credentials: %w", errors.Join(errs...))
 }
+
+// HadoopProvider maps a Hadoop or AWS SDK credentials provider class, by its class name
+// whatever its package (org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider,
+// com.amazonaws.auth.InstanceProfileCredentialsProvider, ...), onto a provider of the S3
+// client: what SeaTunnel's fs.s3a.aws.credentials.provider names.
+func HadoopProvider(class string) (string, bool) {
+	switch class[strings.LastIndex(class, ".")+1:] {
+	case "SimpleAWSCredentialsProvider", "TemporaryAWSCredentialsProvider", "StaticCredentialsProvider":
+		return ProviderStatic, true
+	case "EnvironmentVariableCredentialsProvider":
+		return ProviderEnv, true
+	case "InstanceProfileCredentialsProvider", "IAMInstanceCredentialsProvider":
+		return ProviderInstanceProfile, true
+	case "DefaultAWSCredentialsProviderChain", "DefaultCredentialsProvider":
+		return ProviderDefault, true
+	}
+	return "", false
+}

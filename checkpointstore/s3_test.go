@@ -21,6 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/strait-dev/strait/internal/nettest"
 )
 
 // The S3 server of the tests: `make test` starts SeaweedFS (scripts/s3.sh) and sets these.
@@ -244,9 +246,13 @@ func TestS3UploadFailingHalfWayLeavesNoManifest(t *testing.T) {
 			return s
 		}},
 		{"every attempt times out", func(t *testing.T, prefix string) *S3 {
+			// a server that takes the connection and never answers: each attempt ends at its
+			// limit and nothing can have reached the bucket (a limit against the real server
+			// could end an attempt the server completes anyway)
+			silent := "http://" + nettest.SilentAddr(t)
 			return testS3(t, func(c *S3Config) {
-				c.Prefix = prefix
-				c.Attempts, c.MaxBackoff, c.AttemptTimeout = 3, 50*time.Millisecond, time.Millisecond
+				c.Prefix, c.Endpoint = prefix, silent
+				c.Attempts, c.MaxBackoff, c.AttemptTimeout = 3, 50*time.Millisecond, 100*time.Millisecond
 			})
 		}},
 	} {

@@ -188,7 +188,7 @@ func (w *walker) seatunnelS3(p *plugin, st *Storage) error {
 			if class == "" {
 				continue
 			}
-			prov, ok := hadoopProvider(class)
+			prov, ok := checkpointstore.HadoopProvider(class)
 			if !ok {
 				return w.errf(w.valueAt(p.node, "fs.s3a.aws.credentials.provider"), join(p.key, "fs.s3a.aws.credentials.provider"),
 					"%q is not served (SimpleAWSCredentialsProvider, TemporaryAWSCredentialsProvider, EnvironmentVariableCredentialsProvider, InstanceProfileCredentialsProvider, IAMInstanceCredentialsProvider, DefaultAWSCredentialsProviderChain)", class)
@@ -255,23 +255,6 @@ func s3Bucket(v string) (string, error) {
 		return "", err
 	}
 	return b, nil
-}
-
-// hadoopProvider maps a Hadoop or AWS SDK credentials provider class onto a provider of
-// the S3 store (by its class name, whatever its package).
-func hadoopProvider(class string) (string, bool) {
-	name := class[strings.LastIndex(class, ".")+1:]
-	switch name {
-	case "SimpleAWSCredentialsProvider", "TemporaryAWSCredentialsProvider", "StaticCredentialsProvider":
-		return checkpointstore.ProviderStatic, true
-	case "EnvironmentVariableCredentialsProvider":
-		return checkpointstore.ProviderEnv, true
-	case "InstanceProfileCredentialsProvider", "IAMInstanceCredentialsProvider":
-		return checkpointstore.ProviderInstanceProfile, true
-	case "DefaultAWSCredentialsProviderChain", "DefaultCredentialsProvider":
-		return checkpointstore.ProviderDefault, true
-	}
-	return "", false
 }
 
 // namespace is SeaTunnel's checkpoint folder (plugin-config.namespace) or its default.

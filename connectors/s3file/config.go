@@ -194,7 +194,7 @@ func (s *S3Options) credentials(o *config.Options) (checkpointstore.Credentials,
 		if class == "" {
 			continue
 		}
-		p, ok := hadoopProvider(class)
+		p, ok := checkpointstore.HadoopProvider(class)
 		if !ok {
 			return c, o.Errorf("fs.s3a.aws.credentials.provider", "%q is not served (SimpleAWSCredentialsProvider, TemporaryAWSCredentialsProvider, "+
 				"EnvironmentVariableCredentialsProvider, InstanceProfileCredentialsProvider, IAMInstanceCredentialsProvider, DefaultAWSCredentialsProviderChain)", class)
@@ -205,22 +205,6 @@ func (s *S3Options) credentials(o *config.Options) (checkpointstore.Credentials,
 		c.Providers = append(c.Providers, p)
 	}
 	return c, nil
-}
-
-// hadoopProvider maps a Hadoop or AWS SDK credentials provider class, by its name whatever
-// its package, onto a provider of the S3 client.
-func hadoopProvider(class string) (string, bool) {
-	switch class[strings.LastIndex(class, ".")+1:] {
-	case "SimpleAWSCredentialsProvider", "TemporaryAWSCredentialsProvider", "StaticCredentialsProvider":
-		return checkpointstore.ProviderStatic, true
-	case "EnvironmentVariableCredentialsProvider":
-		return checkpointstore.ProviderEnv, true
-	case "InstanceProfileCredentialsProvider", "IAMInstanceCredentialsProvider":
-		return checkpointstore.ProviderInstanceProfile, true
-	case "DefaultAWSCredentialsProviderChain", "DefaultCredentialsProvider":
-		return checkpointstore.ProviderDefault, true
-	}
-	return "", false
 }
 
 var awsHost = regexp.MustCompile(`^(?:[a-z0-9.-]+\.)?s3[.-]([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$`)
