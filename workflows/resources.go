@@ -31,7 +31,15 @@ func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) er
 		return err
 	}
 	for {
-		rm.selector(ctx).Select(ctx)
+		woke := rm.selector(ctx)
+		woke.Select(ctx)
+		if rm.byUpdate {
+			rm.byUpdate = false
+			// runs recorded before counted an update's events only at the next signal
+			if workflow.GetVersion(ctx, "update-wakes-loop", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+				continue
+			}
+		}
 		if rm.events >= eventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			return rm.continueAsNew(ctx)
 		}
@@ -51,6 +59,11 @@ type resourceManager struct {
 	register, release, load workflow.ReceiveChannel
 	// leaseEnds carries the ends of the leases this run started.
 	leaseEnds workflow.Channel
+	// updated wakes the main loop after an update: one that took in the signals delivered
+	// with it (drain) may be the last event before continue-as-new. byUpdate says the loop
+	// woke for it.
+	updated  workflow.Channel
+	byUpdate bool
 }
 
 // leaseEnd is how a runner's lease activity ended.
@@ -81,6 +94,7 @@ func newResourceManager(ctx workflow.Context, in contract.ResourceState) *resour
 		release:   workflow.GetSignalChannel(ctx, contract.ReleaseSlotsSignal),
 		load:      workflow.GetSignalChannel(ctx, contract.RunnerLoadSignal),
 		leaseEnds: workflow.NewChannel(ctx),
+		updated:   workflow.NewBufferedChannel(ctx, 1),
 	}
 }
 
@@ -140,6 +154,10 @@ func (rm *resourceManager) selector(ctx workflow.Context) workflow.Selector {
 		var end leaseEnd
 		c.Receive(ctx, &end)
 		rm.onLeaseEnd(ctx, end)
+	})
+	sel.AddReceive(rm.updated, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		rm.byUpdate = true
 	})
 	return sel
 }
@@ -230,6 +248,7 @@ func (rm *resourceManager) onAllocate(ctx, uctx workflow.Context, req contract.A
 	rm.events++
 	// histories recorded before handed an owner's cached grant back unchecked
 	fresh := workflow.GetVersion(uctx, "allocate-alive-only", workflow.DefaultVersion, 1) == 1
+	defer rm.updated.SendAsync(struct{}{})
 	return rm.st.allocate(req, fresh)
 }
 

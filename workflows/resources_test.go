@@ -128,7 +128,7 @@ func TestSlotRatioPrefersTheEmptiestRunner(t *testing.T) {
 
 func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	old := eventsBeforeContinue
-	eventsBeforeContinue = 3
+	eventsBeforeContinue = 4 // two registrations, the allocation, the third registration
 	defer func() { eventsBeforeContinue = old }()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -240,5 +240,41 @@ func TestSystemLoadPrefersTheIdlestRunner(t *testing.T) {
 	a, err := st.allocate(contract.AllocateRequest{Owner: "p", Strategy: "SYSTEM_LOAD", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}}, true)
 	if err != nil || a.Grants[0].RunnerID != "b" {
 		t.Fatalf("%+v %v", a, err)
+	}
+}
+
+// An allocation that brings the run to its event bound continues it as new at once; before,
+// the run waited for a signal after it, and one that never came left it running past its
+// bound.
+func TestResourceManagerContinuesAsNewAfterAnUpdate(t *testing.T) {
+	old := eventsBeforeContinue
+	eventsBeforeContinue = 3 // two registrations and the allocation
+	defer func() { eventsBeforeContinue = old }()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(30 * time.Second)
+	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+	env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2})
+		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "b", Slots: 2})
+	}, 0)
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(contract.AllocateUpdate, "u1", &updateCallbacks{t: t}, contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}})
+	}, 1)
+	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("want continue-as-new after the allocation, got %v", err)
+	}
+	var next contract.ResourceState
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Runners) != 2 || len(next.Allocations) != 1 {
+		t.Fatalf("carried state %+v", next)
 	}
 }
