@@ -176,23 +176,6 @@ func ParseInt(s string, fail func(string) error) (int64, error) {
 	return int64(f), nil
 }
 
-// Float reads a floating-point option; a numeric string is accepted.
-func (o *Options) Float(key string, def float64) (float64, error) {
-	v := o.Get(key)
-	if v == nil || v.Kind == hocon.Null {
-		return def, nil
-	}
-	s, ok := scalarText(v)
-	if !ok || v.Kind == hocon.Bool {
-		return 0, o.Errorf(key, "expected a number, found %s", v.Kind)
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, o.Errorf(key, "%q is not a number", s)
-	}
-	return f, nil
-}
-
 // Bool reads a boolean option; "true"/"false" in any case are accepted.
 func (o *Options) Bool(key string, def bool) (bool, error) {
 	v := o.Get(key)

@@ -32,6 +32,9 @@ nested { inner { deep = 2.5 } }
 	if n, err := o.Int("split.num", 0); err != nil || n != 3 {
 		t.Errorf("dotted path: %d %v", n, err)
 	}
+	if f, err := o.String("nested.inner.deep", ""); err != nil || f != "2.5" {
+		t.Errorf("deep path: %v %v", f, err)
+	}
 	if m, err := o.Enum("mode", "", "BATCH", "STREAMING"); err != nil || m != "BATCH" {
 		t.Errorf("enum in any case: %q %v", m, err)
 	}
@@ -43,9 +46,6 @@ nested { inner { deep = 2.5 } }
 	}
 	if l, err := o.StringList("list2"); err != nil || strings.Join(l, "|") != "x|1|true" {
 		t.Errorf("list of scalars: %q %v", l, err)
-	}
-	if f, err := o.Float("nested.inner.deep", 0); err != nil || f != 2.5 {
-		t.Errorf("deep path: %v %v", f, err)
 	}
 	if n, err := o.Int("absent", 7); err != nil || n != 7 {
 		t.Errorf("default: %d %v", n, err)
