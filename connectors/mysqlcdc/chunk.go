@@ -64,7 +64,7 @@ func (c *chunk) rows(dst []row.Row) []row.Row {
 func (r *reader) backfill(ctx context.Context, c *chunk, q *queued, low, high position) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conn, st, err := r.src.dump(ctx, low)
+	conn, st, err := r.src.dump(ctx, low, r.src.serverIDs.of(r.rc.Index))
 	if err != nil {
 		return err
 	}
@@ -167,8 +167,8 @@ func (tr *tracker) see(ev binlog.Event) (start, end position, ok bool) {
 	return position{File: tr.file, Pos: ev.LogPos - ev.Size}, position{File: tr.file, Pos: ev.LogPos}, true
 }
 
-// dump opens a replication connection and starts reading the log at p.
-func (s *Source) dump(ctx context.Context, p position) (*binlog.Conn, *binlog.Stream, error) {
+// dump opens a replication connection and starts reading the log at p as replica serverID.
+func (s *Source) dump(ctx context.Context, p position, serverID uint32) (*binlog.Conn, *binlog.Stream, error) {
 	var conn *binlog.Conn
 	var err error
 	for attempt := 0; ; attempt++ {
@@ -196,7 +196,7 @@ func (s *Source) dump(ctx context.Context, p position) (*binlog.Conn, *binlog.St
 			return nil, nil, fmt.Errorf("%s: %v", s.where, err)
 		}
 	}
-	st, err := conn.StartDump(ctx, binlog.DumpOptions{ServerID: s.serverID}, start)
+	st, err := conn.StartDump(ctx, binlog.DumpOptions{ServerID: serverID}, start)
 	if err != nil {
 		conn.Close()
 		return nil, nil, fmt.Errorf("%s: read the binary log from %s: %v%s", s.where, p, err, dumpHint(err))

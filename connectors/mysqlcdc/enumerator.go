@@ -2,6 +2,7 @@ package mysqlcdc
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -80,11 +81,28 @@ func (e *enumerator) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if st.Stop, err = e.stopAt(ctx, db); err != nil {
+			return err
+		}
 		st.Started = s.startup != startInitial
 		e.pending = append(e.pending, encodeSplit(streamSplitID, splitData{Stream: st}))
 	}
 	e.prepared = true
 	return nil
+}
+
+// stopAt is where the log stops being read: nowhere (stop.mode never), the end of the log
+// when the job starts (latest), or stop.specific-offset.file and .pos (specific).
+func (e *enumerator) stopAt(ctx context.Context, db *sql.DB) (*position, error) {
+	switch e.src.stopMode {
+	case stopLatest:
+		p, err := e.src.masterPosition(ctx, db)
+		return &p, err
+	case stopSpecific:
+		p := e.src.stopAt
+		return &p, nil
+	}
+	return nil, nil
 }
 
 // RegisterReader does nothing: readers ask for splits.
@@ -94,6 +112,9 @@ func (e *enumerator) RegisterReader(int) error { return nil }
 func (e *enumerator) HandleSplitRequest(reader int) error {
 	if e.src.streaming {
 		if reader != 0 {
+			if e.src.stops() {
+				e.ctx.SignalNoMoreSplits(reader) // a bounded job ends without them
+			}
 			return nil
 		}
 		var out []connector.Split

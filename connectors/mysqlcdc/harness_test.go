@@ -98,6 +98,12 @@ table-names = [` + strings.Join(names, ", ") + `]
 
 func newTestSource(t testing.TB, conf string, mode connector.JobMode) (*Source, error) {
 	t.Helper()
+	return newTestSourceP(t, conf, mode, 1)
+}
+
+// newTestSourceP builds a source of a job of parallelism p.
+func newTestSourceP(t testing.TB, conf string, mode connector.JobMode, p int) (*Source, error) {
+	t.Helper()
 	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
 	if err != nil {
 		t.Fatalf("parse %q: %v", conf, err)
@@ -107,7 +113,7 @@ func newTestSource(t testing.TB, conf string, mode connector.JobMode) (*Source, 
 	if !ok {
 		t.Fatal("MySQL-CDC is not registered")
 	}
-	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: 1})
+	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: p})
 	if err != nil {
 		return nil, err
 	}

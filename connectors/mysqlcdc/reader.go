@@ -84,6 +84,9 @@ func (r *reader) addStream(st *streamSplit) {
 		return
 	}
 	if r.split != nil && knows(r.split) > knows(st) {
+		if r.split.Stop == nil {
+			r.split.Stop = st.Stop // the snapshot's splits came first
+		}
 		return
 	}
 	r.split = st
@@ -149,7 +152,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 			r.setErr(err)
 			return false, err
 		}
-		return false, nil
+		return r.stream.ended() && out.Len() == 0, nil
 	}
 	return r.noMore && out.Len() == 0, nil
 }
@@ -330,7 +333,7 @@ func (r *reader) startStream(ctx context.Context) error {
 		r.db.Close()
 		r.db = nil
 	}
-	r.stream = newStream(r.src, st)
+	r.stream = newStream(r.src, st, r.src.serverIDs.of(r.rc.Index))
 	return nil
 }
 
@@ -361,7 +364,7 @@ func (r *reader) Close() error {
 		r.db.Close()
 	}
 	if r.stream != nil {
-		r.stream.stop()
+		r.stream.close()
 	}
 	return nil
 }

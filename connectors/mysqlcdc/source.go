@@ -38,11 +38,13 @@ type Config struct {
 	StartupPos       int64  `opt:"startup.specific-offset.pos" default:"4" doc:"with startup.mode specific: the offset in that file"`
 	StartupGTID      string `opt:"startup.specific-offset.gtid-set" doc:"with startup.mode specific: a GTID set (MySQL) or GTID position (MariaDB) to start after, instead of a file and offset"`
 	StartupTimestamp int64  `opt:"startup.timestamp" doc:"with startup.mode timestamp: the time in milliseconds since 1970 from which transactions are read"`
-	StopMode         string `opt:"stop.mode" default:"never" enum:"never" doc:"when the stream stops: never, until the job is stopped"`
+	StopMode         string `opt:"stop.mode" default:"never" enum:"never,latest,specific" doc:"when the log stops being read: never, until the job is stopped; latest at the end the log had when the job started; specific at stop.specific-offset.file and .pos. A source that stops is bounded: the job ends once every transaction before the stop is emitted"`
+	StopFile         string `opt:"stop.specific-offset.file" doc:"with stop.mode specific: the binary log file to stop in"`
+	StopPos          int64  `opt:"stop.specific-offset.pos" default:"4" doc:"with stop.mode specific: the offset in that file; a transaction that starts before it is emitted whole"`
 
 	SplitSize      int64  `opt:"snapshot.split.size" default:"8096" doc:"rows per snapshot split"`
 	FetchSize      int64  `opt:"snapshot.fetch.size" default:"1024" doc:"rows fetched per round trip of the snapshot; rows stream from the server as they are read, so it only has to be positive"`
-	ServerID       string `opt:"server-id" doc:"the replica server id the binary log is read as, or a range (5400-5408) whose first id is used; unique among the server's replicas (default: a random id between 5400 and 6400)"`
+	ServerID       string `opt:"server-id" doc:"the replica server id the binary log is read as, or a range (5400-5408) holding an id for each reader, reader i taking the range's i-th; unique among the server's replicas (default: a random id between 5400 and 6400)"`
 	ServerTimeZone string `opt:"server-time-zone" default:"UTC" doc:"the zone TIMESTAMP values are shown in: a TIMESTAMP is read as the local date and time of this zone"`
 	ConnectTimeout string `opt:"connect.timeout.ms" default:"30000" doc:"how long an attempt to connect may take, in milliseconds or as a duration (30s)"`
 	MaxRetries     int64  `opt:"connect.max-retries" default:"3" doc:"further attempts to connect when one fails, a second apart"`
@@ -69,6 +71,13 @@ type TableConfig struct {
 	At *config.Options `opt:"."`
 }
 
+// Stop modes (stop.mode).
+const (
+	stopNever    = "never"
+	stopLatest   = "latest"
+	stopSpecific = "specific"
+)
+
 // Startup modes (startup.mode).
 const (
 	startInitial   = "initial"
@@ -89,7 +98,9 @@ type Source struct {
 	startup   string
 	specific  position
 	sinceTS   int64 // startup.timestamp, in seconds
-	serverID  uint32
+	stopMode  string
+	stopAt    position // stop.mode specific
+	serverIDs idRange
 	splitSize int64
 	loc       *time.Location
 	mariadb   bool
@@ -105,6 +116,9 @@ func NewSource(ctx *connector.SourceContext, c *Config) (connector.Source, error
 	s := &Source{where: c.At.Where(), streaming: ctx.Job.Mode == connector.Streaming, byID: map[string]*cdcTable{}}
 	if err := s.readOptions(c); err != nil {
 		return nil, err
+	}
+	if r := s.serverIDs; r.hi > r.lo && uint64(r.hi-r.lo)+1 < uint64(max(ctx.Parallelism, 1)) {
+		return nil, c.At.Errorf("server-id", "the range %d-%d holds %d ids, fewer than the %d readers of parallelism %d: each reader needs an id of its own", r.lo, r.hi, r.hi-r.lo+1, ctx.Parallelism, ctx.Parallelism)
 	}
 	names, pks, err := readTableNames(c)
 	if err != nil {
@@ -160,6 +174,9 @@ func (s *Source) readOptions(c *Config) error {
 		}
 		s.sinceTS = c.StartupTimestamp / 1000
 	}
+	if err := s.readStop(c); err != nil {
+		return err
+	}
 	if c.Format != "DEFAULT" {
 		return o.Errorf("format", "%s is not supported: Strait's MySQL-CDC emits rows of the captured tables (format DEFAULT)", c.Format)
 	}
@@ -173,7 +190,7 @@ func (s *Source) readOptions(c *Config) error {
 	if s.loc, err = time.LoadLocation(c.ServerTimeZone); err != nil {
 		return o.Errorf("server-time-zone", "unknown time zone %q", c.ServerTimeZone)
 	}
-	if s.serverID, err = parseServerID(c.ServerID); err != nil {
+	if s.serverIDs, err = parseServerID(c.ServerID); err != nil {
 		return o.Errorf("server-id", "%v", err)
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > 1000 {
@@ -182,6 +199,26 @@ func (s *Source) readOptions(c *Config) error {
 	s.retries = int(c.MaxRetries)
 	return nil
 }
+
+// readStop reads stop.mode and its offset.
+func (s *Source) readStop(c *Config) error {
+	o := c.At
+	s.stopMode = c.StopMode
+	if s.stopMode != stopSpecific {
+		return nil
+	}
+	if strings.TrimSpace(c.StopFile) == "" {
+		return o.Errorf("stop.specific-offset.file", "is required with stop.mode specific")
+	}
+	if c.StopPos < 4 || c.StopPos > 1<<32-1 {
+		return o.Errorf("stop.specific-offset.pos", "must be an offset of at least 4, got %d", c.StopPos)
+	}
+	s.stopAt = position{File: strings.TrimSpace(c.StopFile), Pos: uint32(c.StopPos)}
+	return nil
+}
+
+// stops reports whether the log is read up to a stop (stop.mode latest or specific).
+func (s *Source) stops() bool { return s.streaming && s.stopMode != stopNever }
 
 // readURL reads base-url: jdbc:mysql://host:port/database?properties.
 func (s *Source) readURL(c *Config) error {
@@ -219,18 +256,45 @@ func (s *Source) readURL(c *Config) error {
 	return nil
 }
 
-// parseServerID reads server-id: an id or a range of ids, whose first is used.
-func parseServerID(s string) (uint32, error) {
+// idRange is a range of replica server ids, both ends included.
+type idRange struct{ lo, hi uint32 }
+
+// of is the id reader i reads the log as: the range's i-th, or its last.
+func (r idRange) of(i int) uint32 {
+	if i < 0 || uint64(i) > uint64(r.hi-r.lo) {
+		return r.hi
+	}
+	return r.lo + uint32(i)
+}
+
+// parseServerID reads server-id: an id (5400) or a range of ids (5400-5408).
+func parseServerID(s string) (idRange, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return uint32(5400 + rand.IntN(1001)), nil
+		id := uint32(5400 + rand.IntN(1001))
+		return idRange{id, id}, nil
 	}
-	first, _, _ := strings.Cut(s, "-")
-	n, err := strconv.ParseUint(strings.TrimSpace(first), 10, 32)
-	if err != nil || n == 0 {
-		return 0, fmt.Errorf("%q is not a server id or a range of them (5400-5408)", s)
+	first, last, isRange := strings.Cut(s, "-")
+	lo, err := parseOneID(first)
+	if err != nil {
+		return idRange{}, fmt.Errorf("%q is not a server id or a range of them (5400-5408)", s)
 	}
-	return uint32(n), nil
+	if !isRange {
+		return idRange{lo, lo}, nil
+	}
+	hi, err := parseOneID(last)
+	if err != nil || hi < lo {
+		return idRange{}, fmt.Errorf("%q is not a server id or a range of them (5400-5408)", s)
+	}
+	return idRange{lo, hi}, nil
+}
+
+func parseOneID(s string) (uint32, error) {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("server id 0")
+	}
+	return uint32(n), err
 }
 
 func parseDuration(o *config.Options, key, s string) (time.Duration, error) {
@@ -377,10 +441,10 @@ func (s *Source) checkServer(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// Boundedness: a STREAMING job's source runs until it is stopped; a BATCH job's reads the
-// snapshot and ends.
+// Boundedness: a STREAMING job's source runs until it is stopped, or with a stop.mode until
+// the log reaches the stop; a BATCH job's reads the snapshot and ends.
 func (s *Source) Boundedness() connector.Boundedness {
-	if s.streaming {
+	if s.streaming && !s.stops() {
 		return connector.Unbounded
 	}
 	return connector.Bounded

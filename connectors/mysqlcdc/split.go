@@ -97,6 +97,9 @@ type streamSplit struct {
 	// Done are the ids of every snapshot split read: a split handed out again after a
 	// restore is not read twice.
 	Done []string `json:"done,omitempty"`
+	// Stop is where the log stops being read (stop.mode latest or specific): the
+	// transactions that start before it are emitted, and the split ends.
+	Stop *position `json:"stop,omitempty"`
 }
 
 func encodeSplit(id string, d splitData) connector.Split {

@@ -41,6 +41,9 @@ type stream struct {
 
 	marks []chunkMark
 	doneS []string
+	stop  *position // where the log stops being read, if it does
+	// finished says the log was read to the stop: no event after it is read.
+	finished bool
 
 	rows      *binlog.Rows
 	rowsTable *cdcTable
@@ -49,23 +52,29 @@ type stream struct {
 	warned    map[string]bool
 }
 
-func newStream(src *Source, st *streamSplit) *stream {
+func newStream(src *Source, st *streamSplit, serverID uint32) *stream {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &stream{src: src, events: make(chan []byte, 1024), cancel: cancel, done: make(chan struct{}),
 		dec: binlog.NewDecoder(), tr: tracker{file: st.At.File}, committed: st.At, resume: st.At, skip: st.Skip,
-		marks: st.Marks, doneS: st.Done, gtid: st.At.GTID, warned: map[string]bool{}}
+		marks: st.Marks, doneS: st.Done, gtid: st.At.GTID, stop: st.Stop, warned: map[string]bool{}}
 	if src.mariadb {
 		s.maria, _ = binlog.ParseMariaDBPosition(st.At.GTID)
 	} else if set, err := binlog.ParseGTIDSet(st.At.GTID); err == nil {
 		s.mysqlSet = set
 	}
-	go s.receive(ctx, st.At)
+	if s.stop != nil && !st.At.before(*s.stop) {
+		s.finished = true // nothing to read before the stop
+		close(s.events)
+		close(s.done)
+		return s
+	}
+	go s.receive(ctx, st.At, serverID)
 	return s
 }
 
-func (s *stream) receive(ctx context.Context, at position) {
+func (s *stream) receive(ctx context.Context, at position, serverID uint32) {
 	defer close(s.done)
-	err := s.run(ctx, at)
+	err := s.run(ctx, at, serverID)
 	if ctx.Err() != nil {
 		err = ctx.Err()
 	}
@@ -73,8 +82,8 @@ func (s *stream) receive(ctx context.Context, at position) {
 	close(s.events)
 }
 
-func (s *stream) run(ctx context.Context, at position) error {
-	_, st, err := s.src.dump(ctx, at)
+func (s *stream) run(ctx context.Context, at position, serverID uint32) error {
+	_, st, err := s.src.dump(ctx, at, serverID)
 	if err != nil {
 		return err
 	}
@@ -94,14 +103,26 @@ func (s *stream) run(ctx context.Context, at position) error {
 	}
 }
 
-func (s *stream) stop() {
+func (s *stream) close() {
 	s.cancel()
 	<-s.done
 }
 
+// reachStop ends the reading at the stop: the rows of the transactions before it are
+// emitted, nothing after it is.
+func (s *stream) reachStop() {
+	if !s.finished {
+		s.finished = true
+		slog.Info("MySQL-CDC read the binary log to its stop", "plugin", s.src.where, "stop", s.stop.String())
+	}
+}
+
+// ended reports whether every change before the stop was emitted.
+func (s *stream) ended() bool { return s.finished && s.rows == nil }
+
 // state is where a restore would resume.
 func (s *stream) state() streamSplit {
-	st := streamSplit{Started: true, At: s.committed, Marks: s.marks, Done: s.doneS}
+	st := streamSplit{Started: true, At: s.committed, Marks: s.marks, Done: s.doneS, Stop: s.stop}
 	if s.inTx {
 		st.At, st.Skip = s.txStart, s.txDone
 	}
@@ -114,7 +135,7 @@ func (s *stream) poll(ctx context.Context, out *row.Batch) error {
 	wait := time.NewTimer(20 * time.Millisecond)
 	defer wait.Stop()
 	first := true
-	for !out.Full() {
+	for !out.Full() && !s.finished {
 		if s.rows != nil {
 			if err := s.emitRows(out); err != nil {
 				return err
@@ -160,6 +181,10 @@ func (s *stream) handle(raw []byte) error {
 	}
 	start, end, ok := s.tr.see(ev)
 	if !ok {
+		return nil
+	}
+	if s.stop != nil && !s.inTx && !start.before(*s.stop) {
+		s.reachStop()
 		return nil
 	}
 	switch d := ev.Data.(type) {
@@ -211,6 +236,9 @@ func (s *stream) commit(end position) {
 		end.GTID = s.mysqlSet.String()
 	}
 	s.committed = end
+	if s.stop != nil && !end.before(*s.stop) {
+		s.reachStop()
+	}
 	if len(s.marks) > 0 {
 		last := s.marks[0].High
 		for _, m := range s.marks[1:] {
