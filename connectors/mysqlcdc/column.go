@@ -302,11 +302,7 @@ func (c *column) fromText(v *row.Value, b []byte, loc *time.Location) error {
 		}
 		v.SetScalar(c.typ.Kind, n)
 	case decUint64, decDecimal:
-		d, err := row.ParseDecimal(string(b), c.typ.Precision, c.typ.Scale)
-		if err != nil {
-			return fmt.Errorf("bad decimal %q: %v", b, err)
-		}
-		*v = d
+		return c.decimal(v, b)
 	case decBool:
 		if c.dataTyp == "bit" {
 			v.SetScalar(types.Boolean, int64(b[len(b)-1]&1))
@@ -439,11 +435,7 @@ func (c *column) fromLog(v *row.Value, x *binlog.Value, loc *time.Location) erro
 	case decUint64:
 		*v = row.DecimalValue(new(big.Int).SetUint64(x.Uint()), 0)
 	case decDecimal:
-		d, err := row.ParseDecimal(string(x.Bytes), c.typ.Precision, c.typ.Scale)
-		if err != nil {
-			return fmt.Errorf("bad decimal %q: %v", x.Bytes, err)
-		}
-		*v = d
+		return c.decimal(v, x.Bytes)
 	case decBool:
 		v.SetScalar(types.Boolean, boolInt(x.Int != 0))
 	case decBits:
@@ -543,4 +535,54 @@ func (c *column) setTime(v *row.Value, t binlog.Temporal) error {
 	n := (int64(t.Hour)*3600+int64(t.Minute)*60+int64(t.Second))*1e9 + int64(t.Micros)*1000
 	v.SetScalar(types.Time, n)
 	return nil
+}
+
+// decimal reads a decimal's text into v: directly when it has the column's scale and fits
+// 18 digits (the common case, without the rational arithmetic of row.ParseDecimal), else
+// through row.ParseDecimal, which rescales and checks the precision.
+func (c *column) decimal(v *row.Value, b []byte) error {
+	if u, ok := smallDecimal(b, c.typ.Scale); ok {
+		*v = row.DecimalValue(big.NewInt(u), c.typ.Scale)
+		return nil
+	}
+	d, err := row.ParseDecimal(string(b), c.typ.Precision, c.typ.Scale)
+	if err != nil {
+		return fmt.Errorf("bad decimal %q: %v", b, err)
+	}
+	*v = d
+	return nil
+}
+
+// smallDecimal reads "-123.45" as the unscaled -12345 when it has exactly scale digits after
+// its point and at most 18 digits in all.
+func smallDecimal(b []byte, scale int) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var u int64
+	digits, after, point := 0, 0, false
+	for _, ch := range b {
+		switch {
+		case ch == '.' && !point:
+			point = true
+		case ch >= '0' && ch <= '9':
+			if digits++; digits > 18 {
+				return 0, false
+			}
+			if point {
+				after++
+			}
+			u = u*10 + int64(ch-'0')
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || after != scale {
+		return 0, false
+	}
+	if neg {
+		u = -u
+	}
+	return u, true
 }

@@ -34,7 +34,7 @@ type testDB struct {
 
 // newTestDB creates a database named after the test (dropped when it ends); without the
 // variable the test skips.
-func newTestDB(t *testing.T) *testDB {
+func newTestDB(t testing.TB) *testDB {
 	t.Helper()
 	dsn := os.Getenv(testEnv)
 	if dsn == "" {

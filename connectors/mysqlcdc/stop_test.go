@@ -11,7 +11,7 @@ import (
 )
 
 // logEnd reads the end of the test server's log, where the next transaction goes.
-func (d *testDB) logEnd(t *testing.T) (string, uint32) {
+func (d *testDB) logEnd(t testing.TB) (string, uint32) {
 	t.Helper()
 	rows, err := d.Query("SHOW MASTER STATUS")
 	if err != nil {
@@ -143,5 +143,30 @@ func TestServerIDRangeTooSmall(t *testing.T) {
 	}
 	if _, err := newTestSourceP(t, root, connector.Streaming, 2); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestSmallDecimal(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		scale int
+		want  int64
+		ok    bool
+	}{
+		{"123.45", 2, 12345, true},
+		{"-0.01", 2, -1, true},
+		{"42", 0, 42, true},
+		{"999999999999999999", 0, 999999999999999999, true},
+		{"1000000000000000000", 0, 0, false}, // 19 digits
+		{"1.5", 2, 0, false},                 // another scale: rescaled the slow way
+		{"1.2.3", 1, 0, false},
+		{"", 0, 0, false},
+		{"-", 0, 0, false},
+		{"1e3", 0, 0, false},
+	} {
+		got, ok := smallDecimal([]byte(tt.in), tt.scale)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("smallDecimal(%q, %d) = %d, %v; want %d, %v", tt.in, tt.scale, got, ok, tt.want, tt.ok)
+		}
 	}
 }
