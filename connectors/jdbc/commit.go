@@ -11,7 +11,8 @@ import (
 )
 
 // commitInfo lists a writer's prepared transactions at a checkpoint: the checkpoint's own
-// and those of earlier checkpoints that were aborted.
+// and those of earlier checkpoints that were aborted (PostgreSQL's transaction names, or
+// MySQL's XA ids).
 type commitInfo struct {
 	GIDs []string `json:"gids"`
 }
@@ -56,6 +57,9 @@ func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) err
 	if len(req.Infos) == 0 {
 		return nil
 	}
+	if c.cfg.my != nil {
+		return c.mysqlEach(ctx, req.Infos, xaCommit)
+	}
 	conn, err := c.cfg.conn.connect(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.cfg.where, err)
@@ -68,6 +72,9 @@ func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) err
 func (c *Committer) Abort(ctx context.Context, infos [][]byte) error {
 	if len(infos) == 0 {
 		return nil
+	}
+	if c.cfg.my != nil {
+		return c.mysqlEach(ctx, infos, xaRollback)
 	}
 	conn, err := c.cfg.conn.connect(ctx)
 	if err != nil {

@@ -14,63 +14,6 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
-// ddlType is the PostgreSQL column type a SeaTunnel type is created as, as SeaTunnel's
-// PostgresTypeConverter does it; maps and rows become jsonb.
-func ddlType(t types.DataType, length int64) (string, error) {
-	switch t.Kind {
-	case types.Boolean:
-		return "boolean", nil
-	case types.TinyInt, types.SmallInt:
-		return "smallint", nil
-	case types.Int:
-		return "integer", nil
-	case types.BigInt:
-		return "bigint", nil
-	case types.Float:
-		return "real", nil
-	case types.Double:
-		return "double precision", nil
-	case types.Decimal:
-		p, s := t.Precision, t.Scale
-		if p <= 0 {
-			p, s = 38, 18
-		}
-		if p > 1000 {
-			p = 1000
-		}
-		return fmt.Sprintf("numeric(%d,%d)", p, s), nil
-	case types.String:
-		if length > 0 && length <= 10485760 {
-			return fmt.Sprintf("varchar(%d)", length), nil
-		}
-		return "text", nil
-	case types.Bytes:
-		return "bytea", nil
-	case types.Date:
-		return "date", nil
-	case types.Time:
-		return "time", nil
-	case types.Timestamp:
-		return "timestamp", nil
-	case types.Array:
-		if t.Elem == nil {
-			return "", fmt.Errorf("array without an element type")
-		}
-		switch t.Elem.Kind {
-		case types.Array, types.Map, types.Row, types.Null:
-			return "", fmt.Errorf("type %s has no PostgreSQL array type", t)
-		}
-		e, err := ddlType(*t.Elem, 0)
-		if err != nil {
-			return "", err
-		}
-		return e + "[]", nil
-	case types.Map, types.Row:
-		return "jsonb", nil
-	}
-	return "", fmt.Errorf("type %s has no PostgreSQL column type", t)
-}
-
 // cell hands one row value to pgx without boxing it: pgx asks it for the Go value the
 // target column's codec wants (Int64Value for bigint, TextValue for text, ...). A null is
 // passed as a nil argument instead, so a cell is never null.

@@ -23,6 +23,9 @@ func (s *Sink) Setup(ctx context.Context) error {
 	if !c.prepare {
 		return nil
 	}
+	if c.my != nil {
+		return c.mysqlSetup(ctx)
+	}
 	conn, err := c.conn.connect(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.where, err)

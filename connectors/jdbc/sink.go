@@ -108,6 +108,13 @@ type sinkConfig struct {
 	customSQL  string
 	// tag tells this sink's prepared transactions from other sinks' of the same job
 	tag string
+
+	// dialect is the database's SQL; my is how to reach a MySQL database (conn is unset then)
+	dialect dialect
+	my      *myConn
+	// myQuery is a MySQL query cut at its placeholders: the literals of queryFields go
+	// between its parts
+	myQuery []string
 }
 
 // Sink is a configured Jdbc sink for one table.
@@ -124,9 +131,14 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 
 func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) {
 	o := sc.At
-	c := &sinkConfig{where: o.Where()}
+	c := &sinkConfig{where: o.Where(), dialect: pgDialect{}}
 	var err error
-	if c.conn, err = connOf(&sc.ConnOptions); err != nil {
+	if isMySQL(&sc.ConnOptions) {
+		c.dialect = mysqlDialect{}
+		if c.my, err = mysqlConnOf(&sc.ConnOptions); err != nil {
+			return nil, err
+		}
+	} else if c.conn, err = connOf(&sc.ConnOptions); err != nil {
 		return nil, err
 	}
 	if len(inputs) != 1 {
@@ -185,7 +197,7 @@ func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) 
 		if !c.prepare {
 			break
 		}
-		if _, err := ddlType(col.Type, col.Length); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
+		if _, err := c.dialect.columnType(col); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
 			return nil, o.Errorf("schema_save_mode", "cannot create column %q: %v", col.Name, err)
 		}
 	}
@@ -254,6 +266,11 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 		c.nParams = len(names)
 	}
 	c.tag = tagOf(query)
+	if c.my != nil {
+		if c.myQuery, err = mysqlQueryParts(query, c.nParams > 0); err != nil {
+			return o.Errorf("query", "%v", err)
+		}
+	}
 	return nil
 }
 
@@ -262,6 +279,9 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 // tableSuffix, and field_ide, which changes the case of the table's name as SeaTunnel's
 // PostgreSQL dialect does (the last part of the name only: the schema keeps its case).
 func (c *sinkConfig) parseTarget(sc *SinkConfig) error {
+	if c.my != nil {
+		return c.parseMySQLTarget(sc)
+	}
 	o := sc.At
 	// SeaTunnel's default database is the source's, which for PostgreSQL must be the url's
 	db := sc.Database
@@ -451,19 +471,13 @@ func (c *sinkConfig) statements() statements {
 		where = append(where, fmt.Sprintf("%s = $%d", cols[i], i+1))
 		delWhere = append(delWhere, fmt.Sprintf("%s = $%d", cols[i], j+1))
 	}
-	var set, excluded []string
+	var set []string
 	for i := range cols {
-		if !isPK[i] {
-			excluded = append(excluded, fmt.Sprintf("%s = EXCLUDED.%s", cols[i], cols[i]))
-		}
 		if !isPK[i] || c.pkUpdated {
 			set = append(set, fmt.Sprintf("%s = $%d", cols[i], i+1))
 		}
 	}
-	conflict := fmt.Sprintf("ON CONFLICT (%s) DO NOTHING", strings.Join(pkCols, ", "))
-	if len(excluded) > 0 {
-		conflict = fmt.Sprintf("ON CONFLICT (%s) DO UPDATE SET %s", strings.Join(pkCols, ", "), strings.Join(excluded, ", "))
-	}
+	conflict := pgDialect{}.upsertClause(cols, c.pk)
 	st.upsert = st.insert + " " + conflict
 	st.bulkUpsert = fmt.Sprintf("INSERT INTO %s (%s) SELECT * FROM unnest(%s) %s", t, strings.Join(cols, ", "), strings.Join(params, ", "), conflict)
 	var pkParams []string

@@ -431,7 +431,7 @@ password = test
 `
 	for _, tc := range []struct{ opts, want string }{
 		{"driver = com.mysql.cj.jdbc.Driver\nquery = \"x\"", "driver"},
-		{"url = \"jdbc:mysql://h/db\"\nquery = \"x\"", "is not a PostgreSQL JDBC url"},
+		{"url = \"jdbc:oracle:thin:@h:1521/db\"\nquery = \"x\"", "is not a PostgreSQL JDBC url"},
 		{"", "query: is required unless generate_sink_sql is true"},
 		{"generate_sink_sql = true\ndatabase = other\ntable = sink", "the url connects to database \"test\""},
 		{"generate_sink_sql = true\ndatabase = test\ntable = sink\nprimary_keys = [nope]", `column "nope" is not a field`},

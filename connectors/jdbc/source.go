@@ -155,6 +155,9 @@ type srcEntry struct {
 // columns of every query and table, within the planning deadline and at most
 // connection_check_timeout_sec for every attempt to connect.
 func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
+	if isMySQL(&c.ConnOptions) {
+		return newMySQLSource(ctx, c)
+	}
 	o := c.At
 	s := &Source{where: o.Where(), byID: map[string]*srcTable{}, parallelism: max(ctx.Parallelism, 1)}
 	var err error

@@ -112,7 +112,8 @@ type srcEnumState struct {
 // sourceEnumerator plans the splits of every table once, when the job starts, and hands
 // split i (counting over all tables in order) to reader i mod parallelism.
 type sourceEnumerator struct {
-	src     *Source
+	where   string
+	planFn  func(ctx context.Context) ([]connector.Split, error)
 	ctx     connector.EnumeratorContext
 	pending map[int][]connector.Split
 	planned bool
@@ -121,11 +122,16 @@ type sourceEnumerator struct {
 // CreateEnumerator makes the enumerator; a restored one hands out only the splits it had not
 // handed out, without planning again.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	e := &sourceEnumerator{src: s, ctx: ctx, pending: map[int][]connector.Split{}}
+	return newSourceEnumerator(s.where, s.plan, ctx, state)
+}
+
+// newSourceEnumerator makes the enumerator of a source whose splits plan plans.
+func newSourceEnumerator(where string, plan func(context.Context) ([]connector.Split, error), ctx connector.EnumeratorContext, state []byte) (*sourceEnumerator, error) {
+	e := &sourceEnumerator{where: where, planFn: plan, ctx: ctx, pending: map[int][]connector.Split{}}
 	if len(state) > 0 {
 		var st srcEnumState
 		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: bad enumerator state: %v", s.where, err)
+			return nil, fmt.Errorf("%s: bad enumerator state: %v", where, err)
 		}
 		e.planned = st.Planned
 		for r, splits := range st.Pending {
@@ -149,7 +155,7 @@ func (e *sourceEnumerator) parallelism() int {
 func (e *sourceEnumerator) Run(ctx context.Context) error {
 	p := e.parallelism()
 	if !e.planned {
-		splits, err := e.plan(ctx)
+		splits, err := e.planFn(ctx)
 		if err != nil {
 			return err
 		}
@@ -176,8 +182,8 @@ func (e *sourceEnumerator) Run(ctx context.Context) error {
 	return nil
 }
 
-func (e *sourceEnumerator) plan(ctx context.Context) ([]connector.Split, error) {
-	s := e.src
+// plan plans the splits of every table, in the order of the options.
+func (s *Source) plan(ctx context.Context) ([]connector.Split, error) {
 	var pg *pgx.Conn
 	defer func() {
 		if pg != nil {

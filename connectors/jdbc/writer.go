@@ -86,6 +86,9 @@ type writer struct {
 // settles the prepared transactions they list and those this subtask left behind.
 func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
 	c := s.cfg
+	if c.my != nil {
+		return newMySQLWriter(c, ctx, states)
+	}
 	bg := context.Background()
 	conn, err := c.conn.connect(bg)
 	if err != nil {
