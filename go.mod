@@ -25,10 +25,15 @@ require (
 )
 
 require (
+	github.com/hamba/avro/v2 v2.31.0
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+)
+
+require (
+	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
 )
 
 require (

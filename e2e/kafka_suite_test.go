@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -46,6 +48,34 @@ func kafkaRecordJSON(id int) string {
 // kafkaRecordText is the same row as SeaTunnel's text format writes it with delimiter ",".
 func kafkaRecordText(id int) string {
 	return fmt.Sprintf("%d,key\x031,1,string,false,1,1,1,1,1.1,1.1,1.1,test,2024-01-01,2024-01-01 12:59:23", id)
+}
+
+// kafkaAvroSchema is the schema SeaTunnel's avro format derives from KafkaIT's row type.
+var kafkaAvroSchema = avro.MustParse(`{"type":"record","name":"SeaTunnelRecord","fields":[
+{"name":"id","type":"long"},{"name":"c_map","type":{"type":"map","values":"int"}},
+{"name":"c_array","type":{"type":"array","items":"int"}},{"name":"c_string","type":"string"},
+{"name":"c_boolean","type":"boolean"},{"name":"c_tinyint","type":"int"},{"name":"c_smallint","type":"int"},
+{"name":"c_int","type":"int"},{"name":"c_bigint","type":"long"},{"name":"c_float","type":"float"},
+{"name":"c_double","type":"double"},
+{"name":"c_decimal","type":{"type":"bytes","logicalType":"decimal","precision":2,"scale":1}},
+{"name":"c_bytes","type":"bytes"},{"name":"c_date","type":{"type":"int","logicalType":"date"}},
+{"name":"c_timestamp","type":{"type":"long","logicalType":"local-timestamp-millis"}}]}`)
+
+// javaAvro encodes as Java's GenericDatumWriter does: array and map blocks carry counts only.
+var javaAvro = avro.Config{DisableBlockSizeHeader: true}.Freeze()
+
+// kafkaRecordAvro is the row KafkaIT generates as SeaTunnel's avro format writes it.
+func kafkaRecordAvro(id int) string {
+	at := time.Date(2024, 1, 1, 12, 59, 23, 0, time.UTC)
+	b, err := javaAvro.Marshal(kafkaAvroSchema, map[string]any{
+		"id": int64(id), "c_map": map[string]any{"key": 1}, "c_array": []any{1}, "c_string": "string",
+		"c_boolean": false, "c_tinyint": 1, "c_smallint": 1, "c_int": 1, "c_bigint": int64(1), "c_float": float32(1.1),
+		"c_double": 1.1, "c_decimal": big.NewRat(11, 10), "c_bytes": []byte("test"), "c_date": at, "c_timestamp": at,
+	})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // prepareTopic creates a topic of a fixed name afresh (one an earlier run left is deleted
@@ -146,6 +176,8 @@ var kafkaSourceCases = []kafkaSourceCase{
 	{config: "jsonFormatIT/kafka_source_json_to_console.conf", topic: "test_topic_json", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 100"}},
 	{config: "textFormatIT/kafka_source_text_to_console.conf", topic: "test_topic_text", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
 	{config: "textFormatIT/kafka_source_text_to_console_assert_catalog_table.conf", topic: "test_topic_text", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
+	// testKafkaAvroToAssert: SeaTunnel's avro records of the same rows
+	{config: "avro/kafka_avro_to_assert.conf", topic: "test_avro_topic", hi: 100, encode: kafkaRecordAvro, want: []string{"Total Read Count : 100"}},
 	{config: "kafka/kafka_source_to_assert_with_max_poll_records_1.conf", topic: "test_topic_text_max_poll_records_1", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
 	// json records read as text do not parse: skip reads none, fail fails the job naming the
 	// first record
@@ -276,5 +308,45 @@ func TestSeaTunnelKafkaSink(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fakeAvroSchema is the schema SeaTunnel's avro format derives from the FakeSource row of
+// fake_source_to_kafka_avro_format.conf, written out.
+const fakeAvroFields = `{"name":"c_map","type":{"type":"map","values":"string"}},
+{"name":"c_array","type":{"type":"array","items":"int"}},{"name":"c_string","type":"string"},
+{"name":"c_boolean","type":"boolean"},{"name":"c_tinyint","type":"int"},{"name":"c_smallint","type":"int"},
+{"name":"c_int","type":"int"},{"name":"c_bigint","type":"long"},{"name":"c_float","type":"float"},
+{"name":"c_double","type":"double"},{"name":"c_bytes","type":"bytes"},
+{"name":"c_date","type":{"type":"int","logicalType":"date"}},
+{"name":"c_decimal","type":{"type":"bytes","logicalType":"decimal","precision":38,"scale":18}},
+{"name":"c_timestamp","type":{"type":"long","logicalType":"local-timestamp-millis"}}`
+
+// testFakeSourceToKafkaAvroFormat: FakeSource's 90 rows reach the topic as avro records that
+// SeaTunnel's schema (decoded here by hamba/avro, not by Strait) reads, nested row included.
+func TestSeaTunnelKafkaAvroSink(t *testing.T) {
+	addr, adm := seatunnelKafka(t)
+	const config, topic = "avro/fake_source_to_kafka_avro_format.conf", "test_avro_topic_fake_source"
+	schema := avro.MustParse(`{"type":"record","name":"SeaTunnelRecord","fields":[` + fakeAvroFields +
+		`,{"name":"c_row","type":{"type":"record","name":"c_row","fields":[` + fakeAvroFields + `]}}]}`)
+	prepareTopic(t, addr, adm, topic, 0, 0, nil)
+	code, out := run(t, "run", kafkaSuite(config))
+	checkRun(t, config, code, out, 0)
+	got := topicRecords(t, addr, adm, topic)
+	if len(got) != 90 {
+		t.Fatalf("%d records in %s, want 90", len(got), topic)
+	}
+	for _, r := range got {
+		var v map[string]any
+		if err := avro.Unmarshal(schema, r.Value, &v); err != nil {
+			t.Fatalf("offset %d: %v", r.Offset, err)
+		}
+		nested, _ := v["c_row"].(map[string]any)
+		if v["c_string"] != "fake_source_avro" || nested == nil || nested["c_string"] != "fake_source_avro" {
+			t.Fatalf("offset %d: %v", r.Offset, v)
+		}
+		if _, ok := v["c_timestamp"].(time.Time); !ok {
+			t.Fatalf("offset %d: c_timestamp %T", r.Offset, v["c_timestamp"])
+		}
 	}
 }

@@ -106,12 +106,16 @@ func text(v *hocon.Value) string {
 }
 
 // canalChanges reads Canal's flat message: data holds the rows, old the changed fields of
-// an update's rows; DDL messages (isDdl, or types other than the three) carry no rows.
+// an update's rows; DDL messages (isDdl, or types other than the three) carry no rows. A
+// data object instead of an array is one row, as SeaTunnel's canal_json sink writes it.
 func canalChanges(v *hocon.Value) ([]change, error) {
 	if b := v.Get("isDdl"); b != nil && b.Kind == hocon.Bool && b.Bool {
 		return nil, nil
 	}
 	data := elems(v.Get("data"))
+	if d := v.Get("data"); d != nil && d.Kind == hocon.Object {
+		data = []*hocon.Value{d}
+	}
 	var out []change
 	switch typ := strings.ToUpper(text(v.Get("type"))); typ {
 	case "INSERT":
@@ -179,8 +183,19 @@ func maxwellChanges(v *hocon.Value) ([]change, error) {
 }
 
 // oggChanges reads Oracle GoldenGate's JSON: op_type I, U, D with before and after images;
-// T (truncate) carries no rows.
+// T (truncate) carries no rows. SeaTunnel's ogg_json sink writes {"data":...,"type":...}
+// instead, INSERT or DELETE: that is read too.
 func oggChanges(v *hocon.Value) ([]change, error) {
+	if v.Get("op_type") == nil && v.Get("data") != nil {
+		switch typ := strings.ToUpper(text(v.Get("type"))); typ {
+		case "INSERT":
+			return []change{{row.Insert, v.Get("data")}}, nil
+		case "DELETE":
+			return []change{{row.Delete, v.Get("data")}}, nil
+		default:
+			return nil, fmt.Errorf("unknown ogg type %q", typ)
+		}
+	}
 	before, after := v.Get("before"), v.Get("after")
 	switch op := strings.ToUpper(text(v.Get("op_type"))); op {
 	case "I":

@@ -36,7 +36,24 @@ func newDecoder(format, delimiter string, rt *types.RowType, raw bool) (decoder,
 	if d, ok := newCDCDecoder(format, rt); ok {
 		return d, nil
 	}
-	return nil, fmt.Errorf("format %s is not supported by the Kafka source yet (json, text, canal_json, debezium_json, maxwell_json and ogg_json are)", format)
+	switch format {
+	case formatAvro:
+		return newAvroCodec(rt)
+	case formatKafkaConnect:
+		return &connectDecoder{rt: rt, envelope: true}, nil
+	case formatCompatibleDebezium:
+		return nil, errors.New("format compatible_debezium_json is written by the sink only, as in SeaTunnel (read debezium_json instead)")
+	}
+	return nil, fmt.Errorf("format %s is not supported by the Kafka source (json, text, canal_json, debezium_json, "+
+		"compatible_kafka_connect_json, maxwell_json, ogg_json and avro are)", format)
+}
+
+// setDecoder is the decoder of a topic configuration's records.
+func setDecoder(set *topicSet) (decoder, error) {
+	if set.format == formatKafkaConnect && !set.raw {
+		return &connectDecoder{rt: set.table.RowType(), envelope: set.connectSchema}, nil
+	}
+	return newDecoder(set.format, set.delimiter, set.table.RowType(), set.raw)
 }
 
 // rawDecoder is the source without a schema: every record is one string column.
@@ -262,9 +279,10 @@ func (d *textDecoder) mapValue(s string, t types.DataType, level int) (row.Value
 	return row.MapOfValues(m), nil
 }
 
-// An encoder appends a row's fields as one record value (or key).
+// An encoder appends a row's fields as one record value (or key); the change formats write
+// its kind too.
 type encoder interface {
-	encode(buf []byte, fields []row.Value) []byte
+	encode(buf []byte, kind row.Kind, fields []row.Value) ([]byte, error)
 }
 
 func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
@@ -273,16 +291,22 @@ func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
 		return &jsonEncoder{rt: rt}, nil
 	case formatText:
 		return &textEncoder{rt: rt, seps: textSeparators(delimiter)}, nil
+	case formatAvro:
+		return newAvroCodec(rt)
 	}
-	return nil, fmt.Errorf("format %s is not supported by the Kafka sink yet (json and text are)", format)
+	if e, ok := newCDCEncoder(format, rt); ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("format %s is not supported by the Kafka sink (json, text, canal_json, debezium_json, "+
+		"compatible_debezium_json, maxwell_json, ogg_json and avro are)", format)
 }
 
 // jsonEncoder writes SeaTunnel's json format: an object of the columns by name, nested rows
 // as objects, dates and timestamps as ISO text, bytes as base64.
 type jsonEncoder struct{ rt *types.RowType }
 
-func (e *jsonEncoder) encode(buf []byte, fields []row.Value) []byte {
-	return appendJSONRow(buf, fields, e.rt)
+func (e *jsonEncoder) encode(buf []byte, _ row.Kind, fields []row.Value) ([]byte, error) {
+	return appendJSONRow(buf, fields, e.rt), nil
 }
 
 func appendJSONRow(buf []byte, fields []row.Value, rt *types.RowType) []byte {
@@ -322,14 +346,14 @@ type textEncoder struct {
 	seps []string
 }
 
-func (e *textEncoder) encode(buf []byte, fields []row.Value) []byte {
+func (e *textEncoder) encode(buf []byte, _ row.Kind, fields []row.Value) ([]byte, error) {
 	for i := range fields {
 		if i > 0 {
 			buf = append(buf, e.seps[0]...)
 		}
 		buf = e.appendValue(buf, fields[i], 0)
 	}
-	return buf
+	return buf, nil
 }
 
 func (e *textEncoder) sep(level int) string {

@@ -7,8 +7,10 @@ import (
 
 // The record formats, as SeaTunnel names them.
 const (
-	formatJSON = "json"
-	formatText = "text"
+	formatJSON               = "json"
+	formatText               = "text"
+	formatKafkaConnect       = "compatible_kafka_connect_json"
+	formatCompatibleDebezium = "compatible_debezium_json"
 )
 
 // TopicConfig is what SeaTunnel reads per topic: the options of the source's block, or of
@@ -22,7 +24,10 @@ type TopicConfig struct {
 	StartMode      *hocon.Value      `opt:"start_mode" default:"group_offsets" doc:"where reading starts: earliest, latest, group_offsets (the consumer group's committed offsets; where it has none, kafka.config's auto.offset.reset, latest by default), specific_offsets (start_mode.offsets) or timestamp (start_mode.timestamp)"`
 	StartOffsets   map[string]string `opt:"start_mode.offsets" doc:"for specific_offsets: the offset to start at per partition, written topic-partition = offset"`
 	StartTimestamp *int64            `opt:"start_mode.timestamp" doc:"for timestamp: the epoch milliseconds; reading starts at the first record written at or after it"`
-	At             *config.Options   `opt:"."`
+	KeySchema      bool              `opt:"key_converter_schema_enabled,noeffect" default:"true" doc:"for compatible_kafka_connect_json, whether keys carry Kafka Connect's schema; keys are not read"`
+	// ValueSchemaEnabled: compatible_kafka_connect_json values are {"schema":...,"payload":...}
+	ValueSchemaEnabled bool            `opt:"value_converter_schema_enabled" default:"true" doc:"for compatible_kafka_connect_json: the values carry Kafka Connect's schema, {\"schema\": ..., \"payload\": ...}; false reads values holding only a payload field"`
+	At                 *config.Options `opt:"."`
 }
 
 // SourceConfig is the Kafka source's options.
@@ -36,7 +41,7 @@ type SourceConfig struct {
 	DiscoveryMillis    int64             `opt:"partition-discovery.interval-millis" default:"-1" doc:"in STREAMING mode, how often to look for new partitions and topics (matching the pattern), in milliseconds; -1 never"`
 	PollTimeoutMillis  int64             `opt:"poll.timeout,noeffect" default:"10000" doc:"accepted for SeaTunnel's configs; a read here waits at most 100 milliseconds for records, so checkpoints are never held up"`
 	ErrorHandleWay     string            `opt:"format_error_handle_way" default:"fail" enum:"fail,skip" doc:"a record that does not parse: fail fails the job naming its topic, partition and offset; skip logs it and goes on"`
-	DebeziumSchema     bool              `opt:"debezium_record_include_schema,noeffect" default:"true" doc:"for debezium_json, whether records carry a schema; accepted for SeaTunnel's configs, the CDC formats are not read yet"`
+	DebeziumSchema     bool              `opt:"debezium_record_include_schema,noeffect" default:"true" doc:"for debezium_json, whether records carry Kafka Connect's schema and payload wrapper; accepted for SeaTunnel's configs, the wrapper is recognised either way"`
 	ProtobufMessage    string            `opt:"protobuf_message_name,noeffect" doc:"for protobuf; accepted for SeaTunnel's configs, the protobuf format is not read"`
 	ProtobufSchema     string            `opt:"protobuf_schema,noeffect" doc:"for protobuf; accepted for SeaTunnel's configs, the protobuf format is not read"`
 }

@@ -90,7 +90,7 @@ func (r *reader) add(splits []split) error {
 		if set == nil {
 			return fmt.Errorf("%s: split of topic %q, which the source does not read", r.src.where, s.Topic)
 		}
-		dec, err := newDecoder(set.format, set.delimiter, set.table.RowType(), set.raw)
+		dec, err := setDecoder(set)
 		if err != nil {
 			return fmt.Errorf("%s: topic %s: %w", r.src.where, s.Topic, err)
 		}

@@ -40,7 +40,8 @@ type Sink struct {
 // tableCodec writes the rows of one input table.
 type tableCodec struct {
 	value   encoder
-	key     encoder // nil without partition_key_fields
+	key     encoder // of the key fields; nil without partition_key_fields
+	rowKey  encoder // of the whole row (compatible_debezium_json's key field)
 	keyIdx  []int
 	topic   []topicPart
 	keyBuf  []row.Value
@@ -122,45 +123,80 @@ func transactionPrefix(prefix string, job int64, where string) string {
 
 func (s *Sink) codec(ctx *connector.SinkContext, c *SinkConfig, t *catalog.Table) (*tableCodec, error) {
 	rt := t.RowType()
+	if c.Format == formatCompatibleDebezium {
+		return compatibleCodec(ctx, t)
+	}
 	value, err := newEncoder(c.Format, c.FieldDelimiter, rt)
 	if err != nil {
-		return nil, ctx.Options.Errorf("format", "%v", err)
+		return nil, ctx.Options.Errorf("format", "table %s: %v", t.ID(), err)
 	}
 	tc := &tableCodec{value: value}
 	if len(c.PartitionKeyFields) > 0 {
-		krt := &types.RowType{}
-		for _, f := range c.PartitionKeyFields {
-			i := rt.Index(f)
-			if i < 0 {
-				return nil, ctx.Options.Errorf("partition_key_fields", "table %s has no field %q", t.ID(), f)
-			}
-			tc.keyIdx = append(tc.keyIdx, i)
-			krt.Names = append(krt.Names, f)
-			krt.Types = append(krt.Types, rt.Types[i])
+		if err := tc.keyCodec(ctx, c, t); err != nil {
+			return nil, err
 		}
-		if tc.key, err = newEncoder(c.Format, c.FieldDelimiter, krt); err != nil {
-			return nil, ctx.Options.Errorf("format", "%v", err)
-		}
-		tc.keyBuf = make([]row.Value, len(tc.keyIdx))
 	}
-	idx := placeholder.FindAllStringSubmatchIndex(s.topic.text, -1)
+	if tc.topic, err = s.topicParts(rt); err != nil {
+		return nil, ctx.Options.Errorf("topic", "table %s %v", t.ID(), err)
+	}
+	return tc, nil
+}
+
+// keyCodec makes the encoder of partition_key_fields, in the sink's format.
+func (tc *tableCodec) keyCodec(ctx *connector.SinkContext, c *SinkConfig, t *catalog.Table) error {
+	rt := t.RowType()
+	krt := &types.RowType{}
+	for _, f := range c.PartitionKeyFields {
+		i := rt.Index(f)
+		if i < 0 {
+			return ctx.Options.Errorf("partition_key_fields", "table %s has no field %q", t.ID(), f)
+		}
+		tc.keyIdx = append(tc.keyIdx, i)
+		krt.Names = append(krt.Names, f)
+		krt.Types = append(krt.Types, rt.Types[i])
+	}
+	var err error
+	if tc.key, err = newEncoder(c.Format, c.FieldDelimiter, krt); err != nil {
+		return ctx.Options.Errorf("format", "table %s: key: %v", t.ID(), err)
+	}
+	tc.keyBuf = make([]row.Value, len(tc.keyIdx))
+	return nil
+}
+
+// compatibleCodec writes compatible_debezium_json: the row's value and key fields as they
+// are, to the topic its topic field names (SeaTunnel ignores the topic option then).
+func compatibleCodec(ctx *connector.SinkContext, t *catalog.Table) (*tableCodec, error) {
+	idx, err := compatibleFields(t.RowType())
+	if err != nil {
+		return nil, ctx.Options.Errorf("format", "table %s: %v", t.ID(), err)
+	}
+	return &tableCodec{
+		value:  &fieldEncoder{index: idx[2], name: "value"},
+		rowKey: &fieldEncoder{index: idx[1], name: "key", key: true},
+		topic:  []topicPart{{field: idx[0]}},
+	}, nil
+}
+
+// topicParts splits the topic option into text and the fields of its placeholders.
+func (s *Sink) topicParts(rt *types.RowType) ([]topicPart, error) {
+	var parts []topicPart
 	pos := 0
-	for _, m := range idx {
+	for _, m := range placeholder.FindAllStringSubmatchIndex(s.topic.text, -1) {
 		if m[0] > pos {
-			tc.topic = append(tc.topic, topicPart{text: s.topic.text[pos:m[0]], field: -1})
+			parts = append(parts, topicPart{text: s.topic.text[pos:m[0]], field: -1})
 		}
 		name := s.topic.text[m[2]:m[3]]
 		fi := rt.Index(name)
 		if fi < 0 {
-			return nil, ctx.Options.Errorf("topic", "table %s has no field %q for ${%s}", t.ID(), name, name)
+			return nil, fmt.Errorf("has no field %q for ${%s}", name, name)
 		}
-		tc.topic = append(tc.topic, topicPart{field: fi})
+		parts = append(parts, topicPart{field: fi})
 		pos = m[1]
 	}
 	if pos < len(s.topic.text) {
-		tc.topic = append(tc.topic, topicPart{text: s.topic.text[pos:], field: -1})
+		parts = append(parts, topicPart{text: s.topic.text[pos:], field: -1})
 	}
-	return tc, nil
+	return parts, nil
 }
 
 // codecOf returns the codec of a row's table.
@@ -178,12 +214,23 @@ func (s *Sink) record(tc *tableCodec, r *row.Row, rec *kgo.Record) error {
 		return err
 	}
 	rec.Topic = topic
-	rec.Value = tc.value.encode(nil, r.Fields)
-	if tc.key != nil {
+	if rec.Value, err = tc.value.encode(rec.Value[:0], r.Kind, r.Fields); err != nil {
+		return err
+	}
+	switch {
+	case tc.key != nil:
 		for i, k := range tc.keyIdx {
 			tc.keyBuf[i] = r.Fields[k]
 		}
-		rec.Key = tc.key.encode(nil, tc.keyBuf)
+		if rec.Key, err = tc.key.encode(rec.Key[:0], row.Insert, tc.keyBuf); err != nil {
+			return fmt.Errorf("key: %w", err)
+		}
+	case tc.rowKey != nil:
+		if rec.Key, err = tc.rowKey.encode(rec.Key[:0], r.Kind, r.Fields); err == errNoKey {
+			rec.Key = nil
+		} else if err != nil {
+			return err
+		}
 	}
 	if s.partition != nil {
 		rec.Partition = *s.partition

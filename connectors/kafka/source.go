@@ -32,6 +32,8 @@ type topicSet struct {
 	format    string
 	delimiter string
 	start     startMode
+	// connectSchema: compatible_kafka_connect_json values carry their schema
+	connectSchema bool
 }
 
 type startMode struct {
@@ -105,7 +107,7 @@ func newTopicSet(tc *TopicConfig, output string) (*topicSet, error) {
 	if strings.TrimSpace(tc.Topic) == "" {
 		return nil, o.Errorf("topic", "option is required")
 	}
-	set := &topicSet{format: tc.Format, delimiter: tc.FieldDelimiter}
+	set := &topicSet{format: tc.Format, delimiter: tc.FieldDelimiter, connectSchema: tc.ValueSchemaEnabled}
 	if tc.Pattern {
 		re, err := regexp.Compile("^(?:" + tc.Topic + ")$")
 		if err != nil {
@@ -120,7 +122,7 @@ func newTopicSet(tc *TopicConfig, output string) (*topicSet, error) {
 		return nil, err
 	}
 	set.table, set.raw = table, tc.Schema == nil
-	if _, err := newDecoder(tc.Format, tc.FieldDelimiter, table.RowType(), set.raw); err != nil {
+	if _, err := setDecoder(set); err != nil {
 		key := "format"
 		if tc.Format == formatText {
 			key = "field_delimiter"

@@ -116,6 +116,7 @@ func TestSourceFormatsBatch(t *testing.T) {
 	}{
 		{"json", seatunnelJSON, ""},
 		{"text", seatunnelText, `field_delimiter = ","`},
+		{"avro", seatunnelAvro, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.format, func(t *testing.T) {
