@@ -354,3 +354,67 @@ func TestTransactionalIDs(t *testing.T) {
 		t.Fatalf("default prefix %s", got)
 	}
 }
+
+// A job stopped between a checkpoint's prepare and its commit (cancelled, or its attempt
+// given up) aborts the prepared transaction as the writer closes, so read_committed
+// consumers go on at once rather than after transaction.timeout.ms; a writer whose task ended
+// by itself leaves it to the committer, and an abort finds a committed one unchanged.
+func TestSinkExactlyOnceStoppedAbortsPrepared(t *testing.T) {
+	addr := testBroker(t)
+	for _, c := range []struct {
+		name      string
+		cancel    bool
+		committed bool
+		want      int // records read_committed sees after close
+		open      int // transactions still open
+	}{
+		{"cancelled before the commit", true, false, 0, 0},
+		{"cancelled after the commit", true, true, 5, 0},
+		{"ended by itself", false, false, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			topic := newTopic(t, addr, 1)
+			block := fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nsemantics = EXACTLY_ONCE\ntransaction_prefix = %s", addr, topic, topic)
+			s := mustSink(t, connector.Streaming, block)
+			w := mustWriter(t, s, 0, 1, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			b := sinkRows(0, 5)
+			if err := w.Write(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+			info, err := w.PrepareCommit(ctx, 1)
+			if err != nil || info == nil {
+				t.Fatalf("prepare: %s %v", info, err)
+			}
+			if c.committed {
+				cm, _ := s.CreateCommitter()
+				if err := cm.Commit(context.Background(), connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.cancel {
+				cancel()
+			}
+			if err := w.Close(context.Background()); err != nil {
+				t.Fatalf("close: %v", err)
+			}
+			if open := openTransactions(t, addr, topic); len(open) != c.open {
+				t.Fatalf("transactions open after close: %v, want %d", open, c.open)
+			}
+			if got := consumeAll(t, addr, topic, true); len(got) != c.want {
+				t.Fatalf("read_committed sees %d records, want %d", len(got), c.want)
+			}
+			if c.open > 0 { // the committer still commits it
+				cm, _ := s.CreateCommitter()
+				if err := cm.Commit(context.Background(), connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}}); err != nil {
+					t.Fatal(err)
+				}
+				if got := consumeAll(t, addr, topic, true); len(got) != 5 {
+					t.Fatalf("read_committed sees %d records after the commit, want 5", len(got))
+				}
+			}
+		})
+	}
+}

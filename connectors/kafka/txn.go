@@ -55,6 +55,9 @@ type txnWriter struct {
 
 	cur     *producer // the open transaction, nil before the first row after a checkpoint
 	pending *txnInfo  // prepared at the last checkpoint
+	// stopped is the done channel of the context the task writes under: closed when the job
+	// is cancelled or its attempt given up, not when the task ends by itself
+	stopped <-chan struct{}
 }
 
 func (s *Sink) txnID(subtask, epoch int, seq int64) string {
@@ -170,6 +173,7 @@ func (w *txnWriter) begin(ctx context.Context) error {
 }
 
 func (w *txnWriter) Write(ctx context.Context, b *row.Batch) error {
+	w.stopped = ctx.Done()
 	if b.Len() == 0 {
 		return nil
 	}
@@ -184,6 +188,7 @@ func (w *txnWriter) Write(ctx context.Context, b *row.Batch) error {
 // PrepareCommit flushes the open transaction and returns its commit info; the next rows go
 // to a new transaction. Without rows since the last checkpoint there is nothing to commit.
 func (w *txnWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
+	w.stopped = ctx.Done()
 	w.pending = nil
 	if w.cur == nil {
 		return nil, nil
@@ -210,23 +215,72 @@ func (w *txnWriter) SnapshotState(int64) ([]byte, error) {
 }
 
 // Close aborts the transaction of rows no checkpoint prepared. A prepared one is the
-// committer's, or a restored writer's, to end.
+// committer's to end when the task ended by itself (a bounded job commits its last
+// checkpoint after its tasks closed). When the job was cancelled, or its attempt given up,
+// the prepared transaction is aborted at once instead of holding the partitions' last stable
+// offset back until the broker's transaction timeout: the checkpoint that prepared it either
+// completed, and its commit ran before the tasks were stopped (the abort then finds it
+// committed and changes nothing), or it never will.
 func (w *txnWriter) Close(ctx context.Context) error {
-	if w.cur == nil {
-		return nil
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.sink.client.requestTimeout)
+	defer cancel()
+	var errs []error
+	if w.cur != nil {
+		errs = append(errs, w.abortOpen(actx))
 	}
+	if w.pending != nil && w.interrupted() {
+		errs = append(errs, w.abortPrepared(actx))
+	}
+	return errors.Join(errs...)
+}
+
+// interrupted reports whether the task's context was cancelled.
+func (w *txnWriter) interrupted() bool {
+	if w.stopped == nil {
+		return false
+	}
+	select {
+	case <-w.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
+// abortOpen aborts the transaction of the rows written since the last checkpoint.
+func (w *txnWriter) abortOpen(ctx context.Context) error {
 	p := w.cur
 	w.cur = nil
 	defer p.cl.Close()
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.sink.client.requestTimeout)
-	defer cancel()
-	if err := p.cl.AbortBufferedRecords(actx); err != nil {
+	if err := p.cl.AbortBufferedRecords(ctx); err != nil {
 		return fmt.Errorf("%s: abort: %w", w.sink.where, err)
 	}
-	if err := p.cl.EndTransaction(actx, kgo.TryAbort); err != nil {
+	if err := p.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		return fmt.Errorf("%s: abort transaction %s: %w", w.sink.where, w.sink.txnID(w.subtask, w.epoch, w.seq), err)
 	}
 	return nil
+}
+
+// abortPrepared aborts the transaction the last checkpoint prepared, by its producer id and
+// epoch; one committed already stays committed.
+func (w *txnWriter) abortPrepared(ctx context.Context) error {
+	info := w.pending
+	w.pending = nil
+	cl, err := kgo.NewClient(w.sink.client.opts...)
+	if err != nil {
+		return fmt.Errorf("%s: kafka client: %w", w.sink.where, err)
+	}
+	defer cl.Close()
+	err = endTxn(ctx, cl, w.sink, info, false)
+	switch {
+	case err == nil:
+		slog.Info("kafka: the prepared transaction aborted as the job stopped before its commit", "sink", w.sink.where,
+			"transaction", info.TransactionalID, "checkpoint", info.Checkpoint)
+		return nil
+	case errors.Is(err, kerr.InvalidTxnState), errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch):
+		return nil // committed already, or ended by a restored writer
+	}
+	return err
 }
 
 // committer ends the transactions writers prepared, by EndTxn with the producer id and
