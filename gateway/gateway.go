@@ -27,8 +27,10 @@ import (
 // DefaultTimeout bounds one request's work against Temporal.
 const DefaultTimeout = 30 * time.Second
 
-// maxBody bounds a request body: job configs are small.
-const maxBody = 16 << 20
+// DefaultMaxBody bounds a request body: Temporal's default payload limit (the server's
+// limit.blobSize.error, 2 MiB). A job config is the job workflow's input, so a larger one
+// could not be submitted anyway.
+const DefaultMaxBody = 2 << 20
 
 // Option configures the gateway.
 type Option func(*gateway)
@@ -42,6 +44,27 @@ func WithTimeout(d time.Duration) Option { return func(g *gateway) { g.timeout =
 // WithVersion is the version /overview reports as projectVersion.
 func WithVersion(v string) Option { return func(g *gateway) { g.version = v } }
 
+// WithTokens makes every request but /openapi.json carry one of the bearer tokens.
+func WithTokens(t *Tokens) Option { return func(g *gateway) { g.tokens = t } }
+
+// WithRateLimit limits the requests of each client IP address (off by default).
+func WithRateLimit(l RateLimit) Option {
+	return func(g *gateway) {
+		if l.PerSecond > 0 {
+			g.limiter = newLimiter(l)
+		}
+	}
+}
+
+// WithMaxBody bounds a request body (default DefaultMaxBody); a larger one answers 413.
+func WithMaxBody(n int64) Option {
+	return func(g *gateway) {
+		if n > 0 {
+			g.maxBody = n
+		}
+	}
+}
+
 type gateway struct {
 	c         client.Client
 	namespace string
@@ -49,6 +72,12 @@ type gateway struct {
 	timeout   time.Duration
 	version   string
 	commit    string
+	tokens    *Tokens  // nil: no authentication
+	limiter   *limiter // nil: no rate limit
+	maxBody   int64
+	logLines  int
+	ring      *logRing // the gateway's last log lines, for /logs and /log
+	mon       *monitor
 
 	mu       sync.Mutex
 	metas    map[string]*jobMeta // by run id: a job's input and plan
@@ -59,18 +88,47 @@ type gateway struct {
 // Temporal in namespace.
 func New(c client.Client, namespace string, opts ...Option) http.Handler {
 	g := &gateway{c: c, namespace: namespace, log: slog.Default(), timeout: DefaultTimeout, version: "dev",
-		commit: buildCommit(), metas: map[string]*jobMeta{}, finished: map[string]*JobInfo{}}
+		commit: buildCommit(), maxBody: DefaultMaxBody, logLines: DefaultLogLines, mon: newMonitor(), metas: map[string]*jobMeta{}, finished: map[string]*JobInfo{}}
 	if g.namespace == "" {
 		g.namespace = "default"
 	}
 	for _, o := range opts {
 		o(g)
 	}
+	g.ring = newLogRing(g.logLines)
+	g.log = slog.New(&ringHandler{inner: g.log.Handler(), ring: g.ring})
 	mux := http.NewServeMux()
-	routes := []struct {
-		pattern string
-		h       func(http.ResponseWriter, *http.Request) error
-	}{
+	routes := g.routes()
+	// known paths under any method, to tell a wrong method from an unknown path
+	paths := http.NewServeMux()
+	for _, r := range routes {
+		mux.Handle(r.pattern, g.wrap(r.h))
+		_, path, _ := strings.Cut(r.pattern, " ")
+		paths.Handle(path, http.NotFoundHandler())
+	}
+	mux.Handle("/", g.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		if _, p := paths.Handler(r); p != "" {
+			return &httpError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)}
+		}
+		return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)}
+	}))
+	return g.guard(mux)
+}
+
+// v1Prefix is where SeaTunnel's REST API v1 served the same paths (Hazelcast's REST
+// port); every v2 path is also served under it.
+const v1Prefix = "/hazelcast/rest/maps"
+
+// route is one endpoint: a ServeMux pattern and its handler.
+type route struct {
+	pattern string
+	h       func(http.ResponseWriter, *http.Request) error
+}
+
+// routes are every endpoint the gateway serves: SeaTunnel's REST API v2, the same under
+// v1's prefix, and the API's description.
+func (g *gateway) routes() []route {
+	v2 := []route{
 		{"POST /submit-job", g.submitJob},
 		{"POST /submit-jobs", g.submitJobs},
 		{"POST /stop-job", g.stopJob},
@@ -86,21 +144,52 @@ func New(c client.Client, namespace string, opts ...Option) http.Handler {
 		{"GET /finished-jobs/{$}", g.finishedJobs},
 		{"GET /finished-jobs", g.finishedJobs},
 		{"GET /overview", g.overview},
+		{"GET /system-monitoring-information", g.systemInfo},
+		{"POST /encrypt-config", g.encryptConfigHandler},
+		{"POST /update-tags", g.updateTags},
+		{"GET /logs", g.logs},
+		{"GET /logs/{param}", g.logs},
+		{"GET /log", g.nodeLog},
+		{"GET /log/{name}", g.nodeLog},
+		{"GET /get-all-log-name", g.allLogNames},
+		{"GET /thread-dump", g.threadDump},
+		{"GET /running-threads", g.runningThreads},
 	}
-	// known paths under any method, to tell a wrong method from an unknown path
-	paths := http.NewServeMux()
-	for _, r := range routes {
-		mux.Handle(r.pattern, g.wrap(r.h))
-		_, path, _ := strings.Cut(r.pattern, " ")
-		paths.Handle(path, http.NotFoundHandler())
+	out := make([]route, 0, 2*len(v2)+1)
+	out = append(out, v2...)
+	for _, r := range v2 {
+		method, path, _ := strings.Cut(r.pattern, " ")
+		out = append(out, route{method + " " + v1Prefix + path, r.h})
 	}
-	mux.Handle("/", g.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		if _, p := paths.Handler(r); p != "" {
-			return &httpError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)}
+	return append(out, route{"GET /openapi.json", g.openAPI})
+}
+
+// guard answers what comes before any endpoint: the client's rate, then its token.
+func (g *gateway) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.limiter != nil {
+			if ok, wait := g.limiter.allow(clientIP(r)); !ok {
+				g.fail(w, r, g.limiter.refuse(w, r, wait))
+				return
+			}
 		}
-		return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)}
-	}))
-	return mux
+		if g.tokens != nil && !open(r) {
+			if err := g.tokens.authorize(r); err != nil {
+				if err.(*httpError).status == http.StatusUnauthorized {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="strait"`)
+				}
+				g.fail(w, r, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// open reports the requests served without a token: the API's description, which says
+// nothing of the cluster or its jobs.
+func open(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Path == "/openapi.json"
 }
 
 // httpError is an answer other than 200: SeaTunnel's {"status":"fail","message":...}.
@@ -134,22 +223,25 @@ func (g *gateway) wrap(h func(http.ResponseWriter, *http.Request) error) http.Ha
 				writeJSON(w, http.StatusInternalServerError, errResponse{Status: "fail", Message: fmt.Sprintf("internal error: %v", p)})
 			}
 		}()
-		err := h(w, r)
-		if err == nil {
-			return
+		if err := h(w, r); err != nil {
+			g.fail(w, r, err)
 		}
-		status := http.StatusInternalServerError
-		var he *httpError
-		if errors.As(err, &he) {
-			status = he.status
-		}
-		if status >= 500 {
-			g.log.Error("gateway: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		} else {
-			g.log.Info("gateway: request refused", "method", r.Method, "path", r.URL.Path, "status", status, "error", err)
-		}
-		writeJSON(w, status, errResponse{Status: "fail", Message: err.Error()})
 	})
+}
+
+// fail answers an error in SeaTunnel's shape, logging it by its status.
+func (g *gateway) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusInternalServerError
+	var he *httpError
+	if errors.As(err, &he) {
+		status = he.status
+	}
+	if status >= 500 && status != http.StatusNotImplemented {
+		g.log.Error("gateway: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	} else {
+		g.log.Info("gateway: request refused", "method", r.Method, "path", r.URL.Path, "client", clientIP(r), "status", status, "error", err)
+	}
+	writeJSON(w, status, errResponse{Status: "fail", Message: err.Error()})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -92,7 +92,7 @@ func (g *gateway) stop(ctx context.Context, s stopRequest) error {
 }
 
 func (g *gateway) stopJob(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(w, r)
+	body, err := g.readBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (g *gateway) stopJob(w http.ResponseWriter, r *http.Request) error {
 
 // stopJobs checks every element before stopping any job.
 func (g *gateway) stopJobs(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(w, r)
+	body, err := g.readBody(w, r)
 	if err != nil {
 		return err
 	}

@@ -51,13 +51,17 @@ func parseSubmitParams(get func(string) string) (submitParams, error) {
 	return p, nil
 }
 
-// readBody reads a request body, refusing an empty or oversized one.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+// readBody reads a request body, refusing an empty one (400) or one past the gateway's
+// limit (413, naming it).
+func (g *gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > g.maxBody {
+		return nil, tooLargeBody(g.maxBody)
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.maxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, badRequest("Request body is larger than %d bytes.", mbe.Limit)
+			return nil, tooLargeBody(mbe.Limit)
 		}
 		return nil, fmt.Errorf("read request body: %w", err)
 	}
@@ -65,6 +69,13 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, badRequest("Request body is empty.")
 	}
 	return b, nil
+}
+
+// tooLargeBody is the 413 of a body past the limit.
+func tooLargeBody(limit int64) error {
+	return &httpError{status: http.StatusRequestEntityTooLarge,
+		msg: fmt.Sprintf("Request body is larger than the gateway's limit of %d bytes (%s; strait gateway --max-body). "+
+			"A job config is its job workflow's input, and Temporal takes at most 2 MiB per payload by default (limit.blobSize.error).", limit, unit(uint64(limit)))}
 }
 
 // checkJSON refuses a body that is not JSON, naming the line and column.
@@ -147,7 +158,7 @@ func (g *gateway) submitJob(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest("format %q: expected json or hocon", q.Get("format"))
 	}
-	body, err := readBody(w, r)
+	body, err := g.readBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -171,7 +182,7 @@ func (g *gateway) submitJob(w http.ResponseWriter, r *http.Request) error {
 // submitJobs takes an array of JSON job configs, each with optional "params": every config
 // is checked before any job is submitted.
 func (g *gateway) submitJobs(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(w, r)
+	body, err := g.readBody(w, r)
 	if err != nil {
 		return err
 	}
