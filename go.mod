@@ -33,7 +33,9 @@ require (
 )
 
 require (
+	github.com/BurntSushi/toml v1.4.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
+	go.temporal.io/sdk/contrib/envconfig v1.0.2 // indirect
 )
 
 require (

@@ -35,6 +35,9 @@ type Config struct {
 	// Address of Temporal; empty starts the embedded server.
 	Address   string
 	Namespace string
+	// Connection holds how to reach a remote Temporal beyond its address: TLS or mTLS,
+	// credentials (an API key), gRPC headers. Unused with the embedded server.
+	Connection client.Options
 	// Embedded server options, when Address is empty.
 	Embedded devserver.Options
 	// Worker hosts the workflows and coordinator activities.
@@ -133,12 +136,12 @@ func provideClient(lc fx.Lifecycle, cfg Config, srv *server, reg *prometheus.Reg
 	if srv.s != nil {
 		addr = srv.s.Address()
 	}
-	opts := client.Options{
-		HostPort:       addr,
-		Namespace:      cfg.Namespace,
-		Logger:         sdklog.NewStructuredLogger(cfg.Logger),
-		MetricsHandler: metrics.NewTemporalHandler(reg),
+	opts := client.Options{}
+	if srv.s == nil {
+		opts = cfg.Connection
 	}
+	opts.HostPort, opts.Namespace = addr, cfg.Namespace
+	opts.Logger, opts.MetricsHandler = sdklog.NewStructuredLogger(cfg.Logger), metrics.NewTemporalHandler(reg)
 	c, err := dial(opts, cfg.DialWait, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)

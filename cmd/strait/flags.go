@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,12 +16,28 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
+// helpShown is set once a command printed its help (-h, --help): the process then exits 0,
+// whatever the command returned.
+var helpShown bool
+
 // parseInterleaved parses flags that may come before or after the positional arguments,
-// as users type `strait run job.conf -i k=v` as often as the other way round.
+// as users type `strait run job.conf -i k=v` as often as the other way round. Help prints
+// to stdout.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	fs.Usage = func() {} // help goes to stdout below; a bad flag's error names the way to it
 	for {
-		if err := fs.Parse(args); err != nil {
+		err := fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			helpShown = true
+			fs.SetOutput(os.Stdout)
+			fmt.Fprintf(os.Stdout, "Usage of strait %s:\n", fs.Name())
+			fs.PrintDefaults()
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "see: strait %s --help\n", fs.Name())
+		}
+		if err != nil {
 			return nil, err
 		}
 		rest := fs.Args()
@@ -39,10 +56,59 @@ func envOr(key, def string) string {
 	return def
 }
 
-// engineFlag adds --config (strait.yaml or SeaTunnel's seatunnel.yaml; STRAIT_CONFIG) to a
-// command.
+const engineUsage = "engine config file (strait.yaml, or SeaTunnel's seatunnel.yaml): checkpoint storage (local folder or S3), retention, default interval and timeout (STRAIT_CONFIG)"
+
+// engineFlag adds --engine-config (strait.yaml or SeaTunnel's seatunnel.yaml; STRAIT_CONFIG)
+// to a command that also takes a job config (strait run, where -c/--config is the job's, as
+// in SeaTunnel's client).
 func engineFlag(fs *flag.FlagSet) *string {
-	return fs.String("config", envOr("STRAIT_CONFIG", ""), "engine config file (strait.yaml, or SeaTunnel's seatunnel.yaml): checkpoint storage (local folder or S3), retention, default interval and timeout")
+	return fs.String("engine-config", envOr("STRAIT_CONFIG", ""), engineUsage)
+}
+
+// serviceEngineFlag is engineFlag for a service (worker, runner, dev), which takes no job
+// config: --config names the engine config too, as SeaTunnel's server scripts read theirs.
+func serviceEngineFlag(fs *flag.FlagSet) *string {
+	p := engineFlag(fs)
+	fs.StringVar(p, "config", *p, "same as --engine-config")
+	return p
+}
+
+// output is the -o/--output flag of Temporal's CLI (text or json) with Strait's --json.
+type output struct {
+	format *string
+	json   *bool
+}
+
+func outputFlags(fs *flag.FlagSet) output {
+	o := output{format: fs.String("output", "text", "output format: text or json"), json: fs.Bool("json", false, "print JSON (same as -o json)")}
+	fs.StringVar(o.format, "o", "text", "output format: text or json")
+	return o
+}
+
+// asJSON says whether JSON is asked for; an unknown format is reported and ok is false.
+func (o output) asJSON(cmd string) (asJSON, ok bool) {
+	switch *o.format {
+	case "json", "jsonl":
+		return true, true
+	case "text", "":
+		return *o.json, true
+	}
+	fmt.Fprintf(os.Stderr, "strait %s: -o %q: the formats are text and json\n", cmd, *o.format)
+	return false, false
+}
+
+// groupHelp prints a command group's usage and reports whether args ask for it.
+func groupHelp(args []string, text string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		helpShown = true
+		fmt.Print(text)
+		return true
+	}
+	return false
 }
 
 // loadEngine reads the engine config, reporting a bad one plainly.

@@ -16,24 +16,47 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
+	"github.com/strait-dev/strait/temporalconn"
 )
 
-// connectFlags are the Temporal connection flags every client command takes.
+// connectFlags are the Temporal connection flags every client command takes: Temporal's
+// own CLI's (address, namespace, TLS and mTLS, API key, profiles of its config file).
 type connectFlags struct {
+	conn *temporalconn.Flags
+	// address and namespace are what the connection resolved to, once options or dial ran.
 	address, namespace *string
 }
 
 func addConnectFlags(fs *flag.FlagSet) connectFlags {
-	return connectFlags{
-		address:   fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port"),
-		namespace: fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace"),
+	var address, namespace string
+	return connectFlags{conn: temporalconn.Register(fs), address: &address, namespace: &namespace}
+}
+
+// defaultAddress is where a client or service looks for Temporal when nothing names one.
+const defaultAddress = "127.0.0.1:7233"
+
+// options resolves the connection; an empty address takes def ("" keeps it empty).
+func (f connectFlags) options(def string) (client.Options, error) {
+	opts, err := f.conn.Options()
+	if err != nil {
+		return client.Options{}, err
 	}
+	if opts.HostPort == "" {
+		opts.HostPort = def
+	}
+	*f.address, *f.namespace = opts.HostPort, opts.Namespace
+	return opts, nil
 }
 
 func (f connectFlags) dial() (client.Client, error) {
-	c, err := client.Dial(client.Options{HostPort: *f.address, Namespace: *f.namespace, Logger: sdklog.NewStructuredLogger(logger(false))})
+	opts, err := f.options(defaultAddress)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s: %w", *f.address, err)
+		return nil, err
+	}
+	opts.Logger = sdklog.NewStructuredLogger(logger(false))
+	c, err := client.Dial(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", opts.HostPort, err)
 	}
 	return c, nil
 }
@@ -52,9 +75,27 @@ func (f connectFlags) withClient(do func(ctx context.Context, c client.Client) i
 	return do(ctx, c)
 }
 
+const jobUsage = `Usage: strait job <command> [flags]
+
+Commands:
+  submit [-i key=value]... [--job-id ID] <job.conf>   submit a job and print its id
+  status <id> [-o json]                              a job's state, pipelines, tasks and counts
+  list [--state S] [-o json]                         jobs, newest first
+  wait <id>                                          wait for a job's end; the exit code is its outcome
+  cancel <id>                                        cancel a job
+  savepoint <id>                                     take a savepoint and stop the job
+  restore <id> <job.conf>                            restore a job from its latest savepoint or checkpoint
+
+Every command takes Temporal's connection flags (--address, --namespace, --tls..., --api-key,
+--profile); "strait job <command> --help" lists them.
+`
+
 func jobCmd(args []string) int {
+	if groupHelp(args, jobUsage) {
+		return 0
+	}
 	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(os.Stderr, jobUsage)
 		return 2
 	}
 	switch args[0] {
@@ -73,7 +114,7 @@ func jobCmd(args []string) int {
 	case "restore":
 		return jobRestore(args[1:])
 	}
-	fmt.Fprintf(os.Stderr, "strait job: unknown command %q\n", args[0])
+	fmt.Fprintf(os.Stderr, "strait job: unknown command %q\n\n%s", args[0], jobUsage)
 	return 2
 }
 
@@ -94,7 +135,10 @@ func jobSubmit(args []string) int {
 	name := fs.String("n", "", "job name (overrides env.job.name)")
 	id := fs.Int64("job-id", 0, "job id (default: a new one)")
 	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 {
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
 		fmt.Fprintln(os.Stderr, "strait job submit: give one job config")
 		return 2
 	}
@@ -118,9 +162,13 @@ func jobSubmit(args []string) int {
 }
 
 func jobStatus(args []string) int {
-	var asJSON *bool
-	return withJob("status", args, func(fs *flag.FlagSet) { asJSON = fs.Bool("json", false, "print JSON") },
+	var out output
+	return withJob("status", args, func(fs *flag.FlagSet) { out = outputFlags(fs) },
 		func(c client.Client, id int64) int {
+			asJSON, ok := out.asJSON("job status")
+			if !ok {
+				return 2
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			st, err := jobclient.Status(ctx, c, id)
@@ -128,7 +176,7 @@ func jobStatus(args []string) int {
 				fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 				return 1
 			}
-			if *asJSON {
+			if asJSON {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
 				_ = enc.Encode(st)
@@ -147,7 +195,10 @@ func withJob(name string, args []string, flags func(*flag.FlagSet), do func(c cl
 		flags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 {
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
 		fmt.Fprintf(os.Stderr, "strait job %s: give one job id\n", name)
 		return 2
 	}
@@ -168,8 +219,12 @@ func jobList(args []string) int {
 	fs := flag.NewFlagSet("job list", flag.ContinueOnError)
 	cf := addConnectFlags(fs)
 	state := fs.String("state", "", "only jobs in this state (RUNNING, FINISHED, FAILED, CANCELED...)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	out := outputFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	asJSON, ok := out.asJSON("job list")
+	if !ok {
 		return 2
 	}
 	c, err := cf.dial()
@@ -183,7 +238,7 @@ func jobList(args []string) int {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 1
 	}
-	if *asJSON {
+	if asJSON {
 		_ = json.NewEncoder(os.Stdout).Encode(jobs)
 		return 0
 	}
@@ -232,14 +287,21 @@ func jobCancel(args []string) int {
 }
 
 func clusterCmd(args []string) int {
+	if groupHelp(args, "Usage: strait cluster status [-o json] [Temporal connection flags]\n\nThe runners, their slots, tags and tasks, and the resource manager's view.\n") {
+		return 0
+	}
 	if len(args) == 0 || args[0] != "status" {
 		fmt.Fprintln(os.Stderr, "strait cluster: the command is `strait cluster status [--json]`")
 		return 2
 	}
 	fs := flag.NewFlagSet("cluster status", flag.ContinueOnError)
 	cf := addConnectFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
+	out := outputFlags(fs)
 	if _, err := parseInterleaved(fs, args[1:]); err != nil {
+		return 2
+	}
+	asJSON, ok := out.asJSON("cluster status")
+	if !ok {
 		return 2
 	}
 	c, err := cf.dial()
@@ -253,7 +315,7 @@ func clusterCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 1
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(cs)
@@ -289,7 +351,10 @@ func jobRestore(args []string) int {
 	fs.Var(&vars, "i", "variable key=value (repeatable)")
 	name := fs.String("n", "", "job name (overrides env.job.name)")
 	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 2 {
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 {
 		fmt.Fprintln(os.Stderr, "strait job restore: give the job id and its job config")
 		return 2
 	}

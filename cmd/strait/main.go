@@ -10,7 +10,9 @@ import (
 const usage = `strait: a data-integration engine for SeaTunnel job configs, on Temporal
 
 Usage:
-  strait run [-i key=value]... [-n name] [--address host:port] [--slots N] <job.conf|job.json>
+  strait run [-c] <job.conf|job.json> [-i key=value]... [-n name] [-m local|cluster] [--check] [--async]
+             [-r ID] [--job-id ID] [--engine-config strait.yaml] [--slots N]
+  strait run -j ID | -l | -s ID | -can ID | --metrics ID   (SeaTunnel's client: status, list, savepoint, cancel)
   strait plan [-i key=value]... [--dot] <job.conf|job.json>
   strait dev [--port 7233] [--db FILE] [--runners N] [--slots S] [--only-temporal] [--gateway 127.0.0.1:8080]
   strait gateway [--listen 127.0.0.1:8080] [--address host:port]   (SeaTunnel's REST API v2)
@@ -25,8 +27,11 @@ Usage:
   strait plugins [--json] [<plugin>]      (the plugins, or one plugin's options)
   strait version
 
-Temporal is found as Temporal's own CLI finds it: --address / TEMPORAL_ADDRESS and
---namespace / TEMPORAL_NAMESPACE. Without an address, strait run starts an embedded server.
+Temporal is found as Temporal's own CLI finds it: --address, --namespace, --tls, --tls-cert-path,
+--tls-key-path, --tls-ca-path, --tls-server-name, --api-key, --profile and --config-file, or their
+TEMPORAL_* environment variables, or a profile of the client config file (TEMPORAL_CONFIG_FILE).
+Without an address, strait run starts an embedded server (local mode). Every command's --help lists
+its flags; -o json prints JSON where a command prints a listing or a status.
 `
 
 func main() {
@@ -64,6 +69,9 @@ func main() {
 	default:
 		fmt.Fprintf(os.Stderr, "strait: unknown command %q\n\n%s", os.Args[1], usage)
 		code = 2
+	}
+	if helpShown {
+		code = 0
 	}
 	os.Exit(code)
 }

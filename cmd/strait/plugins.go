@@ -16,15 +16,19 @@ import (
 // `seatunnel-connector.sh -l` and `-o <plugin>` do.
 func pluginsCmd(args []string) int {
 	fs := flag.NewFlagSet("plugins", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
+	out := outputFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
+		return 2
+	}
+	asJSON, ok := out.asJSON("plugins")
+	if !ok {
 		return 2
 	}
 	plugins := connector.Plugins()
 	switch len(pos) {
 	case 0:
-		if *asJSON {
+		if asJSON {
 			err = plugindoc.WriteListJSON(os.Stdout, plugins)
 		} else {
 			err = plugindoc.WriteList(os.Stdout, plugins)
@@ -35,7 +39,7 @@ func pluginsCmd(args []string) int {
 			fmt.Fprintf(os.Stderr, "strait plugins: no plugin %q%s\n", pos[0], nearest(plugindoc.Suggest(plugins, pos[0])))
 			return 2
 		}
-		err = writeOptions(found, *asJSON)
+		err = writeOptions(found, asJSON)
 	default:
 		fmt.Fprintln(os.Stderr, "strait plugins: give at most one plugin name")
 		return 2

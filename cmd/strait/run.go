@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -10,56 +9,52 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/node"
 )
 
+// runCmd runs a job as SeaTunnel's client does: on an embedded Temporal in this process
+// (local) or submitted to a cluster, waiting for its end unless --async.
 func runCmd(args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	var vars multi
-	fs.Var(&vars, "i", "variable key=value (repeatable)")
-	name := fs.String("n", "", "job name (overrides env.job.name)")
-	address := fs.String("address", envOr("TEMPORAL_ADDRESS", ""), "Temporal frontend host:port; empty starts an embedded server")
-	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
-	slots := fs.Int("slots", 4, "slots of the local runner (embedded mode)")
-	jobID := fs.Int64("job-id", 0, "job id (default: a new one)")
-	restore := fs.Int64("restore", 0, "restore this job id from its latest savepoint or checkpoint")
-	ckptDir := fs.String("checkpoint-dir", "", "checkpoint store root (default <tmp>/strait/checkpoints)")
-	engineCfg := engineFlag(fs)
-	verbose := fs.Bool("v", false, "log what the engine does")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
+	f := newRunFlags()
+	if err := f.parse(args); err != nil {
+		if !helpShown {
+			fmt.Fprintf(os.Stderr, "strait run: %v\n", err)
+		}
 		return 2
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "strait run: give one job config")
+	if a := f.action(); a != "run" {
+		return f.jobCommand(a)
+	}
+	if f.config == "" {
+		fmt.Fprintln(os.Stderr, "strait run: give one job config (-c job.conf)")
 		return 2
 	}
 	level := slog.LevelWarn
-	if *verbose {
+	if f.verbose {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 
 	// the config is checked before anything starts
-	src, plan, code := loadJob(pos[0], vars, *name)
+	src, plan, code := loadJob(f.config, f.vars, f.name)
 	if plan == nil {
 		return code
 	}
-
+	if f.check {
+		fmt.Printf("config OK: %s\n", f.config)
+		return 0
+	}
+	cfg, code := f.nodeConfig(log)
+	if code != 0 {
+		return code
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, ok := loadEngine(*engineCfg)
-	if !ok {
-		return 2
-	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Logger: log, CheckpointDir: *ckptDir, Engine: eng}
-	if *address == "" {
-		cfg.Worker = true
-		cfg.Runners = []node.RunnerSpec{{ID: "local", Slots: *slots}}
-	}
 	n, shutdown, err := node.New(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
@@ -71,9 +66,9 @@ func runCmd(args []string) int {
 		_ = shutdown(sctx)
 	}()
 
-	req := jobclient.StartRequest{JobID: *jobID, Source: src, Name: plan.Job.Name}
-	if *restore > 0 {
-		req.JobID, req.Restore = *restore, true
+	req := jobclient.StartRequest{JobID: f.jobID, Source: src, Name: plan.Job.Name}
+	if f.restore > 0 {
+		req.JobID, req.Restore = f.restore, true
 	}
 	submitted := time.Now()
 	id, run, err := jobclient.Start(ctx, n.Client, req)
@@ -81,29 +76,79 @@ func runCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return submitExit(err)
 	}
+	if f.async {
+		fmt.Println(id)
+		fmt.Fprintf(os.Stderr, "strait: job %d submitted (workflow %s); follow it with: strait job status %d\n", id, run.GetID(), id)
+		return 0
+	}
 	fmt.Fprintf(os.Stderr, "strait: job %d submitted (workflow %s)\n", id, run.GetID())
+	return f.follow(ctx, n, id, run, submitted)
+}
 
+// nodeConfig is the process this run needs: an embedded Temporal with a worker and a
+// runner (local), or only a client of the cluster's Temporal.
+func (f *runFlags) nodeConfig(log *slog.Logger) (node.Config, int) {
+	eng, ok := loadEngine(f.engine)
+	if !ok {
+		return node.Config{}, 2
+	}
+	def := ""
+	if f.master == "cluster" {
+		def = defaultAddress
+	}
+	opts, err := f.conn.options(def)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return node.Config{}, 2
+	}
+	cfg := node.Config{Address: opts.HostPort, Namespace: opts.Namespace, Connection: opts, Logger: log, CheckpointDir: f.ckptDir, Engine: eng}
+	if f.master == "local" {
+		cfg.Address = "" // local mode runs on its own embedded server, whatever the environment names
+	}
+	if cfg.Address == "" {
+		if f.async {
+			fmt.Fprintln(os.Stderr, "strait run: --async needs a cluster (-m cluster, --address): a local job ends with this process")
+			return node.Config{}, 2
+		}
+		cfg.Worker = true
+		cfg.Runners = []node.RunnerSpec{{ID: "local", Slots: f.slots}}
+	}
+	return cfg, 0
+}
+
+// follow shows the job's progress on a terminal and waits for its end; an interrupt
+// cancels the job (unless --close-job=false) and still waits for it.
+func (f *runFlags) follow(ctx context.Context, n *node.Node, id int64, run client.WorkflowRun, submitted time.Time) int {
 	progressCtx, stopProgress := context.WithCancel(context.Background())
 	progressDone := make(chan struct{})
-	if n.Runner != nil && isTerminal(os.Stderr) {
+	if isTerminal(os.Stderr) {
 		go func() {
 			defer close(progressDone)
-			jobclient.Progress(progressCtx, os.Stderr, func() contract.Counters { return n.Runner.JobCounters(id) })
+			jobclient.Progress(progressCtx, os.Stderr, progressSource(n, id))
 		}()
 	} else {
 		close(progressDone)
 	}
-	// Ctrl-C cancels the job cleanly and still waits for its end.
+	waitCtx, detach := context.WithCancel(context.Background())
+	defer detach()
 	go func() {
 		<-ctx.Done()
+		if !f.closeJob && !n.Embedded {
+			fmt.Fprintf(os.Stderr, "\nstrait: job %d keeps running; follow it with: strait job status %d\n", id, id)
+			detach()
+			return
+		}
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = n.Client.CancelWorkflow(cctx, run.GetID(), "")
 	}()
-	st, err := jobclient.Wait(context.Background(), run)
+	st, err := jobclient.Wait(waitCtx, run)
 	stopProgress()
 	<-progressDone
 	if err != nil {
+		if waitCtx.Err() != nil {
+			return 0
+		}
 		fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
 		return 1
 	}
@@ -116,6 +161,28 @@ func runCmd(args []string) int {
 		st.JobID = id
 	}
 	return finish(st)
+}
+
+// progressSource gives the job's live counts: from the runner in this process, or by
+// asking the cluster for the job's status (at most once a second).
+func progressSource(n *node.Node, id int64) func() contract.Counters {
+	if n.Runner != nil {
+		return func() contract.Counters { return n.Runner.JobCounters(id) }
+	}
+	var last contract.Counters
+	var at time.Time
+	return func() contract.Counters {
+		if time.Since(at) < time.Second {
+			return last
+		}
+		at = time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if st, err := jobclient.Status(ctx, n.Client, id); err == nil {
+			last = st.Counters
+		}
+		return last
+	}
 }
 
 func isTerminal(f *os.File) bool {

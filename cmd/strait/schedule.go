@@ -14,9 +14,23 @@ import (
 	"github.com/strait-dev/strait/jobclient"
 )
 
+const scheduleUsage = `Usage: strait schedule <command> [flags]
+
+Commands:
+  create <name> (--cron "0 2 * * *" | --every 15m) [-i key=value]... <job.conf>
+  list [-o json]
+  trigger <name>
+  delete <name>
+
+Every command takes Temporal's connection flags; "strait schedule <command> --help" lists them.
+`
+
 func scheduleCmd(args []string) int {
+	if groupHelp(args, scheduleUsage) {
+		return 0
+	}
 	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(os.Stderr, scheduleUsage)
 		return 2
 	}
 	switch args[0] {
@@ -29,7 +43,7 @@ func scheduleCmd(args []string) int {
 	case "trigger":
 		return scheduleByName("trigger", args[1:], jobclient.TriggerSchedule)
 	}
-	fmt.Fprintf(os.Stderr, "strait schedule: unknown command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(os.Stderr, "strait schedule: unknown command %q\n\n%s", args[0], scheduleUsage)
 	return 2
 }
 
@@ -43,7 +57,10 @@ func scheduleCreate(args []string) int {
 	jobName := fs.String("n", "", "job name (overrides env.job.name)")
 	overlap := fs.Bool("allow-overlap", false, "start a run while the previous one still runs (default: skip it)")
 	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 2 {
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 {
 		fmt.Fprintln(os.Stderr, "strait schedule create: give a schedule name and one job config")
 		return 2
 	}
@@ -67,8 +84,12 @@ func scheduleCreate(args []string) int {
 func scheduleList(args []string) int {
 	fs := flag.NewFlagSet("schedule list", flag.ContinueOnError)
 	cf := addConnectFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
+	out := outputFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
+		return 2
+	}
+	asJSON, ok := out.asJSON("schedule list")
+	if !ok {
 		return 2
 	}
 	var list []jobclient.ScheduleSummary
@@ -82,7 +103,7 @@ func scheduleList(args []string) int {
 	}); code != 0 {
 		return code
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(list)
@@ -105,7 +126,10 @@ func scheduleByName(verb string, args []string, do func(context.Context, client.
 	fs := flag.NewFlagSet("schedule "+verb, flag.ContinueOnError)
 	cf := addConnectFlags(fs)
 	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 {
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
 		fmt.Fprintf(os.Stderr, "strait schedule %s: give one schedule name\n", verb)
 		return 2
 	}

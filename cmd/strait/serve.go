@@ -38,7 +38,7 @@ func addProcessFlags(fs *flag.FlagSet) processFlags {
 	return processFlags{
 		metrics:       fs.String("metrics", "", "serve Prometheus /metrics on this address"),
 		checkpointDir: fs.String("checkpoint-dir", "", "checkpoint store root, shared by the workers and runners (default <tmp>/strait/checkpoints)"),
-		engine:        engineFlag(fs),
+		engine:        serviceEngineFlag(fs),
 		verbose:       fs.Bool("v", false, "log what the engine does"),
 	}
 }
@@ -51,6 +51,18 @@ func (f processFlags) apply(cfg *node.Config) bool {
 		return false
 	}
 	cfg.Logger, cfg.MetricsAddr, cfg.CheckpointDir, cfg.Engine = logger(*f.verbose), *f.metrics, *f.checkpointDir, eng
+	return true
+}
+
+// applyTo fills the resolved Temporal connection into cfg (a service dials 127.0.0.1:7233
+// when nothing names an address); false means it is bad (already reported).
+func (f connectFlags) applyTo(cfg *node.Config) bool {
+	opts, err := f.options(defaultAddress)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return false
+	}
+	cfg.Address, cfg.Namespace, cfg.Connection = opts.HostPort, opts.Namespace, opts
 	return true
 }
 
@@ -179,14 +191,13 @@ func devCmd(args []string) int {
 
 func workerCmd(args []string) int {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	address := fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port")
-	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
+	cf := addConnectFlags(fs)
 	pf := addProcessFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Worker: true, DialWait: node.DefaultDialWait}
-	if !pf.apply(&cfg) {
+	cfg := node.Config{Worker: true, DialWait: node.DefaultDialWait}
+	if !cf.applyTo(&cfg) || !pf.apply(&cfg) {
 		return 2
 	}
 	return serve(cfg, func(n *node.Node) {
@@ -199,8 +210,7 @@ func workerCmd(args []string) int {
 
 func runnerCmd(args []string) int {
 	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
-	address := fs.String("address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port")
-	namespace := fs.String("namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace")
+	cf := addConnectFlags(fs)
 	id := fs.String("id", "", "runner id (default: the host name, stable across restarts)")
 	slots := fs.Int("slots", 4, "slots")
 	var tags multi
@@ -221,8 +231,8 @@ func runnerCmd(args []string) int {
 		tm[k] = v
 	}
 	spec := node.RunnerSpec{ID: *id, Slots: *slots, Tags: tm, Listen: *listen, Advertise: *advertise}
-	cfg := node.Config{Address: *address, Namespace: *namespace, Runners: []node.RunnerSpec{spec}, DialWait: node.DefaultDialWait}
-	if !pf.apply(&cfg) {
+	cfg := node.Config{Runners: []node.RunnerSpec{spec}, DialWait: node.DefaultDialWait}
+	if !cf.applyTo(&cfg) || !pf.apply(&cfg) {
 		return 2
 	}
 	return serve(cfg, func(n *node.Node) {
