@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop
+.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli
 
 all: build
 
@@ -65,9 +65,13 @@ s3:
 s3-stop:
 	scripts/s3.sh stop
 
+# Temporal's own CLI, built once into bin/tools, for the tests that start and stop jobs with it.
+temporal-cli:
+	scripts/temporal-cli.sh >/dev/null
+
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once.
-test: build vet postgres mariadb kafka s3
+test: build vet postgres mariadb kafka s3 temporal-cli
 	$(GO) test -count=1 -parallel 4 -timeout 40m $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.

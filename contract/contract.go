@@ -95,17 +95,37 @@ func ScheduledWorkflowID(name string) string { return "strait-scheduled-" + name
 // strait-job-<id>, or a stable number derived from the workflow id (a job started by hand
 // under an id of the user's choosing).
 func JobIDFor(in JobInput, workflowID string) int64 {
-	if in.JobID > 0 {
-		return in.JobID
+	if id, ok := canonicalJobID(in, workflowID); ok {
+		return id
 	}
-	if rest, ok := strings.CutPrefix(workflowID, jobWorkflowPrefix); ok {
-		if n, err := strconv.ParseInt(rest, 10, 64); err == nil && n > 0 {
-			return n
-		}
+	// 53 bits: the id survives JSON readers that hold numbers as doubles (JavaScript, the
+	// Temporal CLI's and Web UI's output)
+	h := fnv.New64a()
+	h.Write([]byte(workflowID))
+	return int64(h.Sum64() >> 11)
+}
+
+// LegacyJobIDFor is JobIDFor as job workflows started before 53-bit ids derived theirs
+// (63 bits); workflow code replaying such a job uses it.
+func LegacyJobIDFor(in JobInput, workflowID string) int64 {
+	if id, ok := canonicalJobID(in, workflowID); ok {
+		return id
 	}
 	h := fnv.New64a()
 	h.Write([]byte(workflowID))
 	return int64(h.Sum64() >> 1)
+}
+
+func canonicalJobID(in JobInput, workflowID string) (int64, bool) {
+	if in.JobID > 0 {
+		return in.JobID, true
+	}
+	if rest, ok := strings.CutPrefix(workflowID, jobWorkflowPrefix); ok {
+		if n, err := strconv.ParseInt(rest, 10, 64); err == nil && n > 0 {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // JobNumber composes a job number as SeaTunnel's REST clients expect one: the milliseconds

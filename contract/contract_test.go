@@ -118,3 +118,23 @@ func TestFreeSlots(t *testing.T) {
 		}
 	}
 }
+
+// A job started under a workflow id of Temporal's choosing gets a number that survives JSON
+// readers holding numbers as doubles; replayed jobs keep the number they had.
+func TestJobIDForFitsJSON(t *testing.T) {
+	for _, wid := range []string{"0198d3c4-5b7a-7e2f-9c1d-3f4e5a6b7c8d", "strait-scheduled-nightly-2026-12-01T02:00:00Z", "my-job", "strait-job-x"} {
+		id := JobIDFor(JobInput{}, wid)
+		if id <= 0 || id > 1<<53 {
+			t.Errorf("%s: %d is not a positive 53-bit number", wid, id)
+		}
+		if id != JobIDFor(JobInput{}, wid) {
+			t.Errorf("%s: not stable", wid)
+		}
+		if LegacyJobIDFor(JobInput{}, wid) == id {
+			t.Errorf("%s: the legacy number equals the new one", wid)
+		}
+	}
+	if JobIDFor(JobInput{}, "strait-job-42") != 42 || LegacyJobIDFor(JobInput{}, "strait-job-42") != 42 || JobIDFor(JobInput{JobID: 7}, "x") != 7 {
+		t.Error("a canonical id is not kept")
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
@@ -63,11 +62,7 @@ func (s *Server) Address() string { return s.address }
 func (s *Server) Namespace() string { return s.namespace }
 
 // SearchAttributes are the custom search attributes Strait's workflows use.
-var SearchAttributes = map[string]enumspb.IndexedValueType{
-	contract.SAJobName:  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	contract.SAJobState: enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	contract.SAJobMode:  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-}
+var SearchAttributes = contract.SearchAttributes
 
 // portError is a port the server needs that is taken.
 type portError struct{ error }

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/strait-dev/strait/contract"
 )
@@ -19,7 +21,10 @@ import (
 // Status returns a job's status: the job workflow's own answer, with each running
 // pipeline's live tasks and counters filled in from the pipeline workflows.
 func Status(ctx context.Context, c client.Client, jobID int64) (*contract.JobStatus, error) {
-	wid := contract.JobWorkflowID(jobID)
+	wid, err := WorkflowID(ctx, c, jobID)
+	if err != nil {
+		return nil, err
+	}
 	desc, err := c.DescribeWorkflowExecution(ctx, wid, "")
 	if err != nil {
 		return nil, fmt.Errorf("job %d: %w", jobID, err)
@@ -54,18 +59,28 @@ func Status(ctx context.Context, c client.Client, jobID int64) (*contract.JobSta
 
 // JobSummary is one line of a job listing.
 type JobSummary struct {
-	JobID   int64             `json:"jobId"`
-	Name    string            `json:"jobName"`
-	State   contract.JobState `json:"jobStatus"`
-	Started time.Time         `json:"createTime"`
-	Closed  time.Time         `json:"finishTime,omitempty"`
+	JobID int64 `json:"jobId"`
+	// WorkflowID is the job workflow's id (strait-job-<id>, or one of Temporal's choosing).
+	WorkflowID string            `json:"workflowId"`
+	Name       string            `json:"jobName"`
+	State      contract.JobState `json:"jobStatus"`
+	Started    time.Time         `json:"createTime"`
+	Closed     time.Time         `json:"finishTime,omitempty"`
 }
 
-// List lists jobs, newest first, optionally only those in one state.
+// List lists jobs, newest first, optionally only those in one state. A job whose workflow
+// closed without recording its end (terminated, timed out) reads as that close means, not
+// as the state its search attribute was left at.
 func List(ctx context.Context, c client.Client, namespace string, state string) ([]JobSummary, error) {
+	want := contract.JobState(strings.ToUpper(state))
 	q := fmt.Sprintf("WorkflowType = '%s'", contract.JobWorkflowName)
-	if state != "" {
-		q += fmt.Sprintf(" AND %s = '%s'", contract.SAJobState, strings.ToUpper(state))
+	switch {
+	case want == "":
+	case want.Terminal():
+		// a closed run: the state it recorded, or the one its close means (filtered below)
+		q += " AND ExecutionStatus != 'Running'"
+	default:
+		q += fmt.Sprintf(" AND %s = '%s' AND ExecutionStatus = 'Running'", contract.SAJobState, want)
 	}
 	var out []JobSummary
 	var token []byte
@@ -75,19 +90,9 @@ func List(ctx context.Context, c client.Client, namespace string, state string) 
 			return nil, fmt.Errorf("list jobs: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			s := JobSummary{JobID: contract.JobIDFor(contract.JobInput{}, e.GetExecution().GetWorkflowId()),
-				Started: e.GetStartTime().AsTime()}
-			if e.GetCloseTime() != nil {
-				s.Closed = e.GetCloseTime().AsTime()
+			if s := summaryOf(e); want == "" || s.State == want {
+				out = append(out, s)
 			}
-			sa := e.GetSearchAttributes().GetIndexedFields()
-			if p, ok := sa[contract.SAJobName]; ok {
-				s.Name = strings.Trim(string(p.GetData()), `"`)
-			}
-			if p, ok := sa[contract.SAJobState]; ok {
-				s.State = contract.JobState(strings.Trim(string(p.GetData()), `"`))
-			}
-			out = append(out, s)
 		}
 		token = resp.GetNextPageToken()
 		if len(token) == 0 {
@@ -98,9 +103,62 @@ func List(ctx context.Context, c client.Client, namespace string, state string) 
 	return out, nil
 }
 
+func summaryOf(e *workflowpb.WorkflowExecutionInfo) JobSummary {
+	wid := e.GetExecution().GetWorkflowId()
+	s := JobSummary{JobID: contract.JobIDFor(contract.JobInput{}, wid), WorkflowID: wid, Started: e.GetStartTime().AsTime()}
+	if e.GetCloseTime() != nil {
+		s.Closed = e.GetCloseTime().AsTime()
+	}
+	dc := converter.GetDefaultDataConverter()
+	sa := e.GetSearchAttributes().GetIndexedFields()
+	if p, ok := sa[contract.SAJobID]; ok {
+		var id int64
+		if dc.FromPayload(p, &id) == nil && id > 0 {
+			s.JobID = id
+		}
+	}
+	if p, ok := sa[contract.SAJobName]; ok {
+		_ = dc.FromPayload(p, &s.Name)
+	}
+	var recorded string
+	if p, ok := sa[contract.SAJobState]; ok {
+		_ = dc.FromPayload(p, &recorded)
+	}
+	s.State = StateOf(contract.JobState(recorded), e.GetStatus())
+	return s
+}
+
+// StateOf is a job's state from what its workflow recorded and how its execution stands:
+// the recorded state while it runs and when it recorded its end; for a run that closed
+// without recording it, the state the close means (terminated or canceled: CANCELED;
+// failed or timed out: FAILED; completed: FINISHED).
+func StateOf(recorded contract.JobState, status enumspb.WorkflowExecutionStatus) contract.JobState {
+	switch status {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED:
+		if recorded == "" {
+			return contract.JobCreated
+		}
+		return recorded
+	}
+	if recorded.Terminal() {
+		return recorded
+	}
+	switch status {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return contract.JobFinished
+	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+		return contract.JobFailed
+	}
+	return contract.JobCanceled // terminated, canceled, continued as new and then closed
+}
+
 // Cancel cancels a job; it ends CANCELED once its pipelines stopped their tasks.
 func Cancel(ctx context.Context, c client.Client, jobID int64) error {
-	if err := c.CancelWorkflow(ctx, contract.JobWorkflowID(jobID), ""); err != nil {
+	wid, err := WorkflowID(ctx, c, jobID)
+	if err != nil {
+		return err
+	}
+	if err := c.CancelWorkflow(ctx, wid, ""); err != nil {
 		return fmt.Errorf("cancel job %d: %w", jobID, err)
 	}
 	return nil

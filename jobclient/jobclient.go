@@ -60,7 +60,10 @@ func Restore(ctx context.Context, c client.Client, jobID int64, src planner.Sour
 // Savepoint asks a running job to take a savepoint and stop; Wait then returns
 // SAVEPOINT_DONE.
 func Savepoint(ctx context.Context, c client.Client, jobID int64) (client.WorkflowRun, error) {
-	wid := contract.JobWorkflowID(jobID)
+	wid, err := WorkflowID(ctx, c, jobID)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.SignalWorkflow(ctx, wid, "", contract.SavepointSignal, nil); err != nil {
 		return nil, fmt.Errorf("savepoint of job %d: %w", jobID, err)
 	}

@@ -77,11 +77,7 @@ func NewRunnerWorker(c client.Client, r *taskrunner.Runner) sdkworker.Worker {
 // EnsureSearchAttributes registers Strait's search attributes in the namespace if they are
 // missing, so a job can be listed and filtered by name, state and mode.
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
-	want := map[string]enums.IndexedValueType{
-		contract.SAJobName:  enums.INDEXED_VALUE_TYPE_KEYWORD,
-		contract.SAJobState: enums.INDEXED_VALUE_TYPE_KEYWORD,
-		contract.SAJobMode:  enums.INDEXED_VALUE_TYPE_KEYWORD,
-	}
+	want := contract.SearchAttributes
 	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
 	if err != nil {
 		return fmt.Errorf("list search attributes: %w", err)

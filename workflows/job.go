@@ -52,11 +52,20 @@ type jobRun struct {
 	announced bool
 	// failure is the first pipeline failure; it fails the job.
 	failure string
+	// idAttribute: the job records its number in a search attribute, so a job started
+	// under a workflow id of Temporal's choosing is found by it.
+	idAttribute bool
 }
 
 func newJobRun(ctx workflow.Context, in contract.JobInput) *jobRun {
+	wid := workflow.GetInfo(ctx).WorkflowExecution.ID
+	j := &jobRun{idAttribute: workflow.GetVersion(ctx, "job-id-search-attribute", workflow.DefaultVersion, 1) == 1}
+	id := contract.LegacyJobIDFor(in, wid)
+	if j.idAttribute {
+		id = contract.JobIDFor(in, wid)
+	}
 	st := &contract.JobStatus{
-		JobID:     contract.JobIDFor(in, workflow.GetInfo(ctx).WorkflowExecution.ID),
+		JobID:     id,
 		Name:      in.Name,
 		State:     contract.JobCreated,
 		Submitted: in.Submitted,
@@ -65,7 +74,8 @@ func newJobRun(ctx workflow.Context, in contract.JobInput) *jobRun {
 	if st.Name == "" {
 		st.Name = contract.DefaultJobName
 	}
-	return &jobRun{status: st}
+	j.status = st
+	return j
 }
 
 // onStatus answers the status query.
@@ -73,8 +83,12 @@ func (j *jobRun) onStatus() (*contract.JobStatus, error) { return j.status, nil 
 
 // begin records the job as CREATED, then INITIALIZING.
 func (j *jobRun) begin(ctx workflow.Context) {
-	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobNameKey.ValueSet(j.status.Name),
-		contract.JobStateKey.ValueSet(string(j.status.State)))
+	attrs := []temporal.SearchAttributeUpdate{contract.JobNameKey.ValueSet(j.status.Name),
+		contract.JobStateKey.ValueSet(string(j.status.State))}
+	if j.idAttribute {
+		attrs = append(attrs, contract.JobIDKey.ValueSet(j.status.JobID))
+	}
+	_ = workflow.UpsertTypedSearchAttributes(ctx, attrs...)
 	j.setState(ctx, contract.JobInitializing)
 }
 

@@ -253,7 +253,12 @@ func jobList(args []string) int {
 
 func jobWait(args []string) int {
 	return withJob("wait", args, nil, func(c client.Client, id int64) int {
-		st, err := jobclient.Wait(context.Background(), c.GetWorkflow(context.Background(), contract.JobWorkflowID(id), ""))
+		wid, err := jobclient.WorkflowID(context.Background(), c, id)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return 1
+		}
+		st, err := jobclient.Wait(context.Background(), c.GetWorkflow(context.Background(), wid, ""))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
 			return 1
