@@ -25,6 +25,7 @@ Usage:
   strait schedule list [--json] | schedule trigger <name> | schedule delete <name>
   strait cluster status [--json]
   strait plugins [--json] [<plugin>]      (the plugins, or one plugin's options)
+  strait admin setup [--namespace ns] [--retention 7d] | health [--url URL] [--temporal host:port]
   strait version
 
 Temporal is found as Temporal's own CLI finds it: --address, --namespace, --tls, --tls-cert-path,
@@ -62,6 +63,10 @@ func main() {
 		code = clusterCmd(args)
 	case "plugins":
 		code = pluginsCmd(args)
+	case "admin":
+		code = adminCmd(args)
+	case "health":
+		code = healthCmd(args)
 	case "version":
 		fmt.Println("strait", version)
 	case "help", "-h", "--help":
