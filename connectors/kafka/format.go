@@ -26,7 +26,9 @@ func newDecoder(format, delimiter string, rt *types.RowType, raw bool) (decoder,
 	}
 	switch format {
 	case formatJSON:
-		return &jsonDecoder{rt: rt}, nil
+		d := &jsonDecoder{rt: rt}
+		d.fast = newJSONRowReader(rt, &d.conv)
+		return d, nil
 	case formatText:
 		if delimiter == "" {
 			return nil, errors.New("field_delimiter must not be empty")
@@ -72,9 +74,21 @@ func (rawDecoder) decode(value []byte, table string, out *row.Batch) (int, error
 type jsonDecoder struct {
 	rt   *types.RowType
 	conv literal.Converter
+	fast *jsonRowReader
 }
 
 func (d *jsonDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
+	if d.fast != nil {
+		r := out.Add(row.Insert, table, d.rt.Len())
+		err := d.fast.readObject(value, r.Fields)
+		if err == nil {
+			return 1, nil
+		}
+		out.Rows = out.Rows[:len(out.Rows)-1]
+		if err != errSlowPath {
+			return 0, err
+		}
+	}
 	v, err := parseJSON(value)
 	if err != nil {
 		return 0, err

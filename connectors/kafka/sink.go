@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -323,4 +324,17 @@ func (s *Sink) CreateCommitter() (connector.Committer, error) {
 		return nil, nil
 	}
 	return &committer{sink: s}, nil
+}
+
+// records are the sink's records, reused with their key and value buffers once the client
+// has finished with them, so a row costs no allocation of its own.
+var records = sync.Pool{New: func() any { return &kgo.Record{} }}
+
+// newRecord returns an empty record to fill.
+func (s *Sink) newRecord() *kgo.Record { return records.Get().(*kgo.Record) }
+
+// recycle takes back a record the client is done with (its promise ran).
+func (s *Sink) recycle(r *kgo.Record) {
+	*r = kgo.Record{Key: r.Key[:0], Value: r.Value[:0]}
+	records.Put(r)
 }

@@ -32,14 +32,14 @@ func newProducer(s *Sink, extra ...kgo.Opt) (*producer, error) {
 	}
 	p := &producer{sink: s, cl: cl}
 	p.promise = func(r *kgo.Record, err error) {
-		if err == nil {
-			return
+		if err != nil {
+			p.mu.Lock()
+			if p.err == nil {
+				p.err = fmt.Errorf("%s: write to topic %s at %s: %w", s.where, r.Topic, s.bootstrap, err)
+			}
+			p.mu.Unlock()
 		}
-		p.mu.Lock()
-		if p.err == nil {
-			p.err = fmt.Errorf("%s: write to topic %s at %s: %w", s.where, r.Topic, s.bootstrap, err)
-		}
-		p.mu.Unlock()
+		s.recycle(r)
 	}
 	return p, nil
 }
@@ -58,8 +58,9 @@ func (p *producer) write(ctx context.Context, b *row.Batch) error {
 	s := p.sink
 	for i := range b.Rows {
 		r := &b.Rows[i]
-		rec := &kgo.Record{}
+		rec := s.newRecord()
 		if err := s.record(s.codecOf(r.Table), r, rec); err != nil {
+			s.recycle(rec)
 			return fmt.Errorf("%s: row of %s: %w", s.where, r.Table, err)
 		}
 		p.cl.Produce(ctx, rec, p.promise)

@@ -1,0 +1,87 @@
+package kafka
+
+import (
+	"context"
+	"testing"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// benchType is the row of the benchmarks: about 100 bytes as JSON.
+var benchType = &types.RowType{
+	Names: []string{"id", "name", "city", "score", "active", "note"},
+	Types: []types.DataType{types.Of(types.BigInt), types.Of(types.String), types.Of(types.String),
+		types.Of(types.Double), types.Of(types.Boolean), types.Of(types.String)},
+}
+
+func benchFields(i int64) []row.Value {
+	return []row.Value{row.BigIntValue(i), row.StringValue("name-0001234"), row.StringValue("Lisbon"),
+		row.DoubleValue(12.5), row.BoolValue(i%2 == 0), row.StringValue("benchmark row")}
+}
+
+// benchDecode decodes one record b.N times into batches of 1024 rows, as a reader does.
+func benchDecode(b *testing.B, dec decoder, rec []byte) {
+	out := row.NewBatch(1024)
+	defer out.Release()
+	b.SetBytes(int64(len(rec)))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if out.Full() {
+			out.Reset()
+		}
+		if _, err := dec.decode(rec, "t", out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, format := range []string{formatJSON, formatText, formatAvro, "debezium_json"} {
+		b.Run(format, func(b *testing.B) {
+			enc, err := newEncoder(format, ",", benchType)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rec, err := enc.encode(nil, row.Insert, benchFields(1234567))
+			if err != nil {
+				b.Fatal(err)
+			}
+			dec, err := newDecoder(format, ",", benchType, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchDecode(b, dec, rec)
+		})
+	}
+}
+
+// BenchmarkSinkRecord: the sink's work per row before the client takes the record: its
+// topic, key and value encoded into a record.
+func BenchmarkSinkRecord(b *testing.B) {
+	for _, format := range []string{formatJSON, formatText, formatAvro, "canal_json"} {
+		b.Run(format, func(b *testing.B) {
+			in := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
+			f, _, _ := connector.LookupSink("Kafka")
+			s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 1},
+				Options: pluginOptionsAt(b, "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format, "sink[0] Kafka"),
+				Inputs:  []*catalog.Table{in}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink := s.(*Sink)
+			r := &row.Row{Kind: row.Insert, Table: in.ID(), Fields: benchFields(1234567)}
+			tc := sink.codecOf(r.Table)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := sink.newRecord()
+				if err := sink.record(tc, r, rec); err != nil {
+					b.Fatal(err)
+				}
+				sink.recycle(rec)
+			}
+		})
+	}
+}
