@@ -327,3 +327,27 @@ func TestRotateBeforeFormatDescription(t *testing.T) {
 		}
 	}
 }
+
+// A rows event of a table with more columns than the event has bytes after its column
+// count: ten columns, nine of them NULL, take two bytes of present bits, two of NULL bits
+// and the four of the one INT.
+func TestDecodeRowsOfManyNullColumns(t *testing.T) {
+	d := NewDecoder()
+	tm := []byte{42, 0, 0, 0, 0, 0, 1, 0, 4}
+	tm = append(append(tm, "test"...), 0, 1, 't', 0, 10)
+	for range 10 {
+		tm = append(tm, TypeLong)
+	}
+	tm = append(tm, 0, 0xfe, 0x03) // no metadata; every column but the first nullable
+	rows := []byte{42, 0, 0, 0, 0, 0, StmtEndFlag, 0, 10, 0xff, 0x03, 0xfe, 0x03}
+	rows = binary.LittleEndian.AppendUint32(rows, 2)
+	evs := decodeAll(t, d,
+		rawEvent(FormatDescriptionEvent, 256, fdeBody(true, 6), true),
+		rawEvent(TableMapEvent, 300, tm, true),
+		rawEvent(WriteRowsV1, 340, rows, true))
+	got := rowsOf(t, evs[2].Data.(*Rows))
+	want := [][]string{{"2", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+}

@@ -156,7 +156,13 @@ func (d *Decoder) decodeRows(t EventType, r *reader) (*Rows, error) {
 		}
 		r.skip(extra - 2)
 	}
-	rows.Columns = r.count()
+	// a column of a row image may take no byte at all (a NULL is a bit): the count is bounded
+	// by the bits left, not the bytes
+	n, _ := r.lenenc()
+	if n > 8*uint64(r.left()) {
+		return nil, errShort
+	}
+	rows.Columns = int(n)
 	rows.present = r.bytes((rows.Columns + 7) / 8)
 	if rows.Kind == Updated {
 		rows.presentAfter = r.bytes((rows.Columns + 7) / 8)
