@@ -25,10 +25,11 @@ type cdcTable struct {
 	id     string // database.table: the table id of its rows
 	name   tableName
 	cols   []column
-	sql    string // SELECT of every column
-	key    string // the integer column snapshot splits are ranges of; "" for one split
-	keyCol int    // its index
-	keyIdx []int  // the primary key's columns (configured or the table's)
+	sql    string         // SELECT of every column
+	key    string         // the integer column snapshot splits are ranges of; "" for one split
+	keyCol int            // its index
+	keyIdx []int          // the primary key's columns (configured or the table's)
+	dbz    *debeziumTable // with format compatible_debezium_json: how its changes are written
 }
 
 // decoding says how a column's values become Strait values.
@@ -64,6 +65,7 @@ type column struct {
 	bits    int // BIT's width
 	members []string
 	latin1  bool // a latin1 text column: its log bytes are Windows-1252
+	frac    int  // DATETIME's and TIMESTAMP's digits of fractional seconds
 }
 
 // resolve learns one table's columns, keys and split column.
@@ -88,6 +90,7 @@ func (s *Source) resolve(ctx context.Context, db *sql.DB, o *config.Options, key
 		if err != nil {
 			return nil, o.Errorf(key, "table %s, column %q: %v", n, name, err)
 		}
+		c.frac = int(dtPrec)
 		t.cols = append(t.cols, c)
 		tbl.Columns = append(tbl.Columns, catalog.Column{Name: name, Type: c.typ, Nullable: nullable == "YES",
 			Scale: c.typ.Scale, Comment: comment, SourceType: colType})

@@ -20,6 +20,7 @@ type reader struct {
 	cur       *queued
 	rows      *sql.Rows      // BATCH: the current split's rows, streamed
 	raw       []sql.RawBytes // their columns
+	scratch   []row.Value    // a row read before it is written as a Debezium record
 	buf       []row.Row      // STREAMING: the current split's rows, read whole
 	bufAt     int
 	requested bool
@@ -171,7 +172,11 @@ func (r *reader) readSnapshot(ctx context.Context, out *row.Batch) error {
 	t := r.cur.table
 	if r.rows == nil { // emit the buffered split
 		for !out.Full() && r.bufAt < len(r.buf) {
-			out.AddRow(&r.buf[r.bufAt])
+			if t.dbz != nil {
+				t.dbz.emit(out, &change{op: 'r', after: r.buf[r.bufAt].Fields})
+			} else {
+				out.AddRow(&r.buf[r.bufAt])
+			}
 			r.bufAt++
 		}
 		if r.bufAt == len(r.buf) {
@@ -189,6 +194,16 @@ func (r *reader) readSnapshot(ctx context.Context, out *row.Batch) error {
 			}
 			r.finishSplit()
 			return nil
+		}
+		if t.dbz != nil {
+			if cap(r.scratch) < len(t.cols) {
+				r.scratch = make([]row.Value, len(t.cols))
+			}
+			if err := r.scanInto(r.scratch[:len(t.cols)]); err != nil {
+				return err
+			}
+			t.dbz.emit(out, &change{op: 'r', after: r.scratch[:len(t.cols)]})
+			continue
 		}
 		rw := out.Add(row.Insert, t.id, len(t.cols))
 		if err := r.scanInto(rw.Fields); err != nil {

@@ -48,7 +48,7 @@ type Config struct {
 	ServerTimeZone string `opt:"server-time-zone" default:"UTC" doc:"the zone TIMESTAMP values are shown in: a TIMESTAMP is read as the local date and time of this zone"`
 	ConnectTimeout string `opt:"connect.timeout.ms" default:"30000" doc:"how long an attempt to connect may take, in milliseconds or as a duration (30s)"`
 	MaxRetries     int64  `opt:"connect.max-retries" default:"3" doc:"further attempts to connect when one fails, a second apart"`
-	Format         string `opt:"format" default:"DEFAULT" enum:"DEFAULT,COMPATIBLE_DEBEZIUM_JSON" doc:"the rows emitted: DEFAULT, rows of the captured tables; COMPATIBLE_DEBEZIUM_JSON is not supported"`
+	Format         string `opt:"format" default:"DEFAULT" enum:"DEFAULT,COMPATIBLE_DEBEZIUM_JSON" doc:"the rows emitted: DEFAULT, rows of the captured tables; COMPATIBLE_DEBEZIUM_JSON, for each change a row of three strings (topic, key and value) holding the records Debezium's MySQL connector writes, for a Kafka sink of that format"`
 	SchemaChanges  bool   `opt:"schema-changes.enabled" default:"false" doc:"SeaTunnel's schema evolution; Strait does not evolve schemas: a DDL that changes a captured table fails the job, naming the statement, whatever it says"`
 
 	ExactlyOnce     bool            `opt:"exactly_once,noeffect" default:"false" doc:"exactly-once reading; the stream always resumes after the last change a checkpoint emitted, and the snapshot's chunks switch to the log at their high watermarks, whatever it says"`
@@ -57,7 +57,7 @@ type Config struct {
 	FactorLower     float64         `opt:"chunk-key.even-distribution.factor.lower-bound,noeffect" default:"0.05" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
 	SampleThreshold int64           `opt:"sample-sharding.threshold,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
 	InverseRate     int64           `opt:"inverse-sampling.rate,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	Debezium        *config.Options `opt:"debezium,noeffect" doc:"Debezium's properties; Strait reads the log itself, so none applies"`
+	Debezium        *config.Options `opt:"debezium" doc:"Debezium's properties: with format COMPATIBLE_DEBEZIUM_JSON, database.server.name (the topics' prefix, mysql_binlog_source by default), key.converter.schemas.enable and value.converter.schemas.enable (true by default: records carry their Kafka Connect schema) apply; Strait reads the log itself, so no other does"`
 
 	At *config.Options `opt:"."`
 }
@@ -104,6 +104,7 @@ type Source struct {
 	splitSize int64
 	loc       *time.Location
 	mariadb   bool
+	dbz       *debeziumOptions // format compatible_debezium_json
 	tables    []*cdcTable
 	byID      map[string]*cdcTable
 }
@@ -144,6 +145,9 @@ func NewSource(ctx *connector.SourceContext, c *Config) (connector.Source, error
 			return nil, err
 		}
 		if s.byID[t.id] == nil {
+			if s.dbz != nil {
+				t.dbz = newDebeziumTable(t, s.dbz, s.loc)
+			}
 			s.byID[t.id] = t
 			s.tables = append(s.tables, t)
 		}
@@ -153,6 +157,7 @@ func NewSource(ctx *connector.SourceContext, c *Config) (connector.Source, error
 
 func (s *Source) readOptions(c *Config) error {
 	o := c.At
+	var err error
 	if err := s.readURL(c); err != nil {
 		return err
 	}
@@ -177,8 +182,10 @@ func (s *Source) readOptions(c *Config) error {
 	if err := s.readStop(c); err != nil {
 		return err
 	}
-	if c.Format != "DEFAULT" {
-		return o.Errorf("format", "%s is not supported: Strait's MySQL-CDC emits rows of the captured tables (format DEFAULT)", c.Format)
+	if c.Format == formatDebezium {
+		if s.dbz, err = readDebezium(c.Debezium); err != nil {
+			return err
+		}
 	}
 	if s.splitSize = c.SplitSize; s.splitSize < 1 {
 		return o.Errorf("snapshot.split.size", "must be at least 1, got %d", s.splitSize)
@@ -186,7 +193,6 @@ func (s *Source) readOptions(c *Config) error {
 	if c.FetchSize < 1 {
 		return o.Errorf("snapshot.fetch.size", "must be at least 1, got %d", c.FetchSize)
 	}
-	var err error
 	if s.loc, err = time.LoadLocation(c.ServerTimeZone); err != nil {
 		return o.Errorf("server-time-zone", "unknown time zone %q", c.ServerTimeZone)
 	}
@@ -198,6 +204,25 @@ func (s *Source) readOptions(c *Config) error {
 	}
 	s.retries = int(c.MaxRetries)
 	return nil
+}
+
+// readDebezium reads the Debezium properties format compatible_debezium_json follows.
+func readDebezium(o *config.Options) (*debeziumOptions, error) {
+	d := &debeziumOptions{server: debeziumServer, keySchema: true, valueSchema: true}
+	if o == nil {
+		return d, nil
+	}
+	var err error
+	if d.server, err = o.String("database.server.name", debeziumServer); err != nil {
+		return nil, err
+	}
+	if d.keySchema, err = o.Bool("key.converter.schemas.enable", true); err != nil {
+		return nil, err
+	}
+	if d.valueSchema, err = o.Bool("value.converter.schemas.enable", true); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // readStop reads stop.mode and its offset.
@@ -455,6 +480,9 @@ func (s *Source) Tables() []*catalog.Table {
 	out := make([]*catalog.Table, len(s.tables))
 	for i, t := range s.tables {
 		out[i] = t.table
+		if t.dbz != nil {
+			out[i] = debeziumCatalog(t)
+		}
 	}
 	return out
 }

@@ -261,7 +261,7 @@ func TestBadInput(t *testing.T) {
 		{"unsupported type", db.conf("sj", ""), `column "s": character set sjis is not supported`},
 		{"not a jdbc url", strings.Replace(db.conf("ok", ""), "jdbc:mysql://", "mysql://", 1), "is not a MySQL JDBC url"},
 		{"a table without its database", strings.Replace(db.conf("ok", ""), db.name+".ok", "ok", 1), "is not database.table"},
-		{"format", db.conf("ok", "format = compatible_debezium_json"), "COMPATIBLE_DEBEZIUM_JSON is not supported"},
+		{"format", db.conf("ok", "format = avro"), "format"},
 		{"specific without a file", db.conf("ok", "startup.mode = specific"), "startup.specific-offset.file"},
 		{"server id", db.conf("ok", `server-id = "x-y"`), "is not a server id"},
 	}

@@ -47,6 +47,8 @@ type stream struct {
 
 	rows      *binlog.Rows
 	rowsTable *cdcTable
+	evTime    uint32 // the current rows event's timestamp, in seconds
+	evServer  uint32 // and the server id it names
 	rowsStart position
 	a, b      []binlog.Value
 	warned    map[string]bool
@@ -215,6 +217,7 @@ func (s *stream) handle(raw []byte) error {
 			s.begin(start, ev.Timestamp)
 		}
 		s.rows, s.rowsTable, s.rowsStart = d, t, start
+		s.evTime, s.evServer = ev.Timestamp, ev.ServerID
 		if cap(s.a) < d.Columns {
 			s.a, s.b = make([]binlog.Value, d.Columns), make([]binlog.Value, d.Columns)
 		}
@@ -339,13 +342,49 @@ func (s *stream) add(out *row.Batch, kind row.Kind, t *cdcTable, img []binlog.Va
 			return nil
 		}
 	}
+	if t.dbz != nil {
+		return s.addDebezium(out, kind, t, img)
+	}
 	r := out.Add(kind, t.id, len(t.cols))
+	if err := s.decode(r.Fields, t, img); err != nil {
+		out.Rows = out.Rows[:len(out.Rows)-1]
+		return err
+	}
+	return nil
+}
+
+// decode turns a row image into the table's values.
+func (s *stream) decode(fields []row.Value, t *cdcTable, img []binlog.Value) error {
 	for j := range t.cols {
-		if err := t.cols[j].fromLog(&r.Fields[j], &img[j], s.src.loc); err != nil {
-			out.Rows = out.Rows[:len(out.Rows)-1]
+		if err := t.cols[j].fromLog(&fields[j], &img[j], s.src.loc); err != nil {
 			return fmt.Errorf("%s: table %s, column %q: %v", s.src.where, t.id, t.cols[j].name, err)
 		}
 	}
+	return nil
+}
+
+// addDebezium writes a change as a Debezium record: an update's before image waits for its
+// after image, and the two make one record.
+func (s *stream) addDebezium(out *row.Batch, kind row.Kind, t *cdcTable, img []binlog.Value) error {
+	d := t.dbz
+	fields := d.image(kind == row.UpdateBefore)
+	if err := s.decode(fields, t, img); err != nil {
+		return err
+	}
+	c := change{file: s.rowsStart.File, pos: s.rowsStart.Pos, serverID: s.evServer, tsMillis: int64(s.evTime) * 1000, gtid: s.txGTID}
+	switch kind {
+	case row.UpdateBefore:
+		d.before = fields
+		return nil
+	case row.UpdateAfter:
+		c.op, c.before, c.after = 'u', d.before, fields
+		d.before = nil
+	case row.Insert:
+		c.op, c.after = 'c', fields
+	case row.Delete:
+		c.op, c.before = 'd', fields
+	}
+	d.emit(out, &c)
 	return nil
 }
 
