@@ -49,7 +49,7 @@ type Config struct {
 	ConnectTimeout string `opt:"connect.timeout.ms" default:"30000" doc:"how long an attempt to connect may take, in milliseconds or as a duration (30s)"`
 	MaxRetries     int64  `opt:"connect.max-retries" default:"3" doc:"further attempts to connect when one fails, a second apart"`
 	Format         string `opt:"format" default:"DEFAULT" enum:"DEFAULT,COMPATIBLE_DEBEZIUM_JSON" doc:"the rows emitted: DEFAULT, rows of the captured tables; COMPATIBLE_DEBEZIUM_JSON, for each change a row of three strings (topic, key and value) holding the records Debezium's MySQL connector writes, for a Kafka sink of that format"`
-	SchemaChanges  bool   `opt:"schema-changes.enabled" default:"false" doc:"SeaTunnel's schema evolution; Strait does not evolve schemas: a DDL that changes a captured table fails the job, naming the statement, whatever it says"`
+	SchemaChanges  bool   `opt:"schema-changes.enabled" default:"false" doc:"SeaTunnel's schema evolution (ADD, DROP, MODIFY and CHANGE COLUMN passed on to the sinks); no Strait sink takes schema changes yet, so a DDL that changes a captured table fails the job naming the statement either way, saying so when this is set"`
 
 	ExactlyOnce     bool            `opt:"exactly_once,noeffect" default:"false" doc:"exactly-once reading; the stream always resumes after the last change a checkpoint emitted, and the snapshot's chunks switch to the log at their high watermarks, whatever it says"`
 	PoolSize        int64           `opt:"connection.pool.size,noeffect" default:"20" doc:"connections of SeaTunnel's pool; Strait opens one connection per reader"`
@@ -105,6 +105,7 @@ type Source struct {
 	loc       *time.Location
 	mariadb   bool
 	dbz       *debeziumOptions // format compatible_debezium_json
+	evolve    bool             // schema-changes.enabled
 	tables    []*cdcTable
 	byID      map[string]*cdcTable
 }
@@ -182,6 +183,7 @@ func (s *Source) readOptions(c *Config) error {
 	if err := s.readStop(c); err != nil {
 		return err
 	}
+	s.evolve = c.SchemaChanges
 	if c.Format == formatDebezium {
 		if s.dbz, err = readDebezium(c.Debezium); err != nil {
 			return err

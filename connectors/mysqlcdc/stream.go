@@ -284,12 +284,21 @@ func (s *stream) query(q *binlog.Query, start, end position, ts uint32) error {
 					slog.Warn("MySQL-CDC does not pass on TRUNCATE, as SeaTunnel's does not", "plugin", s.src.where, "table", t.id)
 				}
 			} else if verb != "CREATE" {
-				return fmt.Errorf("%s: the binary log at %s holds a statement that changes captured table %s, which Strait's MySQL-CDC does not follow (it does not evolve schemas): %s", s.src.where, start, t.id, sql)
+				return s.ddlError(start, t, sql)
 			}
 		}
 	}
 	s.commit(end)
 	return nil
+}
+
+// ddlError is the error of a statement that changes a captured table.
+func (s *stream) ddlError(at position, t *cdcTable, sql string) error {
+	why := "which Strait's MySQL-CDC does not follow (it does not evolve schemas)"
+	if s.src.evolve {
+		why = "which schema-changes.enabled would pass on to the sinks, but no Strait sink takes schema changes yet"
+	}
+	return fmt.Errorf("%s: the binary log at %s holds a statement that changes captured table %s, %s: %s", s.src.where, at, t.id, why, sql)
 }
 
 // emitRows turns the images of the current rows event into rows of out.
