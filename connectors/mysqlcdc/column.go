@@ -10,7 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
@@ -64,7 +69,7 @@ type column struct {
 	dec     decoding
 	bits    int // BIT's width
 	members []string
-	latin1  bool // a latin1 text column: its log bytes are Windows-1252
+	enc     encoding.Encoding // a text column's character set, when it is not UTF-8 or ASCII: the log has its bytes
 	frac    int  // DATETIME's and TIMESTAMP's digits of fractional seconds
 }
 
@@ -156,6 +161,24 @@ func primaryKey(ctx context.Context, db *sql.DB, n tableName) ([]string, error) 
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
+// charsets are the character sets of text columns Strait reads: those the server sends as
+// UTF-8 bytes (nil), and those whose bytes the log holds as they are stored, decoded here.
+// The snapshot's text comes converted to the session's utf8mb4 by the server.
+var charsets = map[string]encoding.Encoding{
+	"": nil, "utf8": nil, "utf8mb3": nil, "utf8mb4": nil, "ascii": nil, "binary": nil,
+	"latin1": charmap.Windows1252, // MySQL's latin1 is cp1252
+	"latin2": charmap.ISO8859_2, "greek": charmap.ISO8859_7, "hebrew": charmap.ISO8859_8, "latin5": charmap.ISO8859_9,
+	"latin7": charmap.ISO8859_13, "cp1250": charmap.Windows1250, "cp1251": charmap.Windows1251,
+	"cp1256": charmap.Windows1256, "cp1257": charmap.Windows1257, "koi8r": charmap.KOI8R, "koi8u": charmap.KOI8U,
+	"cp850": charmap.CodePage850, "cp852": charmap.CodePage852, "cp866": charmap.CodePage866,
+	"gbk": simplifiedchinese.GBK, "gb2312": simplifiedchinese.GBK, "gb18030": simplifiedchinese.GB18030,
+	"big5": traditionalchinese.Big5, "sjis": japanese.ShiftJIS, "cp932": japanese.ShiftJIS,
+	"ujis": japanese.EUCJP, "eucjpms": japanese.EUCJP, "euckr": korean.EUCKR,
+}
+
+// charsetNames lists charsets for errors.
+const charsetNames = "utf8, utf8mb4, ascii, latin1, latin2, latin5, latin7, greek, hebrew, cp1250, cp1251, cp1256, cp1257, cp850, cp852, cp866, koi8r, koi8u, gbk, gb2312, gb18030, big5, sjis, cp932, ujis, eucjpms and euckr"
+
 // columnOf maps a MySQL column to its Strait type, as SeaTunnel's MySQL type converter does:
 // TINYINT(1) and BIT(1) are booleans, unsigned integers widen to the next type (BIGINT
 // UNSIGNED to decimal(20,0)), DECIMAL keeps its precision and scale (one more digit when
@@ -164,12 +187,11 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 func columnOf(name, dataType, colType string, prec, scale int, charset string) (column, error) {
 	c := column{name: name, dataTyp: strings.ToLower(dataType), colTyp: strings.ToLower(colType)}
 	unsigned := strings.Contains(c.colTyp, "unsigned")
-	c.latin1 = charset == "latin1"
-	switch charset {
-	case "", "utf8", "utf8mb3", "utf8mb4", "ascii", "latin1", "binary":
-	default:
-		return c, fmt.Errorf("character set %s is not supported (Strait reads utf8, utf8mb4, ascii and latin1 text)", charset)
+	enc, ok := charsets[charset]
+	if !ok {
+		return c, fmt.Errorf("character set %s is not supported (Strait reads %s text)", charset, charsetNames)
 	}
+	c.enc = enc
 	switch c.dataTyp {
 	case "tinyint":
 		switch {
@@ -453,10 +475,10 @@ func (c *column) fromLog(v *row.Value, x *binlog.Value, loc *time.Location) erro
 	case decDouble:
 		*v = row.DoubleValue(x.Float)
 	case decString:
-		if c.latin1 {
-			s, err := charmap.Windows1252.NewDecoder().Bytes(x.Bytes)
+		if c.enc != nil {
+			s, err := c.enc.NewDecoder().Bytes(x.Bytes)
 			if err != nil {
-				return err
+				return fmt.Errorf("text not in its character set: %v", err)
 			}
 			v.SetString(string(s))
 			return nil

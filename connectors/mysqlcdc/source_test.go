@@ -249,7 +249,7 @@ func TestTypes(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	db := newTestDB(t)
-	db.exec(t, "CREATE TABLE ok (id INT PRIMARY KEY)", "CREATE TABLE sj (id INT PRIMARY KEY, s VARCHAR(5) CHARACTER SET sjis)",
+	db.exec(t, "CREATE TABLE ok (id INT PRIMARY KEY)", "CREATE TABLE sj (id INT PRIMARY KEY, s VARCHAR(5) CHARACTER SET armscii8)",
 		"CREATE TABLE tm (id INT PRIMARY KEY, t TIME)", "INSERT INTO tm VALUES (1, '-01:00:00')")
 	tests := []struct {
 		name string
@@ -258,7 +258,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"wrong password", strings.Replace(db.conf("ok", ""), `password = "`+db.pass+`"`, `password = "wrong"`, 1), "Access denied"},
 		{"missing table", db.conf("missing", ""), "table " + db.name + ".missing does not exist"},
-		{"unsupported type", db.conf("sj", ""), `column "s": character set sjis is not supported`},
+		{"unsupported type", db.conf("sj", ""), `column "s": character set armscii8 is not supported`},
 		{"not a jdbc url", strings.Replace(db.conf("ok", ""), "jdbc:mysql://", "mysql://", 1), "is not a MySQL JDBC url"},
 		{"a table without its database", strings.Replace(db.conf("ok", ""), db.name+".ok", "ok", 1), "is not database.table"},
 		{"format", db.conf("ok", "format = avro"), "format"},
