@@ -70,7 +70,7 @@ type column struct {
 	bits    int // BIT's width
 	members []string
 	enc     encoding.Encoding // a text column's character set, when it is not UTF-8 or ASCII: the log has its bytes
-	frac    int  // DATETIME's and TIMESTAMP's digits of fractional seconds
+	frac    int               // DATETIME's and TIMESTAMP's digits of fractional seconds
 }
 
 // resolve learns one table's columns, keys and split column.
