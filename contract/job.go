@@ -36,6 +36,10 @@ type JobInput struct {
 	Submitted time.Time `json:"submitted,omitempty"`
 	// Restore starts every pipeline from its latest savepoint or checkpoint of this job id.
 	Restore bool `json:"restore,omitempty"`
+	// Sealed is the config and vars as written, encrypted under the cluster's secret key,
+	// when they hold secrets; Config and Vars are then their masked copies, what the
+	// Temporal Web UI shows. Empty: Config is the config itself.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // JobStatus is what the job workflow's status query answers, and its result.

@@ -23,6 +23,8 @@ type ConfigSource struct {
 	Vars map[string]string `json:"vars,omitempty"`
 	// Name overrides env.job.name when set.
 	Name string `json:"name,omitempty"`
+	// Sealed is JobInput.Sealed: the config and vars to plan, Text and Vars being masked.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // Plan is the PlanJob activity's result: everything needed to run a job, as the control

@@ -1,0 +1,142 @@
+package secret
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/strait-dev/strait/contract"
+)
+
+// sealedConfig is what JobInput.Sealed holds: the config and vars as the user wrote them.
+type sealedConfig struct {
+	Config string            `json:"config"`
+	Vars   map[string]string `json:"vars,omitempty"`
+}
+
+// SealInput prepares a job's input for the workflow: when its config holds secrets, Config
+// and Vars become their masked copies, what people see, and the config as written travels
+// in Sealed, encrypted under k. A config without secrets is left as it is.
+func SealInput(k *Key, in *contract.JobInput) error {
+	if in.Sealed != "" {
+		return nil
+	}
+	masked, vars, found, err := MaskText(in.Config, in.File, in.Vars)
+	if err != nil {
+		// a config that does not parse fails its plan; it is sealed whole meanwhile, as
+		// nobody can tell what in it is secret
+		masked, vars, found = "# the job config is sealed: it does not parse, so what in it is secret is unknown", nil, 1
+	}
+	if found == 0 {
+		return nil
+	}
+	b, err := json.Marshal(sealedConfig{Config: in.Config, Vars: in.Vars})
+	if err != nil {
+		return fmt.Errorf("seal the config of job %d: %w", in.JobID, err)
+	}
+	sealed, err := k.Seal(b)
+	if err != nil {
+		return fmt.Errorf("seal the config of job %d: %w", in.JobID, err)
+	}
+	in.Config, in.Vars, in.Sealed = masked, vars, sealed
+	return nil
+}
+
+// OpenSource is a config to plan as its user wrote it: a sealed one is opened, a plain one
+// (a job started before configs were sealed, or by hand) is taken as it is.
+func OpenSource(k *Key, src contract.ConfigSource) (contract.ConfigSource, error) {
+	if src.Sealed == "" {
+		return src, nil
+	}
+	b, err := k.Open(src.Sealed)
+	if err != nil {
+		return src, fmt.Errorf("job config %s: %w", src.File, err)
+	}
+	var sc sealedConfig
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return src, fmt.Errorf("job config %s: the sealed config: %w", src.File, err)
+	}
+	src.Text, src.Vars, src.Sealed = sc.Config, sc.Vars, ""
+	return src, nil
+}
+
+// SealPlan seals the secret options of every vertex of a plan in place, so the plan the
+// workflow history keeps, and every deployment made from it, holds none in the clear.
+func SealPlan(k *Key, p *contract.Plan) error {
+	for _, v := range p.Vertices {
+		if v == nil || len(v.Options) == 0 {
+			continue
+		}
+		sealed, err := rewriteOptions(string(v.Kind), v.Plugin, v.Options, func(s span) (string, error) {
+			if IsSealed(s.value.Str) {
+				return jsonString(s.value.Str), nil
+			}
+			t, err := k.SealString(s.value.Str)
+			if err != nil {
+				return "", err
+			}
+			return jsonString(t), nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: seal its secret options: %w", v.Where, err)
+		}
+		v.Options = json.RawMessage(sealed)
+	}
+	return nil
+}
+
+// OpenVertices opens the sealed options of vertices in place, where their plugins are built.
+func OpenVertices(k *Key, vs []*contract.Vertex) error {
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		opened, err := OpenOptions(k, v.Options)
+		if err != nil {
+			return fmt.Errorf("%s: options: %w", v.Where, err)
+		}
+		v.Options = opened
+	}
+	return nil
+}
+
+// OpenOptions opens every sealed string of a JSON document; a document without one is
+// returned as it is.
+func OpenOptions(k *Key, doc []byte) ([]byte, error) {
+	if !strings.Contains(string(doc), Prefix) {
+		return doc, nil
+	}
+	out := make([]byte, 0, len(doc))
+	for i := 0; i < len(doc); {
+		if doc[i] != '"' {
+			out = append(out, doc[i])
+			i++
+			continue
+		}
+		end := quotedEnd(string(doc), i)
+		lit := doc[i:end]
+		var s string
+		if err := json.Unmarshal(lit, &s); err != nil || !IsSealed(s) {
+			out = append(out, lit...)
+			i = end
+			continue
+		}
+		plain, err := k.OpenString(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, jsonString(plain)...)
+		i = end
+	}
+	return out, nil
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return strconv.Quote(s) // a string always marshals
+	}
+	return string(b)
+}
