@@ -13,9 +13,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/connectivity"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/status"
 
 	exchangev1 "github.com/strait-dev/strait/proto/exchange/v1"
 	"github.com/strait-dev/strait/row"
@@ -66,7 +66,7 @@ func (c *Client) conn(addr string) (*grpc.ClientConn, error) {
 		return cc, nil
 	}
 	cc, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(transportCredentials(c.opts.tls, c.log)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: c.opts.keepaliveTime, Timeout: c.opts.keepaliveTimeout}),
 		// reconnect quickly: a runner that restarts is back within seconds
 		grpc.WithConnectParams(grpc.ConnectParams{
@@ -125,7 +125,7 @@ func (c *Client) Open(ctx context.Context, addr string, k Key) (*Sender, error) 
 	sctx, cancel := context.WithCancelCause(ctx)
 	connectTimeout := c.opts.connectTimeout
 	timer := time.AfterFunc(connectTimeout, func() {
-		cancel(fmt.Errorf("no connection within %s", connectTimeout))
+		cancel(fmt.Errorf("no connection within %s%s", connectTimeout, lastFailure(cc)))
 	})
 	// Wait for the connection here, not with WaitForReady on the stream: a stream that waits
 	// for readiness would, after the receiver stopped before taking it (a transparent retry),
@@ -176,6 +176,27 @@ func waitReady(ctx context.Context, cc *grpc.ClientConn) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// lastFailure says why cc's latest connection attempt failed (a refused TLS handshake, a
+// peer that is down), when it is failing, as " (last attempt: ...)".
+func lastFailure(cc *grpc.ClientConn) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	// an attempt under way is let finish (on a reachable host, within milliseconds)
+	for st := cc.GetState(); st == connectivity.Connecting; st = cc.GetState() {
+		if !cc.WaitForStateChange(ctx, st) {
+			return ""
+		}
+	}
+	if cc.GetState() != connectivity.TransientFailure {
+		return ""
+	}
+	// a stream that does not wait for readiness fails at once with the connection's error
+	if _, err := exchangev1.NewExchangeClient(cc).Transfer(ctx); err != nil {
+		return fmt.Sprintf(" (last attempt: %s)", status.Convert(err).Message())
+	}
+	return "" // it connected meanwhile; cancel drops the stream
 }
 
 func (s *Sender) receiveAcks() {

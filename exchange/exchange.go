@@ -102,6 +102,7 @@ type options struct {
 	keepaliveTime       time.Duration
 	keepaliveTimeout    time.Duration
 	metrics             *Metrics
+	tls                 *TLS // nil: plain gRPC
 }
 
 func newOptions(opts []Option) options {

@@ -77,6 +77,7 @@ func NewServer(log *slog.Logger, opts ...Option) *Server {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.gs = grpc.NewServer(
+		grpc.Creds(transportCredentials(o.tls, log)),
 		// Fixed windows: they are the bound on bytes in flight per channel and connection.
 		grpc.StaticStreamWindowSize(o.window),
 		grpc.StaticConnWindowSize(8*o.window),

@@ -64,6 +64,19 @@ func New(t testing.TB, dir string, hosts ...string) *Set {
 // Issue signs a certificate named name for usage (and hosts) and returns its files.
 func (s *Set) Issue(t testing.TB, name string, usage x509.ExtKeyUsage, hosts ...string) (cert, key string) {
 	t.Helper()
+	return s.issue(t, name, []x509.ExtKeyUsage{usage}, hosts)
+}
+
+// Peer signs a certificate named name for hosts that serves both sides of a connection
+// (server and client authentication), as one runner's certificate does on the data
+// exchange, and returns its files.
+func (s *Set) Peer(t testing.TB, name string, hosts ...string) (cert, key string) {
+	t.Helper()
+	return s.issue(t, name, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, hosts)
+}
+
+func (s *Set) issue(t testing.TB, name string, usages []x509.ExtKeyUsage, hosts []string) (cert, key string) {
+	t.Helper()
 	k := newKey(t)
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(t),
@@ -71,7 +84,7 @@ func (s *Set) Issue(t testing.TB, name string, usage x509.ExtKeyUsage, hosts ...
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		ExtKeyUsage:  usages,
 	}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
