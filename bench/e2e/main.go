@@ -102,6 +102,7 @@ func main() {
 	if *hopRows > 0 {
 		exchangeHop(*bin, dir, *hopRows, *procs)
 	}
+	kafkaBench(*bin, dir, *procs)
 }
 
 // sqlQuery is the Sql transform sqlCost puts into the fused job: a WHERE on two columns

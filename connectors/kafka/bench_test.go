@@ -2,10 +2,12 @@ package kafka
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -83,5 +85,55 @@ func BenchmarkSinkRecord(b *testing.B) {
 				sink.recycle(rec)
 			}
 		})
+	}
+}
+
+// BenchmarkCopy reads b.N JSON records of one partition with the source's reader and writes
+// them with an AT_LEAST_ONCE writer, as a fused Kafka → Kafka job does (run with
+// -cpuprofile to see where a row's time goes).
+func BenchmarkCopy(b *testing.B) {
+	addr := testBroker(b)
+	in, out := newTopic(b, addr, 1), newTopic(b, addr, 1)
+	var vals []string
+	for i := range b.N {
+		rec, _ := (&jsonEncoder{rt: benchType}).encode(nil, row.Insert, benchFields(int64(i)))
+		vals = append(vals, string(rec))
+		if len(vals) == 10000 || i == b.N-1 {
+			produce(b, addr, in, 0, vals...)
+			vals = vals[:0]
+		}
+	}
+	src := mustSource(b, connector.Batch, 1, fmt.Sprintf(`bootstrap.servers = %q
+topic = %q
+start_mode = earliest
+commit_on_checkpoint = false
+schema = { fields { id = bigint, name = string, city = string, score = double, active = boolean, note = string } }`, addr, in))
+	in2 := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
+	f, _, _ := connector.LookupSink("Kafka")
+	s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 1, Mode: connector.Batch},
+		Options: pluginOptionsAt(b, fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nsemantics = AT_LEAST_ONCE", addr, out), "sink[0] Kafka"),
+		Inputs:  []*catalog.Table{in2}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := mustWriter(b, s, 0, 1, nil)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	err = conntest.ReadAll(ctx, src, connector.Job{ID: 1, Mode: connector.Batch}, 1, 1024, func(_ int, batch *row.Batch) error {
+		for i := range batch.Rows {
+			batch.Rows[i].Table = in2.ID()
+		}
+		return w.Write(ctx, batch)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if err := w.Close(ctx); err != nil {
+		b.Fatal(err)
 	}
 }
