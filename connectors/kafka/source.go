@@ -15,9 +15,9 @@ import (
 
 func init() {
 	connector.RegisterSource("Kafka", "Reads records of Kafka topics (one, a list, a pattern, or several with tables_configs) as rows, "+
-		"in the json or text format; one split per topic partition whose offset is the checkpointed state, offsets committed to the "+
+		"in the json, text, avro, Kafka Connect or change-record formats; one split per topic partition whose offset is the checkpointed state, offsets committed to the "+
 		"consumer group when a checkpoint completes. BATCH jobs read to the end offsets seen at start; STREAMING jobs run until cancelled.", NewSource)
-	connector.RegisterSink("Kafka", "Writes rows as Kafka records, in the json or text format, to a topic (taken from a field with ${field}), "+
+	connector.RegisterSink("Kafka", "Writes rows as Kafka records, in the json, text, avro or change-record formats, to a topic (taken from a field with ${field}), "+
 		"keyed by partition_key_fields or sent to fixed partitions; EXACTLY_ONCE writes each checkpoint's records in a transaction "+
 		"that is committed, by its producer id and epoch, when the checkpoint completes.", NewSink)
 }
