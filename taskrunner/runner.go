@@ -78,6 +78,8 @@ type Runner struct {
 
 	lease      *lease
 	leaseEnded chan struct{}
+
+	ledger *ledger // the numbers of ended deployments, for the metrics
 }
 
 type execKey struct {
@@ -104,6 +106,7 @@ func New(cfg Config, reporter Reporter) *Runner {
 		execs: map[execKey]*execution{}, done: map[execKey]bool{},
 		baseCtx: ctx, stop: stop,
 		lease: newLease(), leaseEnded: make(chan struct{}, 1),
+		ledger: newLedger(),
 	}
 }
 
@@ -151,6 +154,7 @@ func (r *Runner) Deploy(ctx context.Context, d Deployment) error {
 		defer r.wg.Done()
 		ex.run()
 		r.mu.Lock()
+		ex.retire()
 		delete(r.execs, key)
 		r.done[key] = true
 		r.mu.Unlock()

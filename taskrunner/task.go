@@ -33,6 +33,7 @@ type task struct {
 	written  *meter       // what its sink wrote
 	rowsRecv atomic.Int64 // taken from exchange inputs
 	commits  []contract.CommitInfo
+	stats    taskStats // busy and back-pressured time, last checkpoint, source lag
 
 	// barriers brings checkpoint triggers to a source task (nil for other tasks).
 	barriers chan int64
@@ -72,6 +73,7 @@ type taskState struct {
 // sink's commit, forwards the barrier downstream, writes its state to the store and
 // acknowledges.
 func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
+	start := time.Now()
 	var st taskState
 	var commits []contract.CommitInfo
 	var err error
@@ -129,6 +131,7 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 			t.ex.r.log.Error("checkpoint state not written", "task", t.id.String(), "checkpoint", id, "error", err)
 			return
 		}
+		t.stats.checkpointed(len(blob), start)
 		t.ex.acked(id, ack)
 	}()
 	return nil
@@ -315,6 +318,7 @@ func (t *task) build(c *chain) error {
 				rd.AddSplits(st.Splits) // the splits it had not finished, with their progress
 			}
 			c.reader, c.coord = rd, coord
+			t.stats.watchLag(rd)
 		case planner.TransformVertex:
 			tr, err := planner.BuildTransform(ex.d.Job, v)
 			if err != nil {
@@ -435,6 +439,7 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 			}
 		}
 		b := row.NewBatch(limit.batchSize(t.ex.r.cfg.BatchSize))
+		start, bp0 := time.Now(), t.stats.backPressured.Load()
 		done, err := c.reader.PollNext(ctx, b)
 		if err != nil {
 			b.Release()
@@ -448,6 +453,7 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 			if err := t.push(ctx, c, b); err != nil {
 				return err
 			}
+			t.stats.since(start, bp0)
 			idle = time.Millisecond
 		} else {
 			b.Release()
@@ -518,11 +524,13 @@ func (t *task) pumpInbox(ctx context.Context, c *chain) error {
 		case m.batch == nil:
 			ended[m.from] = true
 		default:
+			start, bp0 := time.Now(), t.stats.backPressured.Load()
 			t.rowsRecv.Add(int64(m.batch.Len()))
 			relabel(m.batch, c.aliases)
 			if err := t.push(ctx, c, m.batch); err != nil {
 				return err
 			}
+			t.stats.since(start, bp0)
 			continue
 		}
 		if aligning != 0 && len(arrived)+countNotIn(ended, arrived) >= c.in.expect {
@@ -578,7 +586,10 @@ func (t *task) push(ctx context.Context, c *chain, b *row.Batch) error {
 		b.Release()
 		return err
 	}
-	return c.out.send(ctx, b)
+	start := time.Now()
+	err = c.out.send(ctx, b)
+	t.stats.backPressured.Add(int64(time.Since(start)))
+	return err
 }
 
 func (c *chain) close(ctx context.Context) error {
