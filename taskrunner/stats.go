@@ -19,7 +19,7 @@ const RetainEnded = 10 * time.Minute
 // time it waited on a full downstream (Flink's busy and back-pressured time), and its last
 // checkpoint. The data path adds to them once per batch.
 type taskStats struct {
-	busy, backPressured atomic.Int64 // nanoseconds
+	busy, backPressured  atomic.Int64 // nanoseconds
 	ckptBytes, ckptNanos atomic.Int64 // the last checkpoint's state size and duration
 
 	lag atomic.Value // lagSource of the task's reader, when it has one
