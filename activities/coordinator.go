@@ -20,6 +20,7 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/engineconfig"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/secret"
 )
 
 // Coordinator runs the activities of the control plane.
@@ -76,7 +77,15 @@ func (a *Coordinator) PersistCheckpoint(ctx context.Context, in contract.Persist
 
 // PlanJob parses, checks and plans a job. A bad config fails without retry.
 func (a *Coordinator) PlanJob(ctx context.Context, in contract.PlanInput) (*contract.Plan, error) {
-	plan, err := planner.PlanContext(ctx, sourceOf(in.Source), connector.Job{ID: in.JobID})
+	key, err := secret.Current()
+	if err != nil {
+		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
+	}
+	src, err := plannedSource(key, in.Source)
+	if err != nil {
+		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
+	}
+	plan, err := planner.PlanContext(ctx, src, connector.Job{ID: in.JobID})
 	if err != nil {
 		if planner.IsConfigError(err) {
 			return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
@@ -111,7 +120,15 @@ func (a *Coordinator) PlanJob(ctx context.Context, in contract.PlanInput) (*cont
 			return nil, err
 		}
 	}
-	return planOf(plan)
+	p, err := planOf(plan)
+	if err != nil {
+		return nil, err
+	}
+	// the plan is kept in the workflow history and shown: its secrets travel sealed
+	if err := secret.SealPlan(key, p); err != nil {
+		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
+	}
+	return p, nil
 }
 
 // setupSinks applies the save modes of the sinks that have them (create the table, delete
@@ -188,7 +205,7 @@ func allocationUpdateID(ctx context.Context, owner string) string {
 // CommitSinks builds a sink's committer and commits one checkpoint's infos. Committers are
 // idempotent, so a retry after a failure is safe.
 func (a *Coordinator) CommitSinks(ctx context.Context, in contract.CommitInput) error {
-	v, err := vertexOf(in.Vertex)
+	v, err := openVertex(in.Vertex)
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("commit checkpoint %d: %v", in.CheckpointID, err), contract.ConfigErrorType, nil)
 	}

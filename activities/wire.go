@@ -9,6 +9,7 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/secret"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
@@ -39,7 +40,28 @@ func vertexOf(v *contract.Vertex) (*planner.Vertex, error) {
 	return &pv, nil
 }
 
-// deploymentOf is a deployment as the runner runs it.
+// openVertex is vertexOf of a vertex whose sealed options are opened with the process's key.
+func openVertex(v *contract.Vertex) (*planner.Vertex, error) {
+	if v == nil {
+		return nil, fmt.Errorf("no vertex")
+	}
+	c := *v
+	if err := openVertices([]*contract.Vertex{&c}); err != nil {
+		return nil, err
+	}
+	return vertexOf(&c)
+}
+
+// openVertices opens the sealed options of vertices in place with the process's key.
+func openVertices(vs []*contract.Vertex) error {
+	key, err := secret.Current()
+	if err != nil {
+		return err
+	}
+	return secret.OpenVertices(key, vs)
+}
+
+// deploymentOf is a deployment as the runner runs it, its sealed options opened.
 func deploymentOf(d contract.Deployment) (taskrunner.Deployment, error) {
 	td := taskrunner.Deployment{
 		Job:       jobOf(d.Job),
@@ -51,6 +73,9 @@ func deploymentOf(d contract.Deployment) (taskrunner.Deployment, error) {
 		Restore:   d.Restore,
 	}
 	where := fmt.Sprintf("deployment of pipeline %d of job %d", d.Pipeline.ID, d.Job.ID)
+	if err := openVertices(d.Vertices); err != nil {
+		return td, fmt.Errorf("%s: %w", where, err)
+	}
 	if err := recode(d.Pipeline, &td.Pipeline); err != nil {
 		return td, fmt.Errorf("%s: pipeline: %w", where, err)
 	}
@@ -67,8 +92,13 @@ func jobOf(j contract.Job) connector.Job {
 	return connector.Job{ID: j.ID, Name: j.Name, Mode: connector.JobMode(j.Mode)}
 }
 
-func sourceOf(s contract.ConfigSource) planner.Source {
-	return planner.Source{File: s.File, Text: s.Text, Vars: s.Vars, Name: s.Name}
+// plannedSource is a config as the planner reads it: a sealed one opened with key.
+func plannedSource(key *secret.Key, s contract.ConfigSource) (planner.Source, error) {
+	s, err := secret.OpenSource(key, s)
+	if err != nil {
+		return planner.Source{}, err
+	}
+	return planner.Source{File: s.File, Text: s.Text, Vars: s.Vars, Name: s.Name}, nil
 }
 
 // storedManifest is a checkpoint's manifest as the checkpoint store writes it.

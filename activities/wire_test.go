@@ -2,6 +2,7 @@ package activities
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -10,8 +11,10 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	_ "github.com/strait-dev/strait/connectors/all"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/secret"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -127,12 +130,93 @@ func TestManifestCarriesOverToTheStore(t *testing.T) {
 }
 
 func TestConfigSourceCarriesOverToThePlanner(t *testing.T) {
-	cs := contract.ConfigSource{File: "job.conf", Text: "env {}", Vars: map[string]string{"a": "b"}, Name: "n"}
-	allSet(t, cs)
-	src := sourceOf(cs)
+	key, err := secret.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := contract.ConfigSource{File: "job.conf", Text: "env {}", Vars: map[string]string{"a": "b"}, Name: "n"}
+	src, err := plannedSource(key, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
 	allSet(t, src)
-	if want, got := jsonOf(t, cs), jsonOf(t, src); want != got {
+	if want, got := jsonOf(t, plain), jsonOf(t, src); want != got {
 		t.Fatalf("contract %s, planner %s", want, got)
+	}
+	// a sealed config is planned as written, not as its masked copy
+	conf := `source { Jdbc { url = "jdbc:postgresql://h/db", password = "wire-Secret", query = "select 1" } }`
+	in := contract.JobInput{Config: conf, File: "job.conf", Vars: map[string]string{"a": "b"}, Name: "n"}
+	if err := secret.SealInput(key, &in); err != nil {
+		t.Fatal(err)
+	}
+	sealed := contract.ConfigSource{File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name, Sealed: in.Sealed}
+	allSet(t, sealed)
+	src, err = plannedSource(key, sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Text != conf || src.Vars["a"] != "b" || src.Name != "n" || src.File != "job.conf" {
+		t.Fatalf("planned source %+v", src)
+	}
+	other, _ := secret.NewKey()
+	if _, err := plannedSource(other, sealed); err == nil || !strings.Contains(err.Error(), key.ID()) {
+		t.Fatalf("a config sealed under another key: %v", err)
+	}
+}
+
+// TestPlanSecretsTravelSealed plans a job whose sink has a secret: the plan the history
+// keeps holds it sealed, and the runner's deployment and the committer's vertex open it.
+func TestPlanSecretsTravelSealed(t *testing.T) {
+	key, err := secret.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret.Use(key)
+	t.Cleanup(func() { secret.Use(nil) })
+	conf := `env { job.mode = BATCH }
+source { FakeSource { row.num = 1, schema { fields { id = bigint } } } }
+sink { S3File { bucket = "s3a://b", path = "/out", fs.s3a.endpoint = "http://127.0.0.1:1", access_key = "AKID", secret_key = "plan-S3-Secret", file_format_type = json } }`
+	in := contract.JobInput{JobID: 9, Config: conf, File: "job.conf"}
+	if err := secret.SealInput(key, &in); err != nil {
+		t.Fatal(err)
+	}
+	a := &Coordinator{}
+	plan, err := a.PlanJob(context.Background(), contract.PlanInput{JobID: 9, Source: contract.ConfigSource{File: in.File, Text: in.Config, Sealed: in.Sealed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(plan)
+	if strings.Contains(string(b), "plan-S3-Secret") || !strings.Contains(string(b), secret.Prefix) {
+		t.Fatalf("the plan shows the secret or does not seal it: %s", b)
+	}
+	sink := plan.Vertices[len(plan.Vertices)-1]
+	v, err := openVertex(sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(v.Options), `"plan-S3-Secret"`) {
+		t.Fatalf("the committer's vertex: %s", v.Options)
+	}
+	var vs []*contract.Vertex
+	for _, v := range plan.Vertices {
+		c := *v
+		vs = append(vs, &c)
+	}
+	d := contract.Deployment{Job: plan.Job, Vertices: vs, Env: plan.Env}
+	if len(plan.Pipelines) > 0 {
+		d.Pipeline = plan.Pipelines[0]
+	}
+	td, err := deploymentOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(td.Vertices[len(td.Vertices)-1].Options), `"plan-S3-Secret"`) {
+		t.Fatalf("the runner's vertex: %s", td.Vertices[len(td.Vertices)-1].Options)
+	}
+	other, _ := secret.NewKey()
+	secret.Use(other)
+	if _, err := openVertex(sink); err == nil || !strings.Contains(err.Error(), key.ID()) {
+		t.Fatalf("a runner with another key: %v", err)
 	}
 }
 

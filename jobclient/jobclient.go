@@ -18,6 +18,7 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/secret"
 )
 
 // NewJobID returns a fresh job number: milliseconds since the epoch and three random digits,
@@ -72,6 +73,9 @@ func Savepoint(ctx context.Context, c client.Client, jobID int64) (client.Workfl
 
 func submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string, restore bool) (client.WorkflowRun, error) {
 	in := contract.JobInput{JobID: jobID, Config: src.Text, File: src.File, Vars: src.Vars, Name: src.Name, Submitted: time.Now(), Restore: restore}
+	if err := sealInput(&in); err != nil {
+		return nil, fmt.Errorf("submit job %d: %w", jobID, err)
+	}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       contract.JobWorkflowID(jobID),
 		TaskQueue:                contract.JobsQueue,
@@ -90,6 +94,16 @@ func submit(ctx context.Context, c client.Client, jobID int64, src planner.Sourc
 		return nil, fmt.Errorf("submit job %d: %w", jobID, err)
 	}
 	return run, nil
+}
+
+// sealInput seals the secrets of a job's config under the process's key: the workflow input
+// then shows them masked, and the workers and runners open them.
+func sealInput(in *contract.JobInput) error {
+	k, err := secret.Current()
+	if err != nil {
+		return fmt.Errorf("seal the job config's secrets: %w", err)
+	}
+	return secret.SealInput(k, in)
 }
 
 // ConfigTooLargeError is a job whose config Temporal refused as too large a workflow input.

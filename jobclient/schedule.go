@@ -59,6 +59,9 @@ func CreateSchedule(ctx context.Context, c client.Client, name string, src plann
 		overlap = enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL
 	}
 	in := contract.JobInput{Config: src.Text, File: src.File, Vars: src.Vars, Name: jobName}
+	if err := sealInput(&in); err != nil {
+		return fmt.Errorf("schedule %s: %w", name, err)
+	}
 	// the spec as written: Temporal answers with cron expressions turned into calendars
 	var when []string
 	for _, c := range spec.Cron {

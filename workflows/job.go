@@ -108,7 +108,9 @@ func (j *jobRun) plan(ctx workflow.Context, in contract.JobInput) (*contract.Pla
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3,
 			NonRetryableErrorTypes: []string{contract.ConfigErrorType}},
 	})
-	src := contract.ConfigSource{File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name}
+	// a sealed config travels to the planner as it is: only PlanJob opens it (the input
+	// itself shows the config masked), and an input without one plans its text
+	src := contract.ConfigSource{File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name, Sealed: in.Sealed}
 	var plan contract.Plan
 	err := workflow.ExecuteActivity(actx, contract.PlanJobActivity, contract.PlanInput{JobID: j.status.JobID, Source: src,
 		SetupSinks: !in.Restore, Fresh: !in.Restore}).Get(ctx, &plan)
