@@ -67,6 +67,9 @@ type RunnerSpec struct {
 	// Listen is the exchange server's address (":0" picks a port); Advertise is the
 	// host:port other runners use to reach it, when it differs.
 	Listen, Advertise string
+	// TLS runs the exchange over mTLS with these files when any is named; without them it
+	// is plain gRPC, for trusted networks.
+	TLS exchange.TLSFiles
 }
 
 // Node is what a composed process exposes to its command.
@@ -261,8 +264,13 @@ func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus
 		if err != nil {
 			return nil, fmt.Errorf("runner %s: exchange listen on %s: %w", id, listen, err)
 		}
-		srv := exchange.NewServer(cfg.Logger, exchange.WithMetrics(em))
-		cli := exchange.NewClient(cfg.Logger, exchange.WithMetrics(em))
+		opts, err := exchangeOptions(spec, em, cfg.Logger)
+		if err != nil {
+			lis.Close()
+			return nil, fmt.Errorf("runner %s: %w", id, err)
+		}
+		srv := exchange.NewServer(cfg.Logger, opts...)
+		cli := exchange.NewClient(cfg.Logger, opts...)
 		go func() {
 			if err := srv.Serve(lis); err != nil {
 				cfg.Logger.Error("exchange server stopped", "runner", id, "error", err)
@@ -279,6 +287,21 @@ func provideRunner(lc fx.Lifecycle, cfg Config, c client.Client, reg *prometheus
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// exchangeOptions are a runner's exchange settings: its metrics, and mTLS when its spec
+// names certificates.
+func exchangeOptions(spec RunnerSpec, em *exchange.Metrics, log *slog.Logger) ([]exchange.Option, error) {
+	opts := []exchange.Option{exchange.WithMetrics(em)}
+	if !spec.TLS.Enabled() {
+		return opts, nil
+	}
+	t, err := exchange.NewTLS(spec.TLS, log)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("exchange: mTLS", "cert", spec.TLS.Cert, "ca", spec.TLS.CA, "server_name", spec.TLS.ServerName)
+	return append(opts, exchange.WithTLS(t)), nil
 }
 
 func provideNode(cfg Config, c client.Client, rs runners, srv *server) *Node {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/exchange"
 	"github.com/strait-dev/strait/node"
 )
 
@@ -217,6 +218,7 @@ func runnerCmd(args []string) int {
 	fs.Var(&tags, "tag", "tag key=value (repeatable), matched by a job's env.tag_filter")
 	listen := fs.String("listen", ":0", "address of the data exchange server (other runners connect here)")
 	advertise := fs.String("advertise", "", "host:port other runners reach the exchange at (default: the listen address)")
+	xf := addExchangeTLSFlags(fs)
 	pf := addProcessFlags(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
@@ -230,16 +232,55 @@ func runnerCmd(args []string) int {
 		}
 		tm[k] = v
 	}
-	spec := node.RunnerSpec{ID: *id, Slots: *slots, Tags: tm, Listen: *listen, Advertise: *advertise}
+	xtls, err := xf.files()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait runner: %v\n", err)
+		return 2
+	}
+	spec := node.RunnerSpec{ID: *id, Slots: *slots, Tags: tm, Listen: *listen, Advertise: *advertise, TLS: xtls}
 	cfg := node.Config{Runners: []node.RunnerSpec{spec}, DialWait: node.DefaultDialWait}
 	if !cf.applyTo(&cfg) || !pf.apply(&cfg) {
 		return 2
 	}
 	return serve(cfg, func(n *node.Node) {
 		r := n.Runners[0]
-		fmt.Printf("Runner %s: %d slots, tags %v, exchange at %s, connected to %s\n", r.ID(), r.Slots(), tm, r.Address(), n.Address)
+		security := ""
+		if xtls.Enabled() {
+			security = " (mTLS)"
+		}
+		fmt.Printf("Runner %s: %d slots, tags %v, exchange at %s%s, connected to %s\n", r.ID(), r.Slots(), tm, r.Address(), security, n.Address)
 		if n.MetricsAddr != "" {
 			fmt.Printf("Metrics: http://%s/metrics\n", n.MetricsAddr)
 		}
 	})
+}
+
+// exchangeTLSFlags are a runner's flags for mTLS on the data exchange.
+type exchangeTLSFlags struct{ cert, key, ca, serverName *string }
+
+func addExchangeTLSFlags(fs *flag.FlagSet) exchangeTLSFlags {
+	return exchangeTLSFlags{
+		cert: fs.String("exchange-tls-cert", envOr("STRAIT_EXCHANGE_TLS_CERT", ""),
+			"PEM certificate the runner presents on the data exchange, as server and as client; with --exchange-tls-key and --exchange-tls-ca the exchange runs over mTLS (STRAIT_EXCHANGE_TLS_CERT)"),
+		key: fs.String("exchange-tls-key", envOr("STRAIT_EXCHANGE_TLS_KEY", ""), "PEM key of --exchange-tls-cert (STRAIT_EXCHANGE_TLS_KEY)"),
+		ca: fs.String("exchange-tls-ca", envOr("STRAIT_EXCHANGE_TLS_CA", ""),
+			"PEM CA certificates the other runners' certificates must chain to (STRAIT_EXCHANGE_TLS_CA)"),
+		serverName: fs.String("exchange-tls-server-name", envOr("STRAIT_EXCHANGE_TLS_SERVER_NAME", ""),
+			"name the other runners' certificates carry, when they name a service rather than each host (default: the host of each runner's advertised address; STRAIT_EXCHANGE_TLS_SERVER_NAME)"),
+	}
+}
+
+// files are the mTLS files the flags name: none, or a certificate, its key and a CA.
+func (f exchangeTLSFlags) files() (exchange.TLSFiles, error) {
+	files := exchange.TLSFiles{Cert: *f.cert, Key: *f.key, CA: *f.ca, ServerName: *f.serverName}
+	if !files.Enabled() {
+		if files.ServerName != "" {
+			return files, errors.New("--exchange-tls-server-name given without --exchange-tls-cert, --exchange-tls-key and --exchange-tls-ca")
+		}
+		return files, nil
+	}
+	if m := files.Missing(); m != "" {
+		return files, fmt.Errorf("mTLS on the exchange needs --exchange-tls-%s (or STRAIT_EXCHANGE_TLS_%s) too: a certificate, its key and a CA", m, strings.ToUpper(m))
+	}
+	return files, nil
 }
