@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli
+.PHONY: all build build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli
 
 all: build
 
@@ -19,6 +19,21 @@ build-noembed:
 
 run: build
 	$(BIN) run examples/fake_to_console.conf
+
+# The images (docker/Dockerfile): static binaries and a root file system staged in bin/image,
+# built FROM scratch with podman (installed from Debian when missing), tagged strait and
+# strait-dev with the version and latest.
+image:
+	scripts/containers.sh image
+
+# A whole cluster in containers (docker/compose.test.yaml): a job through the gateway, the
+# container of the runner hosting it killed, every row checked once; then all removed.
+test-containers:
+	scripts/containers.sh test
+
+# Validates docker/compose.yaml and docker/compose.test.yaml.
+compose-config:
+	scripts/containers.sh config
 
 vet:
 	$(GO) vet $(PKGS)
@@ -71,7 +86,7 @@ temporal-cli:
 
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once.
-test: build vet postgres mariadb kafka s3 temporal-cli
+test: build vet postgres mariadb kafka s3 temporal-cli test-containers
 	$(GO) test -count=1 -parallel 4 -timeout 40m $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.
