@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -125,7 +126,7 @@ func (c *Client) Open(ctx context.Context, addr string, k Key) (*Sender, error) 
 	sctx, cancel := context.WithCancelCause(ctx)
 	connectTimeout := c.opts.connectTimeout
 	timer := time.AfterFunc(connectTimeout, func() {
-		cancel(fmt.Errorf("no connection within %s%s", connectTimeout, lastFailure(cc)))
+		cancel(fmt.Errorf("no connection within %s%s", connectTimeout, lastFailure(cc, c.opts.tls != nil)))
 	})
 	// Wait for the connection here, not with WaitForReady on the stream: a stream that waits
 	// for readiness would, after the receiver stopped before taking it (a transparent retry),
@@ -179,8 +180,9 @@ func waitReady(ctx context.Context, cc *grpc.ClientConn) error {
 }
 
 // lastFailure says why cc's latest connection attempt failed (a refused TLS handshake, a
-// peer that is down), when it is failing, as " (last attempt: ...)".
-func lastFailure(cc *grpc.ClientConn) string {
+// peer that is down), when it is failing, as " (last attempt: ...)". A plain client whose
+// peer closed the connection at once is told the peer may require TLS.
+func lastFailure(cc *grpc.ClientConn, secure bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	// an attempt under way is let finish (on a reachable host, within milliseconds)
@@ -194,7 +196,11 @@ func lastFailure(cc *grpc.ClientConn) string {
 	}
 	// a stream that does not wait for readiness fails at once with the connection's error
 	if _, err := exchangev1.NewExchangeClient(cc).Transfer(ctx); err != nil {
-		return fmt.Sprintf(" (last attempt: %s)", status.Convert(err).Message())
+		msg := status.Convert(err).Message()
+		if !secure && strings.Contains(msg, "server preface") {
+			msg += "; the peer may require TLS: it closed the connection before speaking gRPC"
+		}
+		return fmt.Sprintf(" (last attempt: %s)", msg)
 	}
 	return "" // it connected meanwhile; cancel drops the stream
 }

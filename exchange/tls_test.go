@@ -159,6 +159,14 @@ func TestMTLSRefuses(t *testing.T) {
 			client: "Unavailable", server: "first record does not look like a TLS handshake",
 		},
 		{
+			name: "a plain runner",
+			dial: func(t *testing.T, addr string) error {
+				_, err := newClient(t, WithConnectTimeout(3*time.Second)).Open(context.Background(), addr, key(0, 0))
+				return err
+			},
+			client: "the peer may require TLS", server: "first record does not look like a TLS handshake",
+		},
+		{
 			name: "a server certificate of another CA",
 			dial: func(t *testing.T, addr string) error {
 				c := newClient(t, WithConnectTimeout(3*time.Second), WithTLS(peerTLS(t, other, "b", "127.0.0.1")))
