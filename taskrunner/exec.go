@@ -657,6 +657,7 @@ func (ex *execution) acked(id int64, a contract.TaskAck) {
 	}
 	ex.ackMu.Unlock()
 	if done {
+		ex.r.ledger.checkpointAcked(ex, id, time.Now())
 		go ex.r.report(ex.d.ReportTo, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
 			Checkpoint: &contract.CheckpointAck{ID: id, Tasks: all}})
 	}
@@ -664,6 +665,7 @@ func (ex *execution) acked(id int64, a contract.TaskAck) {
 
 // trigger starts checkpoint id at the execution's source tasks.
 func (ex *execution) trigger(id, completed int64) error {
+	ex.r.ledger.triggered(ex, id, completed, time.Now())
 	for _, t := range ex.tasks {
 		if t.barriers == nil {
 			continue

@@ -24,6 +24,8 @@ type Collector struct {
 	busy, backPressured                         *prometheus.Desc
 	ckptBytes, ckptDuration                     *prometheus.Desc
 	lagRecords, lagBytes                        *prometheus.Desc
+	ckptInterval, ckptFailed                    *prometheus.Desc
+	pipeCkptDuration, pipeCkptBytes             *prometheus.Desc
 }
 
 // TaskLabels are the labels of every per-task series.
@@ -34,6 +36,7 @@ func NewCollector(r *Runner) *Collector {
 	l := TaskLabels
 	lt := append(append([]string(nil), l...), "table")
 	lp := append(append([]string(nil), l...), "partition")
+	pl := []string{"runner", "job", "pipeline"}
 	d := prometheus.NewDesc
 	return &Collector{
 		r:         r,
@@ -42,7 +45,7 @@ func NewCollector(r *Runner) *Collector {
 		tasks:     d("strait_runner_tasks", "Tasks hosted, by state.", []string{"runner", "state"}, nil),
 		inFlight:  d("strait_runner_batches_in_flight", "Batches queued between the runner's tasks.", []string{"runner"}, nil),
 		restarts: d("strait_pipeline_restarts", "Times the pipeline was restarted after a failure, as of its newest deployment here.",
-			[]string{"runner", "job", "pipeline"}, nil),
+			pl, nil),
 		rowsIn:          d("strait_task_rows_in_total", "Rows a task read from its source or took from upstream tasks.", l, nil),
 		rowsOut:         d("strait_task_rows_out_total", "Rows a task's sink wrote.", l, nil),
 		queued:          d("strait_exchange_queue_depth", "Batches waiting in a task's input queue.", l, nil),
@@ -62,6 +65,13 @@ func NewCollector(r *Runner) *Collector {
 			"Time from a task taking its last checkpoint's barrier to its state being written.", l, nil),
 		lagRecords: d("strait_source_lag_records", "Records between what a source task read and the end of a partition it reads.", lp, nil),
 		lagBytes:   d("strait_source_lag_bytes", "Bytes of the change log a source task has yet to read.", l, nil),
+		ckptInterval: d("strait_checkpoint_interval_seconds", "The pipeline's checkpoint interval (checkpoint.interval).",
+			pl, nil),
+		ckptFailed: d("strait_checkpoints_failed_total", "Checkpoints of the pipeline triggered here that did not complete.",
+			pl, nil),
+		pipeCkptDuration: d("strait_checkpoint_duration_seconds",
+			"Time from the pipeline's last checkpoint reaching this runner to every task here acknowledging it.", pl, nil),
+		pipeCkptBytes: d("strait_checkpoint_size_bytes", "State the pipeline's tasks here wrote for their last checkpoint.", pl, nil),
 	}
 }
 
@@ -69,7 +79,8 @@ func NewCollector(r *Runner) *Collector {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.slots, c.slotsUsed, c.tasks, c.inFlight, c.restarts, c.rowsIn, c.rowsOut, c.queued,
 		c.srcRows, c.srcBytes, c.sinkRows, c.sinkBytes, c.tblRowsRead, c.tblBytesRead, c.tblRowsWritten, c.tblBytesWritten,
-		c.busy, c.backPressured, c.ckptBytes, c.ckptDuration, c.lagRecords, c.lagBytes} {
+		c.busy, c.backPressured, c.ckptBytes, c.ckptDuration, c.lagRecords, c.lagBytes,
+		c.ckptInterval, c.ckptFailed, c.pipeCkptDuration, c.pipeCkptBytes} {
 		ch <- d
 	}
 }
@@ -80,6 +91,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	byState := map[contract.TaskState]int{}
 	used, inFlight := 0, 0
 	epochs := map[pipelineKey]int{}
+	sizes := map[pipelineKey]int64{}
 	for _, t := range c.r.TaskMetrics() {
 		if !t.Ended {
 			byState[t.State]++
@@ -90,6 +102,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		pk := pipelineKey{t.Job, t.Pipeline}
 		epochs[pk] = max(epochs[pk], t.Epoch)
+		sizes[pk] += t.CheckpointBytes
 		c.collectTask(ch, id, t)
 	}
 	ch <- prometheus.MustNewConstMetric(c.slots, prometheus.GaugeValue, float64(c.r.Slots()), id)
@@ -103,6 +116,17 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		// a pipeline's first deployment is epoch 1; each failover deploys the next
 		ch <- prometheus.MustNewConstMetric(c.restarts, prometheus.GaugeValue, float64(max(epoch-1, 0)), id,
 			strconv.FormatInt(pk.job, 10), strconv.Itoa(pk.pipeline))
+	}
+	for _, p := range c.r.PipelineMetrics() {
+		l := []string{id, strconv.FormatInt(p.Job, 10), strconv.Itoa(p.Pipeline)}
+		ch <- prometheus.MustNewConstMetric(c.ckptFailed, prometheus.CounterValue, float64(p.Failed), l...)
+		if p.Interval > 0 {
+			ch <- prometheus.MustNewConstMetric(c.ckptInterval, prometheus.GaugeValue, p.Interval.Seconds(), l...)
+		}
+		if p.LastDuration > 0 {
+			ch <- prometheus.MustNewConstMetric(c.pipeCkptDuration, prometheus.GaugeValue, p.LastDuration.Seconds(), l...)
+			ch <- prometheus.MustNewConstMetric(c.pipeCkptBytes, prometheus.GaugeValue, float64(sizes[pipelineKey{p.Job, p.Pipeline}]), l...)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/console"
 	"github.com/strait-dev/strait/contract"
@@ -213,5 +214,103 @@ func TestCountersSurviveTheTaskEnd(t *testing.T) {
 	}
 	if b := sum(second["strait_task_busy_seconds_total"]); b <= sum(first["strait_task_busy_seconds_total"]) {
 		t.Fatalf("busy time went from %v to %v", sum(first["strait_task_busy_seconds_total"]), b)
+	}
+}
+
+func TestCheckpointMetrics(t *testing.T) {
+	console.SetOutput(io.Discard)
+	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
+env { job.mode = STREAMING, checkpoint.interval = 2000 }
+source { FakeSource { plugin_output = "fake", row.num = 10, schema = { fields { id = bigint } } } }
+sink { Console { plugin_input = "fake", log.print.data = false } }`}, connector.Job{ID: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := checkpointstore.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plan.Pipelines[0]
+	c := &collect{ended: make(chan struct{}), want: 1}
+	r := taskrunner.New(taskrunner.Config{ID: "r1", Slots: 4, Store: store}, c)
+	defer r.Close()
+	var vs []*planner.Vertex
+	for _, id := range p.Vertices {
+		vs = append(vs, plan.Vertex(id))
+	}
+	if err := r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w",
+		Tasks: []contract.TaskID{{Group: p.TaskGroups[0].ID}}, Env: plan.Env}); err != nil {
+		t.Fatal(err)
+	}
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: never", what)
+			}
+			time.Sleep(5 * time.Millisecond) // polling a condition, bounded by the deadline
+		}
+	}
+	until("the task runs", func() bool { ts := r.Tasks(); return len(ts) == 1 && ts[0].State == contract.TaskRunning })
+	acked := func(n int) func() bool {
+		return func() bool {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			got := 0
+			for _, rep := range c.reports {
+				if rep.Checkpoint != nil {
+					got++
+				}
+			}
+			return got >= n
+		}
+	}
+	// checkpoint 1 is triggered; checkpoint 2 tells that none completed, so 1 failed;
+	// checkpoint 3 tells that 2 completed
+	for i, tr := range []contract.TriggerRequest{{CheckpointID: 1}, {CheckpointID: 2}, {CheckpointID: 3, Completed: 2}} {
+		tr.JobID, tr.Pipeline, tr.Epoch = 9, 1, 1
+		if err := r.Trigger(tr); err != nil {
+			t.Fatal(err)
+		}
+		until("the checkpoint is acknowledged", acked(i+1))
+	}
+	until("the duration is known", func() bool {
+		for _, pm := range r.PipelineMetrics() {
+			if pm.LastDuration > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	got := scrape(t, r)
+	tests := []struct {
+		family string
+		check  func(v float64) bool
+	}{
+		{"strait_checkpoints_failed_total", func(v float64) bool { return v == 1 }},
+		{"strait_checkpoint_interval_seconds", func(v float64) bool { return v == 2 }},
+		{"strait_checkpoint_duration_seconds", func(v float64) bool { return v > 0 && v < 30 }},
+		{"strait_checkpoint_size_bytes", func(v float64) bool { return v > 0 }},
+		{"strait_task_checkpoint_size_bytes", func(v float64) bool { return v > 0 }},
+		{"strait_task_checkpoint_duration_seconds", func(v float64) bool { return v > 0 && v < 30 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.family, func(t *testing.T) {
+			ms := got[tt.family]
+			if len(ms) != 1 {
+				t.Fatalf("%d series, want 1", len(ms))
+			}
+			want := "job,pipeline,runner"
+			if strings.HasPrefix(tt.family, "strait_task_") {
+				want = "job,pipeline,runner,task"
+			}
+			if labelNames(ms[0]) != want {
+				t.Fatalf("labels %s, want %s", labelNames(ms[0]), want)
+			}
+			if !tt.check(value(ms[0])) {
+				t.Fatalf("value %v", value(ms[0]))
+			}
+		})
 	}
 }

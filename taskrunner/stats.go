@@ -91,10 +91,11 @@ type ledger struct {
 	mu    sync.Mutex
 	tasks map[statsKey]*TaskMetrics
 	ended map[pipelineKey]time.Time // when the pipeline's last deployment here ended
+	ckpts map[pipelineKey]*pipelineCheckpoints
 }
 
 func newLedger() *ledger {
-	return &ledger{tasks: map[statsKey]*TaskMetrics{}, ended: map[pipelineKey]time.Time{}}
+	return &ledger{tasks: map[statsKey]*TaskMetrics{}, ended: map[pipelineKey]time.Time{}, ckpts: map[pipelineKey]*pipelineCheckpoints{}}
 }
 
 // retire adds the final numbers of an ended deployment's tasks.

@@ -74,6 +74,7 @@ type taskState struct {
 // acknowledges.
 func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 	start := time.Now()
+	t.ex.r.ledger.checkpointStarted(t.ex, id, start)
 	var st taskState
 	var commits []contract.CommitInfo
 	var err error
