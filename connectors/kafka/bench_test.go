@@ -137,3 +137,34 @@ schema = { fields { id = bigint, name = string, city = string, score = double, a
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkRead reads b.N JSON records of one partition with the source's reader into
+// batches, as the Kafka → Console job does.
+func BenchmarkRead(b *testing.B) {
+	addr := testBroker(b)
+	in := newTopic(b, addr, 1)
+	var vals []string
+	for i := range b.N {
+		rec, _ := (&jsonEncoder{rt: benchType}).encode(nil, row.Insert, benchFields(int64(i)))
+		vals = append(vals, string(rec))
+		if len(vals) == 10000 || i == b.N-1 {
+			produce(b, addr, in, 0, vals...)
+			vals = vals[:0]
+		}
+	}
+	src := mustSource(b, connector.Batch, 1, fmt.Sprintf(`bootstrap.servers = %q
+topic = %q
+start_mode = earliest
+commit_on_checkpoint = false
+schema = { fields { id = bigint, name = string, city = string, score = double, active = boolean, note = string } }`, addr, in))
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	err := conntest.ReadAll(context.Background(), src, connector.Job{ID: 1, Mode: connector.Batch}, 1, 1024, func(_ int, batch *row.Batch) error {
+		n += batch.Len()
+		return nil
+	})
+	if err != nil || n != b.N {
+		b.Fatalf("%d rows read, want %d: %v", n, b.N, err)
+	}
+}

@@ -418,3 +418,58 @@ func TestSinkExactlyOnceStoppedAbortsPrepared(t *testing.T) {
 		})
 	}
 }
+
+// A checkpoint that fails while the job goes on (checkpoint.tolerable-failures) never
+// commits its transaction; the next checkpoint's source offsets lie past its records, so the
+// next commit info carries it and commits it too. A transaction committed already is not
+// carried, and a restore commits what the checkpoint carried.
+func TestSinkExactlyOnceFailedCheckpointCarried(t *testing.T) {
+	addr := testBroker(t)
+	topic := newTopic(t, addr, 1)
+	block := fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nsemantics = EXACTLY_ONCE\ntransaction_prefix = %s", addr, topic, topic)
+	s := mustSink(t, connector.Streaming, block)
+	cm, _ := s.CreateCommitter()
+	w := mustWriter(t, s, 0, 1, nil)
+	ctx := context.Background()
+	defer w.Close(ctx)
+	write(t, w, sinkRows(0, 4))
+	if _, err := w.PrepareCommit(ctx, 1); err != nil { // checkpoint 1 fails: never committed
+		t.Fatal(err)
+	}
+	write(t, w, sinkRows(4, 6))
+	info2, err := w.PrepareCommit(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cm.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := consumeAll(t, addr, topic, true); len(got) != 6 {
+		t.Fatalf("read_committed sees %d records after checkpoint 2, want the 6 of checkpoints 1 and 2", len(got))
+	}
+	// both committed: checkpoint 3 carries nothing, and has nothing of its own
+	if info, err := w.PrepareCommit(ctx, 3); err != nil || info != nil {
+		t.Fatalf("checkpoint 3: %s %v", info, err)
+	}
+	// checkpoint 4 fails, 5 is taken and the job fails before its commit: the restore commits both
+	write(t, w, sinkRows(6, 7))
+	if _, err := w.PrepareCommit(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	write(t, w, sinkRows(7, 9))
+	if _, err := w.PrepareCommit(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	state, err := w.SnapshotState(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := mustWriter(t, mustSink(t, connector.Streaming, block), 0, 2, [][]byte{state})
+	defer restored.Close(ctx)
+	if got := consumeAll(t, addr, topic, true); len(got) != 9 {
+		t.Fatalf("read_committed sees %d records after the restore, want 9", len(got))
+	}
+	if open := openTransactions(t, addr, topic); len(open) != 0 {
+		t.Fatalf("transactions open after the restore: %v", open)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -28,12 +29,25 @@ import (
 // opened after it, by initialising the ids that may have been used until it meets one the
 // broker has never seen.
 
-// txnInfo is the commit info of one transaction.
+// txnInfo is the commit info of one transaction; Also lists the transactions earlier
+// checkpoints prepared that the broker has not seen committed (their checkpoint failed, and
+// the job went on): the commit of this checkpoint commits them too, since its source offsets
+// lie past their records.
 type txnInfo struct {
-	TransactionalID string `json:"transactional_id"`
-	ProducerID      int64  `json:"producer_id"`
-	ProducerEpoch   int16  `json:"producer_epoch"`
-	Checkpoint      int64  `json:"checkpoint"`
+	TransactionalID string    `json:"transactional_id"`
+	ProducerID      int64     `json:"producer_id"`
+	ProducerEpoch   int16     `json:"producer_epoch"`
+	Checkpoint      int64     `json:"checkpoint"`
+	Also            []txnInfo `json:"also,omitempty"`
+}
+
+// all is the transaction and those it carries.
+func (t *txnInfo) all() []txnInfo {
+	out := make([]txnInfo, 0, len(t.Also)+1)
+	out = append(out, t.Also...)
+	one := *t
+	one.Also = nil
+	return append(out, one)
 }
 
 // txnState is a writer's snapshot: its attempt, the sequence number of the transaction it
@@ -54,7 +68,11 @@ type txnWriter struct {
 	seq     int64
 
 	cur     *producer // the open transaction, nil before the first row after a checkpoint
-	pending *txnInfo  // prepared at the last checkpoint
+	pending *txnInfo  // the commit info of the last checkpoint, what it carries included
+	// prepared are the transactions prepared and not yet seen committed, oldest first
+	prepared []txnInfo
+	adm      *kadm.Client // asks the broker which of them it committed
+	admCl    *kgo.Client
 	// stopped is the done channel of the context the task writes under: closed when the job
 	// is cancelled or its attempt given up, not when the task ends by itself
 	stopped <-chan struct{}
@@ -97,8 +115,10 @@ func (w *txnWriter) recover(ctx context.Context, st *txnState) error {
 	}
 	defer cl.Close()
 	if st != nil && st.Pending != nil {
-		if err := endTxn(ctx, cl, w.sink, st.Pending, true); err != nil {
-			return err
+		for _, info := range st.Pending.all() {
+			if err := endTxn(ctx, cl, w.sink, &info, true); err != nil {
+				return err
+			}
 		}
 	}
 	for e := from; e < w.epoch; e++ {
@@ -186,28 +206,87 @@ func (w *txnWriter) Write(ctx context.Context, b *row.Batch) error {
 }
 
 // PrepareCommit flushes the open transaction and returns its commit info; the next rows go
-// to a new transaction. Without rows since the last checkpoint there is nothing to commit.
+// to a new transaction. The info carries the transactions of earlier checkpoints the broker
+// has not committed, if any. Without rows since the last checkpoint and nothing carried
+// there is nothing to commit.
 func (w *txnWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
 	w.stopped = ctx.Done()
 	w.pending = nil
-	if w.cur == nil {
+	carried, err := w.uncommitted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.prepared = carried
+	if w.cur != nil {
+		info, err := w.prepare(ctx, checkpointID)
+		if err != nil {
+			return nil, err
+		}
+		w.prepared = append(w.prepared, *info)
+	}
+	if len(w.prepared) == 0 {
 		return nil, nil
 	}
+	last := w.prepared[len(w.prepared)-1]
+	last.Also = w.prepared[: len(w.prepared)-1 : len(w.prepared)-1]
+	w.pending = &last
+	return json.Marshal(w.pending)
+}
+
+// prepare flushes the open transaction and leaves it open for the committer.
+func (w *txnWriter) prepare(ctx context.Context, checkpointID int64) (*txnInfo, error) {
 	p := w.cur
+	id := w.sink.txnID(w.subtask, w.epoch, w.seq)
 	if err := p.flush(ctx); err != nil {
 		return nil, err
 	}
 	pid, epoch, err := p.cl.ProducerID(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: producer id of transaction %s: %w", w.sink.where, w.sink.txnID(w.subtask, w.epoch, w.seq), err)
+		return nil, fmt.Errorf("%s: producer id of transaction %s: %w", w.sink.where, id, err)
 	}
-	info := &txnInfo{TransactionalID: w.sink.txnID(w.subtask, w.epoch, w.seq), ProducerID: pid, ProducerEpoch: epoch, Checkpoint: checkpointID}
 	// the transaction stays open on the broker: closing the client does not end it
 	p.cl.Close()
 	w.cur = nil
 	w.seq++
-	w.pending = info
-	return json.Marshal(info)
+	return &txnInfo{TransactionalID: id, ProducerID: pid, ProducerEpoch: epoch, Checkpoint: checkpointID}, nil
+}
+
+// uncommitted are the transactions prepared before that the broker still holds open: their
+// checkpoint failed (or has not completed yet; committing one twice is harmless). Those it
+// committed, or is committing, are done; one it aborted on its own (its timeout passed)
+// cannot be committed any more.
+func (w *txnWriter) uncommitted(ctx context.Context) ([]txnInfo, error) {
+	if len(w.prepared) == 0 {
+		return nil, nil
+	}
+	if w.adm == nil {
+		cl, err := kgo.NewClient(w.sink.client.opts...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: kafka client: %w", w.sink.where, err)
+		}
+		w.admCl, w.adm = cl, kadm.NewClient(cl)
+	}
+	ids := make([]string, len(w.prepared))
+	for i, t := range w.prepared {
+		ids[i] = t.TransactionalID
+	}
+	dctx, cancel := context.WithTimeout(ctx, w.sink.client.requestTimeout)
+	defer cancel()
+	described, err := w.adm.DescribeTransactions(dctx, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: state of transactions %v: %w", w.sink.where, ids, err)
+	}
+	var out []txnInfo
+	for _, t := range w.prepared {
+		if d, ok := described[t.TransactionalID]; !ok || d.Err != nil || d.State == "Ongoing" {
+			out = append(out, t)
+		}
+	}
+	if len(out) > 0 {
+		slog.Warn("kafka: transactions of earlier checkpoints not committed yet; the next commit carries them", "sink", w.sink.where,
+			"subtask", w.subtask, "count", len(out), "oldest", out[0].TransactionalID)
+	}
+	return out, nil
 }
 
 func (w *txnWriter) SnapshotState(int64) ([]byte, error) {
@@ -224,6 +303,9 @@ func (w *txnWriter) SnapshotState(int64) ([]byte, error) {
 func (w *txnWriter) Close(ctx context.Context) error {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.sink.client.requestTimeout)
 	defer cancel()
+	if w.admCl != nil {
+		defer w.admCl.Close()
+	}
 	var errs []error
 	if w.cur != nil {
 		errs = append(errs, w.abortOpen(actx))
@@ -264,23 +346,26 @@ func (w *txnWriter) abortOpen(ctx context.Context) error {
 // abortPrepared aborts the transaction the last checkpoint prepared, by its producer id and
 // epoch; one committed already stays committed.
 func (w *txnWriter) abortPrepared(ctx context.Context) error {
-	info := w.pending
-	w.pending = nil
+	infos := w.pending.all()
+	w.pending, w.prepared = nil, nil
 	cl, err := kgo.NewClient(w.sink.client.opts...)
 	if err != nil {
 		return fmt.Errorf("%s: kafka client: %w", w.sink.where, err)
 	}
 	defer cl.Close()
-	err = endTxn(ctx, cl, w.sink, info, false)
-	switch {
-	case err == nil:
-		slog.Info("kafka: the prepared transaction aborted as the job stopped before its commit", "sink", w.sink.where,
-			"transaction", info.TransactionalID, "checkpoint", info.Checkpoint)
-		return nil
-	case errors.Is(err, kerr.InvalidTxnState), errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch):
-		return nil // committed already, or ended by a restored writer
+	for _, info := range infos {
+		err := endTxn(ctx, cl, w.sink, &info, false)
+		switch {
+		case err == nil:
+			slog.Info("kafka: a prepared transaction aborted as the job stopped before its commit", "sink", w.sink.where,
+				"transaction", info.TransactionalID, "checkpoint", info.Checkpoint)
+		case errors.Is(err, kerr.InvalidTxnState), errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch):
+			// committed already, or ended by a restored writer
+		default:
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
 // committer ends the transactions writers prepared, by EndTxn with the producer id and
@@ -311,8 +396,10 @@ func (c *committer) end(ctx context.Context, infos [][]byte, commit bool) error 
 		if err := json.Unmarshal(raw, &info); err != nil {
 			return connector.Permanent(fmt.Errorf("%s: commit info: %w", c.sink.where, err))
 		}
-		if err := endTxn(ctx, cl, c.sink, &info, commit); err != nil {
-			return err
+		for _, t := range info.all() {
+			if err := endTxn(ctx, cl, c.sink, &t, commit); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
