@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/strait-dev/strait/secret"
 )
 
 // WriteText prints the logical DAG, the pipelines and the physical plan for people.
@@ -23,6 +25,7 @@ func (pp *PhysicalPlan) WriteText(w io.Writer) {
 			}
 		}
 		fmt.Fprintf(w, "  v%d %-9s %-14s parallelism %d%s\n", v.ID, v.Kind, v.Plugin, v.Parallelism, from)
+		fmt.Fprintf(w, "       options %s\n", shownOptions(v))
 		for _, t := range v.Tables {
 			if v.Kind != SinkVertex {
 				fmt.Fprintf(w, "       table %s %s\n", t.ID(), t.RowType())
@@ -82,4 +85,16 @@ func (pp *PhysicalPlan) WriteDot(w io.Writer) {
 		fmt.Fprintln(w, "  }")
 	}
 	fmt.Fprintln(w, "}")
+}
+
+// shownOptions are a vertex's options as people may see them: its secrets masked.
+func shownOptions(v *Vertex) string {
+	if len(v.Options) == 0 {
+		return "{}"
+	}
+	masked, err := secret.MaskOptions(string(v.Kind), v.Plugin, v.Options)
+	if err != nil {
+		return fmt.Sprintf("(not shown: %v)", err)
+	}
+	return masked
 }

@@ -47,7 +47,8 @@ type planSourceOptions struct {
 }
 
 type planSinkOptions struct {
-	Mode string `opt:"mode" default:"A" enum:"A,B" doc:"a choice, checked only"`
+	Mode     string `opt:"mode" default:"A" enum:"A,B" doc:"a choice, checked only"`
+	Password string `opt:"password,secret" doc:"a secret, never shown"`
 }
 
 type noOptions struct{}
@@ -341,5 +342,20 @@ sink { PlanSink { plugin_input = b } }`
 	// Plan, for callers without a deadline, gives the factories one too
 	if _, err := Plan(Source{File: "job.conf", Text: strings.Replace(job, "%s", "false", 1)}, connector.Job{ID: 1}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestWriteTextMasksSecrets(t *testing.T) {
+	pp, err := plan(t, `
+source { PlanSource { plugin_output = "a" } }
+sink { PlanSink { plugin_input = "a", mode = B, password = "plan-Secret" } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	pp.WriteText(&sb)
+	text := sb.String()
+	if strings.Contains(text, "plan-Secret") || !strings.Contains(text, `"password":"******"`) || !strings.Contains(text, `"mode":"B"`) {
+		t.Errorf("text plan:\n%s", text)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/strait-dev/strait/engineconfig"
+	"github.com/strait-dev/strait/secret"
 )
 
 // multi is a repeatable string flag.
@@ -119,4 +121,49 @@ func loadEngine(path string) (*engineconfig.Config, bool) {
 		return nil, false
 	}
 	return cfg, true
+}
+
+// secretKeyFlag adds --secret-key-file: the cluster's key that seals the secrets of job
+// configs.
+func secretKeyFlag(fs *flag.FlagSet) *string {
+	return fs.String("secret-key-file", envOr(secret.KeyFileEnv, ""),
+		"file holding the cluster's secret key (32 bytes in base64: head -c 32 /dev/urandom | base64), which seals the passwords, keys and tokens of job configs; "+
+			"every worker, runner, gateway and client of a cluster has the same ("+secret.KeyFileEnv+", or "+secret.KeyEnv+" holding the key itself)")
+}
+
+// useSecretKey makes the key a file or the environment names the process's. Without one
+// the process uses the built-in key, which keeps secrets out of sight (the Web UI, the
+// logs) but not from someone who reads the history with a Strait binary: it says so.
+func useSecretKey(file string, log *slog.Logger) bool {
+	k, err := secret.Load(file)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return false
+	}
+	if k == nil {
+		if k, err = secret.Current(); err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return false
+		}
+		log.Warn("no secret key given: the secrets of job configs are sealed under the built-in key, hidden from view but not protected; give every process of the cluster the same --secret-key-file or "+secret.KeyEnv,
+			"key", k.ID())
+	}
+	secret.Use(k)
+	return true
+}
+
+// useLocalKey gives a process that is a cluster of its own (strait run in local mode) a
+// random key, unless the environment names one: nothing outside it opens its secrets.
+func useLocalKey() error {
+	k, err := secret.FromEnv()
+	if err != nil {
+		return err
+	}
+	if k == nil {
+		if k, err = secret.NewKey(); err != nil {
+			return err
+		}
+	}
+	secret.Use(k)
+	return nil
 }

@@ -112,6 +112,10 @@ func (f *runFlags) nodeConfig(log *slog.Logger) (node.Config, int) {
 		}
 		cfg.Worker = true
 		cfg.Runners = []node.RunnerSpec{{ID: "local", Slots: f.slots}}
+		if err := useLocalKey(); err != nil {
+			fmt.Fprintf(os.Stderr, "strait run: %v\n", err)
+			return node.Config{}, 2
+		}
 	}
 	return cfg, 0
 }

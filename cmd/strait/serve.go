@@ -31,8 +31,8 @@ func logger(verbose bool) *slog.Logger {
 
 // processFlags are the flags every long-running process takes.
 type processFlags struct {
-	metrics, checkpointDir, engine *string
-	verbose                        *bool
+	metrics, checkpointDir, engine, secretKey *string
+	verbose                                   *bool
 }
 
 func addProcessFlags(fs *flag.FlagSet) processFlags {
@@ -41,6 +41,7 @@ func addProcessFlags(fs *flag.FlagSet) processFlags {
 		checkpointDir: fs.String("checkpoint-dir", "", "checkpoint store root, shared by the workers and runners (default <tmp>/strait/checkpoints)"),
 		engine:        serviceEngineFlag(fs),
 		verbose:       fs.Bool("v", false, "log what the engine does"),
+		secretKey:     secretKeyFlag(fs),
 	}
 }
 
@@ -52,7 +53,7 @@ func (f processFlags) apply(cfg *node.Config) bool {
 		return false
 	}
 	cfg.Logger, cfg.MetricsAddr, cfg.CheckpointDir, cfg.Engine = logger(*f.verbose), *f.metrics, *f.checkpointDir, eng
-	return true
+	return useSecretKey(*f.secretKey, cfg.Logger)
 }
 
 // applyTo fills the resolved Temporal connection into cfg (a service dials 127.0.0.1:7233
