@@ -42,7 +42,10 @@ type Options struct {
 	Retention time.Duration
 	// Description of a namespace Setup creates.
 	Description string
-	Logger      *slog.Logger
+	// AttributesOnly leaves the namespace alone (it must exist) and only registers the search
+	// attributes: Temporal Cloud makes namespaces and sets their retention itself.
+	AttributesOnly bool
+	Logger         *slog.Logger
 }
 
 // Result says what Setup changed; the zero Result means everything was in place.
@@ -78,8 +81,10 @@ func Setup(ctx context.Context, c client.Client, opts Options) (Result, error) {
 	}
 	var res Result
 	var err error
-	if res.NamespaceCreated, res.RetentionUpdated, err = ensureNamespace(ctx, c.WorkflowService(), opts); err != nil {
-		return res, err
+	if !opts.AttributesOnly {
+		if res.NamespaceCreated, res.RetentionUpdated, err = ensureNamespace(ctx, c.WorkflowService(), opts); err != nil {
+			return res, err
+		}
 	}
 	if res.AttributesAdded, err = ensureSearchAttributes(ctx, c.OperatorService(), opts); err != nil {
 		return res, err

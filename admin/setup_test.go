@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/strait-dev/strait/devserver"
 )
@@ -94,6 +95,48 @@ func TestSetupTwice(t *testing.T) {
 	}
 	if got := retention(t, c, opts.Namespace); got != opts.Retention {
 		t.Errorf("retention %s, want %s", got, opts.Retention)
+	}
+
+	// attributes only (Temporal Cloud): the retention stays as it is
+	only, err := Setup(ctx, c, Options{Namespace: opts.Namespace, Retention: 24 * time.Hour, AttributesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if only.Changed() {
+		t.Errorf("attributes-only set-up changed %+v, want nothing", only)
+	}
+	if got := retention(t, c, opts.Namespace); got != 96*time.Hour {
+		t.Errorf("retention %s after an attributes-only set-up, want 96h kept", got)
+	}
+}
+
+// TestSetupAttributesOnly registers the attributes in a namespace made elsewhere (the
+// embedded server's default one, as Temporal Cloud makes namespaces) without touching it,
+// and refuses a namespace that does not exist.
+func TestSetupAttributesOnly(t *testing.T) {
+	c := startServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := c.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+		Namespace: "cloud", WorkflowExecutionRetentionPeriod: durationpb.New(30 * 24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Setup(ctx, c, Options{Namespace: "cloud", AttributesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NamespaceCreated || res.RetentionUpdated != nil || len(res.AttributesAdded) != 3 {
+		t.Errorf("attributes-only set-up: %+v, want the three attributes added and nothing else", res)
+	}
+	if got := retention(t, c, "cloud"); got != 30*24*time.Hour {
+		t.Errorf("retention %s, want the namespace's 720h kept", got)
+	}
+	// a short wait for a namespace nobody made: the error names it
+	sctx, scancel := context.WithTimeout(ctx, 3*time.Second)
+	defer scancel()
+	if _, err := Setup(sctx, c, Options{Namespace: "nowhere", AttributesOnly: true}); err == nil || !strings.Contains(err.Error(), "namespace nowhere") {
+		t.Errorf("attributes-only set-up of a missing namespace: %v, want an error naming it", err)
 	}
 }
 

@@ -29,6 +29,7 @@ func adminSetup(args []string) int {
 	cf := addConnectFlags(fs)
 	ret := fs.String("retention", envOr("STRAIT_NAMESPACE_RETENTION", "7d"), "how long closed jobs' histories are kept (72h, 7d; at least one day)")
 	desc := fs.String("description", "Strait jobs", "description of a namespace that is created")
+	attrsOnly := fs.Bool("attributes-only", false, "only register the search attributes in a namespace that exists (Temporal Cloud)")
 	wait := fs.Duration("wait", time.Minute, "how long to wait for Temporal to answer")
 	verbose := fs.Bool("v", false, "log each step")
 	if _, err := parseInterleaved(fs, args); err != nil {
@@ -56,17 +57,19 @@ func adminSetup(args []string) int {
 		return 1
 	}
 	defer c.Close()
-	res, err := admin.Setup(ctx, c, admin.Options{Namespace: *cf.namespace, Retention: retention, Description: *desc, Logger: log})
+	res, err := admin.Setup(ctx, c, admin.Options{Namespace: *cf.namespace, Retention: retention, Description: *desc, AttributesOnly: *attrsOnly, Logger: log})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait %v\n", err)
 		return 1
 	}
-	printSetup(*cf.namespace, retention, res)
+	printSetup(*cf.namespace, retention, *attrsOnly, res)
 	return 0
 }
 
-func printSetup(ns string, retention time.Duration, res admin.Result) {
+func printSetup(ns string, retention time.Duration, attrsOnly bool, res admin.Result) {
 	switch {
+	case attrsOnly:
+		fmt.Printf("namespace %s: left as it is\n", ns)
 	case res.NamespaceCreated:
 		fmt.Printf("namespace %s: created, retention %s\n", ns, retention)
 	case res.RetentionUpdated != nil:
