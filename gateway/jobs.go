@@ -22,6 +22,7 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/secret"
 )
 
 // timeLayout is SeaTunnel's yyyy-MM-dd HH:mm:ss, in the gateway's local time.
@@ -292,13 +293,15 @@ func (g *gateway) meta(ctx context.Context, x execution) (*jobMeta, error) {
 }
 
 // envOptions is the config's env block, flattened to dotted keys with string values, as
-// SeaTunnel shows it.
+// SeaTunnel shows it, its secrets masked (a job's input holds its config masked already,
+// unless it was started by hand).
 func envOptions(in contract.JobInput) Ordered {
 	out := Ordered{}
 	if in.Config == "" {
 		return out
 	}
-	root, err := hocon.Parse([]byte(in.Config), hocon.Options{File: in.File, Vars: in.Vars,
+	text, vars := secret.MaskConfig(in.Config, in.File, in.Vars)
+	root, err := hocon.Parse([]byte(text), hocon.Options{File: in.File, Vars: vars,
 		ListSections: []string{string(planner.SourceSection), string(planner.TransformSection), string(planner.SinkSection)}})
 	if err != nil {
 		return out
