@@ -69,6 +69,7 @@ func (a *Coordinator) PersistCheckpoint(ctx context.Context, in contract.Persist
 	if err := checkpointstore.WriteManifest(ctx, a.Store, storedManifest(in.Manifest)); err != nil {
 		return fmt.Errorf("checkpoint %d of job %d pipeline %d: write its manifest: %w", in.Manifest.Checkpoint, in.Manifest.Job, in.Manifest.Pipeline, err)
 	}
+	recordCheckpoint(ctx, in.Manifest)
 	if err := checkpointstore.Retain(ctx, a.Store, in.Manifest.Job, in.Manifest.Pipeline, in.Retain); err != nil {
 		activity.GetLogger(ctx).Warn("old checkpoints not deleted", "error", err)
 	}

@@ -56,6 +56,8 @@ type TemporalHandler struct {
 	reg  *prometheus.Registry
 	tags map[string]string
 	vecs *vecs
+	// ckpts keeps the Strait series recorded through the handler (names starting strait_).
+	ckpts *Checkpoints
 }
 
 type vecs struct {
@@ -63,9 +65,19 @@ type vecs struct {
 	m  map[string]prometheus.Collector
 }
 
-// NewTemporalHandler makes the adapter.
+// NewTemporalHandler makes the adapter. It registers the Checkpoints collector that the
+// Strait series recorded through it go to.
 func NewTemporalHandler(reg *prometheus.Registry) *TemporalHandler {
-	return &TemporalHandler{reg: reg, tags: map[string]string{}, vecs: &vecs{m: map[string]prometheus.Collector{}}}
+	ckpts := NewCheckpoints()
+	if err := reg.Register(ckpts); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if c, ok := are.ExistingCollector.(*Checkpoints); ok {
+				ckpts = c
+			}
+		}
+	}
+	return &TemporalHandler{reg: reg, tags: map[string]string{}, vecs: &vecs{m: map[string]prometheus.Collector{}}, ckpts: ckpts}
 }
 
 var _ sdkclient.MetricsHandler = (*TemporalHandler)(nil)
@@ -79,7 +91,7 @@ func (h *TemporalHandler) WithTags(tags map[string]string) sdkclient.MetricsHand
 	for k, v := range tags {
 		merged[k] = v
 	}
-	return &TemporalHandler{reg: h.reg, tags: merged, vecs: h.vecs}
+	return &TemporalHandler{reg: h.reg, tags: merged, vecs: h.vecs, ckpts: h.ckpts}
 }
 
 func promName(name string) string {
@@ -119,8 +131,19 @@ func (h *TemporalHandler) vec(kind, name string, keys []string, mk func() promet
 	return c
 }
 
+// strait reports whether name is one of Strait's own series, which the handler keeps apart
+// from the SDK's.
+func strait(name string) bool { return strings.HasPrefix(name, "strait_") }
+
 // Counter implements the SDK's handler.
 func (h *TemporalHandler) Counter(name string) sdkclient.MetricsCounter {
+	if strait(name) {
+		if name != CheckpointsCompleted {
+			return counterFunc(func(int64) {})
+		}
+		job, pipeline := h.tags["job"], h.tags["pipeline"]
+		return counterFunc(func(d int64) { h.ckpts.count(job, pipeline, d) })
+	}
 	keys, vals := h.labels()
 	c := h.vec("c", name, keys, func() prometheus.Collector {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: promName(name), Help: "Temporal SDK " + name}, keys)
@@ -135,6 +158,13 @@ func (h *TemporalHandler) Counter(name string) sdkclient.MetricsCounter {
 
 // Gauge implements the SDK's handler.
 func (h *TemporalHandler) Gauge(name string) sdkclient.MetricsGauge {
+	if strait(name) {
+		if name != CheckpointLastCompleted {
+			return gaugeFunc(func(float64) {})
+		}
+		job, pipeline := h.tags["job"], h.tags["pipeline"]
+		return gaugeFunc(func(v float64) { h.ckpts.setLast(job, pipeline, time.UnixMilli(int64(v*1000))) })
+	}
 	keys, vals := h.labels()
 	c := h.vec("g", name, keys, func() prometheus.Collector {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: promName(name), Help: "Temporal SDK " + name}, keys)
@@ -149,6 +179,9 @@ func (h *TemporalHandler) Gauge(name string) sdkclient.MetricsGauge {
 
 // Timer implements the SDK's handler, as a histogram in seconds.
 func (h *TemporalHandler) Timer(name string) sdkclient.MetricsTimer {
+	if strait(name) {
+		return timerFunc(func(time.Duration) {})
+	}
 	keys, vals := h.labels()
 	c := h.vec("t", name, keys, func() prometheus.Collector {
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: promName(name) + "_seconds", Help: "Temporal SDK " + name,

@@ -315,10 +315,11 @@ func provideNode(cfg Config, c client.Client, rs runners, srv *server) *Node {
 	return n
 }
 
-func startWorker(lc fx.Lifecycle, cfg Config, c client.Client, store checkpointstore.Store) {
+func startWorker(lc fx.Lifecycle, cfg Config, c client.Client, store checkpointstore.Store, reg *prometheus.Registry) {
 	if !cfg.Worker {
 		return
 	}
+	reg.MustRegister(metrics.NewJobs(c, cfg.Namespace, cfg.Logger))
 	var w sdkworker.Worker
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
