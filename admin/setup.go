@@ -1,6 +1,6 @@
 // Package admin prepares a Temporal cluster for Strait: the namespace its jobs run in, with
 // the retention of their histories, and the custom search attributes (StraitJobName,
-// StraitJobState, StraitJobMode) that job listing and the Web UI filter by. Setup is
+// StraitJobState, StraitJobMode, StraitJobId) that job listing and the Web UI filter by. Setup is
 // idempotent: what is already in place is left alone, so it can run on every deployment.
 package admin
 
@@ -24,12 +24,8 @@ import (
 )
 
 // SearchAttributes are the custom search attributes Strait's job workflows set, with their
-// types.
-var SearchAttributes = map[string]enumspb.IndexedValueType{
-	contract.SAJobName:  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	contract.SAJobState: enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	contract.SAJobMode:  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-}
+// types (contract.SearchAttributes).
+var SearchAttributes = contract.SearchAttributes
 
 // DefaultRetention is how long Temporal keeps a closed job's history (and so its status,
 // counters and errors) when no retention is given.

@@ -63,7 +63,7 @@ func TestSetupTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"StraitJobMode", "StraitJobName", "StraitJobState"}
+	want := []string{"StraitJobId", "StraitJobMode", "StraitJobName", "StraitJobState"}
 	if !first.NamespaceCreated || first.RetentionUpdated != nil || strings.Join(first.AttributesAdded, ",") != strings.Join(want, ",") {
 		t.Errorf("first set-up: %+v, want the namespace created and %v added", first, want)
 	}
@@ -72,8 +72,8 @@ func TestSetupTwice(t *testing.T) {
 	}
 	attrs := customAttributes(t, c, opts.Namespace)
 	for _, name := range want {
-		if attrs[name] != enumspb.INDEXED_VALUE_TYPE_KEYWORD {
-			t.Errorf("search attribute %s: %s, want Keyword (have %v)", name, attrs[name], attrs)
+		if attrs[name] != SearchAttributes[name] || attrs[name] == enumspb.INDEXED_VALUE_TYPE_UNSPECIFIED {
+			t.Errorf("search attribute %s: %s, want %s (have %v)", name, attrs[name], SearchAttributes[name], attrs)
 		}
 	}
 
@@ -126,8 +126,8 @@ func TestSetupAttributesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.NamespaceCreated || res.RetentionUpdated != nil || len(res.AttributesAdded) != 3 {
-		t.Errorf("attributes-only set-up: %+v, want the three attributes added and nothing else", res)
+	if res.NamespaceCreated || res.RetentionUpdated != nil || len(res.AttributesAdded) != len(SearchAttributes) {
+		t.Errorf("attributes-only set-up: %+v, want the %d attributes added and nothing else", res, len(SearchAttributes))
 	}
 	if got := retention(t, c, "cloud"); got != 30*24*time.Hour {
 		t.Errorf("retention %s, want the namespace's 720h kept", got)
