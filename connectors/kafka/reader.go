@@ -43,6 +43,8 @@ type reader struct {
 	// offsets to commit to the group per checkpoint taken, committed when it completes
 	pending   map[int64]kadm.Offsets
 	committed bool
+
+	lag partitionLag // for the metrics
 }
 
 func newReader(s *Source, ctx connector.ReaderContext) (*reader, error) {
@@ -144,6 +146,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 			err = r.record(rec, out)
 		}
 	})
+	r.lag.observe(fetches, r.parts, r.src.client.readCommitted)
 	return false, err
 }
 
