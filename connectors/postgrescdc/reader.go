@@ -30,6 +30,7 @@ type reader struct {
 
 	dec pgwire.Decoder
 	err error
+	lag streamLag // for the metrics
 }
 
 // savedPosition is the stream position a checkpoint saved.
@@ -140,6 +141,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 			r.setErr(err)
 			return false, err
 		}
+		r.lag.observe(r.stream)
 		return false, nil
 	}
 	return r.noMore && r.parked == nil && out.Len() == 0, nil

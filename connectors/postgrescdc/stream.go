@@ -48,6 +48,8 @@ type stream struct {
 	// completed checkpoint saved. kick asks the goroutine to report it now.
 	confirmed atomic.Uint64
 	kick      chan struct{}
+	// walEnd is the newest end of the WAL the server told of, for the lag metric.
+	walEnd atomic.Uint64
 
 	// the reader's side
 	pos      pglogrepl.LSN // every transaction committed before it was emitted
@@ -295,6 +297,7 @@ func (s *stream) run(ctx context.Context) error {
 					return fmt.Errorf("%s: read the change stream: %w", s.src.where, err)
 				}
 				received = max(received, k.ServerWALEnd)
+				s.walEnd.Store(uint64(received))
 				if k.ReplyRequested {
 					if err := status(); err != nil {
 						return err
@@ -312,6 +315,7 @@ func (s *stream) run(ctx context.Context) error {
 					return fmt.Errorf("%s: read the change stream: %w", s.src.where, err)
 				}
 				received = max(received, x.WALStart)
+				s.walEnd.Store(uint64(received))
 				lm, err := pglogrepl.Parse(x.WALData)
 				if err != nil {
 					return fmt.Errorf("%s: read the change stream: %w", s.src.where, err)
