@@ -9,7 +9,8 @@
 #                                   own: a job submitted through the gateway with curl, the
 #                                   container of the runner hosting it killed (SIGKILL), every
 #                                   row checked once; then everything it made is removed
-#   scripts/containers.sh config    docker/compose.yaml and docker/compose.test.yaml validated
+#   scripts/containers.sh config    docker/compose.yaml and docker/compose.test.yaml validated,
+#                                   the Grafana dashboard's metric names checked
 #
 # podman reads docker/containers.conf (CONTAINERS_CONF): runc, no default ulimits, cgroupfs.
 # Nothing is pulled: the images are FROM scratch with files copied from this host.
@@ -99,11 +100,26 @@ validate() { # file
 	(cd "$root/docker" && docker-compose -f "$1" config -q)
 }
 
+# dashboard_metrics checks that every Strait metric the Grafana dashboard queries is one a
+# runner exports (a misspelt name is an empty panel, not an error).
+dashboard_metrics() {
+	local dash=$root/docker/grafana/dashboards/strait.json name missing=0
+	python3 -m json.tool "$dash" >/dev/null || fail "$dash is not JSON"
+	for name in $(grep -o 'strait_[a-z_]*' "$dash" | sort -u); do
+		grep -rqs --include='*.go' "\"$name\"" "$root/taskrunner" "$root/exchange" "$root/metrics" || {
+			say "$dash: $name is not a metric Strait exports"
+			missing=1
+		}
+	done
+	[ $missing -eq 0 ]
+}
+
 config() {
 	install
 	validate compose.yaml || fail "docker/compose.yaml does not validate"
 	validate compose.test.yaml || fail "docker/compose.test.yaml does not validate"
-	say "docker/compose.yaml and docker/compose.test.yaml validate"
+	dashboard_metrics || fail "the Grafana dashboard queries metrics Strait does not export"
+	say "docker/compose.yaml and docker/compose.test.yaml validate; the dashboard's metrics exist"
 }
 
 # ---- the cluster test -------------------------------------------------------------------
@@ -235,7 +251,7 @@ cluster_test() {
 	temporal_port=$(free_port)
 	gateway_port=$(free_port)
 	trap cleanup EXIT
-	STRAIT_SHARED=$shared validate compose.test.yaml || fail "docker/compose.test.yaml does not validate"
+	config
 	say "starting $project: Temporal, two workers, three runners, the gateway"
 	compose up -d >/dev/null 2>&1 || fail "podman-compose up"
 	for svc in temporal worker-1 worker-2 runner-1 runner-2 runner-3 gateway; do
