@@ -153,6 +153,9 @@ func devCmd(args []string) int {
 	if !pf.apply(&cfg) {
 		return 2
 	}
+	if cfg.MetricsAddr == "" && !*onlyTemporal {
+		cfg.MetricsAddr = devMetricsAddr(*ip) // dev serves /metrics unless told where
+	}
 	if !*onlyTemporal {
 		cfg.Worker = true
 		for i := 1; i <= *runners; i++ {
@@ -187,8 +190,23 @@ func devCmd(args []string) int {
 		if gwAddr != "" {
 			fmt.Printf("Gateway: http://%s (SeaTunnel REST API v2)\n", gwAddr)
 		}
+		if n.MetricsAddr != "" {
+			fmt.Printf("Metrics: http://%s/metrics\n", n.MetricsAddr)
+		}
 		fmt.Printf("Submit jobs with: strait run --address %s job.conf\n", n.Address)
 	}, serveGateway)
+}
+
+// devMetricsAddr is where strait dev serves /metrics without --metrics: port 9090 on ip,
+// Prometheus's usual target, or any free port when that one is taken.
+func devMetricsAddr(ip string) string {
+	addr := net.JoinHostPort(ip, "9090")
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return net.JoinHostPort(ip, "0")
+	}
+	_ = lis.Close()
+	return addr
 }
 
 func workerCmd(args []string) int {
