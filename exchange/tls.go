@@ -272,9 +272,13 @@ func (c *tlsCredentials) ServerHandshake(raw net.Conn) (net.Conn, credentials.Au
 	return conn, info, nil
 }
 
-// hint says what an abrupt end of the handshake usually means.
+// hint says what a handshake that failed this way usually means.
 func hint(err error) string {
-	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+	var rec tls.RecordHeaderError
+	switch {
+	case errors.As(err, &rec):
+		return " (the peer answered without TLS: it serves the exchange in plain gRPC)"
+	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
 		return " (the peer closed the connection: it may serve the exchange without TLS)"
 	}
 	return ""

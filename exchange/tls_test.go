@@ -202,6 +202,18 @@ func TestMTLSRefuses(t *testing.T) {
 	}
 }
 
+// TestMTLSClientToAPlainServer: a runner with mTLS dialing one without it names why it
+// cannot connect.
+func TestMTLSClientToAPlainServer(t *testing.T) {
+	ca := testcert.New(t, t.TempDir(), "127.0.0.1")
+	_, lis := startServer(t)
+	c := newClient(t, WithConnectTimeout(2*time.Second), WithTLS(peerTLS(t, ca, "b", "127.0.0.1")))
+	_, err := c.Open(context.Background(), lis.Addr().String(), key(0, 0))
+	if err == nil || !strings.Contains(err.Error(), "TLS handshake with") || !strings.Contains(err.Error(), "serves the exchange in plain gRPC") {
+		t.Fatalf("error %v, want one naming a peer without TLS", err)
+	}
+}
+
 // grpcDial opens a Transfer stream with creds and returns why it failed.
 func grpcDial(t *testing.T, addr string, creds credentials.TransportCredentials) error {
 	t.Helper()

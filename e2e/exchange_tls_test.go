@@ -1,0 +1,231 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/strait-dev/strait/exchange"
+	"github.com/strait-dev/strait/internal/testcert"
+	exchangev1 "github.com/strait-dev/strait/proto/exchange/v1"
+)
+
+var exchangeAt = regexp.MustCompile(`exchange at (\S+) \(mTLS\)`)
+
+// TestExchangeMTLS runs two runners whose data exchange is mTLS, with certificates of one
+// CA: a job whose exchange crosses them delivers every row once; clients without a
+// certificate of the CA are refused at a runner's exchange address, and a runner without a
+// certificate cannot exchange with one that has one.
+func TestExchangeMTLS(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	ckpt := t.TempDir()
+	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
+	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
+	ca := testcert.New(t, t.TempDir(), "127.0.0.1")
+	runner := func(id string, mtls bool) *proc {
+		args := []string{"runner", "--address", addr, "--id", id, "--slots", "2", "--listen", "127.0.0.1:0", "--checkpoint-dir", ckpt}
+		if mtls {
+			cert, key := ca.Peer(t, id, "127.0.0.1")
+			args = append(args, "--exchange-tls-cert", cert, "--exchange-tls-key", key, "--exchange-tls-ca", ca.CA)
+		}
+		return start(t, id, args...)
+	}
+	m1, m2 := runner("m1", true), runner("m2", true)
+	eventually(t, 60*time.Second, "two runners registered", func() bool {
+		cs := clusterStatus(t, addr)
+		return cs["m1"].State == "ALIVE" && cs["m2"].State == "ALIVE"
+	})
+	m1Addr := exchangeAt.FindStringSubmatch(m1.output())
+	if m1Addr == nil || !exchangeAt.MatchString(m2.output()) {
+		t.Fatalf("the runners' banners do not say their exchange is mTLS:\n%s\n%s", m1.output(), m2.output())
+	}
+
+	t.Run("a partial set of mTLS flags fails at start naming the missing one", func(t *testing.T) {
+		cert, key := ca.Peer(t, "partial", "127.0.0.1")
+		for _, tc := range []struct {
+			env  []string
+			args []string
+			want string
+		}{
+			{nil, []string{"--exchange-tls-cert", cert, "--exchange-tls-ca", ca.CA}, "--exchange-tls-key"},
+			{nil, []string{"--exchange-tls-cert", cert, "--exchange-tls-key", key}, "--exchange-tls-ca"},
+			{[]string{"STRAIT_EXCHANGE_TLS_KEY=" + key, "STRAIT_EXCHANGE_TLS_CA=" + ca.CA}, nil, "--exchange-tls-cert"},
+		} {
+			p := startEnv(t, "partial", tc.env, append([]string{"runner", "--address", addr, "--id", "partial"}, tc.args...)...)
+			err := p.cmd.Wait()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 2 || !strings.Contains(p.output(), tc.want) {
+				t.Fatalf("%v %v: %v, want exit 2 naming %s\n%s", tc.env, tc.args, err, tc.want, p.output())
+			}
+		}
+	})
+
+	t.Run("hash exchange across mTLS runners delivers every row once", func(t *testing.T) {
+		const perReader = 2000
+		id := submit(t, addr, writeJob(t, fmt.Sprintf(`
+env { parallelism = 2, job.mode = BATCH }
+source { FakeSource { plugin_output = "fake", row.num = %d, schema = { fields { id = bigint, name = string } } } }
+sink { Console { plugin_input = "fake", partition_by = [id] } }`, perReader)))
+		if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
+			t.Fatalf("job wait: exit %d\n%s", code, out)
+		}
+		seen := map[string]int{}
+		for _, p := range []*proc{m1, m2} {
+			sc := bufio.NewScanner(strings.NewReader(p.output()))
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			for sc.Scan() {
+				if m := consoleID.FindStringSubmatch(sc.Text()); m != nil {
+					seen[m[1]]++
+				}
+			}
+		}
+		total := 0
+		for k, n := range seen {
+			total += n
+			if n != 1 {
+				t.Fatalf("row %s arrived %d times", k, n)
+			}
+		}
+		if total != 2*perReader {
+			t.Fatalf("%d rows arrived, want %d", total, 2*perReader)
+		}
+		source, sink := groupRunners(t, addr, id)
+		if source == sink {
+			t.Fatalf("both task groups ran on %s: the exchange never crossed runners", source)
+		}
+	})
+
+	t.Run("clients without a certificate of the CA are refused at the exchange address", func(t *testing.T) {
+		other := testcert.New(t, t.TempDir(), "127.0.0.1")
+		otherCert, otherKey := other.Peer(t, "intruder", "127.0.0.1")
+		intruder, err := tls.LoadX509KeyPair(otherCert, otherKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name  string
+			creds credentials.TransportCredentials
+			log   string // what m1 logs of the refusal
+		}{
+			{"plain gRPC", insecure.NewCredentials(), "first record does not look like a TLS handshake"},
+			{"TLS without a certificate", credentials.NewTLS(&tls.Config{RootCAs: ca.Pool}), "client didn't provide a certificate"},
+			{"a certificate of another CA", credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: []tls.Certificate{intruder}}),
+				"certificate signed by unknown authority"},
+		} {
+			if err := transfer(t, m1Addr[1], tc.creds); err == nil {
+				t.Fatalf("%s: the exchange served a stream", tc.name)
+			}
+			eventually(t, 10*time.Second, tc.name+": m1 logs the refusal", func() bool {
+				return strings.Contains(m1.output(), "exchange: refused a connection") && strings.Contains(m1.output(), tc.log)
+			})
+		}
+		// a certificate of the CA opens a channel (no consumer waits for it: it is aborted)
+		cert, key := ca.Peer(t, "test-client", "127.0.0.1")
+		tl, err := exchange.NewTLS(exchange.TLSFiles{Cert: cert, Key: key, CA: ca.CA}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := exchange.NewClient(nil, exchange.WithTLS(tl), exchange.WithConnectTimeout(10*time.Second))
+		defer c.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		snd, err := c.Open(ctx, m1Addr[1], exchange.Key{Job: 1 << 40})
+		if err != nil {
+			t.Fatalf("a client with a certificate of the CA: %v", err)
+		}
+		cancel()
+		_ = snd.Close(ctx)
+	})
+
+	t.Run("a runner without a certificate cannot exchange with an mTLS runner", func(t *testing.T) {
+		m2.kill(t)
+		eventually(t, 30*time.Second, "m2 declared lost", func() bool { return clusterStatus(t, addr)["m2"].State == "LOST" })
+		runner("p3", false)
+		eventually(t, 60*time.Second, "p3 registered", func() bool { return clusterStatus(t, addr)["p3"].State == "ALIVE" })
+		id := submit(t, addr, writeJob(t, `
+env { parallelism = 2, job.mode = BATCH, job.retry.times = 0 }
+source { FakeSource { plugin_output = "fake", row.num = 100, schema = { fields { id = bigint, name = string } } } }
+sink { Console { plugin_input = "fake", partition_by = [id] } }`))
+		code, out := run(t, "job", "wait", "--address", addr, id)
+		if code != 1 || !strings.Contains(out, "FAILED") || !strings.Contains(out, "exchange") {
+			t.Fatalf("job wait: exit %d, want 1 with the job FAILED at the exchange\n%s", code, out)
+		}
+		source, sink := groupRunners(t, addr, id)
+		t.Logf("source on %s, sink on %s: %s", source, sink, tail(out, 3))
+		switch {
+		case source == "m1" && sink == "p3":
+			// the mTLS runner dials the plain one: its handshake fails and says why
+			if !strings.Contains(out, "TLS handshake with") || !strings.Contains(out, "serves the exchange in plain gRPC") {
+				t.Fatalf("the failure does not name the TLS handshake:\n%s", out)
+			}
+		case source == "p3" && sink == "m1":
+			// the plain runner dials the mTLS one, which refuses it and says why
+			if !strings.Contains(out, "may require TLS") {
+				t.Fatalf("the failure does not suggest the peer requires TLS:\n%s", out)
+			}
+			eventually(t, 10*time.Second, "m1 logs the refusal of p3", func() bool {
+				return strings.Contains(m1.output(), "exchange: refused a connection")
+			})
+		default:
+			t.Fatalf("source on %s, sink on %s: the job did not cross m1 and p3", source, sink)
+		}
+	})
+}
+
+// groupRunners are the runners of a job's source (task group 1) and sink (group 2).
+func groupRunners(t *testing.T, addr, id string) (source, sink string) {
+	t.Helper()
+	jv := jobStatus(t, addr, id)
+	if len(jv.Pipelines) == 0 {
+		t.Fatalf("job %s has no pipeline: %+v", id, jv)
+	}
+	for _, task := range jv.Pipelines[0].Tasks {
+		switch task.Task.Group {
+		case 1:
+			source = task.Runner
+		case 2:
+			sink = task.Runner
+		}
+	}
+	return source, sink
+}
+
+// transfer opens an exchange stream to addr with creds and returns why it failed.
+func transfer(t *testing.T, addr string, creds credentials.TransportCredentials) error {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	stream, err := exchangev1.NewExchangeClient(cc).Transfer(ctx)
+	if err != nil {
+		return err
+	}
+	// TLS 1.3 ends a client's handshake before the server checked its certificate: the
+	// refusal arrives on the stream
+	_, err = stream.Recv()
+	return err
+}
