@@ -2,20 +2,26 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/strait-dev/strait/contract"
 )
 
-// JobsName is the gauge of jobs by state.
-const JobsName = "strait_jobs"
+// JobsName is the gauge of jobs by state; RunnersName the gauge of runners by state, as the
+// resource manager sees them.
+const (
+	JobsName    = "strait_jobs"
+	RunnersName = "strait_runners"
+)
 
 // JobsCacheFor is how long the counts of jobs by state are reused between scrapes.
 const JobsCacheFor = 15 * time.Second
@@ -30,11 +36,12 @@ type Jobs struct {
 	log       *slog.Logger
 	now       func() time.Time
 
-	mu     sync.Mutex
-	counts map[contract.JobState]int64
-	at     time.Time
+	mu      sync.Mutex
+	counts  map[contract.JobState]int64
+	runners map[contract.RunnerState]int64
+	at      time.Time
 
-	desc *prometheus.Desc
+	desc, runnersDesc *prometheus.Desc
 }
 
 // NewJobs makes the collector of a namespace's jobs.
@@ -43,7 +50,9 @@ func NewJobs(c sdkclient.Client, namespace string, log *slog.Logger) *Jobs {
 		log = slog.Default()
 	}
 	return &Jobs{c: c, namespace: namespace, log: log, now: time.Now,
-		desc: prometheus.NewDesc(JobsName, "Jobs by state, as Temporal's visibility lists them.", []string{"state"}, nil)}
+		desc: prometheus.NewDesc(JobsName, "Jobs by state, as Temporal's visibility lists them.", []string{"state"}, nil),
+		runnersDesc: prometheus.NewDesc(RunnersName, "Runners by state (ALIVE, LOST), as the resource manager sees them.",
+			[]string{"state"}, nil)}
 }
 
 // runningStates are the states a job records while its workflow runs.
@@ -73,7 +82,10 @@ func jobQueries() map[contract.JobState][]string {
 }
 
 // Describe implements prometheus.Collector.
-func (j *Jobs) Describe(ch chan<- *prometheus.Desc) { ch <- j.desc }
+func (j *Jobs) Describe(ch chan<- *prometheus.Desc) {
+	ch <- j.desc
+	ch <- j.runnersDesc
+}
 
 // Collect implements prometheus.Collector. When visibility cannot be read, the last counts
 // are exported again (none before the first success).
@@ -83,15 +95,22 @@ func (j *Jobs) Collect(ch chan<- prometheus.Metric) {
 	if j.counts == nil || j.now().Sub(j.at) >= JobsCacheFor {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		counts, err := j.count(ctx)
+		var runners map[contract.RunnerState]int64
+		if err == nil {
+			runners, err = j.countRunners(ctx)
+		}
 		cancel()
 		if err != nil {
-			j.log.Warn("jobs by state not counted", "metric", JobsName, "error", err)
+			j.log.Warn("jobs and runners by state not counted", "metric", JobsName, "error", err)
 		} else {
-			j.counts, j.at = counts, j.now()
+			j.counts, j.runners, j.at = counts, runners, j.now()
 		}
 	}
 	if j.counts == nil {
 		return
+	}
+	for _, s := range []contract.RunnerState{contract.RunnerStateAlive, contract.RunnerStateLost} {
+		ch <- prometheus.MustNewConstMetric(j.runnersDesc, prometheus.GaugeValue, float64(j.runners[s]), string(s))
 	}
 	for _, s := range append(append([]contract.JobState(nil), runningStates...), endStates...) {
 		ch <- prometheus.MustNewConstMetric(j.desc, prometheus.GaugeValue, float64(j.counts[s]), string(s))
@@ -108,6 +127,28 @@ func (j *Jobs) count(ctx context.Context) (map[contract.JobState]int64, error) {
 			}
 			out[s] += resp.GetCount()
 		}
+	}
+	return out, nil
+}
+
+// countRunners asks the resource manager for its runners; without one (no runner ever
+// registered) there are none.
+func (j *Jobs) countRunners(ctx context.Context) (map[contract.RunnerState]int64, error) {
+	out := map[contract.RunnerState]int64{}
+	v, err := j.c.QueryWorkflow(ctx, contract.ResourceManagerID, "", contract.ClusterQuery)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("query the resource manager's runners: %w", err)
+	}
+	var st contract.ClusterStatus
+	if err := v.Get(&st); err != nil {
+		return nil, fmt.Errorf("read the resource manager's runners: %w", err)
+	}
+	for _, r := range st.Runners {
+		out[r.State]++
 	}
 	return out, nil
 }

@@ -10,8 +10,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/strait-dev/strait/contract"
 )
 
 func gather(t *testing.T, cs ...prometheus.Collector) map[string][]*dto.Metric {
@@ -144,6 +148,22 @@ func (c *countingClient) CountWorkflow(_ context.Context, r *workflowservice.Cou
 	return &workflowservice.CountWorkflowExecutionsResponse{Count: n}, nil
 }
 
+func (c *countingClient) QueryWorkflow(context.Context, string, string, string, ...interface{}) (converter.EncodedValue, error) {
+	p, err := converter.GetDefaultDataConverter().ToPayloads(contract.ClusterStatus{Runners: []contract.RunnerView{
+		{State: contract.RunnerStateAlive}, {State: contract.RunnerStateAlive}, {State: contract.RunnerStateLost}}})
+	if err != nil {
+		return nil, err
+	}
+	return encoded{p}, nil
+}
+
+type encoded struct{ p *commonpb.Payloads }
+
+func (e encoded) HasValue() bool { return true }
+func (e encoded) Get(v any) error {
+	return converter.GetDefaultDataConverter().FromPayloads(e.p, v)
+}
+
 func TestJobsByState(t *testing.T) {
 	cc := &countingClient{counts: map[string]int64{
 		"ExecutionStatus = 'Running' AND StraitJobState = 'RUNNING'":                                                    3,
@@ -169,6 +189,13 @@ func TestJobsByState(t *testing.T) {
 		}
 	}
 	check()
+	runners := map[string]float64{}
+	for _, m := range gather(t, j)[RunnersName] {
+		runners[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+	}
+	if runners["ALIVE"] != 2 || runners["LOST"] != 1 {
+		t.Fatalf("runners %v, want 2 ALIVE and 1 LOST", runners)
+	}
 	calls := cc.calls
 	// within the cache the counts are reused; after it, counted again; a failing count
 	// exports the last ones
