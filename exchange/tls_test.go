@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -211,6 +212,28 @@ func TestMTLSClientToAPlainServer(t *testing.T) {
 	_, err := c.Open(context.Background(), lis.Addr().String(), key(0, 0))
 	if err == nil || !strings.Contains(err.Error(), "TLS handshake with") || !strings.Contains(err.Error(), "serves the exchange in plain gRPC") {
 		t.Fatalf("error %v, want one naming a peer without TLS", err)
+	}
+}
+
+// TestTestCAScript: the certificates scripts/test-ca.sh makes carry a channel between two
+// runners, one checked by its IP address, the other by its DNS name.
+func TestTestCAScript(t *testing.T) {
+	dir := t.TempDir()
+	out, err := exec.Command("bash", "../scripts/test-ca.sh", dir, "127.0.0.1", "runner-b.example").CombinedOutput()
+	if err != nil {
+		t.Fatalf("scripts/test-ca.sh: %v\n%s", err, out)
+	}
+	files := func(host, serverName string) TLSFiles {
+		return TLSFiles{Cert: filepath.Join(dir, host+".pem"), Key: filepath.Join(dir, host+"-key.pem"),
+			CA: filepath.Join(dir, "ca.pem"), ServerName: serverName}
+	}
+	s, addr, _ := startTLSServer(t, loadTLS(t, files("127.0.0.1", "")))
+	if err := roundTrip(t, s, newClient(t, WithTLS(loadTLS(t, files("runner-b.example", "")))), addr); err != nil {
+		t.Fatalf("runner-b.example to 127.0.0.1: %v", err)
+	}
+	s, addr, _ = startTLSServer(t, loadTLS(t, files("runner-b.example", "")))
+	if err := roundTrip(t, s, newClient(t, WithTLS(loadTLS(t, files("127.0.0.1", "runner-b.example")))), addr); err != nil {
+		t.Fatalf("127.0.0.1 to runner-b.example: %v", err)
 	}
 }
 
