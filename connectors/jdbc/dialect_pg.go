@@ -96,4 +96,3 @@ func ddlType(t types.DataType, length int64) (string, error) {
 	}
 	return "", fmt.Errorf("type %s has no PostgreSQL column type", t)
 }
-

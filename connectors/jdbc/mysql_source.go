@@ -42,10 +42,10 @@ type myTable struct {
 	// charset cuts a string split column in ranges of even width compared byte by byte
 	// (split.string_split_mode = charset_based)
 	charset bool
-	fixed bool
-	parts int
-	lower *string
-	upper *string
+	fixed   bool
+	parts   int
+	lower   *string
+	upper   *string
 }
 
 // newMySQLSource builds the source on a MySQL database: it connects to learn the columns,

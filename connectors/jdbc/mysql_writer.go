@@ -3,6 +3,7 @@ package jdbc
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -448,7 +449,22 @@ func (w *myWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byt
 		return nil, w.fail(fmt.Errorf("%s: XA PREPARE %s: %w", w.cfg.where, w.xid, err))
 	}
 	w.pending = append(w.pending, w.xid)
+	if err := w.detach(ctx); err != nil {
+		return nil, w.fail(fmt.Errorf("%s: after XA PREPARE %s: %w", w.cfg.where, w.xid, err))
+	}
 	return json.Marshal(commitInfo{GIDs: append([]string(nil), w.pending...)})
+}
+
+// detach ends the session that prepared an XA transaction and opens another: MySQL and
+// MariaDB keep a prepared transaction with its session while the session lives, so only
+// once it ends can the committer (another session) commit it, and only a new session can
+// start the next one.
+func (w *myWriter) detach(ctx context.Context) error {
+	_ = w.conn.Raw(func(any) error { return driver.ErrBadConn }) // discarded, not pooled
+	w.conn.Close()
+	var err error
+	w.conn, err = w.db.Conn(ctx)
+	return err
 }
 
 // SnapshotState lists the prepared XA transactions not yet committed: a restore commits

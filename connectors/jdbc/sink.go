@@ -250,7 +250,8 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 	for i := range c.queryFields {
 		c.queryFields[i] = i
 	}
-	if c.nParams == 0 {
+	positional := c.nParams > 0
+	if !positional {
 		// no ? placeholders: SeaTunnel's named ones, :field
 		var names []string
 		if c.query, names, err = namedParams(query); err != nil {
@@ -267,7 +268,7 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 	}
 	c.tag = tagOf(query)
 	if c.my != nil {
-		if c.myQuery, err = mysqlQueryParts(query, c.nParams > 0); err != nil {
+		if c.myQuery, err = mysqlQueryParts(query, positional); err != nil {
 			return o.Errorf("query", "%v", err)
 		}
 	}

@@ -1,0 +1,554 @@
+package jdbc
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// mysqlEnv names the variable holding the test server's DSN (make test sets it; see
+// scripts/mariadb.sh).
+const mysqlEnv = "STRAIT_TEST_MYSQL"
+
+// myDB is a database of the test's own on the MySQL (MariaDB) test server.
+type myDB struct {
+	*sql.DB
+	name string
+	url  string // jdbc:mysql://host:port/<name>, user and password in user and password
+	user string
+	pass string
+}
+
+// newMyDB creates a database named after the test, dropped when it ends; without the
+// variable the test skips, as the PostgreSQL tests do without theirs.
+func newMyDB(t testing.TB) *myDB {
+	t.Helper()
+	dsn := os.Getenv(mysqlEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s='test:test@tcp(127.0.0.1:3306)/'", mysqlEnv, mysqlEnv)
+	}
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatalf("%s: %v", mysqlEnv, err)
+	}
+	suffix := make([]byte, 3)
+	_, _ = rand.Read(suffix)
+	name := strings.ToLower(strings.NewReplacer("/", "_", " ", "_", "-", "_").Replace(t.Name()))
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	name = "jdbc_" + name + "_" + hex.EncodeToString(suffix)
+	mc.MultiStatements = true
+	admin, err := sql.Open("mysql", mc.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec("CREATE DATABASE " + mysqlQuote(name)); err != nil {
+		t.Fatalf("create database %s: %v", name, err)
+	}
+	admin.Close()
+	mc.DBName = name
+	mc.Params = map[string]string{"time_zone": "'+00:00'"}
+	db, err := sql.Open("mysql", mc.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := db.Exec("DROP DATABASE " + mysqlQuote(name)); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+		db.Close()
+	})
+	return &myDB{DB: db, name: name, url: "jdbc:mysql://" + mc.Addr + "/" + name, user: mc.User, pass: mc.Passwd}
+}
+
+func (d *myDB) exec(t testing.TB, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := d.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// dump renders a query's rows as (a, b) (c, d), NULL as NULL.
+func (d *myDB) dump(t testing.TB, query string) string {
+	t.Helper()
+	rows, err := d.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.RawBytes, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			if v == nil {
+				parts[i] = "NULL"
+			} else {
+				parts[i] = string(v)
+			}
+		}
+		out = append(out, "("+strings.Join(parts, ", ")+")")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, " ")
+}
+
+// conf is the connection options of the test database, then body.
+func (d *myDB) conf(body string) string {
+	return fmt.Sprintf("url = %q\ndriver = \"com.mysql.cj.jdbc.Driver\"\nuser = %q\npassword = %q\n%s\n", d.url, d.user, d.pass, body)
+}
+
+func buildMySource(t testing.TB, conf string, parallelism int) (connector.Source, error) {
+	t.Helper()
+	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatalf("parse %q: %v", conf, err)
+	}
+	o := config.New(root, "source[0] Jdbc")
+	build, _, _ := connector.LookupSource("Jdbc")
+	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: parallelism})
+	if err != nil {
+		return nil, err
+	}
+	p, _ := connector.LookupPlugin("source", "Jdbc")
+	if unknown := p.Spec.Unknown(o); len(unknown) > 0 {
+		t.Errorf("options not known: %v", unknown)
+	}
+	return s, nil
+}
+
+func mustMySource(t testing.TB, conf string, parallelism int) connector.Source {
+	t.Helper()
+	s, err := buildMySource(t, conf, parallelism)
+	if err != nil {
+		t.Fatalf("build the source: %v", err)
+	}
+	return s
+}
+
+func readMy(t testing.TB, s connector.Source, p int) ([][]row.Row, []connector.Split) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	splits, err := s.(*mySource).plan(ctx)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	rows, err := conntest.Rows(ctx, s, p)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return rows, splits
+}
+
+func newMySink(t testing.TB, conf string, in *catalog.Table) (*Sink, error) {
+	t.Helper()
+	build, _, _ := connector.LookupSink("Jdbc")
+	s, err := build(&connector.SinkContext{Context: context.Background(), Options: sinkOptions(t, conf), Job: connector.Job{ID: 42}, Inputs: []*catalog.Table{in}})
+	if err != nil {
+		return nil, err
+	}
+	return s.(*Sink), nil
+}
+
+// myTypeCases are MySQL column types, a value of each, the SeaTunnel type SeaTunnel's
+// MySqlTypeConverter gives the column and the value Strait reads.
+var myTypeCases = []struct {
+	col, literal string
+	typ          string
+	want         row.Value
+}{
+	{"tinyint(1)", "1", "boolean", row.BoolValue(true)},
+	{"bit(1)", "b'1'", "boolean", row.BoolValue(true)},
+	{"bit(12)", "b'101000000001'", "bytes", row.BytesValue([]byte{0x0a, 0x01})},
+	{"tinyint", "-128", "tinyint", row.TinyIntValue(-128)},
+	{"tinyint unsigned", "255", "smallint", row.SmallIntValue(255)},
+	{"smallint", "-32768", "smallint", row.SmallIntValue(-32768)},
+	{"smallint unsigned", "65535", "int", row.IntValue(65535)},
+	{"mediumint", "-8388608", "int", row.IntValue(-8388608)},
+	{"mediumint unsigned", "16777215", "int", row.IntValue(16777215)},
+	{"int", "-2147483648", "int", row.IntValue(-2147483648)},
+	{"int unsigned", "4294967295", "bigint", row.BigIntValue(4294967295)},
+	{"bigint", "-9223372036854775808", "bigint", row.BigIntValue(-9223372036854775808)},
+	{"bigint unsigned", "18446744073709551615", "decimal(20, 0)", srcDec("18446744073709551615", 20, 0)},
+	{"decimal(10,3)", "-1234567.891", "decimal(10, 3)", srcDec("-1234567.891", 10, 3)},
+	{"decimal(10,3) unsigned", "1234567.891", "decimal(11, 3)", srcDec("1234567.891", 11, 3)},
+	{"decimal(65,30)", "12345.678", "decimal(38, 18)", srcDec("12345.678", 38, 18)},
+	{"float", "1.5", "float", row.FloatValue(1.5)},
+	{"double", "-2.25e100", "double", row.DoubleValue(-2.25e100)},
+	{"char(3)", "'abc'", "string", row.StringValue("abc")},
+	{"varchar(20)", "'héllo \\' \\\\ ✓'", "string", row.StringValue("héllo ' \\ ✓")},
+	{"text", "'long text'", "string", row.StringValue("long text")},
+	{"longtext", "'longer'", "string", row.StringValue("longer")},
+	{"enum('a','b c')", "'b c'", "string", row.StringValue("b c")},
+	{"set('x','y','z')", "'x,z'", "string", row.StringValue("x,z")},
+	{"json", `'{"k": [1, 2]}'`, "string", row.StringValue(`{"k": [1, 2]}`)},
+	{"binary(3)", "X'000102'", "bytes", row.BytesValue([]byte{0, 1, 2})},
+	{"varbinary(10)", "X'ff00'", "bytes", row.BytesValue([]byte{0xff, 0})},
+	{"blob", "X'deadbeef'", "bytes", row.BytesValue([]byte{0xde, 0xad, 0xbe, 0xef})},
+	{"longblob", "X'01'", "bytes", row.BytesValue([]byte{1})},
+	{"date", "'2024-02-29'", "date", row.DateOf(time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC))},
+	{"time(6)", "'23:59:58.123456'", "time", row.TimeValue(int64(23*time.Hour + 59*time.Minute + 58*time.Second + 123456*time.Microsecond))},
+	{"datetime(6)", "'1999-12-31 23:59:59.654321'", "timestamp", row.TimestampOf(time.Date(1999, 12, 31, 23, 59, 59, 654321000, time.UTC))},
+	{"datetime", "'2038-01-19 03:14:08'", "timestamp", row.TimestampOf(time.Date(2038, 1, 19, 3, 14, 8, 0, time.UTC))},
+	{"timestamp", "'2020-06-01 12:00:00'", "timestamp", row.TimestampOf(time.Date(2020, 6, 1, 12, 0, 0, 0, time.UTC))},
+	{"year", "2024", "int", row.IntValue(2024)},
+	{"geometry", "ST_GeomFromText('POINT(1 2)')", "bytes", row.Value{}}, // checked by the round trip
+}
+
+// TestMySQLTypes reads a column of every MySQL type through the source, checking the
+// SeaTunnel type and the value, then writes the rows to a table the sink creates and reads
+// back the same values from it.
+func TestMySQLTypes(t *testing.T) {
+	d := newMyDB(t)
+	var defs, cols, lits []string
+	for i, tc := range myTypeCases {
+		defs = append(defs, fmt.Sprintf("c%d %s", i, tc.col))
+		cols = append(cols, fmt.Sprintf("c%d", i))
+		lits = append(lits, tc.literal)
+	}
+	d.exec(t, "CREATE TABLE src (id INT PRIMARY KEY, "+strings.Join(defs, ", ")+")",
+		"INSERT INTO src (id, "+strings.Join(cols, ", ")+") VALUES (1, "+strings.Join(lits, ", ")+")",
+		"INSERT INTO src (id) VALUES (2)")
+	for _, from := range []string{`table_path = "src"`, `query = "select * from src"`} {
+		s := mustMySource(t, d.conf(from), 1)
+		tbl := s.Tables()[0]
+		for i, tc := range myTypeCases {
+			if got := tbl.Columns[i+1].Type.String(); got != tc.typ {
+				t.Errorf("%s: column %s is %s, want %s", from, tc.col, got, tc.typ)
+			}
+		}
+		rows, _ := readMy(t, s, 1)
+		all := srcFlatten(rows)
+		if len(all) != 2 {
+			t.Fatalf("%s: %d rows", from, len(all))
+		}
+		byID := map[int64]row.Row{}
+		for _, r := range all {
+			byID[r.Fields[0].I] = r
+		}
+		for i, tc := range myTypeCases {
+			got := byID[1].Fields[i+1]
+			if tc.want.T != types.Null && !row.Equal(got, tc.want) {
+				t.Errorf("%s: %s %s read as %v (%s), want %v", from, tc.col, tc.literal, got, got.T, tc.want)
+			}
+			if v := byID[2].Fields[i+1]; !v.IsNull() {
+				t.Errorf("%s: NULL %s read as %v", from, tc.col, v)
+			}
+		}
+		if from[0] != 't' {
+			continue
+		}
+		// the round trip: the sink creates dst from the source's table and writes its rows
+		sink, err := newMySink(t, d.conf(`generate_sink_sql = true
+table = dst`), tbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sink.Setup(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		b := row.NewBatch(2)
+		for _, r := range all {
+			b.AddRow(&r)
+		}
+		write(t, sink, b)
+		if got, want := d.dump(t, "SELECT * FROM dst ORDER BY id"), d.dump(t, "SELECT * FROM src ORDER BY id"); got != want {
+			t.Errorf("round trip:\n got %s\nwant %s", got, want)
+		}
+		// the source's types are kept, but for timestamp (whose range ends in 2038 and which
+		// is read in the session's zone): datetime
+		if got, want := d.dump(t, "SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'dst' ORDER BY ORDINAL_POSITION"),
+			strings.Replace(d.dump(t, "SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'src' ORDER BY ORDINAL_POSITION"), "(timestamp)", "(datetime)", 1); got != want {
+			t.Errorf("the created table's types:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+// TestMySQLCreateTypes: the columns the sink creates for SeaTunnel types that come from
+// elsewhere (no MySQL source type), as SeaTunnel's MySqlTypeConverter.reconvert has them.
+func TestMySQLCreateTypes(t *testing.T) {
+	for _, tc := range []struct {
+		col  catalog.Column
+		want string
+	}{
+		{catalog.Column{Type: types.Of(types.Boolean)}, "tinyint(1)"},
+		{catalog.Column{Type: types.Of(types.TinyInt)}, "tinyint"},
+		{catalog.Column{Type: types.Of(types.BigInt)}, "bigint"},
+		{catalog.Column{Type: types.DecimalOf(10, 2)}, "decimal(10,2)"},
+		{catalog.Column{Type: types.DecimalOf(70, 40)}, "decimal(65,30)"},
+		{catalog.Column{Type: types.DecimalOf(0, 0)}, "decimal(38,18)"},
+		{catalog.Column{Type: types.Of(types.String)}, "longtext"},
+		{catalog.Column{Type: types.Of(types.String), Length: 100}, "varchar(100)"},
+		{catalog.Column{Type: types.Of(types.String), Length: 1000}, "text"},
+		{catalog.Column{Type: types.Of(types.Bytes)}, "varbinary(32766)"},
+		{catalog.Column{Type: types.Of(types.Bytes), Length: 1 << 20}, "mediumblob"},
+		{catalog.Column{Type: types.Of(types.Time), Scale: 9}, "time(6)"},
+		{catalog.Column{Type: types.Of(types.Timestamp)}, "datetime"},
+		{catalog.Column{Type: types.Of(types.Timestamp), SourceType: "timestamp"}, "datetime"},
+		{catalog.Column{Type: types.Of(types.Int), SourceType: "integer"}, "integer"},
+		{catalog.Column{Type: types.Of(types.String), SourceType: "character varying(20)"}, "longtext"},
+	} {
+		got, err := mysqlDialect{}.columnType(tc.col)
+		if err != nil || got != tc.want {
+			t.Errorf("%s (%q): %q, %v; want %q", tc.col.Type, tc.col.SourceType, got, err, tc.want)
+		}
+	}
+	if _, err := (mysqlDialect{}).columnType(catalog.Column{Name: "m", Type: types.MapOf(types.Of(types.String), types.Of(types.Int))}); err == nil {
+		t.Error("a map got a MySQL column type")
+	}
+}
+
+// TestMySQLUpsert: the changelog is applied by key: upserts and deletes, in one round trip
+// per flush, with batch sizes that cut it anywhere.
+func TestMySQLUpsert(t *testing.T) {
+	for _, batch := range []int{1, 2, 1000} {
+		t.Run(fmt.Sprint(batch), func(t *testing.T) {
+			d := newMyDB(t)
+			d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)",
+				"INSERT INTO sink VALUES (3, 'old', 1), (9, 'kept', 9)")
+			s, err := newMySink(t, d.conf(fmt.Sprintf("generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nbatch_size = %d", batch)), scoreTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, s, changelog(), scoreBatch(row.Insert, 2, "B again", 7, row.Delete, 9, "kept", 9))
+			if got, want := d.dump(t, "SELECT * FROM sink ORDER BY pk_id"), "(1, A_1, 100) (2, B again, 7) (3, C, 100)"; got != want {
+				t.Errorf("got %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// TestMySQLInsertUpdate: enable_upsert = false inserts INSERTs, updates UPDATE_AFTERs and
+// deletes DELETEs; a query sink runs its statement per row with ? and :name placeholders.
+func TestMySQLInsertUpdate(t *testing.T) {
+	d := newMyDB(t)
+	d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)",
+		"CREATE TABLE q (pk_id BIGINT, name VARCHAR(20), score INT)",
+		"CREATE TABLE n (name VARCHAR(20), pk_id BIGINT)")
+	s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nenable_upsert = false"), scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, changelog(), scoreBatch(row.UpdateAfter, 3, "C_2", 5))
+	if got, want := d.dump(t, "SELECT * FROM sink ORDER BY pk_id"), "(1, A_1, 100) (3, C_2, 5)"; got != want {
+		t.Errorf("insert/update: got %s, want %s", got, want)
+	}
+	q, err := newMySink(t, d.conf(`query = "insert into q values (?, ?, ?);"`), scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, q, scoreBatch(row.Insert, 1, "it's ?", 1, row.Insert, 2, nil, 2))
+	if got, want := d.dump(t, "SELECT * FROM q ORDER BY pk_id"), "(1, it's ?, 1) (2, NULL, 2)"; got != want {
+		t.Errorf("query: got %s, want %s", got, want)
+	}
+	n, err := newMySink(t, d.conf(`query = "insert into n (name, pk_id) values (:name, :pk_id)"`), scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, n, scoreBatch(row.Insert, 5, "five", 1))
+	if got, want := d.dump(t, "SELECT * FROM n"), "(five, 5)"; got != want {
+		t.Errorf("named query: got %s, want %s", got, want)
+	}
+}
+
+// TestMySQLSaveModes: the sink creates, recreates, requires and empties its table.
+func TestMySQLSaveModes(t *testing.T) {
+	d := newMyDB(t)
+	setup := func(opts string) error {
+		s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = made\n"+opts), scoreTable())
+		if err != nil {
+			return err
+		}
+		return s.Setup(context.Background())
+	}
+	if err := setup("schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("missing table: %v", err)
+	}
+	if err := setup("primary_keys = [pk_id]"); err != nil {
+		t.Fatal(err)
+	}
+	d.exec(t, "INSERT INTO made VALUES (1, 'a', 1)")
+	if got := d.dump(t, "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_KEY FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'made' ORDER BY ORDINAL_POSITION"); got != "(pk_id, bigint(20), NO, PRI) (name, longtext, YES, ) (score, int(11), YES, )" {
+		t.Errorf("created %s", got)
+	}
+	if err := setup("data_save_mode = ERROR_WHEN_DATA_EXISTS"); err == nil || !strings.Contains(err.Error(), "holds rows") {
+		t.Errorf("rows present: %v", err)
+	}
+	if err := setup("data_save_mode = DROP_DATA"); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.dump(t, "SELECT COUNT(*) FROM made"); got != "(0)" {
+		t.Errorf("DROP_DATA left %s", got)
+	}
+	d.exec(t, "INSERT INTO made VALUES (1, 'a', 1)")
+	if err := setup("data_save_mode = CUSTOM_PROCESSING\ncustom_sql = \"delete from made where pk_id = 1\""); err != nil {
+		t.Fatal(err)
+	}
+	if err := setup("schema_save_mode = RECREATE_SCHEMA\nprimary_keys = [name]"); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.dump(t, "SELECT COLUMN_NAME, COLUMN_TYPE, COLUMN_KEY FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'made' AND COLUMN_KEY = 'PRI'"); got != "(name, varchar(255), PRI)" {
+		t.Errorf("recreated with key %s", got)
+	}
+}
+
+// xaLeft lists the prepared XA transactions of job 42's sink of tag on the server.
+func (d *myDB) xaLeft(t testing.TB, tag string) string {
+	t.Helper()
+	live, err := xaRecover(context.Background(), d.DB, "strait-42-"+tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for x := range live {
+		out = append(out, x)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestMySQLExactlyOnce: each checkpoint's rows are an XA transaction, prepared by the
+// writer and committed by a committer of another sink instance (as in another process,
+// from the commit info alone). A writer that prepared and died leaves its XA transaction
+// prepared: a restore commits the ones its checkpoint lists and rolls back the rest of the
+// subtask's; a zombie of an older attempt never collides with the new one.
+func TestMySQLExactlyOnce(t *testing.T) {
+	d := newMyDB(t)
+	ctx := context.Background()
+	d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)")
+	conf := d.conf(`generate_sink_sql = true
+table = sink
+primary_keys = [pk_id]
+is_exactly_once = true
+xa_data_source_class_name = "com.mysql.cj.jdbc.MysqlXADataSource"
+max_commit_attempts = 3
+transaction_timeout_sec = 86400`)
+	newSink := func() *Sink {
+		s, err := newMySink(t, conf, scoreTable())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tag := newSink().cfg.tag
+	t.Cleanup(func() {
+		// a prepared transaction left by a failure would hold the database's drop
+		live, _ := xaRecover(ctx, d.DB, "strait-42-"+tag)
+		for x := range live {
+			_ = xaRollback(ctx, d.DB, x)
+		}
+	})
+	wctx := connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 42}, Epoch: 1}
+	w, err := newSink().CreateWriter(wctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2)); err != nil {
+		t.Fatal(err)
+	}
+	info1, err := w.PrepareCommit(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state1, err := w.SnapshotState(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.dump(t, "SELECT COUNT(*) FROM sink"); got != "(0)" {
+		t.Fatalf("before the commit the table holds %s rows", got)
+	}
+	if got := d.xaLeft(t, tag); got != "strait-42-"+tag+"-0-e1-1" {
+		t.Fatalf("prepared: %q", got)
+	}
+	// checkpoint 2 is prepared, then the writer dies (its connection is gone, the
+	// prepared transaction stays)
+	if err := w.Write(ctx, scoreBatch(row.Insert, 3, "C", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// a fresh committer commits checkpoint 1 from its commit info, twice (idempotently)
+	com, _ := newSink().CreateCommitter()
+	for range 2 {
+		if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info1}}); err != nil {
+			t.Fatalf("commit: %v", err)
+		}
+	}
+	if got := d.dump(t, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2)" {
+		t.Fatalf("after the commit the table holds %s", got)
+	}
+	// the next attempt restores checkpoint 1: checkpoint 2's transaction is rolled back
+	wctx.Epoch = 2
+	w2, err := newSink().CreateWriter(wctx, [][]byte{state1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close(ctx)
+	if got := d.xaLeft(t, tag); got != "" {
+		t.Fatalf("prepared transactions left after the restore: %s", got)
+	}
+	if err := w2.Write(ctx, scoreBatch(row.Insert, 3, "C", 3, row.UpdateAfter, 1, "A2", 10)); err != nil {
+		t.Fatal(err)
+	}
+	info2, err := w2.PrepareCommit(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state2, err := w2.SnapshotState(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// restored from checkpoint 2 before its commit ran: the restore commits it
+	wctx.Epoch = 3
+	w3, err := newSink().CreateWriter(wctx, [][]byte{state2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w3.Close(ctx)
+	if got := d.dump(t, "SELECT * FROM sink ORDER BY 1"); got != "(1, A2, 10) (2, B, 2) (3, C, 3)" {
+		t.Fatalf("after the second restore the table holds %s", got)
+	}
+	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
+		t.Fatalf("a late commit of what the restore committed: %v", err)
+	}
+	if err := com.Abort(ctx, [][]byte{info2}); err != nil {
+		t.Fatalf("abort of what is committed: %v", err)
+	}
+	if got := d.xaLeft(t, tag); got != "" {
+		t.Fatalf("prepared transactions left: %s", got)
+	}
+}
