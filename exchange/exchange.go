@@ -20,6 +20,12 @@
 // through a Message whose Failed field is set: for every channel accepted for it, deliver
 // receives either End or Failed as the channel's last message (unless deliver itself refused
 // a message, the consumer unregistered, or the server stopped).
+//
+// Security: without WithTLS the exchange is plain gRPC, for trusted networks. With it (a TLS
+// from a runner's certificate, key and CA files) it is mutual TLS: the Server requires a
+// client certificate the CA signed, the Client verifies the server's certificate against the
+// CA for the peer's host or TLSFiles.ServerName, and both read their files again when they
+// change.
 package exchange
 
 import (
