@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -210,3 +211,18 @@ func (d *mysqlDatabase) exec(t *testing.T, stmts ...string) {
 
 // jdbcURL is the database's JDBC url.
 func (d *mysqlDatabase) jdbcURL() string { return "jdbc:mysql://" + d.hostPort + "/" + d.name }
+
+// script runs a file of SQL statements as root, as the mysql client runs it, with the
+// replacements of a strings.Replacer made in the text it runs.
+func (m *privateMariaDB) script(t *testing.T, path string, r *strings.Replacer) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("mariadb", "--no-defaults", "--socket="+m.sock, "-u", "root")
+	cmd.Stdin = strings.NewReader(r.Replace(string(b)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, out)
+	}
+}

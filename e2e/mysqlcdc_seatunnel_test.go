@@ -1,0 +1,316 @@
+package e2e
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// SeaTunnel's MySQL-CDC end-to-end suite (MysqlCDCIT), run as SeaTunnel runs it: its configs,
+// its setup script and its DDL are kept unchanged in connectors/mysqlcdc/testdata/seatunnel.
+// The configs reach the database as host mysql_cdc_e2e, SeaTunnel's container alias: the
+// test substitutes the host and port of a MariaDB of its own (so that it may truncate and
+// refill SeaTunnel's tables while other tests use the shared server) in the text it
+// submits; MySQL 8's collation utf8mb4_0900_ai_ci, which the DDL names and MariaDB 10.11
+// has not, becomes utf8mb4_unicode_520_ci in the DDL it runs. The server gets SeaTunnel's users as its container does: mysqluser (the
+// container's user), then st_user_source and st_user_sink from setup.sql.
+
+// mysqlCDCFixture is the path of a file of SeaTunnel's MySQL-CDC suite.
+func mysqlCDCFixture(name string) string {
+	return filepath.Join("..", "connectors", "mysqlcdc", "testdata", "seatunnel", name)
+}
+
+const mysqlCDCHost = "mysql_cdc_e2e:3306"
+
+// mysqlCDCSuite is the server and the dev server SeaTunnel's configs run on.
+type mysqlCDCSuite struct {
+	server *privateMariaDB
+	db     *sql.DB // as mysqluser, SeaTunnel's test's connection
+	addr   string
+}
+
+func newMySQLCDCSuite(t *testing.T) *mysqlCDCSuite {
+	t.Helper()
+	s := &mysqlCDCSuite{server: startPrivateMariaDB(t, true)}
+	s.server.admin(t, "CREATE USER 'mysqluser'@'%' IDENTIFIED BY 'mysqlpw'")
+	s.server.script(t, mysqlCDCFixture("docker/setup.sql"), strings.NewReplacer())
+	// MariaDB 10.11 has not MySQL 8's default collation, which the DDL names
+	s.server.script(t, mysqlCDCFixture("ddl/mysql_cdc.sql"), strings.NewReplacer("utf8mb4_0900_ai_ci", "utf8mb4_unicode_520_ci"))
+	db, err := sql.Open("mysql", fmt.Sprintf("mysqluser:mysqlpw@tcp(%s)/", s.server.hostPort()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s.db = db
+	s.addr = startDev(t)
+	return s
+}
+
+func (s *mysqlCDCSuite) exec(t *testing.T, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// config returns a copy of a SeaTunnel config reaching the test's server instead of host
+// mysql_cdc_e2e; the file itself stays unchanged.
+func (s *mysqlCDCSuite) config(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(mysqlCDCFixture(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), mysqlCDCHost) {
+		t.Fatalf("%s does not name host %s", name, mysqlCDCHost)
+	}
+	f := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), mysqlCDCHost, s.server.hostPort())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// submit runs a config under a fixed job id; the job is canceled when the subtest ends, and
+// waited for, so that the next job's replica (server-id 5652 again) is alone.
+func (s *mysqlCDCSuite) submit(t *testing.T, id, name string) {
+	t.Helper()
+	if code, out := run(t, "job", "submit", "--address", s.addr, "--job-id", id, s.config(t, name)); code != 0 {
+		t.Fatalf("submit %s: exit %d\n%s", name, code, out)
+	}
+	t.Cleanup(func() { (&cdcServer{addr: s.addr}).cancel(t, id) })
+}
+
+// The queries of SeaTunnel's test: its source and sink SELECTs (the sink's casts f_year as a
+// year in MySQL 8).
+const (
+	mysqlCDCColumns = `id, cast(f_binary as char) as f_binary, cast(f_blob as char) as f_blob, cast(f_long_varbinary as char) as f_long_varbinary,
+ cast(f_longblob as char) as f_longblob, cast(f_tinyblob as char) as f_tinyblob, cast(f_varbinary as char) as f_varbinary,
+ f_smallint, f_smallint_unsigned, f_mediumint, f_mediumint_unsigned, f_int, f_int_unsigned, f_integer, f_integer_unsigned,
+ f_bigint, f_bigint_unsigned, f_numeric, f_decimal, f_float, f_double, f_double_precision, f_longtext, f_mediumtext,
+ f_text, f_tinytext, f_varchar, f_date, f_datetime, f_timestamp, f_bit1, cast(f_bit64 as char) as f_bit64, f_char,
+ f_enum, cast(f_mediumblob as char) as f_mediumblob, f_long_varchar, f_real, f_time, f_tinyint, f_tinyint_unsigned,
+ f_json, `
+	mysqlCDCSourceSQL = "select " + mysqlCDCColumns + "f_year from %s.%s"
+	// MariaDB has no CAST(... AS YEAR); a YEAR column reads as a year without it
+	mysqlCDCSinkSQL = "select " + mysqlCDCColumns + "f_year from %s.%s"
+)
+
+// query reads a query's rows, each value as its text (NULL apart).
+func (s *mysqlCDCSuite) query(t *testing.T, q string) []string {
+	t.Helper()
+	rows, err := s.db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.RawBytes, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var fields []string
+		for _, v := range vals {
+			if v == nil {
+				fields = append(fields, "NULL")
+			} else {
+				fields = append(fields, fmt.Sprintf("%q", v))
+			}
+		}
+		out = append(out, "("+strings.Join(fields, ",")+")")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// awaitEqual is SeaTunnel's check: within 60 s, each pair of queries reads the same rows in
+// the same order (assertIterableEquals). A job that stops fails the check at once.
+func (s *mysqlCDCSuite) awaitEqual(t *testing.T, id string, pairs ...[2]string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for n := 0; ; n++ {
+		diff := ""
+		for _, p := range pairs {
+			a, b := s.query(t, p[0]), s.query(t, p[1])
+			if d := firstDiff(a, b); d != "" {
+				diff += "\n" + p[1] + ": " + d
+			}
+		}
+		if diff == "" {
+			return
+		}
+		if n%10 == 9 {
+			if st := jobStatus(t, s.addr, id); st.State != "RUNNING" {
+				t.Fatalf("job %s is %s (%s); the tables differ:%s", id, st.State, st.Error, diff)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tables differ after 60 s:%s", diff)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func sourceSinkPair(db, table, sinkDB, sinkTable string, sinkCast bool) [2]string {
+	sink := mysqlCDCSourceSQL
+	if sinkCast {
+		sink = mysqlCDCSinkSQL
+	}
+	return [2]string{fmt.Sprintf(mysqlCDCSourceSQL, db, table), fmt.Sprintf(sink, sinkDB, sinkTable)}
+}
+
+// upsertDelete is SeaTunnel's upsertDeleteSourceTable: rows 5 and 6 inserted, 2 deleted, 3
+// updated.
+func (s *mysqlCDCSuite) upsertDelete(t *testing.T, db, table string) {
+	t.Helper()
+	const insert = `INSERT INTO %s.%s ( id, f_binary, f_blob, f_long_varbinary, f_longblob, f_tinyblob, f_varbinary, f_smallint,
+ f_smallint_unsigned, f_mediumint, f_mediumint_unsigned, f_int, f_int_unsigned, f_integer,
+ f_integer_unsigned, f_bigint, f_bigint_unsigned, f_numeric, f_decimal, f_float, f_double,
+ f_double_precision, f_longtext, f_mediumtext, f_text, f_tinytext, f_varchar, f_date, f_datetime,
+ f_timestamp, f_bit1, f_bit64, f_char, f_enum, f_mediumblob, f_long_varchar, f_real, f_time,
+ f_tinyint, f_tinyint_unsigned, f_json, f_year )
+VALUES ( %d, 0x61626374000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000,
+ 0x68656C6C6F, 0x18000000789C0BC9C82C5600A244859CFCBC7485B2C4A2A4CCBCC4A24A00697308D4, NULL,
+ 0x74696E79626C6F62, 0x48656C6C6F20776F726C64, 12345, 54321, 123456, 654321, 1234567, 7654321, 1234567, 7654321,
+ 123456789, 987654321, 123, 789, 12.34, 56.78, 90.12, 'This is a long text field', 'This is a medium text field',
+ 'This is a text field', 'This is a tiny text field', 'This is a varchar field', '2022-04-27', '2022-04-27 14:30:00',
+ '2023-04-27 11:08:40', 1, b'0101010101010101010101010101010101010101010101010101010101010101', 'C', 'enum2',
+ 0x1B000000789C0BC9C82C5600A24485DCD494CCD25C85A49CFC2485B4CCD49C140083FF099A, 'This is a long varchar field',
+ 12.345, '14:30:00', -128, 255, '{ "key": "value" }', %d )`
+	s.exec(t, fmt.Sprintf(insert, db, table, 5, 1992), fmt.Sprintf(insert, db, table, 6, 1999),
+		fmt.Sprintf("DELETE FROM %s.%s where id = 2", db, table),
+		fmt.Sprintf("UPDATE %s.%s SET f_bigint = 10000 where id = 3", db, table))
+}
+
+func (s *mysqlCDCSuite) clear(t *testing.T, db string, tables ...string) {
+	t.Helper()
+	for _, tb := range tables {
+		s.exec(t, "truncate table "+db+"."+tb)
+	}
+}
+
+// connections counts a user's connections, as SeaTunnel's getConnectionStatus does.
+func (s *mysqlCDCSuite) connections(t *testing.T, user string) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRow("SELECT count(*) FROM information_schema.processlist WHERE USER = ?", user).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestSeaTunnelMySQLCDC runs each test of SeaTunnel's MysqlCDCIT with its config, its
+// changes and its checks. Each subtest starts with the tables it uses cleared, as
+// SeaTunnel's do; SeaTunnel's DDL fills them once.
+func TestSeaTunnelMySQLCDC(t *testing.T) {
+	s := newMySQLCDCSuite(t)
+	const (
+		db1, db2 = "mysql_cdc", "mysql_cdc2"
+		table1   = "mysql_cdc_e2e_source_table"
+		table2   = "mysql_cdc_e2e_source_table2"
+		noKey    = "mysql_cdc_e2e_source_table_no_primary_key"
+		custom1  = "mysql_cdc_e2e_source_table_1_custom_primary_key"
+		custom2  = "mysql_cdc_e2e_source_table_2_custom_primary_key"
+		sink     = "mysql_cdc_e2e_sink_table"
+	)
+	t.Run("testMysqlCdcCheckDataE2e", func(t *testing.T) {
+		s.clear(t, db1, table1, sink)
+		s.submit(t, "3001", "mysqlcdc_to_mysql.conf")
+		pair := sourceSinkPair(db1, table1, db1, sink, true)
+		s.awaitEqual(t, "3001", pair)
+		s.upsertDelete(t, db1, table1)
+		s.awaitEqual(t, "3001", pair)
+	})
+	t.Run("testMysqlCdcCheckDataWithDisableExactlyonce", func(t *testing.T) {
+		s.clear(t, db1, sink)
+		s.submit(t, "3002", "mysqlcdc_to_mysql_with_disable_exactly_once.conf")
+		pair := sourceSinkPair(db1, table1, db1, sink, true)
+		s.awaitEqual(t, "3002", pair)
+		s.exec(t, "DELETE FROM "+db1+"."+table1)
+		s.upsertDelete(t, db1, table1)
+		s.awaitEqual(t, "3002", pair)
+	})
+	t.Run("testMysqlCdcCheckDataWithNoPrimaryKey", func(t *testing.T) {
+		s.clear(t, db1, sink)
+		s.submit(t, "3003", "mysqlcdc_to_mysql_with_no_primary_key.conf")
+		pair := sourceSinkPair(db1, noKey, db1, sink, true)
+		s.awaitEqual(t, "3003", pair)
+		s.exec(t, "DELETE FROM "+db1+"."+noKey)
+		s.upsertDelete(t, db1, noKey)
+		s.awaitEqual(t, "3003", pair)
+	})
+	t.Run("testMysqlCdcMultiTableE2e", func(t *testing.T) {
+		s.clear(t, db1, table1, table2)
+		s.clear(t, db2, table1, table2)
+		s.submit(t, "3004", "mysqlcdc_to_mysql_with_multi_table_mode_two_table.conf")
+		s.upsertDelete(t, db1, table1)
+		s.upsertDelete(t, db1, table2)
+		s.awaitEqual(t, "3004", sourceSinkPair(db1, table1, db2, table1, false), sourceSinkPair(db1, table2, db2, table2, false))
+	})
+	t.Run("testMultiTableWithRestore", func(t *testing.T) {
+		// SeaTunnel's test waits for one connection of each user: the source's replica
+		// (Strait's too: the snapshot's connections are closed once the log is read) and the
+		// one sink writer that has written. Strait's Jdbc sink opens a connection for each
+		// table of each of the job's writers (parallelism 3) when it starts, so that is what
+		// is waited for; and between the savepoint and the restore, for none of either user:
+		// the stopped job leaves no connection behind.
+		const writers = 3
+		s.clear(t, db1, table1, table2)
+		s.clear(t, db2, table1, table2)
+		s.submit(t, "3005", "mysqlcdc_to_mysql_with_multi_table_mode_one_table.conf")
+		s.upsertDelete(t, db1, table1)
+		s.awaitEqual(t, "3005", sourceSinkPair(db1, table1, db2, table1, false))
+		s.awaitConnections(t, "st_user_source", 1)
+		s.awaitConnections(t, "st_user_sink", writers)
+		cs := &cdcServer{addr: s.addr}
+		cs.savepoint(t, "3005")
+		s.awaitConnections(t, "st_user_source", 0)
+		s.awaitConnections(t, "st_user_sink", 0)
+		// restored with a second table
+		if code, out := run(t, "job", "restore", "--address", s.addr, "3005", s.config(t, "mysqlcdc_to_mysql_with_multi_table_mode_two_table.conf")); code != 0 {
+			t.Fatalf("restore: exit %d\n%s", code, out)
+		}
+		s.upsertDelete(t, db1, table2)
+		s.awaitEqual(t, "3005", sourceSinkPair(db1, table1, db2, table1, false), sourceSinkPair(db1, table2, db2, table2, false))
+		s.awaitConnections(t, "st_user_source", 1)
+		s.awaitConnections(t, "st_user_sink", 2*writers)
+	})
+	t.Run("testMysqlCdcMultiTableWithCustomPrimaryKey", func(t *testing.T) {
+		s.clear(t, db1, custom1, custom2)
+		s.clear(t, db2, custom1, custom2)
+		s.submit(t, "3006", "mysqlcdc_to_mysql_with_custom_primary_key.conf")
+		s.upsertDelete(t, db1, custom1)
+		s.upsertDelete(t, db1, custom2)
+		s.awaitEqual(t, "3006", sourceSinkPair(db1, custom1, db2, custom1, false), sourceSinkPair(db1, custom2, db2, custom2, false))
+	})
+}
+
+// awaitConnections waits, as SeaTunnel's test does, until a user holds n connections.
+func (s *mysqlCDCSuite) awaitConnections(t *testing.T, user string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := s.connections(t, user)
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s holds %d connections after 60 s, want %d", user, got, n)
+		}
+		time.Sleep(time.Second) // SeaTunnel's poll interval
+	}
+}
