@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli
+.PHONY: all build build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium
 
 all: build
 
@@ -84,9 +84,13 @@ s3-stop:
 temporal-cli:
 	scripts/temporal-cli.sh >/dev/null
 
+# Debian's chromium, for the test that loads a running job's page in the Temporal Web UI.
+chromium:
+	scripts/chromium.sh >/dev/null
+
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once.
-test: build vet postgres mariadb kafka s3 temporal-cli test-containers
+test: build vet postgres mariadb kafka s3 temporal-cli chromium test-containers
 	$(GO) test -count=1 -parallel 4 -timeout 40m $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.

@@ -28,8 +28,10 @@ type coordinator struct {
 	// nextID is the id the next checkpoint gets; the final commit of a bounded job uses it.
 	nextID    int64
 	completed int64
-	failures  int
-	tolerable int
+	// completedAt is when the latest checkpoint of this run completed (for the details).
+	completedAt time.Time
+	failures    int
+	tolerable   int
 
 	timer       workflow.Future
 	cancelTimer workflow.CancelFunc
@@ -193,7 +195,7 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 		c.abort(fmt.Sprintf("checkpoint %d: %s", p.id, causeOf(err)))
 		return
 	}
-	c.completed = p.id
+	c.completed, c.completedAt = p.id, workflow.Now(ctx)
 	c.failures = 0
 	if p.savepoint {
 		c.savepointDone = true

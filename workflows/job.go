@@ -95,6 +95,7 @@ func (j *jobRun) begin(ctx workflow.Context) {
 // setState records the job's state, in its status and its search attribute.
 func (j *jobRun) setState(ctx workflow.Context, s contract.JobState) {
 	j.status.State = s
+	defer j.showDetails(ctx)
 	if err := workflow.UpsertTypedSearchAttributes(ctx, contract.JobStateKey.ValueSet(string(s))); err != nil {
 		workflow.GetLogger(ctx).Warn("search attribute not updated", "error", err)
 	}
@@ -244,6 +245,7 @@ func (j *jobRun) onPipelineEnd(ctx workflow.Context, i int, f workflow.Future) {
 	for _, p := range j.status.Pipelines {
 		j.status.Counters.Add(p.Counters)
 	}
+	j.showDetails(ctx)
 }
 
 // canceledPipeline is a canceled pipeline's status: the one its cancellation carries, if
@@ -300,6 +302,7 @@ func (j *jobRun) finish(ctx workflow.Context, state contract.JobState, cause str
 	}
 	st.State = state
 	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.JobStateKey.ValueSet(string(state)))
+	j.showDetails(ctx)
 	switch state {
 	case contract.JobFailed:
 		return nil, temporal.NewNonRetryableApplicationError(cause, contract.JobFailedType, nil, *st)

@@ -272,6 +272,7 @@ func (pr *pipelineRun) announce(ctx workflow.Context, state contract.JobState) {
 		return
 	}
 	pr.announced = state
+	pr.showDetails(ctx)
 	if workflow.GetVersion(ctx, "pipeline-announces-state", workflow.DefaultVersion, 1) != 1 {
 		return
 	}

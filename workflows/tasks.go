@@ -30,6 +30,7 @@ func (pr *pipelineRun) watch(ctx workflow.Context) (canceled bool) {
 		pr.receiveSignals(ctx, sel)
 		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { canceled = true })
 		sel.Select(ctx)
+		pr.showDetails(ctx)
 		if canceled || pr.failure != "" {
 			break
 		}
