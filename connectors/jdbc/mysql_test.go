@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -550,5 +551,131 @@ transaction_timeout_sec = 86400`)
 	}
 	if got := d.xaLeft(t, tag); got != "" {
 		t.Fatalf("prepared transactions left: %s", got)
+	}
+}
+
+// mySplitDDL has a column per split type, each with NULLs, repeated values and values that
+// need quoting; 1000 rows, made by a recursive query.
+const mySplitDDL = `
+CREATE TABLE st (
+	id INT PRIMARY KEY,
+	i8 BIGINT, un INT UNSIGNED, de DECIMAL(12,3), f8 DOUBLE,
+	s VARCHAR(20), c CHAR(4), d DATE, ts DATETIME(3)
+);
+INSERT INTO st
+WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 1000)
+SELECT i,
+	CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919) % 1000 - 500 END,
+	CASE WHEN i % 9 = 0 THEN NULL ELSE i * 3 END,
+	CASE WHEN i % 13 = 0 THEN NULL ELSE (i % 97) * 1.125 - 40 END,
+	CASE WHEN i % 19 = 0 THEN NULL ELSE SQRT(i) * IF(i % 2 = 0, 1, -1) END,
+	CASE WHEN i % 7 = 0 THEN NULL ELSE CONCAT(CHAR(65 + i % 26), 'é''', i % 37) END,
+	CASE WHEN i % 9 = 0 THEN NULL ELSE CHAR(97 + i % 5) END,
+	CASE WHEN i % 6 = 0 THEN NULL ELSE DATE_ADD('2024-01-01', INTERVAL i % 400 DAY) END,
+	CASE WHEN i % 10 = 0 THEN NULL ELSE TIMESTAMPADD(SECOND, (i % 333) * 2221.5, '2024-01-01') END
+FROM g;
+ANALYZE TABLE st;
+`
+
+// TestMySQLSplits: integer, decimal, float, string, date and timestamp split columns, by
+// fixed partitioning (a query with partition_column) and dynamically (table_path) in ranges
+// of even width, at queried boundaries and charset-based, read every row exactly once, NULLs
+// of the split column included, in more than one split.
+func TestMySQLSplits(t *testing.T) {
+	d := newMyDB(t)
+	d.exec(t, mySplitDDL)
+	cols := []string{"id", "i8", "un", "de", "f8", "s", "c", "d", "ts"}
+	modes := []struct{ name, body string }{
+		{"fixed", "query = \"select * from st\"\npartition_num = 4"},
+		{"fixed bounds", "query = \"select * from st\"\npartition_num = 3\npartition_lower_bound = \"0\"\npartition_upper_bound = \"5000\""},
+		{"dynamic", "table_path = \"st\"\nsplit.size = 150"},
+		{"dynamic queried", "table_path = \"st\"\nsplit.size = 120\nsplit.even-distribution.factor.upper-bound = 0.01\nsplit.even-distribution.factor.lower-bound = 0.001"},
+		{"dynamic charset", "table_path = \"st\"\nsplit.size = 100\nsplit.string_split_mode = charset_based"},
+	}
+	for _, col := range cols {
+		for _, m := range modes {
+			if m.name == "fixed bounds" && col != "id" && col != "i8" && col != "un" {
+				continue // integer bounds
+			}
+			t.Run(col+"/"+m.name, func(t *testing.T) {
+				s := mustMySource(t, d.conf(m.body+"\npartition_column = \""+col+"\""), 3)
+				rows, splits := readMy(t, s, 3)
+				all := srcFlatten(rows)
+				want := 1000
+				if m.name == "fixed bounds" {
+					var n int
+					if err := d.QueryRow("SELECT COUNT(*) FROM st WHERE " + col + " BETWEEN 0 AND 5000").Scan(&n); err != nil {
+						t.Fatal(err)
+					}
+					want = n
+				}
+				seen := map[int64]int{}
+				for _, r := range all {
+					seen[r.Fields[0].I]++
+				}
+				for id, n := range seen {
+					if n != 1 {
+						t.Errorf("id %d read %d times", id, n)
+					}
+				}
+				if len(all) != want {
+					t.Errorf("%d rows read in %d splits, want %d", len(all), len(splits), want)
+				}
+				if len(splits) < 2 && (m.name != "dynamic charset" || col == "s" || col == "c") {
+					t.Errorf("read in %d split", len(splits))
+				}
+			})
+		}
+	}
+}
+
+// TestMySQLErrors: what cannot be read or written fails naming the option, the table or
+// the column: a wrong password, a missing table, an unsupported column type, a url of
+// neither dialect, a driver of the other dialect, a bad query.
+func TestMySQLErrors(t *testing.T) {
+	d := newMyDB(t)
+	d.exec(t, "CREATE TABLE odd (id INT PRIMARY KEY, addr INET6)", "CREATE TABLE fine (id INT PRIMARY KEY)")
+	for _, tc := range []struct{ name, conf, want string }{
+		{"wrong password", strings.Replace(d.conf(`table_path = "fine"`), `password = "`+d.pass+`"`, `password = "nope"`, 1), "Access denied"},
+		{"missing table", d.conf(`table_path = "nope"`), "table_path: table nope does not exist in database " + d.name},
+		{"unsupported type", d.conf(`table_path = "odd"`), "column addr: type inet6 is not supported"},
+		{"unsupported type in a query", d.conf(`query = "select * from odd"`), "column addr: type inet6 is not supported"},
+		{"neither dialect", `url = "jdbc:sqlserver://h:1433;databaseName=x"` + "\nquery = \"select 1\"", "url: \"jdbc:sqlserver://h:1433;databaseName=x\" is not a PostgreSQL JDBC url"},
+		{"driver of the other dialect", d.conf(`query = "select 1"`+"\ndriver = \"org.postgresql.Driver\""), "driver: the url is a MySQL url"},
+		{"bad query", d.conf(`query = "select nope from fine"`), "query: MySQL rejects the query"},
+		{"bad where", d.conf(`table_path = "fine"`+"\nwhere_condition = \"where nope > 1\""), "where_condition: MySQL rejects"},
+		{"bad property", d.conf(`table_path = "fine"`+"\nproperties { sslMode = SOMETIMES }"), "properties: sslMode \"SOMETIMES\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := buildMySource(t, tc.conf, 1)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "source[0] Jdbc") {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// the sink: a missing table fails the writer naming it, a refused row is permanent
+	s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = nope\nschema_save_mode = IGNORE"), scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil); err == nil || !strings.Contains(err.Error(), "nope") || !strings.Contains(err.Error(), "doesn't exist") {
+		t.Errorf("writer of a missing table: %v", err)
+	}
+	d.exec(t, "CREATE TABLE narrow (pk_id BIGINT PRIMARY KEY, name VARCHAR(2) NOT NULL, score INT)")
+	s, err = newMySink(t, d.conf("generate_sink_sql = true\ntable = narrow"), scoreTable())
+	if err == nil {
+		w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close(context.Background())
+		err = w.Write(context.Background(), scoreBatch(row.Insert, 1, nil, 1))
+		if err == nil {
+			_, err = w.PrepareCommit(context.Background(), 1)
+		}
+		var perm *connector.PermanentError
+		if err == nil || !errors.As(err, &perm) || !strings.Contains(err.Error(), "narrow") {
+			t.Errorf("a refused row: %v", err)
+		}
 	}
 }
