@@ -641,10 +641,10 @@ func TestMySQLErrors(t *testing.T) {
 		{"unsupported type", d.conf(`table_path = "odd"`), "column addr: type inet6 is not supported"},
 		{"unsupported type in a query", d.conf(`query = "select * from odd"`), "column addr: type inet6 is not supported"},
 		{"neither dialect", `url = "jdbc:sqlserver://h:1433;databaseName=x"` + "\nquery = \"select 1\"", "url: \"jdbc:sqlserver://h:1433;databaseName=x\" is not a PostgreSQL JDBC url"},
-		{"driver of the other dialect", d.conf(`query = "select 1"`+"\ndriver = \"org.postgresql.Driver\""), "driver: the url is a MySQL url"},
+		{"driver of the other dialect", d.conf(`query = "select 1"` + "\ndriver = \"org.postgresql.Driver\""), "driver: the url is a MySQL url"},
 		{"bad query", d.conf(`query = "select nope from fine"`), "query: MySQL rejects the query"},
-		{"bad where", d.conf(`table_path = "fine"`+"\nwhere_condition = \"where nope > 1\""), "where_condition: MySQL rejects"},
-		{"bad property", d.conf(`table_path = "fine"`+"\nproperties { sslMode = SOMETIMES }"), "properties: sslMode \"SOMETIMES\""},
+		{"bad where", d.conf(`table_path = "fine"` + "\nwhere_condition = \"where nope > 1\""), "where_condition: MySQL rejects"},
+		{"bad property", d.conf(`table_path = "fine"` + "\nproperties { sslMode = SOMETIMES }"), "properties: sslMode \"SOMETIMES\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := buildMySource(t, tc.conf, 1)
