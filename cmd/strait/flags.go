@@ -134,7 +134,7 @@ func secretKeyFlag(fs *flag.FlagSet) *string {
 // useSecretKey makes the key a file or the environment names the process's. Without one
 // the process uses the built-in key, which keeps secrets out of sight (the Web UI, the
 // logs) but not from someone who reads the history with a Strait binary: it says so.
-func useSecretKey(file string, log *slog.Logger) bool {
+func useSecretKey(file string, log *slog.Logger, warn bool) bool {
 	k, err := secret.Load(file)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
@@ -144,6 +144,10 @@ func useSecretKey(file string, log *slog.Logger) bool {
 		if k, err = secret.Current(); err != nil {
 			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 			return false
+		}
+		if !warn {
+			secret.Use(k)
+			return true
 		}
 		log.Warn("no secret key given: the secrets of job configs are sealed under the built-in key, hidden from view but not protected; give every process of the cluster the same --secret-key-file or "+secret.KeyEnv,
 			"key", k.ID())

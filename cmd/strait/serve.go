@@ -53,7 +53,8 @@ func (f processFlags) apply(cfg *node.Config) bool {
 		return false
 	}
 	cfg.Logger, cfg.MetricsAddr, cfg.CheckpointDir, cfg.Engine = logger(*f.verbose), *f.metrics, *f.checkpointDir, eng
-	return useSecretKey(*f.secretKey, cfg.Logger)
+	// a worker or runner started without a key says so; strait dev is a cluster of its own
+	return useSecretKey(*f.secretKey, cfg.Logger, cfg.Worker || len(cfg.Runners) > 0)
 }
 
 // applyTo fills the resolved Temporal connection into cfg (a service dials 127.0.0.1:7233
