@@ -258,6 +258,7 @@ cluster_test() {
 		eventually 180 "$svc healthy (strait health)" healthy "$svc"
 	done
 	eventually 120 "three runners ALIVE in the cluster status" alive_runners
+	admin_setup_twice
 	say "cluster up in $((SECONDS - started))s; submitting through the gateway on 127.0.0.1:$gateway_port"
 
 	local resp
@@ -284,6 +285,19 @@ cluster_test() {
 	case ",$now_on," in *",$victim,"*) fail "job $job finished on $now_on, the killed $victim among them" ;; esac
 	check_rows
 	say "PASSED in $((SECONDS - started))s: job $job ran on $victim, was restored ($restarts restart) on $now_on, every one of $((readers * rows_per_reader)) rows once"
+}
+
+# admin_setup_twice runs `strait admin setup` of a new namespace in the cluster twice: the
+# first creates it and registers the search attributes, the second changes nothing.
+admin_setup_twice() {
+	local ns=strait-containers out
+	out=$(podman exec "$(container gateway)" strait admin setup --address temporal:7233 --namespace $ns --retention 3d 2>&1) ||
+		fail "strait admin setup: $out"
+	case $out in *"namespace $ns: created, retention 72h0m0s"*"search attributes added: "*) ;; *) fail "first strait admin setup: $out" ;; esac
+	out=$(podman exec "$(container gateway)" strait admin setup --address temporal:7233 --namespace $ns --retention 3d 2>&1) ||
+		fail "second strait admin setup: $out"
+	case $out in *"namespace $ns: in place"*"search attributes: in place"*) ;; *) fail "second strait admin setup changed something: $out" ;; esac
+	say "strait admin setup of namespace $ns: created, then in place"
 }
 
 # check_rows: every row the readers emitted is in the output once, and nothing is left staged.
