@@ -153,42 +153,17 @@ type execution struct {
 }
 
 func executionOf(e *workflowpb.WorkflowExecutionInfo) execution {
-	x := execution{
-		wid:     e.GetExecution().GetWorkflowId(),
+	sum := jobclient.SummaryOf(e)
+	return execution{
+		jobID:   sum.JobID,
+		wid:     sum.WorkflowID,
 		runID:   e.GetExecution().GetRunId(),
-		start:   e.GetStartTime().AsTime(),
+		name:    sum.Name,
+		state:   sum.State,
+		start:   sum.Started,
+		close:   sum.Closed,
 		running: e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING,
 	}
-	x.jobID = contract.JobIDFor(contract.JobInput{}, x.wid)
-	if e.GetCloseTime() != nil {
-		x.close = e.GetCloseTime().AsTime()
-	}
-	dc := converter.GetDefaultDataConverter()
-	sa := e.GetSearchAttributes().GetIndexedFields()
-	if p, ok := sa[contract.SAJobName]; ok {
-		_ = dc.FromPayload(p, &x.name)
-	}
-	if p, ok := sa[contract.SAJobState]; ok {
-		var s string
-		if dc.FromPayload(p, &s) == nil {
-			x.state = contract.JobState(s)
-		}
-	}
-	if !x.running && !x.state.Terminal() {
-		// a run that closed without recording its end (terminated, timed out)
-		switch e.GetStatus() {
-		case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-			x.state = contract.JobFinished
-		case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
-			x.state = contract.JobFailed
-		default:
-			x.state = contract.JobCanceled
-		}
-	}
-	if x.state == "" {
-		x.state = contract.JobCreated
-	}
-	return x
 }
 
 // executions lists the job workflows, the newest run of each job id; runningOnly keeps to
@@ -594,7 +569,11 @@ func (g *gateway) jobInfo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	desc, err := g.c.DescribeWorkflowExecution(r.Context(), contract.JobWorkflowID(id), "")
+	wid, err := jobclient.WorkflowID(r.Context(), g.c, id)
+	if err != nil {
+		return ok(w, map[string]string{"jobId": raw})
+	}
+	desc, err := g.c.DescribeWorkflowExecution(r.Context(), wid, "")
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {

@@ -90,7 +90,7 @@ func List(ctx context.Context, c client.Client, namespace string, state string) 
 			return nil, fmt.Errorf("list jobs: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			if s := summaryOf(e); want == "" || s.State == want {
+			if s := SummaryOf(e); want == "" || s.State == want {
 				out = append(out, s)
 			}
 		}
@@ -103,7 +103,10 @@ func List(ctx context.Context, c client.Client, namespace string, state string) 
 	return out, nil
 }
 
-func summaryOf(e *workflowpb.WorkflowExecutionInfo) JobSummary {
+// SummaryOf is the summary of one job workflow execution as visibility lists it: the job id
+// (its StraitJobId search attribute, else derived from the workflow id), name, and the state
+// StateOf gives.
+func SummaryOf(e *workflowpb.WorkflowExecutionInfo) JobSummary {
 	wid := e.GetExecution().GetWorkflowId()
 	s := JobSummary{JobID: contract.JobIDFor(contract.JobInput{}, wid), WorkflowID: wid, Started: e.GetStartTime().AsTime()}
 	if e.GetCloseTime() != nil {

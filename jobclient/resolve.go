@@ -28,7 +28,7 @@ func WorkflowID(ctx context.Context, c client.Client, jobID int64) (string, erro
 		PageSize: 1,
 	})
 	if lerr != nil || len(resp.GetExecutions()) == 0 {
-		return "", fmt.Errorf("job %d: no such job", jobID)
+		return "", fmt.Errorf("job %d: no such job: %w", jobID, err) // wraps the NotFound callers check for
 	}
 	return resp.GetExecutions()[0].GetExecution().GetWorkflowId(), nil
 }
