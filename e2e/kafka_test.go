@@ -202,7 +202,7 @@ func (e *exactlyOnceRecords) finish(t *testing.T, c *cluster, id string, since t
 	if code, o := run(t, "job", "cancel", "--address", c.addr, id); code != 0 {
 		t.Fatalf("cancel: exit %d\n%s", code, o)
 	}
-	eventually(t, 90*time.Second, "the job is canceled", func() bool { return c.status(t, id).State == "CANCELED" })
+	eventually(t, 3*time.Minute, "the job is canceled", func() bool { return c.status(t, id).State == "CANCELED" })
 	got := committedValues(t, e.addr, e.adm, e.out)
 	if len(got) != len(e.want) {
 		t.Errorf("%d records committed, want %d", len(got), len(e.want))
@@ -325,4 +325,35 @@ func TestKafkaExactlyOnceTemporalRestart(t *testing.T) {
 	stopped := time.Now()
 	tc.startServer(t)
 	e.finish(t, tc.cluster, id, stopped)
+}
+
+// The same job cancelled mid-way, while rows flow and a transaction is open: every
+// transaction of the job is ended as its tasks stop (the open one and one a checkpoint may
+// have prepared), within seconds rather than the broker's transaction timeout of minutes, and
+// the output holds no record twice.
+func TestKafkaExactlyOnceCancelledMidJob(t *testing.T) {
+	t.Parallel() // a cluster of its own processes, mostly waiting
+	e := prepareExactlyOnce(t, 900)
+	c := startCluster(t, t.TempDir())
+	c.runner(t, "c1", 1)
+	id := submit(t, c.addr, e.job(t))
+	c.runningOn(t, id)
+	e.midway(t)
+	if code, o := run(t, "job", "cancel", "--address", c.addr, id); code != 0 {
+		t.Fatalf("cancel: exit %d\n%s", code, o)
+	}
+	eventually(t, 3*time.Minute, "the job is canceled", func() bool { return c.status(t, id).State == "CANCELED" })
+	took := eventually(t, 15*time.Second, "no transaction open", func() bool { return len(openTxns(t, e.adm, e.out)) == 0 })
+	t.Logf("no transaction open %s after the job was canceled", took.Round(100*time.Millisecond))
+	got := committedValues(t, e.addr, e.adm, e.out)
+	if len(got) == 0 || len(got) >= len(e.want) {
+		t.Fatalf("%d records committed, want some of the %d", len(got), len(e.want))
+	}
+	seen := map[string]bool{}
+	for _, v := range got {
+		if seen[v] {
+			t.Errorf("record %s committed twice", v)
+		}
+		seen[v] = true
+	}
 }
