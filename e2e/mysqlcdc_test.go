@@ -136,9 +136,75 @@ func (w *cdcWriter) transaction(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// cdcKillJob is the job of a kill test: a STREAMING MySQL-CDC of src → Jdbc into a
-// PostgreSQL table, exactly once, a checkpoint every second.
-func cdcKillJob(t *testing.T, src *mysqlDatabase, pgTable string) string {
+// cdcKillSink is the sink table of a kill test: its Jdbc block, its rows and the highest id
+// it holds.
+type cdcKillSink struct {
+	name  string
+	block string
+	rows  func(t *testing.T) []string
+	top   func(t *testing.T) int64
+}
+
+// pgKillSink is an empty table in a schema of its own of the test PostgreSQL, written
+// exactly once through PostgreSQL's prepared transactions.
+func pgKillSink(t *testing.T, n int64) cdcKillSink {
+	t.Helper()
+	pg := connectTo(t, os.Getenv("STRAIT_TEST_POSTGRES"))
+	schema := fmt.Sprintf("mysqlcdc_kill_%d", n)
+	if _, err := pg.Exec(context.Background(), fmt.Sprintf("CREATE SCHEMA %[1]s; CREATE TABLE %[1]s.sink (id bigint PRIMARY KEY, name text, score int)", schema)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := pg.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	table := schema + ".sink"
+	return cdcKillSink{
+		name: "PostgreSQL",
+		block: fmt.Sprintf(`url = "jdbc:postgresql://%s/test"
+    driver = "org.postgresql.Driver"
+    database = test
+    table = %q
+    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`, testServerHost(t), table),
+		rows: func(t *testing.T) []string { return pgRows(t, pg, table) },
+		top: func(t *testing.T) int64 {
+			var top *int64
+			if err := pg.QueryRow(context.Background(), "SELECT max(id) FROM "+table).Scan(&top); err != nil || top == nil {
+				return 0
+			}
+			return *top
+		},
+	}
+}
+
+// mysqlKillSink is an empty table in a database of its own on the MariaDB of dsn, written
+// exactly once through XA transactions.
+func mysqlKillSink(t *testing.T, dsn string, n int64) cdcKillSink {
+	t.Helper()
+	db := newMySQLDatabase(t, dsn, fmt.Sprintf("cdc_kill_sink_%d", n))
+	db.exec(t, "CREATE TABLE sink (id BIGINT PRIMARY KEY, name VARCHAR(255), score INT)")
+	return cdcKillSink{
+		name: "MySQL",
+		block: fmt.Sprintf(`url = %q
+    driver = "com.mysql.cj.jdbc.Driver"
+    database = %s
+    table = sink
+    xa_data_source_class_name = "com.mysql.cj.jdbc.MysqlXADataSource"`, db.jdbcURL(), db.name),
+		rows: func(t *testing.T) []string { return mysqlRows(t, db.DB, "sink") },
+		top: func(t *testing.T) int64 {
+			var top sql.NullInt64
+			if err := db.QueryRow("SELECT max(id) FROM sink").Scan(&top); err != nil {
+				return 0 // the server may be restarting
+			}
+			return top.Int64
+		},
+	}
+}
+
+// cdcKillJob is the job of a kill test: a STREAMING MySQL-CDC of src → Jdbc into the sink
+// table, exactly once, a checkpoint every second.
+func cdcKillJob(t *testing.T, src *mysqlDatabase, sink cdcKillSink) string {
 	t.Helper()
 	return writeJob(t, fmt.Sprintf(`
 env {
@@ -162,25 +228,20 @@ source {
 sink {
   Jdbc {
     plugin_input = "cdc"
-    url = "jdbc:postgresql://%s/test"
-    driver = "org.postgresql.Driver"
     user = "test"
     password = "test"
     generate_sink_sql = true
-    database = test
-    table = %q
     primary_keys = ["id"]
     is_exactly_once = true
-    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"
+    %s
   }
-}`, src.jdbcURL(), src.name, testServerHost(t), pgTable))
+}`, src.jdbcURL(), src.name, sink.block))
 }
 
-// cdcKillSetup creates the source table with its first rows in a database of its own on the
-// MariaDB of dsn, and the empty sink table in a schema of its own of the test PostgreSQL.
-func cdcKillSetup(t *testing.T, dsn string) (*mysqlDatabase, *pgx.Conn, string) {
+// cdcKillSource creates the source table with its first rows in a database of its own on
+// the MariaDB of dsn.
+func cdcKillSource(t *testing.T, dsn string, n int64) *mysqlDatabase {
 	t.Helper()
-	n := time.Now().UnixNano() % 1_000_000_000
 	src := newMySQLDatabase(t, dsn, fmt.Sprintf("cdc_kill_%d", n))
 	src.exec(t, "CREATE TABLE src (id BIGINT PRIMARY KEY, name VARCHAR(255), score INT)")
 	var values []string
@@ -188,18 +249,7 @@ func cdcKillSetup(t *testing.T, dsn string) (*mysqlDatabase, *pgx.Conn, string) 
 		values = append(values, fmt.Sprintf("(%d, 'row %d', %d)", i, i, i))
 	}
 	src.exec(t, "INSERT INTO src VALUES "+strings.Join(values, ", "))
-
-	pg := connectTo(t, os.Getenv("STRAIT_TEST_POSTGRES"))
-	schema := fmt.Sprintf("mysqlcdc_kill_%d", n)
-	if _, err := pg.Exec(context.Background(), fmt.Sprintf("CREATE SCHEMA %[1]s; CREATE TABLE %[1]s.sink (id bigint PRIMARY KEY, name text, score int)", schema)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := pg.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return src, pg, schema + ".sink"
+	return src
 }
 
 // mysqlRows reads id, name and score of a MySQL table by id, as tableRows prints them.
@@ -249,14 +299,14 @@ type cdcKill struct {
 	worker     *proc
 	runners    map[string]*proc
 	src        *mysqlDatabase
-	pg         *pgx.Conn
-	sink       string
+	sink       cdcKillSink
 	id         string
 }
 
-// startCDCKill starts Temporal, a worker and two runners as processes, creates the tables
-// and submits the job.
-func startCDCKill(t *testing.T, dsn string) *cdcKill {
+// startCDCKill starts Temporal, a worker and two runners as processes, creates the source
+// table on the MariaDB of dsn and the sink table (sinkDSN: on that MariaDB, else in the test
+// PostgreSQL) and submits the job.
+func startCDCKill(t *testing.T, dsn, sinkDSN string) *cdcKill {
 	t.Helper()
 	k := &cdcKill{ckpt: t.TempDir(), runners: map[string]*proc{}}
 	port := freePort(t)
@@ -274,7 +324,13 @@ func startCDCKill(t *testing.T, dsn string) *cdcKill {
 		k.runners[id] = start(t, id, "runner", "--address", k.addr, "--id", id, "--slots", "2", "--checkpoint-dir", k.ckpt)
 	}
 	eventually(t, 60*time.Second, "two runners registered", func() bool { return len(clusterStatus(t, k.addr)) == 2 })
-	k.src, k.pg, k.sink = cdcKillSetup(t, dsn)
+	n := time.Now().UnixNano() % 1_000_000_000
+	k.src = cdcKillSource(t, dsn, n)
+	if sinkDSN != "" {
+		k.sink = mysqlKillSink(t, sinkDSN, n)
+	} else {
+		k.sink = pgKillSink(t, n)
+	}
 	k.id = submit(t, k.addr, cdcKillJob(t, k.src, k.sink))
 	t.Cleanup(func() { _, _ = run(t, "job", "cancel", "--address", k.addr, k.id) })
 	return k
@@ -285,12 +341,12 @@ func (k *cdcKill) startWorker(t *testing.T, name string) *proc {
 	return start(t, name, "worker", "--address", k.addr, "--checkpoint-dir", k.ckpt)
 }
 
-// sinkRows reads the sink table's rows by id, as mysqlRows prints them.
-func (k *cdcKill) sinkRows(t *testing.T) []string {
+// pgRows reads id, name and score of a PostgreSQL table by id, as mysqlRows prints them.
+func pgRows(t *testing.T, pg *pgx.Conn, table string) []string {
 	t.Helper()
-	rows, err := k.pg.Query(context.Background(), "SELECT id, name, score FROM "+k.sink+" ORDER BY id")
+	rows, err := pg.Query(context.Background(), "SELECT id, name, score FROM "+table+" ORDER BY id")
 	if err != nil {
-		t.Fatalf("read %s: %v", k.sink, err)
+		t.Fatalf("read %s: %v", table, err)
 	}
 	defer rows.Close()
 	var out []string
@@ -314,16 +370,6 @@ func (k *cdcKill) sinkRows(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// sinkSees reports whether the sink holds a row of id at least n.
-func (k *cdcKill) sinkSees(t *testing.T, n int64) bool {
-	t.Helper()
-	var top *int64
-	if err := k.pg.QueryRow(context.Background(), "SELECT max(id) FROM "+k.sink).Scan(&top); err != nil {
-		t.Fatal(err)
-	}
-	return top != nil && *top >= n
 }
 
 // killMoment picks, from the seed, the id the sink must have seen before the kill: one the
@@ -354,10 +400,10 @@ func (k *cdcKill) awaitSinkEqualsSource(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for n := 0; ; n++ {
-		src, sink := mysqlRows(t, k.src.DB, "src"), k.sinkRows(t)
+		src, sink := mysqlRows(t, k.src.DB, "src"), k.sink.rows(t)
 		diff := firstDiff(src, sink)
 		if diff == "" {
-			t.Logf("the sink equals the source: %d rows", len(src))
+			t.Logf("the %s sink equals the source: %d rows", k.sink.name, len(src))
 			return
 		}
 		if n%10 == 9 {
@@ -372,28 +418,46 @@ func (k *cdcKill) awaitSinkEqualsSource(t *testing.T) {
 	}
 }
 
+// cdcKillSinks are the sinks each kill test writes to: a PostgreSQL table, and a MySQL
+// table on the source's server.
+var cdcKillSinks = []struct {
+	name  string
+	mysql bool
+}{{"PostgreSQL", false}, {"MySQL", true}}
+
 // TestMySQLCDCRunnerKilled SIGKILLs the runner hosting the MySQL-CDC source while the
 // writer writes: the job fails over to the other runner from its latest checkpoint and the
 // sink ends equal to the source.
 func TestMySQLCDCRunnerKilled(t *testing.T) {
 	dsn := sharedMariaDB(t)
-	seed := cdcKillSeed(t)
-	k := startCDCKill(t, dsn)
-	c := &cluster{addr: k.addr, ckpt: k.ckpt}
-	victim := c.runningOn(t, k.id)
-	k.awaitSinkEqualsSource(t) // the snapshot
-	w := newCDCWriter(k.src.DB, "src", seed)
-	wait := runWriter(t, w)
-	at := killMoment(seed)
-	eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sinkSees(t, at) })
-	k.runners[victim].kill(t)
-	t.Logf("runner %s killed once the sink saw row %d", victim, at)
-	wait()
-	k.awaitSinkEqualsSource(t)
-	st := c.status(t, k.id)
-	if len(st.Pipelines) != 1 || st.Pipelines[0].Restarts < 1 || c.runningOn(t, k.id) == victim {
-		t.Fatalf("want a failover away from %s: %+v", victim, st.Pipelines)
+	for _, sk := range cdcKillSinks {
+		t.Run(sk.name, func(t *testing.T) {
+			seed := cdcKillSeed(t)
+			k := startCDCKill(t, dsn, orEmpty(sk.mysql, dsn))
+			c := &cluster{addr: k.addr, ckpt: k.ckpt}
+			victim := c.runningOn(t, k.id)
+			k.awaitSinkEqualsSource(t) // the snapshot
+			wait := runWriter(t, newCDCWriter(k.src.DB, "src", seed))
+			at := killMoment(seed)
+			eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sink.top(t) >= at })
+			k.runners[victim].kill(t)
+			t.Logf("runner %s killed once the sink saw row %d", victim, at)
+			wait()
+			k.awaitSinkEqualsSource(t)
+			st := c.status(t, k.id)
+			if len(st.Pipelines) != 1 || st.Pipelines[0].Restarts < 1 || c.runningOn(t, k.id) == victim {
+				t.Fatalf("want a failover away from %s: %+v", victim, st.Pipelines)
+			}
+		})
 	}
+}
+
+// orEmpty is s when cond holds, else "".
+func orEmpty(cond bool, s string) string {
+	if cond {
+		return s
+	}
+	return ""
 }
 
 // TestMySQLCDCWorkerKilled SIGKILLs the only worker while the writer writes and starts
@@ -401,49 +465,58 @@ func TestMySQLCDCRunnerKilled(t *testing.T) {
 // and the sink ends equal to the source.
 func TestMySQLCDCWorkerKilled(t *testing.T) {
 	dsn := sharedMariaDB(t)
-	seed := cdcKillSeed(t)
-	k := startCDCKill(t, dsn)
-	c := &cluster{addr: k.addr, ckpt: k.ckpt}
-	c.runningOn(t, k.id)
-	k.awaitSinkEqualsSource(t)
-	w := newCDCWriter(k.src.DB, "src", seed)
-	wait := runWriter(t, w)
-	at := killMoment(seed)
-	eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sinkSees(t, at) })
-	k.worker.kill(t)
-	t.Logf("worker killed once the sink saw row %d", at)
-	k.worker = k.startWorker(t, "worker-2")
-	wait()
-	k.awaitSinkEqualsSource(t)
-	if st := c.status(t, k.id); len(st.Pipelines) != 1 || st.Pipelines[0].Restarts != 0 {
-		t.Fatalf("a worker's death restarted tasks: %+v", st.Pipelines)
+	for _, sk := range cdcKillSinks {
+		t.Run(sk.name, func(t *testing.T) {
+			seed := cdcKillSeed(t)
+			k := startCDCKill(t, dsn, orEmpty(sk.mysql, dsn))
+			c := &cluster{addr: k.addr, ckpt: k.ckpt}
+			c.runningOn(t, k.id)
+			k.awaitSinkEqualsSource(t)
+			wait := runWriter(t, newCDCWriter(k.src.DB, "src", seed))
+			at := killMoment(seed)
+			eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sink.top(t) >= at })
+			k.worker.kill(t)
+			t.Logf("worker killed once the sink saw row %d", at)
+			k.worker = k.startWorker(t, "worker-2")
+			wait()
+			k.awaitSinkEqualsSource(t)
+			if st := c.status(t, k.id); len(st.Pipelines) != 1 || st.Pipelines[0].Restarts != 0 {
+				t.Fatalf("a worker's death restarted tasks: %+v", st.Pipelines)
+			}
+		})
 	}
 }
 
 // TestMySQLCDCServerRestarted stops the MySQL server the source reads (a private MariaDB,
-// so that other tests' server stays up) while the writer is held between two transactions,
-// until the job has seen it go, and starts it again: the job reconnects and resumes the log
-// where its checkpoint says, and the sink ends equal to the source.
+// so that other tests' server stays up; with the MySQL sink, the sink's server too, its XA
+// transactions prepared and not yet committed kept across the restart) while the writer is
+// held between two transactions, until the job has seen it go, and starts it again: the job
+// reconnects and resumes the log where its checkpoint says, and the sink ends equal to the
+// source.
 func TestMySQLCDCServerRestarted(t *testing.T) {
-	seed := cdcKillSeed(t)
-	server := startPrivateMariaDB(t, true)
-	k := startCDCKill(t, server.dsn())
-	c := &cluster{addr: k.addr, ckpt: k.ckpt}
-	c.runningOn(t, k.id)
-	k.awaitSinkEqualsSource(t)
-	w := newCDCWriter(k.src.DB, "src", seed)
-	wait := runWriter(t, w)
-	at := killMoment(seed)
-	eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sinkSees(t, at) })
-	w.mu.Lock()
-	server.stop(t)
-	t.Logf("MariaDB stopped once the sink saw row %d", at)
-	eventually(t, time.Minute, "the job sees the server gone", func() bool {
-		st := c.status(t, k.id)
-		return len(st.Pipelines) == 1 && st.Pipelines[0].LastFailure != ""
-	})
-	server.start(t)
-	w.mu.Unlock()
-	wait()
-	k.awaitSinkEqualsSource(t)
+	for _, sk := range cdcKillSinks {
+		t.Run(sk.name, func(t *testing.T) {
+			seed := cdcKillSeed(t)
+			server := startPrivateMariaDB(t, true)
+			k := startCDCKill(t, server.dsn(), orEmpty(sk.mysql, server.dsn()))
+			c := &cluster{addr: k.addr, ckpt: k.ckpt}
+			c.runningOn(t, k.id)
+			k.awaitSinkEqualsSource(t)
+			w := newCDCWriter(k.src.DB, "src", seed)
+			wait := runWriter(t, w)
+			at := killMoment(seed)
+			eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sink.top(t) >= at })
+			w.mu.Lock()
+			server.stop(t)
+			t.Logf("MariaDB stopped once the sink saw row %d", at)
+			eventually(t, time.Minute, "the job sees the server gone", func() bool {
+				st := c.status(t, k.id)
+				return len(st.Pipelines) == 1 && st.Pipelines[0].LastFailure != ""
+			})
+			server.start(t)
+			w.mu.Unlock()
+			wait()
+			k.awaitSinkEqualsSource(t)
+		})
+	}
 }
