@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/strait-dev/strait/config"
@@ -43,8 +44,23 @@ func Sensitive(name string) bool {
 	return true
 }
 
+// leaf is a secret value of a parsed config: wholly secret, or a URL with a password in it,
+// shown as masked.
+type leaf struct {
+	v      *hocon.Value
+	masked string // a URL's rendering without its secrets; empty when all of v is secret
+}
+
+// shown is how the value is written where people see it, as a HOCON (and JSON) string.
+func (l leaf) shown() string {
+	if l.masked != "" {
+		return jsonString(l.masked)
+	}
+	return maskedLiteral
+}
+
 // leaves collects the secret scalar values of a parsed job config.
-type leaves []*hocon.Value
+type leaves []leaf
 
 // configLeaves are the secrets of a whole job config: every plugin's, and env's by name.
 func configLeaves(root *hocon.Value) leaves {
@@ -111,6 +127,8 @@ func (l *leaves) spec(fields []config.Field, obj *hocon.Value) {
 				l.nested(f.Fields, v)
 			case f.Type == "map":
 				l.named(v, "")
+			default:
+				l.url(name, v)
 			}
 		}
 	}
@@ -150,6 +168,7 @@ func (l *leaves) named(v *hocon.Value, prefix string) {
 				l.all(f.Value)
 				continue
 			}
+			l.url(name, f.Value)
 			l.named(f.Value, name)
 		}
 	case hocon.Array:
@@ -165,7 +184,7 @@ func (l *leaves) named(v *hocon.Value, prefix string) {
 func (l *leaves) all(v *hocon.Value) {
 	switch v.Kind {
 	case hocon.String, hocon.Number:
-		*l = append(*l, v)
+		*l = append(*l, leaf{v: v})
 	case hocon.Object:
 		for _, f := range v.Fields {
 			if f.Value != nil {
@@ -179,4 +198,35 @@ func (l *leaves) all(v *hocon.Value) {
 			}
 		}
 	}
+}
+
+// url collects an option named like a URL (url, base-url, uri) whose value holds a password.
+func (l *leaves) url(name string, v *hocon.Value) {
+	n := strings.ToLower(name)
+	if v.Kind != hocon.String || !(strings.HasSuffix(n, "url") || strings.HasSuffix(n, "uri")) {
+		return
+	}
+	if masked, ok := MaskURL(v.Str); ok {
+		*l = append(*l, leaf{v: v, masked: masked})
+	}
+}
+
+var (
+	urlUserinfo = regexp.MustCompile(`//([^/@:?#]*):([^/@?#]*)@`)
+	urlParam    = regexp.MustCompile(`([?&;])([^=&;#?]+)=([^&;#]*)`)
+)
+
+// MaskURL is a URL (a JDBC url among them) with its password masked: the one of its user
+// info, and the values of its parameters named like secrets (password=, ;password=). ok is
+// false when it holds none.
+func MaskURL(u string) (string, bool) {
+	masked := urlUserinfo.ReplaceAllString(u, "//${1}:"+Mask+"@")
+	masked = urlParam.ReplaceAllStringFunc(masked, func(m string) string {
+		sub := urlParam.FindStringSubmatch(m)
+		if !Sensitive(sub[2]) || sub[3] == "" {
+			return m
+		}
+		return sub[1] + sub[2] + "=" + Mask
+	})
+	return masked, masked != u
 }

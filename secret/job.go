@@ -69,10 +69,10 @@ func SealPlan(k *Key, p *contract.Plan) error {
 			continue
 		}
 		sealed, err := rewriteOptions(string(v.Kind), v.Plugin, v.Options, func(s span) (string, error) {
-			if IsSealed(s.value.Str) {
-				return jsonString(s.value.Str), nil
+			if IsSealed(s.leaf.v.Str) {
+				return jsonString(s.leaf.v.Str), nil
 			}
-			t, err := k.SealString(s.value.Str)
+			t, err := k.SealString(s.leaf.v.Str)
 			if err != nil {
 				return "", err
 			}
@@ -104,6 +104,12 @@ func OpenVertices(k *Key, vs []*contract.Vertex) error {
 // OpenOptions opens every sealed string of a JSON document; a document without one is
 // returned as it is.
 func OpenOptions(k *Key, doc []byte) ([]byte, error) {
+	return rewriteSealed(doc, k.OpenString)
+}
+
+// rewriteSealed writes a JSON document with every sealed string replaced by what with makes
+// of it.
+func rewriteSealed(doc []byte, with func(sealed string) (string, error)) ([]byte, error) {
 	if !strings.Contains(string(doc), Prefix) {
 		return doc, nil
 	}
@@ -122,21 +128,23 @@ func OpenOptions(k *Key, doc []byte) ([]byte, error) {
 			i = end
 			continue
 		}
-		plain, err := k.OpenString(s)
+		r, err := with(s)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, jsonString(plain)...)
+		out = append(out, jsonString(r)...)
 		i = end
 	}
 	return out, nil
 }
 
-// jsonString is s as a JSON string.
+// jsonString is s as a JSON string, which HOCON reads too (&, < and > as they are).
 func jsonString(s string) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return strconv.Quote(s) // a string always marshals
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return strconv.Quote(s) // a string always encodes
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }

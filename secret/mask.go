@@ -12,7 +12,7 @@ import (
 // span is a secret value's place in a text: bytes [from, to).
 type span struct {
 	from, to int
-	value    *hocon.Value
+	leaf     leaf
 }
 
 // spansOf finds where in text each of the values is written. A value written as a
@@ -22,14 +22,14 @@ func spansOf(text string, vals leaves) []span {
 	lines := lineStarts(text)
 	seen := map[int]bool{}
 	var out []span
-	for _, v := range vals {
-		from, ok := offsetOf(text, lines, v.Pos)
+	for _, l := range vals {
+		from, ok := offsetOf(text, lines, l.v.Pos)
 		if !ok || seen[from] || strings.HasPrefix(text[from:], "${") {
 			continue
 		}
 		seen[from] = true
 		if to := valueEnd(text, from); to > from {
-			out = append(out, span{from: from, to: to, value: v})
+			out = append(out, span{from: from, to: to, leaf: l})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].from < out[j].from })
@@ -162,7 +162,7 @@ func MaskText(text, file string, vars map[string]string) (masked string, maskedV
 		return "", nil, 0, err
 	}
 	vals := configLeaves(root)
-	masked, err = replaceSpans(text, spansOf(text, vals), func(span) (string, error) { return maskedLiteral, nil })
+	masked, err = replaceSpans(text, spansOf(text, vals), func(s span) (string, error) { return s.leaf.shown(), nil })
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -170,27 +170,35 @@ func MaskText(text, file string, vars map[string]string) (masked string, maskedV
 	return masked, maskedVars, len(vals) + hidden, nil
 }
 
-// maskVars masks the vars that hold a secret: by value, where a secret option took one,
-// and by name.
+// maskVars masks the vars that hold a secret: by value, where a secret option took one
+// (a URL's password masked within it), and by name.
 func maskVars(vars map[string]string, vals leaves) (map[string]string, int) {
 	if len(vars) == 0 {
 		return vars, 0
 	}
-	secretValues := map[string]bool{}
-	for _, v := range vals {
-		if v.Str != "" {
-			secretValues[v.Str] = true
+	shown := map[string]string{}
+	for _, l := range vals {
+		if l.v.Str == "" {
+			continue
+		}
+		if l.masked != "" {
+			shown[l.v.Str] = l.masked
+		} else {
+			shown[l.v.Str] = Mask
 		}
 	}
 	out := make(map[string]string, len(vars))
 	n := 0
 	for k, v := range vars {
-		if secretValues[v] || Sensitive(k) {
-			out[k] = Mask
-			n++
-			continue
+		m, secret := shown[v]
+		switch {
+		case Sensitive(k):
+			out[k], n = Mask, n+1
+		case secret:
+			out[k], n = m, n+1
+		default:
+			out[k] = v
 		}
-		out[k] = v
 	}
 	return out, n
 }
@@ -205,9 +213,15 @@ func MaskConfig(text, file string, vars map[string]string) (string, map[string]s
 	return masked, mv
 }
 
-// MaskOptions is a plugin's options as a plan carries them (JSON), its secrets masked.
+// MaskOptions is a plugin's options as a plan carries them (JSON), its secrets masked,
+// sealed ones too.
 func MaskOptions(kind, plugin string, options []byte) (string, error) {
-	return rewriteOptions(kind, plugin, options, func(span) (string, error) { return maskedLiteral, nil })
+	masked, err := rewriteOptions(kind, plugin, options, func(s span) (string, error) { return s.leaf.shown(), nil })
+	if err != nil {
+		return "", err
+	}
+	b, err := rewriteSealed([]byte(masked), func(string) (string, error) { return Mask, nil })
+	return string(b), err
 }
 
 // rewriteOptions writes a plugin's options with each secret replaced.

@@ -189,14 +189,16 @@ func TestMaskTextLeavesAConfigWithoutSecrets(t *testing.T) {
 
 func TestMaskTextMasksVarsThatHoldSecrets(t *testing.T) {
 	conf := `source { Jdbc { url = "jdbc:postgresql://h/db", password = ${pw}, query = "select ${n}" } }`
-	masked, vars, found, err := secret.MaskText(conf, "job.conf", map[string]string{"pw": "var-Secret", "n": "1", "db_password": "other"})
+	conf += "\nsink { Jdbc { url = ${u}, query = \"insert\" } }"
+	masked, vars, found, err := secret.MaskText(conf, "job.conf", map[string]string{"pw": "var-Secret", "n": "1", "db_password": "other",
+		"u": "jdbc:postgresql://h/db?password=url-Var-Secret"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if found == 0 || !strings.Contains(masked, "password = ${pw}") {
 		t.Fatalf("masked: %d\n%s", found, masked)
 	}
-	if vars["pw"] != secret.Mask || vars["db_password"] != secret.Mask || vars["n"] != "1" {
+	if vars["pw"] != secret.Mask || vars["db_password"] != secret.Mask || vars["n"] != "1" || vars["u"] != "jdbc:postgresql://h/db?password=******" {
 		t.Fatalf("vars = %v", vars)
 	}
 }
@@ -282,5 +284,49 @@ func TestSensitive(t *testing.T) {
 		if got := secret.Sensitive(name); got != want {
 			t.Errorf("Sensitive(%q) = %v", name, got)
 		}
+	}
+}
+
+func TestMaskURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"jdbc:postgresql://h:5432/db?user=u&password=url-Secret&sslmode=disable", "jdbc:postgresql://h:5432/db?user=u&password=******&sslmode=disable"},
+		{"jdbc:mysql://root:url-Secret@h:3306/db", "jdbc:mysql://root:******@h:3306/db"},
+		{"jdbc:sqlserver://h:1433;databaseName=db;password=url-Secret;encrypt=false", "jdbc:sqlserver://h:1433;databaseName=db;password=******;encrypt=false"},
+		{"postgres://u:url-Secret@h/db?sslmode=disable", "postgres://u:******@h/db?sslmode=disable"},
+		{"jdbc:postgresql://h:5432/db?user=u", ""},
+		{"http://127.0.0.1:8333", ""},
+	} {
+		got, ok := secret.MaskURL(c.in)
+		if c.want == "" {
+			if ok || got != c.in {
+				t.Errorf("MaskURL(%q) = %q, %v: it holds no secret", c.in, got, ok)
+			}
+			continue
+		}
+		if !ok || got != c.want {
+			t.Errorf("MaskURL(%q) = %q, %v; want %q", c.in, got, ok, c.want)
+		}
+	}
+}
+
+func TestMaskTextMasksPasswordsInURLs(t *testing.T) {
+	conf := `source { Jdbc { url = "jdbc:postgresql://h/db?user=app&password=url-Secret", query = "select 1" } }
+sink { Console {} }`
+	masked, _, found, err := secret.MaskText(conf, "job.conf", nil)
+	if err != nil || found == 0 || strings.Contains(masked, "url-Secret") || !strings.Contains(masked, `url = "jdbc:postgresql://h/db?user=app&password=******"`) {
+		t.Fatalf("MaskText = %d, %v\n%s", found, err, masked)
+	}
+	k := mustKey(t)
+	plan := &contract.Plan{Vertices: []*contract.Vertex{{ID: 1, Kind: contract.SourceVertex, Plugin: "Jdbc", Where: "source[0] Jdbc",
+		Options: json.RawMessage(`{"url":"jdbc:postgresql://h/db?user=app&password=url-Secret","query":"select 1"}`)}}}
+	if err := secret.SealPlan(k, plan); err != nil || strings.Contains(string(plan.Vertices[0].Options), "url-Secret") {
+		t.Fatalf("sealed plan: %s, %v", plan.Vertices[0].Options, err)
+	}
+	// a sealed url shows as a whole masked value
+	if shown, err := secret.MaskOptions("source", "Jdbc", plan.Vertices[0].Options); err != nil || !strings.Contains(shown, `"url":"******"`) {
+		t.Fatalf("shown: %s, %v", shown, err)
+	}
+	if err := secret.OpenVertices(k, plan.Vertices); err != nil || !strings.Contains(string(plan.Vertices[0].Options), "password=url-Secret") {
+		t.Fatalf("opened: %s, %v", plan.Vertices[0].Options, err)
 	}
 }
