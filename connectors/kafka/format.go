@@ -209,29 +209,41 @@ func (d *textDecoder) decode(value []byte, table string, out *row.Batch) (int, e
 	if len(value) == 0 {
 		return 0, nil
 	}
-	fields, err := d.fields(string(value), d.rt, 0)
-	if err != nil {
+	r := out.Add(row.Insert, table, d.rt.Len())
+	if err := d.fillFields(r.Fields, string(value), d.rt, 0); err != nil {
+		out.Rows = out.Rows[:len(out.Rows)-1]
 		return 0, err
 	}
-	r := out.Add(row.Insert, table, len(fields))
-	copy(r.Fields, fields)
 	return 1, nil
 }
 
 func (d *textDecoder) fields(line string, rt *types.RowType, level int) ([]row.Value, error) {
-	parts := strings.Split(line, d.sep(level))
 	out := make([]row.Value, rt.Len())
-	for i := range out {
-		if i >= len(parts) {
-			break
-		}
-		v, err := d.value(parts[i], rt.Types[i], level)
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", rt.Names[i], err)
-		}
-		out[i] = v
+	if err := d.fillFields(out, line, rt, level); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// fillFields converts the fields of line, split at the level's separator, into dst: those
+// missing at the end null, extra ones ignored.
+func (d *textDecoder) fillFields(dst []row.Value, line string, rt *types.RowType, level int) error {
+	sep := d.sep(level)
+	rest, more := line, true
+	for i := range dst {
+		if !more {
+			dst[i] = row.Value{}
+			continue
+		}
+		var part string
+		part, rest, more = strings.Cut(rest, sep)
+		v, err := d.value(part, rt.Types[i], level)
+		if err != nil {
+			return fmt.Errorf("field %s: %w", rt.Names[i], err)
+		}
+		dst[i] = v
+	}
+	return nil
 }
 
 func (d *textDecoder) sep(level int) string {
