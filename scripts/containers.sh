@@ -66,11 +66,24 @@ stage() {
 }
 
 build_image() { # target name
-	podman build --quiet --format docker -f "$root/docker/Dockerfile" --target "$1" \
+	podman build --quiet --layers=false --format docker -f "$root/docker/Dockerfile" --target "$1" \
 		--build-arg VERSION="$version" \
 		--build-arg REVISION="$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)" \
 		--build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		-t "$2:$version" -t "$2:latest" "$ctx" >/dev/null
+}
+
+# forget_old_images removes the tags of earlier builds (each commit is a version) and the
+# images a rebuild left without a tag, so that rebuilding in a loop does not fill the disk;
+# STRAIT_KEEP_IMAGES=1 keeps them.
+forget_old_images() {
+	[ "${STRAIT_KEEP_IMAGES:-}" = 1 ] && return
+	local ref
+	for ref in $(podman images --format '{{.Repository}}:{{.Tag}}' --filter "reference=localhost/$image" --filter "reference=localhost/$dev_image"); do
+		case $ref in *":$version" | *":latest" | "<none>"*) continue ;; esac
+		podman rmi "$ref" >/dev/null 2>&1 || true
+	done
+	podman image prune -f --filter label=org.opencontainers.image.vendor=Strait >/dev/null
 }
 
 images() {
@@ -79,8 +92,7 @@ images() {
 	say "building $image:$version and $dev_image:$version with podman"
 	build_image strait "$image"
 	build_image strait-dev "$dev_image"
-	# the images a rebuild left without a tag (ours only, by their vendor label)
-	podman image prune -f --filter label=org.opencontainers.image.vendor=Strait >/dev/null
+	forget_old_images
 	podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "/($image|$dev_image):$version " >&2
 }
 
