@@ -86,6 +86,29 @@ func (a *Coordinator) PlanJob(ctx context.Context, in contract.PlanInput) (*cont
 	if err != nil {
 		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
 	}
+	p, err := a.planJob(ctx, in, src, key)
+	if err != nil {
+		// the error is kept in the history and shown: it must not quote a secret
+		return nil, scrubbed(err, src)
+	}
+	return p, nil
+}
+
+// scrubbed is err with the secret values of the config masked in its message.
+func scrubbed(err error, src planner.Source) error {
+	msg := secret.Scrub(err.Error(), src.Text, src.File, src.Vars)
+	if msg == err.Error() {
+		return err
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.NonRetryable() {
+		return temporal.NewNonRetryableApplicationError(msg, ae.Type(), nil)
+	}
+	return errors.New(msg)
+}
+
+// planJob plans an opened config.
+func (a *Coordinator) planJob(ctx context.Context, in contract.PlanInput, src planner.Source, key *secret.Key) (*contract.Plan, error) {
 	plan, err := planner.PlanContext(ctx, src, connector.Job{ID: in.JobID})
 	if err != nil {
 		if planner.IsConfigError(err) {

@@ -244,3 +244,26 @@ func parse(text, file string, vars map[string]string) (*hocon.Value, error) {
 	}
 	return root, nil
 }
+
+// minScrubbed is the shortest value Scrub masks in a message: shorter ones would mask the
+// words around them.
+const minScrubbed = 4
+
+// Scrub is a message (an error) with every secret value of a job config in it masked.
+func Scrub(msg, text, file string, vars map[string]string) string {
+	root, err := parse(text, file, vars)
+	if err != nil {
+		return msg
+	}
+	for _, l := range configLeaves(root) {
+		if len(l.v.Str) < minScrubbed || !strings.Contains(msg, l.v.Str) {
+			continue
+		}
+		with := Mask
+		if l.masked != "" {
+			with = l.masked
+		}
+		msg = strings.ReplaceAll(msg, l.v.Str, with)
+	}
+	return msg
+}

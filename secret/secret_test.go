@@ -330,3 +330,13 @@ sink { Console {} }`
 		t.Fatalf("opened: %s, %v", plan.Vertices[0].Options, err)
 	}
 }
+
+func TestScrub(t *testing.T) {
+	conf := `source { Jdbc { url = "jdbc:postgresql://h/db?password=url-Secret", user = "app", password = "scrub-Secret", query = "select 1" } }`
+	msg := `source[0] Jdbc: connect as app with scrub-Secret to jdbc:postgresql://h/db?password=url-Secret failed`
+	got := secret.Scrub(msg, conf, "job.conf", nil)
+	want := `source[0] Jdbc: connect as app with ****** to jdbc:postgresql://h/db?password=****** failed`
+	if got != want {
+		t.Fatalf("Scrub = %q, want %q", got, want)
+	}
+}
