@@ -285,6 +285,9 @@ cluster_test() {
 	runner-1 | runner-2 | runner-3) ;;
 	*) fail "job $job runs on '$victim', want one of the three runners" ;;
 	esac
+	# rows committed mean a completed checkpoint, in the store strait.yaml names
+	find "$shared/checkpoints" -name manifest.json 2>/dev/null | grep -q . ||
+		fail "no checkpoint manifest under the shared checkpoints folder (docker/strait.yaml's storage.root)"
 	say "job $job runs on $victim with $(committed_lines) rows committed: podman kill -s KILL $(container "$victim")"
 	podman kill -s KILL "$(container "$victim")" >/dev/null || fail "podman kill $(container "$victim")"
 	eventually 600 "job $job FINISHED after $victim was killed" job_over
