@@ -33,8 +33,15 @@
 // update changes the primary key, a DELETE of the old row and an INSERT of the new, as
 // Debezium emits it. The server must log whole rows (binlog_format ROW, binlog_row_image
 // FULL); the source checks both, and log_bin, when it is built. A statement that changes a
-// captured table (ALTER, DROP, RENAME TABLE) fails the job, naming it: Strait does not
-// evolve schemas. TRUNCATE is not passed on (a warning is logged), as SeaTunnel's does not.
+// captured table (ALTER, DROP, RENAME TABLE) fails the job, naming it: no Strait sink takes
+// schema changes, so schema-changes.enabled cannot evolve them. TRUNCATE is not passed on (a
+// warning is logged), as SeaTunnel's does not.
+//
+// stop.mode latest or specific ends the log at a position (the end of the log when the job
+// starts, or a file and offset), kept in the split state: the transactions that start
+// before it are emitted, and the source, bounded then, ends. With format
+// compatible_debezium_json every change is a row of topic, key and value holding the Kafka
+// Connect records of Debezium's MySQL connector (debezium.go).
 //
 // Values of the log and of the snapshot (which the server sends as text, in a session whose
 // time zone is UTC) decode to the same Strait values; TIMESTAMP values, instants, become the

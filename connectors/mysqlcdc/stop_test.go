@@ -170,3 +170,35 @@ func TestSmallDecimal(t *testing.T) {
 		}
 	}
 }
+
+// With startup.mode timestamp the log is read from its first file, and the transactions
+// written before startup.timestamp are skipped.
+func TestStartupTimestamp(t *testing.T) {
+	db := newTestDB(t)
+	db.exec(t, "CREATE TABLE s (id INT PRIMARY KEY)", "INSERT INTO s VALUES (1)")
+	var before int64
+	if err := db.QueryRow("SELECT UNIX_TIMESTAMP()").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for now := before; now <= before; {
+		if time.Now().After(deadline) {
+			t.Fatal("the server's clock did not pass a second")
+		}
+		if err := db.QueryRow("SELECT UNIX_TIMESTAMP()").Scan(&now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.exec(t, "INSERT INTO s VALUES (2)")
+	file, end := db.logEnd(t)
+	src := mustSource(t, db.conf("s", fmt.Sprintf(`startup.mode = timestamp
+startup.timestamp = %d
+stop.mode = specific
+stop.specific-offset.file = %q
+stop.specific-offset.pos = %d`, (before+1)*1000, file, end)), connector.Streaming)
+	h := newHarness(t, src, 1, nil, nil)
+	h.until("the stop", 2*time.Minute, h.allDone)
+	if got := strings.Join(show(h.rows), " "); got != "+I 2" {
+		t.Fatalf("rows %q, want only the insert after the timestamp", got)
+	}
+}
