@@ -110,7 +110,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=30s ./connectors/internal/binlog/
 	$(GO) test -run='^$$' -fuzz=FuzzJSON -fuzztime=30s ./connectors/internal/binlog/
 
-bench: build build-noembed postgres s3
+bench: build build-noembed postgres mariadb s3
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) run ./bench/e2e -strait $(BIN)
 	STRAIT_PARQUET_JOB_BENCH=1 STRAIT_PARQUET_BENCH_MB=1024 GOMAXPROCS=1 $(GO) test -run='^$$' -bench='^BenchmarkParquetJob$$' -benchtime=1x ./connectors/localfile/
