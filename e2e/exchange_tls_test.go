@@ -162,34 +162,57 @@ sink { Console { plugin_input = "fake", partition_by = [id] } }`, perReader)))
 		eventually(t, 30*time.Second, "m2 declared lost", func() bool { return clusterStatus(t, addr)["m2"].State == "LOST" })
 		runner("p3", false)
 		eventually(t, 60*time.Second, "p3 registered", func() bool { return clusterStatus(t, addr)["p3"].State == "ALIVE" })
-		id := submit(t, addr, writeJob(t, `
+		// placement picks the source's runner: jobs run until each direction was tried
+		seen := map[string]bool{}
+		refused := func() int { return strings.Count(m1.output(), "exchange: refused a connection") }
+		for i := 0; i < 6 && len(seen) < 2; i++ {
+			before := refused()
+			source, sink, out := failAcross(t, addr)
+			t.Logf("source on %s, sink on %s: %s", source, sink, lastLine(out))
+			switch {
+			case source == "m1" && sink == "p3":
+				// the mTLS runner dials the plain one: its handshake fails and says why
+				if !strings.Contains(out, "TLS handshake with") || !strings.Contains(out, "serves the exchange in plain gRPC") {
+					t.Fatalf("the failure does not name the TLS handshake:\n%s", out)
+				}
+			case source == "p3" && sink == "m1":
+				// the plain runner dials the mTLS one, which refuses it and says why
+				if !strings.Contains(out, "the peer may require TLS") {
+					t.Fatalf("the failure does not say the peer may require TLS:\n%s", out)
+				}
+				eventually(t, 10*time.Second, "m1 logs the refusal of p3", func() bool { return refused() > before })
+			default:
+				t.Fatalf("source on %s, sink on %s: the job did not cross m1 and p3", source, sink)
+			}
+			seen[source] = true
+		}
+		if len(seen) < 2 {
+			t.Fatalf("every job's source ran on %v: one direction was never tried", seen)
+		}
+	})
+}
+
+// failAcross runs a job whose exchange crosses two runners that cannot connect, without
+// retries: it must fail at the exchange. It returns where the source and the sink ran and
+// what job wait said.
+func failAcross(t *testing.T, addr string) (source, sink, out string) {
+	t.Helper()
+	id := submit(t, addr, writeJob(t, `
 env { parallelism = 2, job.mode = BATCH, job.retry.times = 0 }
 source { FakeSource { plugin_output = "fake", row.num = 100, schema = { fields { id = bigint, name = string } } } }
 sink { Console { plugin_input = "fake", partition_by = [id] } }`))
-		code, out := run(t, "job", "wait", "--address", addr, id)
-		if code != 1 || !strings.Contains(out, "FAILED") || !strings.Contains(out, "exchange") {
-			t.Fatalf("job wait: exit %d, want 1 with the job FAILED at the exchange\n%s", code, out)
-		}
-		source, sink := groupRunners(t, addr, id)
-		t.Logf("source on %s, sink on %s: %s", source, sink, tail(out, 3))
-		switch {
-		case source == "m1" && sink == "p3":
-			// the mTLS runner dials the plain one: its handshake fails and says why
-			if !strings.Contains(out, "TLS handshake with") || !strings.Contains(out, "serves the exchange in plain gRPC") {
-				t.Fatalf("the failure does not name the TLS handshake:\n%s", out)
-			}
-		case source == "p3" && sink == "m1":
-			// the plain runner dials the mTLS one, which refuses it and says why
-			if !strings.Contains(out, "may require TLS") {
-				t.Fatalf("the failure does not suggest the peer requires TLS:\n%s", out)
-			}
-			eventually(t, 10*time.Second, "m1 logs the refusal of p3", func() bool {
-				return strings.Contains(m1.output(), "exchange: refused a connection")
-			})
-		default:
-			t.Fatalf("source on %s, sink on %s: the job did not cross m1 and p3", source, sink)
-		}
-	})
+	code, out := run(t, "job", "wait", "--address", addr, id)
+	if code != 1 || !strings.Contains(out, "FAILED") || !strings.Contains(out, "exchange") {
+		t.Fatalf("job wait: exit %d, want 1 with the job FAILED at the exchange\n%s", code, out)
+	}
+	source, sink = groupRunners(t, addr, id)
+	return source, sink, out
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
 
 // groupRunners are the runners of a job's source (task group 1) and sink (group 2).
