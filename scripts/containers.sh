@@ -98,7 +98,8 @@ images() {
 
 # validate checks a compose file as a compose implementation reads it: `podman-compose
 # config` where podman-compose has it (1.1 and later), else Debian's docker-compose, whose
-# `config` needs no engine (podman-compose 1.0, Debian 12's, has no config command).
+# `config` needs no engine and checks the compose schema (podman-compose 1.0, Debian 12's,
+# has no config command), and a dry run of podman-compose 1.0.
 validate() { # file
 	if podman-compose --help 2>/dev/null | grep -qw config; then
 		(cd "$root/docker" && podman-compose -f "$1" config >/dev/null)
@@ -109,7 +110,9 @@ validate() { # file
 		$sudo apt-get update -qq
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq docker-compose >/dev/null
 	fi
-	(cd "$root/docker" && docker-compose -f "$1" config -q)
+	(cd "$root/docker" && docker-compose -f "$1" config -q) || return 1
+	# and podman-compose 1.0 reads it (a dry run runs nothing)
+	(cd "$root/docker" && podman-compose --dry-run -f "$1" ps >/dev/null)
 }
 
 # dashboard_metrics checks that every Strait metric the Grafana dashboard queries is one a
