@@ -1,11 +1,17 @@
-// Package jdbc is SeaTunnel's Jdbc connector for PostgreSQL, on pgx: the options of
+// Package jdbc is SeaTunnel's Jdbc connector for PostgreSQL (on pgx) and MySQL and MariaDB
+// (on go-sql-driver/mysql), the dialect chosen from the url (dialect.go): the options of
 // SeaTunnel's Jdbc source and sink (url, driver, user, password, query, table_path,
 // partitioning; generate_sink_sql, primary_keys, batch_size, save modes, exactly-once),
-// speaking PostgreSQL's protocol directly instead of through a JDBC driver.
+// speaking the databases' protocols directly instead of through a JDBC driver.
 //
 // The sink applies a changelog the way SeaTunnel does: rows buffered up to batch_size are
 // reduced by primary key (the last change of a key wins, UPDATE_BEFORE is skipped), then
 // written as one upsert and one delete per flush through COPY into session staging tables.
 // With is_exactly_once each checkpoint's writes are a prepared transaction (PREPARE
 // TRANSACTION) that the committer commits, idempotently.
+//
+// On MySQL the rows of a flush are one multi-statement round trip: a DELETE of the deleted
+// keys and a multi-row INSERT ... ON DUPLICATE KEY UPDATE, their values as literals; with
+// is_exactly_once a checkpoint's writes are an XA transaction (XA START, END, PREPARE; XA
+// COMMIT by the committer, XA RECOVER on restore).
 package jdbc

@@ -27,30 +27,30 @@ type SinkConfig struct {
 	ConnOptions
 	Query       string   `opt:"query" doc:"the statement run for every row, its fields bound to ? in order or to :name by field name; instead of generate_sink_sql"`
 	Generate    bool     `opt:"generate_sink_sql" default:"false" doc:"generate the statements for table from the input's fields and key, instead of a query"`
-	Database    string   `opt:"database" doc:"the target's database; it must be the url's, which is the default"`
+	Database    string   `opt:"database" doc:"the target's database, default the url's; on PostgreSQL it must be the url's, on MySQL any database of the server"`
 	Table       string   `opt:"table" doc:"the target table, schema.table or table; default the input table's name"`
-	Schema      string   `opt:"schema" doc:"the target table's schema, instead of the one table names"`
+	Schema      string   `opt:"schema" doc:"the target table's schema, instead of the one table names (PostgreSQL; MySQL has none)"`
 	TablePrefix string   `opt:"tablePrefix" doc:"put before the target table's name"`
 	TableSuffix string   `opt:"tableSuffix" doc:"put after the target table's name"`
 	PrimaryKeys []string `opt:"primary_keys" doc:"the key rows are upserted and deleted by; default the input's primary key, else its first unique key"`
 	FieldIde    string   `opt:"field_ide" default:"ORIGINAL" enum:"ORIGINAL,UPPERCASE,LOWERCASE" doc:"the case of the target's column names and of its table name"`
 
 	BatchSize     int64 `opt:"batch_size" default:"1000" doc:"rows buffered before they are written"`
-	ExactlyOnce   bool  `opt:"is_exactly_once" default:"false" doc:"write each checkpoint's rows in a prepared transaction committed when the checkpoint completes"`
+	ExactlyOnce   bool  `opt:"is_exactly_once" default:"false" doc:"write each checkpoint's rows in a prepared transaction (PostgreSQL's PREPARE TRANSACTION, MySQL's XA) committed when the checkpoint completes"`
 	AutoCommit    bool  `opt:"auto_commit" default:"true" doc:"commit every batch as it is written; false keeps a transaction open until the checkpoint"`
-	UseCopy       bool  `opt:"use_copy_statement" default:"false" doc:"insert every row with COPY, to the table named by table, query or not"`
-	EnableUpsert  bool  `opt:"enable_upsert" default:"true" doc:"upsert rows by key (INSERT ... ON CONFLICT); false inserts INSERTs and updates UPDATE_AFTERs"`
+	UseCopy       bool  `opt:"use_copy_statement" default:"false" doc:"insert every row with COPY, to the table named by table, query or not; on MySQL, multi-row INSERTs"`
+	EnableUpsert  bool  `opt:"enable_upsert" default:"true" doc:"upsert rows by key (INSERT ... ON CONFLICT, on MySQL ON DUPLICATE KEY UPDATE); false inserts INSERTs and updates UPDATE_AFTERs"`
 	PKUpdated     bool  `opt:"is_primary_key_updated" default:"true" doc:"update the key columns too when a row is updated"`
 	InsertOnly    bool  `opt:"support_upsert_by_insert_only" default:"false" doc:"write every change of a key as an insert (after deleting the key)"`
-	QueryPKExists bool  `opt:"support_upsert_by_query_primary_key_exist,noeffect" default:"false" doc:"query whether a key exists to choose between insert and update; Strait upserts with ON CONFLICT, which needs no query"`
+	QueryPKExists bool  `opt:"support_upsert_by_query_primary_key_exist,noeffect" default:"false" doc:"query whether a key exists to choose between insert and update; Strait upserts with ON CONFLICT (ON DUPLICATE KEY UPDATE), which needs no query"`
 
 	SchemaSaveMode string `opt:"schema_save_mode" default:"CREATE_SCHEMA_WHEN_NOT_EXIST" enum:"RECREATE_SCHEMA,CREATE_SCHEMA_WHEN_NOT_EXIST,ERROR_WHEN_SCHEMA_NOT_EXIST,IGNORE" doc:"what the sink does to the target table before the job first writes: recreate it, create it when it does not exist, require it, or nothing"`
 	DataSaveMode   string `opt:"data_save_mode" default:"APPEND_DATA" enum:"DROP_DATA,APPEND_DATA,CUSTOM_PROCESSING,ERROR_WHEN_DATA_EXISTS" doc:"what the sink does to an existing table's rows before the job first writes: delete them, keep them, run custom_sql, or require none"`
 	CustomSQL      string `opt:"custom_sql" doc:"the statement data_save_mode CUSTOM_PROCESSING runs"`
 	CreateIndex    bool   `opt:"create_index,noeffect" default:"true" doc:"create the indexes of a table the sink creates; Strait always creates its primary key, which the upserts need, and no other index"`
 
-	MaxCommitAttempts     int64 `opt:"max_commit_attempts,noeffect" default:"3" doc:"attempts to commit a transaction; Strait's committer is retried until it succeeds, and commits idempotently"`
-	TransactionTimeoutSec int64 `opt:"transaction_timeout_sec,noeffect" default:"-1" doc:"timeout of an XA transaction; PostgreSQL's prepared transactions have none, and wait for their commit however long it takes"`
+	MaxCommitAttempts     int64 `opt:"max_commit_attempts,noeffect" default:"3" doc:"attempts to commit a transaction; Strait's committer is retried until it succeeds, and commits idempotently (a prepared or XA transaction that is gone was committed)"`
+	TransactionTimeoutSec int64 `opt:"transaction_timeout_sec,noeffect" default:"-1" doc:"timeout of an XA transaction; neither MySQL's XA transactions (Connector/J ignores it too) nor PostgreSQL's prepared transactions have one: they wait for their commit however long it takes"`
 }
 
 // writeMode is how the sink turns rows into statements.

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	connector.RegisterSource("Jdbc", "Reads the rows of queries or tables of a PostgreSQL database once, split into key ranges read in parallel, as SeaTunnel's Jdbc source does.", NewSource)
+	connector.RegisterSource("Jdbc", "Reads the rows of queries or tables of a PostgreSQL, MySQL or MariaDB database once, split into key ranges read in parallel, as SeaTunnel's Jdbc source does.", NewSource)
 }
 
 // SourceConfig is the Jdbc source's options.
