@@ -1,6 +1,8 @@
 package secret
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -9,29 +11,40 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// sealedConfig is what JobInput.Sealed holds: the config and vars as the user wrote them.
+// sealedConfig is what JobInput.Sealed holds: what undoes the masking of the input's config
+// (the secret values and where they go, bound to the masked text by its digest), or the
+// whole config when it does not parse, and the vars as written.
 type sealedConfig struct {
-	Config string            `json:"config"`
+	Edits  []edit            `json:"edits,omitempty"`
+	Digest string            `json:"digest,omitempty"` // SHA-256 of the masked config
+	Config string            `json:"config,omitempty"`
 	Vars   map[string]string `json:"vars,omitempty"`
 }
 
+// unparsable stands for a config that does not parse, sealed whole.
+const unparsable = "# the job config is sealed: it does not parse, so what in it is secret is unknown"
+
 // SealInput prepares a job's input for the workflow: when its config holds secrets, Config
-// and Vars become their masked copies, what people see, and the config as written travels
-// in Sealed, encrypted under k. A config without secrets is left as it is.
+// and Vars become their masked copies, what people see, and Sealed carries what restores
+// the config as written, encrypted under k. A config without secrets is left as it is.
 func SealInput(k *Key, in *contract.JobInput) error {
 	if in.Sealed != "" {
 		return nil
 	}
-	masked, vars, found, err := MaskText(in.Config, in.File, in.Vars)
-	if err != nil {
+	sc := sealedConfig{Vars: in.Vars}
+	m, err := maskText(in.Config, in.File, in.Vars)
+	switch {
+	case err != nil:
 		// a config that does not parse fails its plan; it is sealed whole meanwhile, as
 		// nobody can tell what in it is secret
-		masked, vars, found = "# the job config is sealed: it does not parse, so what in it is secret is unknown", nil, 1
-	}
-	if found == 0 {
+		m = maskedConfig{text: unparsable, found: 1}
+		sc.Config = in.Config
+	case m.found == 0:
 		return nil
+	default:
+		sc.Edits, sc.Digest = m.edits, digest(m.text)
 	}
-	b, err := json.Marshal(sealedConfig{Config: in.Config, Vars: in.Vars})
+	b, err := json.Marshal(sc)
 	if err != nil {
 		return fmt.Errorf("seal the config of job %d: %w", in.JobID, err)
 	}
@@ -39,7 +52,7 @@ func SealInput(k *Key, in *contract.JobInput) error {
 	if err != nil {
 		return fmt.Errorf("seal the config of job %d: %w", in.JobID, err)
 	}
-	in.Config, in.Vars, in.Sealed = masked, vars, sealed
+	in.Config, in.Vars, in.Sealed = m.text, m.vars, sealed
 	return nil
 }
 
@@ -57,8 +70,23 @@ func OpenSource(k *Key, src contract.ConfigSource) (contract.ConfigSource, error
 	if err := json.Unmarshal(b, &sc); err != nil {
 		return src, fmt.Errorf("job config %s: the sealed config: %w", src.File, err)
 	}
-	src.Text, src.Vars, src.Sealed = sc.Config, sc.Vars, ""
+	text := sc.Config
+	if text == "" {
+		if digest(src.Text) != sc.Digest {
+			return src, fmt.Errorf("job config %s: the config is not the masked copy its secrets were sealed with", src.File)
+		}
+		if text, err = undoEdits(src.Text, sc.Edits); err != nil {
+			return src, fmt.Errorf("job config %s: %w", src.File, err)
+		}
+	}
+	src.Text, src.Vars, src.Sealed = text, sc.Vars, ""
 	return src, nil
+}
+
+// digest is the SHA-256 of a text, in hex.
+func digest(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }
 
 // SealPlan seals the secret options of every vertex of a plan in place, so the plan the

@@ -157,17 +157,70 @@ const maskedLiteral = `"` + Mask + `"`
 // everything else as written, with the vars that held a secret masked too; found counts the
 // secrets. A config that does not parse is an error.
 func MaskText(text, file string, vars map[string]string) (masked string, maskedVars map[string]string, found int, err error) {
+	m, err := maskText(text, file, vars)
+	return m.text, m.vars, m.found, err
+}
+
+// maskedConfig is a config masked, with the edits that undo the masking.
+type maskedConfig struct {
+	text  string
+	vars  map[string]string
+	found int
+	edits []edit
+}
+
+func maskText(text, file string, vars map[string]string) (maskedConfig, error) {
 	root, err := parse(text, file, vars)
 	if err != nil {
-		return "", nil, 0, err
+		return maskedConfig{}, err
 	}
 	vals := configLeaves(root)
-	masked, err = replaceSpans(text, spansOf(text, vals), func(s span) (string, error) { return s.leaf.shown(), nil })
-	if err != nil {
-		return "", nil, 0, err
+	m := maskedConfig{}
+	m.text, m.edits = maskEdits(text, spansOf(text, vals))
+	var hidden int
+	m.vars, hidden = maskVars(vars, vals)
+	m.found = len(vals) + hidden
+	return m, nil
+}
+
+// edit is one change masking made: bytes [At, At+Len) of the masked text were Text.
+type edit struct {
+	At   int    `json:"at"`
+	Len  int    `json:"len"`
+	Text string `json:"text"`
+}
+
+// maskEdits is text with each span written as people may see it, and the edits that undo it.
+func maskEdits(text string, spans []span) (string, []edit) {
+	var b strings.Builder
+	b.Grow(len(text))
+	edits := make([]edit, 0, len(spans))
+	at := 0
+	for _, s := range spans {
+		b.WriteString(text[at:s.from])
+		r := s.leaf.shown()
+		edits = append(edits, edit{At: b.Len(), Len: len(r), Text: text[s.from:s.to]})
+		b.WriteString(r)
+		at = s.to
 	}
-	maskedVars, hidden := maskVars(vars, vals)
-	return masked, maskedVars, len(vals) + hidden, nil
+	b.WriteString(text[at:])
+	return b.String(), edits
+}
+
+// undoEdits is the text as it was before masking.
+func undoEdits(masked string, edits []edit) (string, error) {
+	var b strings.Builder
+	at := 0
+	for _, e := range edits {
+		if e.At < at || e.Len < 0 || e.At+e.Len > len(masked) {
+			return "", fmt.Errorf("a sealed value at byte %d lies outside the masked config", e.At)
+		}
+		b.WriteString(masked[at:e.At])
+		b.WriteString(e.Text)
+		at = e.At + e.Len
+	}
+	b.WriteString(masked[at:])
+	return b.String(), nil
 }
 
 // maskVars masks the vars that hold a secret: by value, where a secret option took one

@@ -218,8 +218,29 @@ func TestSealInputRoundTrip(t *testing.T) {
 	if err != nil || src.Text != conf || src.Vars["x"] != "1" || src.Sealed != "" {
 		t.Fatalf("OpenSource = %+v, %v", src, err)
 	}
-	if _, err := secret.OpenSource(mustKey(t), contract.ConfigSource{File: in.File, Sealed: in.Sealed}); err == nil {
+	if _, err := secret.OpenSource(mustKey(t), contract.ConfigSource{File: in.File, Text: in.Config, Sealed: in.Sealed}); err == nil {
 		t.Fatal("another key opened the sealed config")
+	}
+	// the secrets fit only the masked copy they were sealed with
+	changed := strings.Replace(in.Config, "select 1", "select 2", 1)
+	if _, err := secret.OpenSource(k, contract.ConfigSource{File: in.File, Text: changed, Sealed: in.Sealed}); err == nil {
+		t.Fatal("a changed masked config opened")
+	}
+	// what is sealed is the secrets, not the config again: a large config does not double
+	large := contract.JobInput{Config: conf + strings.Repeat("\n# a comment line that makes the config large", 20000), File: "job.conf"}
+	if err := secret.SealInput(k, &large); err != nil {
+		t.Fatal(err)
+	}
+	if len(large.Sealed) > 1024 {
+		t.Errorf("the sealed field is %d bytes for a config of %d", len(large.Sealed), len(large.Config))
+	}
+	// a config that does not parse is sealed whole
+	bad := contract.JobInput{Config: `source { Jdbc { password = "bad-Secret" `, File: "job.conf"}
+	if err := secret.SealInput(k, &bad); err != nil || strings.Contains(bad.Config, "bad-Secret") || bad.Sealed == "" {
+		t.Fatalf("an unparsable config: %+v, %v", bad, err)
+	}
+	if src, err := secret.OpenSource(k, contract.ConfigSource{Text: bad.Config, Sealed: bad.Sealed}); err != nil || !strings.Contains(src.Text, "bad-Secret") {
+		t.Fatalf("an unparsable config opened: %+v, %v", src, err)
 	}
 	// a plain input (a job started by hand, or before configs were sealed) plans as it is
 	plain := contract.ConfigSource{File: "job.conf", Text: conf}
