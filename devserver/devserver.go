@@ -45,6 +45,10 @@ type Options struct {
 	LogLevel string
 	// UI is where to serve the Temporal Web UI (host:port); empty serves none.
 	UI string
+	// OneJob serves one job and no more: the server runs without Temporal's system worker
+	// service (schedules, batch operations, namespace deletion, scanners), which a single
+	// `strait run` never uses and which costs its start-up a checksum of the whole binary.
+	OneJob bool
 }
 
 // Server is a running embedded Temporal server.
@@ -165,8 +169,12 @@ func startOnce(opts Options) (s *Server, err error) {
 		},
 	}
 	cfg.DCRedirectionPolicy = config.DCRedirectionPolicy{Policy: "noop"}
+	services := []string{"frontend", "history", "matching", "worker"}
+	if opts.OneJob {
+		services = services[:3]
+	}
 	cfg.Services = map[string]config.Service{}
-	for i, name := range []string{"frontend", "history", "matching", "worker"} {
+	for i, name := range services {
 		port := opts.Port
 		if i > 0 {
 			if port, err = freeport.Pick(opts.IP); err != nil {
@@ -218,7 +226,7 @@ func startOnce(opts Options) (s *Server, err error) {
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(cfg),
-		temporal.ForServices(temporal.DefaultServices),
+		temporal.ForServices(services),
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),

@@ -145,13 +145,21 @@ func provideClient(lc fx.Lifecycle, cfg Config, srv *server, reg *prometheus.Reg
 	}
 	opts.HostPort, opts.Namespace = addr, cfg.Namespace
 	opts.Logger, opts.MetricsHandler = sdklog.NewStructuredLogger(cfg.Logger), metrics.NewTemporalHandler(reg)
-	c, err := dial(opts, cfg.DialWait, cfg.Logger)
+	wait := cfg.DialWait
+	if srv.s != nil {
+		// the embedded frontend answers before it reports healthy: wait for it
+		wait = max(wait, embeddedDialWait)
+	}
+	c, err := dial(opts, wait, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
 	}
 	lc.Append(fx.StopHook(c.Close))
 	return c, nil
 }
+
+// embeddedDialWait bounds the wait for the embedded server's frontend to report healthy.
+const embeddedDialWait = 30 * time.Second
 
 // DefaultDialWait is how long a service waits for Temporal to answer at start: a worker or
 // runner started with (or before) its Temporal server waits for it rather than exiting.
@@ -160,8 +168,10 @@ const DefaultDialWait = 90 * time.Second
 // dial connects to Temporal, trying again with a growing pause (up to 5 s) while the server
 // is not up or not healthy yet, for at most wait.
 func dial(opts client.Options, wait time.Duration, log *slog.Logger) (client.Client, error) {
-	deadline := time.Now().Add(wait)
-	pause := 200 * time.Millisecond
+	began := time.Now()
+	deadline := began.Add(wait)
+	pause := 25 * time.Millisecond // an embedded server is healthy within tens of milliseconds
+	warned := false
 	for attempt := 1; ; attempt++ {
 		c, err := client.Dial(opts)
 		if err == nil {
@@ -177,7 +187,9 @@ func dial(opts client.Options, wait time.Duration, log *slog.Logger) (client.Cli
 			}
 			return nil, fmt.Errorf("no answer within %s: %w", wait.Round(time.Second), err)
 		}
-		if attempt == 1 || attempt%10 == 0 {
+		// a server that is merely starting is not worth a warning; one silent for a while is
+		if (!warned && time.Since(began) > 2*time.Second) || attempt%10 == 0 {
+			warned = true
 			log.Warn("Temporal does not answer yet; trying again", "address", opts.HostPort, "error", err)
 		}
 		time.Sleep(min(pause, left))

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -52,6 +54,7 @@ func RegisterRunnerActivities(r sdkworker.ActivityRegistry, a *activities.Runner
 // NewJobsWorker makes the worker that hosts the workflows and coordinator activities.
 func NewJobsWorker(c client.Client, log *slog.Logger, store checkpointstore.Store, engine *engineconfig.Config) sdkworker.Worker {
 	w := sdkworker.New(c, contract.JobsQueue, sdkworker.Options{
+		BuildID: BuildID(),
 		// A workflow task waits this long for the worker that ran the workflow last before
 		// any worker may take it: the time a job stands still when that worker died or
 		// Temporal restarted (the SDK's default is 5 s). A miss costs a replay, which
@@ -66,6 +69,7 @@ func NewJobsWorker(c client.Client, log *slog.Logger, store checkpointstore.Stor
 // NewRunnerWorker makes the worker a runner serves its deploy and cancel calls on.
 func NewRunnerWorker(c client.Client, r *taskrunner.Runner) sdkworker.Worker {
 	w := sdkworker.New(c, contract.RunnerQueue(r.ID()), sdkworker.Options{
+		BuildID:                            BuildID(),
 		MaxConcurrentActivityExecutionSize: max(r.Slots(), 4)*2 + 2,
 		// heartbeats of the lease must reach the server well inside its timeout
 		MaxHeartbeatThrottleInterval: 2 * time.Second,
@@ -98,3 +102,34 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 	}
 	return nil
 }
+
+// BuildID names the code a worker runs: the module's version and VCS revision from the
+// binary's build information. Given to the SDK, it stands for the checksum the SDK would
+// otherwise compute of the whole executable at every process start (hundreds of
+// milliseconds for a binary of Strait's size).
+func BuildID() string {
+	buildIDOnce.Do(func() {
+		buildID = "strait"
+		info, ok := debug.ReadBuildInfo()
+		if !ok {
+			return
+		}
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			buildID += "@" + v
+		}
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision":
+				buildID += "+" + s.Value
+			case s.Key == "vcs.modified" && s.Value == "true":
+				buildID += "-dirty"
+			}
+		}
+	})
+	return buildID
+}
+
+var (
+	buildIDOnce sync.Once
+	buildID     string
+)

@@ -61,6 +61,12 @@ func runCmd(args []string) int {
 		return 1
 	}
 	defer func() {
+		if n.Embedded && ctx.Err() == nil {
+			// local mode: the job has ended (committed, or canceled and cleaned up) and the
+			// in-memory server holds nothing anyone reads again; the process exits now
+			// rather than spend a second or more stopping it gracefully
+			return
+		}
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = shutdown(sctx)
@@ -112,6 +118,7 @@ func (f *runFlags) nodeConfig(log *slog.Logger) (node.Config, int) {
 		}
 		cfg.Worker = true
 		cfg.Runners = []node.RunnerSpec{{ID: "local", Slots: f.slots}}
+		cfg.Embedded.OneJob = true
 		if err := useLocalKey(); err != nil {
 			fmt.Fprintf(os.Stderr, "strait run: %v\n", err)
 			return node.Config{}, 2
