@@ -89,7 +89,7 @@ func main() {
 	fmt.Printf("  with a checkpoint every 1 s: %.2f M rows/s (%.1f %% of the throughput without)\n",
 		float64(*rows)/rc.jobSecs/1e6, 100*res.jobSecs/rc.jobSecs)
 	if cfg, where := s3Config(dir); cfg != "" {
-		rs := runJob(*bin, withCkpt, *procs, "--config", cfg)
+		rs := runJob(*bin, withCkpt, *procs, "--engine-config", cfg)
 		fmt.Printf("  with a checkpoint every 1 s in S3 (%s): %.2f M rows/s (%.1f %% of the throughput without; target over 95 %%)\n",
 			where, float64(*rows)/rs.jobSecs/1e6, 100*res.jobSecs/rs.jobSecs)
 	} else {
