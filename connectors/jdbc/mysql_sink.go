@@ -46,41 +46,71 @@ func (c *sinkConfig) mysqlTarget() string {
 	return mysqlQuote(c.target.Schema) + "." + mysqlQuote(c.target.Table)
 }
 
-// mysqlQueryParts cuts a query at its placeholders (? when positional, else :name), so that
-// each row's statement is its parts with the row's literals between them.
-func mysqlQueryParts(query string, positional bool) ([]string, error) {
-	const mark = "\x00"
-	var out string
-	var err error
-	if positional {
-		out, err = rewritePlaceholders(query, func(b *strings.Builder, rest string) int {
-			if rest[0] != '?' {
-				return 0
-			}
-			b.WriteString(mark)
-			return 1
-		})
-	} else {
-		out, _, err = namedParams(query)
-		if err == nil {
-			// namedParams numbered them $1, $2...: cut there instead
-			out, err = rewritePlaceholders(out, func(b *strings.Builder, rest string) int {
-				if rest[0] != '$' || len(rest) < 2 || rest[1] < '0' || rest[1] > '9' {
-					return 0
-				}
-				j := 1
-				for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+// mysqlQueryParts cuts a query at its placeholders (? when positional, else :name), so
+// that each row's statement is its parts with the row's literals between them; names are
+// the fields of the named placeholders, in order. Placeholders in string literals ('...',
+// "..." with MySQL's backslash escapes), quoted names (`...`) and comments (--, #, /* */)
+// are left alone, as are casts (::).
+func mysqlQueryParts(q string, positional bool) (parts, names []string, err error) {
+	q = strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for ; j < len(q); j++ {
+				if q[j] == '\\' && c != '`' {
 					j++
+					continue
 				}
-				b.WriteString(mark)
-				return j
-			})
+				if q[j] == c {
+					if j+1 < len(q) && q[j+1] == c {
+						j++
+						continue
+					}
+					break
+				}
+			}
+			if j >= len(q) {
+				return nil, nil, fmt.Errorf("unterminated %c at offset %d", c, i)
+			}
+			b.WriteString(q[i : j+1])
+			i = j
+		case c == '#' || (c == '-' && strings.HasPrefix(q[i:], "-- ")):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i
+			}
+			b.WriteString(q[i : i+j])
+			i += j - 1
+		case c == '/' && strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return nil, nil, fmt.Errorf("unterminated comment at offset %d", i)
+			}
+			b.WriteString(q[i : i+j+4])
+			i += j + 3
+		case positional && c == '?':
+			parts = append(parts, b.String())
+			b.Reset()
+		case !positional && c == ':' && strings.HasPrefix(q[i:], "::"):
+			b.WriteString("::")
+			i++
+		case !positional && c == ':' && i+1 < len(q) && (q[i+1] == '_' || isLetter(q[i+1])):
+			j := i + 1
+			for j < len(q) && (q[j] == '_' || q[j] == '.' || isLetter(q[j]) || (q[j] >= '0' && q[j] <= '9')) {
+				j++
+			}
+			names = append(names, q[i+1:j])
+			parts = append(parts, b.String())
+			b.Reset()
+			i = j - 1
+		default:
+			b.WriteByte(c)
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return strings.Split(strings.TrimRight(strings.TrimSpace(out), ";"), mark), nil
+	return append(parts, b.String()), names, nil
 }
 
 // mysqlSetup applies the save modes to a MySQL table (see Sink.Setup).

@@ -679,3 +679,18 @@ func TestMySQLErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLQueryQuoting: a query sink's placeholders are found with MySQL's quoting: a ?
+// in a backslash-escaped literal or a back-quoted name is not one.
+func TestMySQLQueryQuoting(t *testing.T) {
+	d := newMyDB(t)
+	d.exec(t, "CREATE TABLE `q?` (pk_id BIGINT, note VARCHAR(20), name VARCHAR(20))")
+	s, err := newMySink(t, d.conf("query = \"insert into `q?` values (?, 'it\\\\'s ?', ?)\""), scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, scoreBatch(row.Insert, 1, "B", 7))
+	if got, want := d.dump(t, "SELECT * FROM `q?`"), "(1, it's ?, B)"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

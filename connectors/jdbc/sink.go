@@ -239,6 +239,10 @@ func (c *sinkConfig) keyOf(sc *SinkConfig) error {
 // parseQuery reads the statement a query sink runs for every row.
 func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 	c.mode = modeQuery
+	if c.my != nil {
+		c.tag = tagOf(query)
+		return c.parseMySQLQuery(o, query)
+	}
 	var err error
 	if c.query, c.nParams, err = positionalParams(query); err != nil {
 		return o.Errorf("query", "%v", err)
@@ -250,8 +254,7 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 	for i := range c.queryFields {
 		c.queryFields[i] = i
 	}
-	positional := c.nParams > 0
-	if !positional {
+	if c.nParams == 0 {
 		// no ? placeholders: SeaTunnel's named ones, :field
 		var names []string
 		if c.query, names, err = namedParams(query); err != nil {
@@ -267,10 +270,33 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 		c.nParams = len(names)
 	}
 	c.tag = tagOf(query)
-	if c.my != nil {
-		if c.myQuery, err = mysqlQueryParts(query, positional); err != nil {
-			return o.Errorf("query", "%v", err)
+	return nil
+}
+
+// parseMySQLQuery cuts a MySQL query at its placeholders, with MySQL's quoting and
+// comments, and binds them as parseQuery does.
+func (c *sinkConfig) parseMySQLQuery(o *config.Options, query string) error {
+	parts, names, err := mysqlQueryParts(query, true)
+	positional := len(parts) > 1
+	if err == nil && !positional {
+		// no ? placeholders: SeaTunnel's named ones, :field
+		parts, names, err = mysqlQueryParts(query, false)
+	}
+	if err != nil {
+		return o.Errorf("query", "%v", err)
+	}
+	c.myQuery, c.nParams, c.queryFields = parts, len(parts)-1, c.queryFields[:0]
+	if positional && c.nParams > len(c.input.Columns) {
+		return o.Errorf("query", "binds %d parameters, the input table %s has %d fields", c.nParams, c.input.ID(), len(c.input.Columns))
+	}
+	for i := range c.nParams {
+		f := i
+		if !positional {
+			if f = c.input.ColumnIndex(names[i]); f < 0 {
+				return o.Errorf("query", "parameter :%s is not a field of the input table %s (fields: %s)", names[i], c.input.ID(), strings.Join(fieldNames(c.input), ", "))
+			}
 		}
+		c.queryFields = append(c.queryFields, f)
 	}
 	return nil
 }
