@@ -121,7 +121,7 @@ dashboard_metrics() {
 	local dash=$root/docker/grafana/dashboards/strait.json name missing=0
 	python3 -m json.tool "$dash" >/dev/null || fail "$dash is not JSON"
 	for name in $(grep -o 'strait_[a-z_]*' "$dash" | sort -u); do
-		grep -rqs --include='*.go' "\"$name\"" "$root/taskrunner" "$root/exchange" "$root/metrics" || {
+		grep -rqs --include='*.go' --exclude='*_test.go' "\"$name\"" "$root" || {
 			say "$dash: $name is not a metric Strait exports"
 			missing=1
 		}
@@ -133,6 +133,7 @@ config() {
 	install
 	validate compose.yaml || fail "docker/compose.yaml does not validate"
 	validate compose.test.yaml || fail "docker/compose.test.yaml does not validate"
+	[ -f "$root/monitoring/prometheus/alerts.yaml" ] || fail "no monitoring/prometheus/alerts.yaml (compose.yaml mounts it into Prometheus)"
 	dashboard_metrics || fail "the Grafana dashboard queries metrics Strait does not export"
 	say "docker/compose.yaml and docker/compose.test.yaml validate; the dashboard's metrics exist"
 }
