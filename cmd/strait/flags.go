@@ -126,9 +126,9 @@ func loadEngine(path string) (*engineconfig.Config, bool) {
 // secretKeyFlag adds --secret-key-file: the cluster's key that seals the secrets of job
 // configs.
 func secretKeyFlag(fs *flag.FlagSet) *string {
-	return fs.String("secret-key-file", envOr(secret.KeyFileEnv, ""),
+	return fs.String("secret-key-file", "",
 		"file holding the cluster's secret key (32 bytes in base64: head -c 32 /dev/urandom | base64), which seals the passwords, keys and tokens of job configs; "+
-			"every worker, runner, gateway and client of a cluster has the same ("+secret.KeyFileEnv+", or "+secret.KeyEnv+" holding the key itself)")
+			"every worker, runner, gateway and client of a cluster has the same (default: "+secret.KeyEnv+", the key itself, else the file "+secret.KeyFileEnv+" names)")
 }
 
 // useSecretKey makes the key a file or the environment names the process's. Without one
