@@ -332,12 +332,16 @@ func TestMySQLCreateTypes(t *testing.T) {
 // TestMySQLUpsert: the changelog is applied by key: upserts and deletes, in one round trip
 // per flush, with batch sizes that cut it anywhere.
 func TestMySQLUpsert(t *testing.T) {
-	for _, batch := range []int{1, 2, 1000} {
-		t.Run(fmt.Sprint(batch), func(t *testing.T) {
+	for _, tc := range []struct {
+		batch int
+		opts  string
+	}{{1, ""}, {2, ""}, {1000, ""}, {2, "auto_commit = false"}} {
+		batch := tc.batch
+		t.Run(fmt.Sprint(batch, tc.opts), func(t *testing.T) {
 			d := newMyDB(t)
 			d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)",
 				"INSERT INTO sink VALUES (3, 'old', 1), (9, 'kept', 9)")
-			s, err := newMySink(t, d.conf(fmt.Sprintf("generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nbatch_size = %d", batch)), scoreTable())
+			s, err := newMySink(t, d.conf(fmt.Sprintf("generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nbatch_size = %d\n%s", batch, tc.opts)), scoreTable())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -692,5 +696,51 @@ func TestMySQLQueryQuoting(t *testing.T) {
 	write(t, s, scoreBatch(row.Insert, 1, "B", 7))
 	if got, want := d.dump(t, "SELECT * FROM `q?`"), "(1, it's ?, B)"; got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestMySQLStreams: a split's rows stream: after the first batch of a 50 MB table the
+// server is still sending the statement's rows (it waits on the reader), and reading on
+// yields every row once.
+func TestMySQLStreams(t *testing.T) {
+	d := newMyDB(t)
+	d.exec(t, "CREATE TABLE big (id INT PRIMARY KEY, pad LONGTEXT)",
+		"INSERT INTO big WITH RECURSIVE g(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM g WHERE i < 99) SELECT a.i * 100 + b.i + 1, REPEAT('x', 10000) FROM g a, g b WHERE a.i < 50")
+	s := mustMySource(t, d.conf(`table_path = "big"`), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	splits, err := s.(*mySource).plan(ctx)
+	if err != nil || len(splits) != 1 {
+		t.Fatalf("splits %v, %v", splits, err)
+	}
+	r, _ := s.CreateReader(connector.ReaderContext{})
+	defer r.Close()
+	r.AddSplits(splits)
+	r.NoMoreSplits()
+	b := row.NewBatch(10)
+	if done, err := r.PollNext(ctx, b); err != nil || done || b.Len() != 10 {
+		t.Fatalf("first batch: %d rows, done %v, %v", b.Len(), done, err)
+	}
+	var running int
+	if err := d.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'SELECT * FROM %big%' AND COMMAND = 'Query'").Scan(&running); err != nil {
+		t.Fatal(err)
+	}
+	if running != 1 {
+		t.Errorf("after the first batch the server runs %d reads of the table, want the one still sending its rows", running)
+	}
+	n := b.Len()
+	for {
+		b.Reset()
+		done, err := r.PollNext(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += b.Len()
+		if done {
+			break
+		}
+	}
+	if n != 5000 {
+		t.Errorf("%d rows read, want 5000", n)
 	}
 }

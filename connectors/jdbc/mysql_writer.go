@@ -46,9 +46,10 @@ type myWriter struct {
 	maxStmt int
 	// statement heads
 	insertHead, upsertTail, deleteHead string
-	// quoted columns, and which are the key's
-	cols []string
-	isPK []bool
+	// the quoted target, its quoted columns, and which are the key's
+	target string
+	cols   []string
+	isPK   []bool
 
 	xidPrefix string
 	epoch     int
@@ -112,6 +113,7 @@ func (w *myWriter) open(ctx context.Context, states [][]byte) error {
 	}
 	w.cols = cols
 	t := c.mysqlTarget()
+	w.target = t
 	w.insertHead = "INSERT INTO " + t + " (" + strings.Join(cols, ", ") + ") VALUES "
 	if c.mode == modeUpsert {
 		w.upsertTail = " " + mysqlDialect{}.upsertClause(cols, c.pk)
@@ -396,7 +398,7 @@ func (w *myWriter) multi(ctx context.Context, head, tail string, fields []int, p
 func (w *myWriter) appendUpdate(e myEntry) {
 	c := w.cfg
 	w.stmt = append(w.stmt, "UPDATE "...)
-	w.stmt = append(w.stmt, c.mysqlTarget()...)
+	w.stmt = append(w.stmt, w.target...)
 	w.stmt = append(w.stmt, " SET "...)
 	n := 0
 	for i, col := range w.cols {
