@@ -218,6 +218,20 @@ sink { S3File { bucket = "s3a://b", path = "/out", fs.s3a.endpoint = "http://127
 	if _, err := openVertex(sink); err == nil || !strings.Contains(err.Error(), key.ID()) {
 		t.Fatalf("a runner with another key: %v", err)
 	}
+
+	// an input without a sealed config (started by hand, or before configs were sealed)
+	// plans its text, and its plan's secrets travel sealed all the same
+	secret.Use(key)
+	plan, err = a.PlanJob(context.Background(), contract.PlanInput{JobID: 10, Source: contract.ConfigSource{File: "job.conf", Text: conf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(plan); strings.Contains(string(b), "plan-S3-Secret") {
+		t.Fatalf("the plan of a plain input shows the secret: %s", b)
+	}
+	if v, err := openVertex(plan.Vertices[len(plan.Vertices)-1]); err != nil || !strings.Contains(string(v.Options), `"plan-S3-Secret"`) {
+		t.Fatalf("the vertex of a plain input: %v", err)
+	}
 }
 
 // jsonOf is v's JSON with the keys in a stable order.
