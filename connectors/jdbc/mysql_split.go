@@ -236,6 +236,8 @@ func (p *myPlanner) dynamic(ctx context.Context) ([]srcSplit, error) {
 		return p.cut.whole(), nil
 	}
 	switch p.t.kind {
+	case keyDate:
+		return p.dateSplits(*lo, *hi, rows)
 	case keyString:
 		if p.cut.t.split.charset {
 			return p.cut.charsetSplits(*lo, *hi, rows), nil
@@ -246,6 +248,28 @@ func (p *myPlanner) dynamic(ctx context.Context) ([]srcSplit, error) {
 		}
 	}
 	return p.queriedSplits(ctx, *lo, *hi)
+}
+
+// dateSplits cuts a date column by days, as the PostgreSQL planner does.
+func (p *myPlanner) dateSplits(lo, hi string, rows int64) ([]srcSplit, error) {
+	l, err := time.Parse(time.DateOnly, lo)
+	if err != nil {
+		return nil, p.fail("read the range", err)
+	}
+	h, err := time.Parse(time.DateOnly, hi)
+	if err != nil {
+		return nil, p.fail("read the range", err)
+	}
+	days := int64(h.Sub(l)/(24*time.Hour)) + 1
+	step := dateStep(days, rows, p.s.splitSize)
+	if days <= step {
+		return p.cut.whole(), nil
+	}
+	bounds := make([]string, 0, (days-1)/step)
+	for g := int64(1); g <= (days-1)/step; g++ {
+		bounds = append(bounds, l.AddDate(0, 0, int(g*step)).Format(time.DateOnly))
+	}
+	return p.cut.ranges(bounds), nil
 }
 
 // rowCount is the row estimate of a table read whole (its statistics, counting when they

@@ -306,11 +306,7 @@ func (p *splitPlanner) dateSplits(ctx context.Context, lo, hi string, rows int64
 	if err := p.pg.QueryRow(ctx, q).Scan(&days); err != nil {
 		return nil, p.fail("count the days", err)
 	}
-	step := int64(1)
-	if size := p.s.splitSize; days > 0 && rows/days < size {
-		step = days / (rows/size + 1)
-	}
-	step = max(step, 1, (days-1)/maxSplits+1)
+	step := dateStep(days, rows, p.s.splitSize)
 	if days <= step {
 		return p.whole(), nil
 	}
@@ -320,6 +316,16 @@ func (p *splitPlanner) dateSplits(ctx context.Context, lo, hi string, rows int64
 		return nil, err
 	}
 	return p.ranges(bounds), nil
+}
+
+// dateStep is the days of a date split: one when the days hold split.size rows each, else
+// enough for about rows / split.size splits of even length.
+func dateStep(days, rows, size int64) int64 {
+	step := int64(1)
+	if days > 0 && rows/days < size {
+		step = days / (rows/size + 1)
+	}
+	return max(step, 1, (days-1)/maxSplits+1)
 }
 
 // charsetWidth bounds the characters of a string the charset splitting reads.
