@@ -17,6 +17,7 @@ type Options struct {
 	Namespace string
 	LogLevel  string
 	UI        string
+	OneJob    bool
 }
 
 // Server is never started in this build.
