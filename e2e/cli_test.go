@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,13 +72,7 @@ func TestCLIAgainstCluster(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "dev", "dev", "--headless", "--gateway", "", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "dev server up")
 	code, out := run(t, "run", "-m", "cluster", "--address", addr, "--async", "-c", writeJob(t, cliJob))
 	if code != 0 {
 		t.Fatalf("--async: exit %d\n%s", code, out)

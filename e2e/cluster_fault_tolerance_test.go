@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,13 +216,7 @@ func (c *ftCluster) up(t *testing.T) {
 	t.Helper()
 	began := time.Now()
 	c.temporal = start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(c.port), "--db", c.db)
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		conn, err := net.Dial("tcp", c.addr)
-		if err == nil {
-			conn.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, c.addr, "temporal dev server up")
 	c.workers, c.runners = map[string]*proc{}, map[string]*proc{}
 	for _, n := range []string{"1", "2"} {
 		c.workers["worker-"+n] = start(t, "worker-"+n, "worker", "--address", c.addr, "--checkpoint-dir", c.ckpt)

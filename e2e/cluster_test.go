@@ -220,13 +220,7 @@ func TestCluster(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "temporal dev server up")
 	// two workers: the workflows and coordinator activities run on whichever polls first
 	start(t, "worker-1", "worker", "--address", addr)
 	start(t, "worker-2", "worker", "--address", addr)
@@ -433,13 +427,7 @@ func TestRunnerKilledMidJob(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	ckpt := t.TempDir()
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "temporal dev server up")
 	start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
 	spare := start(t, "worker-2", "worker", "--address", addr, "--checkpoint-dir", ckpt)
 	runners := map[string]*proc{}
@@ -544,13 +532,7 @@ func TestTemporalRestartMidJob(t *testing.T) {
 	ckpt := t.TempDir()
 	up := func() *proc {
 		p := start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port), "--db", db)
-		eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-			c, err := net.Dial("tcp", addr)
-			if err == nil {
-				c.Close()
-			}
-			return err == nil
-		})
+		awaitListening(t, addr, "temporal dev server up")
 		return p
 	}
 	temporal := up()
@@ -604,4 +586,17 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 	if total != 100 || len(ids) != 100 {
 		t.Fatalf("%d rows (%d distinct) in the sink, want 100", total, len(ids))
 	}
+}
+
+// awaitListening waits until something accepts connections on addr: a Temporal server (or
+// another process of the test) that is starting.
+func awaitListening(t *testing.T, addr, what string) {
+	t.Helper()
+	eventually(t, 60*time.Second, what, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -34,13 +33,7 @@ func TestExchangeMTLS(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	ckpt := t.TempDir()
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "temporal dev server up")
 	start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
 	ca := testcert.New(t, t.TempDir(), "127.0.0.1")
 	runner := func(id string, mtls bool) *proc {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,13 +24,7 @@ func startCluster(t *testing.T, ckpt string) *cluster {
 	port := freePort(t)
 	c := &cluster{addr: fmt.Sprintf("127.0.0.1:%d", port), ckpt: ckpt}
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		conn, err := net.Dial("tcp", c.addr)
-		if err == nil {
-			conn.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, c.addr, "temporal dev server up")
 	start(t, "worker", "worker", "--address", c.addr, "--checkpoint-dir", ckpt)
 	return c
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -223,13 +222,7 @@ func TestTemporalKilledAndRestarted(t *testing.T) {
 			up := func() (*proc, time.Duration) {
 				began := time.Now()
 				p := start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port), "--db", db)
-				eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-					conn, err := net.Dial("tcp", addr)
-					if err == nil {
-						conn.Close()
-					}
-					return err == nil
-				})
+				awaitListening(t, addr, "temporal dev server up")
 				return p, time.Since(began)
 			}
 			temporal, _ := up()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -274,13 +273,7 @@ func startTemporalCluster(t *testing.T) *temporalCluster {
 func (tc *temporalCluster) startServer(t *testing.T) {
 	t.Helper()
 	tc.server = start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(tc.port), "--db", tc.db)
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		conn, err := net.Dial("tcp", tc.addr)
-		if err == nil {
-			conn.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, tc.addr, "temporal dev server up")
 }
 
 func (tc *temporalCluster) startWorker(t *testing.T) {

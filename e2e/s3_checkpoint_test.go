@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,13 +162,7 @@ func TestS3CheckpointsAcrossHosts(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			conn.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "temporal dev server up")
 	tmps := map[string]string{}
 	for i, cfg := range configs {
 		name := fmt.Sprintf("worker-%d", i+1)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -311,13 +310,7 @@ func TestS3FileSinkRunnerKilled(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			conn.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "temporal dev server up")
 	for i := 1; i <= 2; i++ {
 		startIn(t, fmt.Sprintf("worker-%d", i), t.TempDir(), "worker", "--address", addr, "--config", cfg)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,13 +59,7 @@ func TestTemporalCLI(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "dev", "dev", "--headless", "--gateway", "", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "dev server up")
 
 	if !strings.Contains(readme(t), "--input \\\n'"+readmeInput+"'") {
 		t.Fatalf("README.md no longer shows the input this test runs:\n%s", readmeInput)

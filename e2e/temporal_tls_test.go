@@ -72,13 +72,7 @@ func TestTemporalMTLS(t *testing.T) {
 	port := freePort(t)
 	plain := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", plain)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, plain, "temporal dev server up")
 	addr := tlsFront(t, plain, certs.ServerTLS(t, true))
 	env := []string{"TEMPORAL_ADDRESS=" + addr, "TEMPORAL_TLS_SERVER_NAME=temporal.test",
 		"TEMPORAL_TLS_SERVER_CA_CERT_PATH=" + certs.CA,

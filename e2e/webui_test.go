@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,13 +113,7 @@ func TestWebUIShowsJobDetails(t *testing.T) {
 	port, uiPort := freePort(t), freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	start(t, "dev", "dev", "--gateway", "", "--port", strconv.Itoa(port), "--ui-port", strconv.Itoa(uiPort))
-	eventually(t, 60*time.Second, "dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	awaitListening(t, addr, "dev server up")
 	job := writeJob(t, `
 env { parallelism = 1, job.mode = STREAMING, checkpoint.interval = 1000 }
 source { FakeSource { row.num = 1000000, split.read-interval = 50, split.num = 1000, schema = { fields { id = bigint, name = string } } } }
