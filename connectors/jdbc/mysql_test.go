@@ -595,6 +595,7 @@ func TestMySQLSplits(t *testing.T) {
 		{"dynamic", "table_path = \"st\"\nsplit.size = 150"},
 		{"dynamic queried", "table_path = \"st\"\nsplit.size = 120\nsplit.even-distribution.factor.upper-bound = 0.01\nsplit.even-distribution.factor.lower-bound = 0.001"},
 		{"dynamic charset", "table_path = \"st\"\nsplit.size = 100\nsplit.string_split_mode = charset_based"},
+		{"dynamic sampled", "table_path = \"st\"\nsplit.size = 100\nsplit.sample-sharding.threshold = 2\nsplit.inverse-sampling.rate = 7\nsplit.even-distribution.factor.upper-bound = 0.01\nsplit.even-distribution.factor.lower-bound = 0.001"},
 	}
 	for _, col := range cols {
 		for _, m := range modes {

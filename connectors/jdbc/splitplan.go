@@ -393,15 +393,21 @@ func (p *splitPlanner) sampledSplits(ctx context.Context, shards int64) ([]srcSp
 	if len(sample) == 0 {
 		return p.whole(), nil
 	}
+	return p.ranges(sampleBounds(sample, shards)), nil
+}
+
+// sampleBounds spreads the boundaries of shards splits over an ordered sample: the sample
+// itself when it has no more values than shards.
+func sampleBounds(sample []string, shards int64) []string {
 	per := float64(len(sample)) / float64(shards)
 	if per <= 1 {
-		return p.ranges(sample), nil
+		return sample
 	}
 	bounds := make([]string, 0, shards-1)
 	for i := int64(1); i < shards && len(bounds) < maxSplits; i++ {
 		bounds = append(bounds, sample[min(int(float64(i)*per), len(sample)-1)])
 	}
-	return p.ranges(bounds), nil
+	return bounds
 }
 
 // queriedSplits cuts at boundaries read one after the other: each the largest of the next
