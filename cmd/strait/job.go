@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"text/tabwriter"
@@ -25,11 +26,14 @@ type connectFlags struct {
 	conn *temporalconn.Flags
 	// address and namespace are what the connection resolved to, once options or dial ran.
 	address, namespace *string
+	// secretKey is the cluster's key a client seals the secrets of the configs it submits
+	// with (--secret-key-file).
+	secretKey *string
 }
 
 func addConnectFlags(fs *flag.FlagSet) connectFlags {
 	var address, namespace string
-	return connectFlags{conn: temporalconn.Register(fs), address: &address, namespace: &namespace}
+	return connectFlags{conn: temporalconn.Register(fs), address: &address, namespace: &namespace, secretKey: secretKeyFlag(fs)}
 }
 
 // defaultAddress is where a client or service looks for Temporal when nothing names one.
@@ -40,6 +44,9 @@ func (f connectFlags) options(def string) (client.Options, error) {
 	opts, err := f.conn.Options()
 	if err != nil {
 		return client.Options{}, err
+	}
+	if !useSecretKey(*f.secretKey, slog.Default(), false) {
+		return client.Options{}, errors.New("the secret key cannot be used (see above)")
 	}
 	if opts.HostPort == "" {
 		opts.HostPort = def

@@ -29,10 +29,21 @@ func logger(verbose bool) *slog.Logger {
 	return l
 }
 
+// secretKeyOf is the value of fs's --secret-key-file flag, read when called: the
+// connection flags' when the command has them (a worker, a runner), else one added now
+// (dev).
+func secretKeyOf(fs *flag.FlagSet) func() string {
+	if fs.Lookup("secret-key-file") == nil {
+		secretKeyFlag(fs)
+	}
+	return func() string { return fs.Lookup("secret-key-file").Value.String() }
+}
+
 // processFlags are the flags every long-running process takes.
 type processFlags struct {
-	metrics, checkpointDir, engine, secretKey *string
-	verbose                                   *bool
+	metrics, checkpointDir, engine *string
+	secretKey                      func() string
+	verbose                        *bool
 }
 
 func addProcessFlags(fs *flag.FlagSet) processFlags {
@@ -41,7 +52,7 @@ func addProcessFlags(fs *flag.FlagSet) processFlags {
 		checkpointDir: fs.String("checkpoint-dir", "", "checkpoint store root, shared by the workers and runners (default <tmp>/strait/checkpoints)"),
 		engine:        serviceEngineFlag(fs),
 		verbose:       fs.Bool("v", false, "log what the engine does"),
-		secretKey:     secretKeyFlag(fs),
+		secretKey:     secretKeyOf(fs),
 	}
 }
 
@@ -54,7 +65,7 @@ func (f processFlags) apply(cfg *node.Config) bool {
 	}
 	cfg.Logger, cfg.MetricsAddr, cfg.CheckpointDir, cfg.Engine = logger(*f.verbose), *f.metrics, *f.checkpointDir, eng
 	// a worker or runner started without a key says so; strait dev is a cluster of its own
-	return useSecretKey(*f.secretKey, cfg.Logger, cfg.Worker || len(cfg.Runners) > 0)
+	return useSecretKey(f.secretKey(), cfg.Logger, cfg.Worker || len(cfg.Runners) > 0)
 }
 
 // applyTo fills the resolved Temporal connection into cfg (a service dials 127.0.0.1:7233
