@@ -156,7 +156,7 @@ container() { echo "${project}_$1_1"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # json_get reads a value of JSON on stdin with a Python expression over j.
-json_get() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+json_get() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)" 2>/dev/null; }
 
 # in_cluster runs a strait client command inside the gateway's container, on the network.
 in_cluster() { podman exec "$(container gateway)" strait "$@" --address temporal:7233; }
