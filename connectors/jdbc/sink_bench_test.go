@@ -3,10 +3,17 @@ package jdbc
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
 )
 
 // BenchmarkSink writes batches of 1,024 rows (bigint key, text, int) through each write
@@ -71,3 +78,109 @@ func BenchmarkSink(b *testing.B) {
 		})
 	}
 }
+
+// wideTable is the shape of the PostgreSQL → PostgreSQL comparison: bigint, text, double,
+// timestamptz.
+func wideTable() *catalog.Table {
+	return catalog.FromRowType(catalog.TablePath{Table: "fake"}, &types.RowType{
+		Names: []string{"id", "name", "v", "ts"},
+		Types: []types.DataType{types.Of(types.BigInt), types.Of(types.String), types.Of(types.Double), types.Of(types.Timestamp)},
+	})
+}
+
+const wideDDL = "DROP TABLE IF EXISTS wide; CREATE TABLE wide (id BIGINT, name TEXT, v DOUBLE PRECISION, ts TIMESTAMPTZ)"
+
+var wideEpoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// BenchmarkSinkDefaults writes rows of wideTable at SeaTunnel's defaults (batch_size 1000,
+// auto_commit on) in batches of 1,000 rows as a source hands them over, with a checkpoint
+// every 100,000 rows, through each path; pgx-copyfrom is the anchor: pgx streaming the
+// same typed rows into one CopyFrom. rows/s against the anchor's is the ratio to read.
+func BenchmarkSinkDefaults(b *testing.B) {
+	url, conn := testDB(b)
+	ctx := context.Background()
+	const perBatch = 1000
+	for _, bc := range []struct{ name, opts string }{
+		{"insert", ""},
+		{"copy", "use_copy_statement = true"},
+		{"exactly_once", "is_exactly_once = true"},
+		{"upsert", "primary_keys = [id]"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ddl := wideDDL
+			if strings.Contains(bc.opts, "primary_keys") {
+				ddl += "; ALTER TABLE wide ADD PRIMARY KEY (id)"
+			}
+			if _, err := conn.Exec(ctx, ddl); err != nil {
+				b.Fatal(err)
+			}
+			s, err := newSink(b, genConf(url, "wide")+bc.opts+"\n", wideTable())
+			if err != nil {
+				b.Fatal(err)
+			}
+			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 1}}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close(ctx)
+			com, _ := s.CreateCommitter()
+			batch := row.NewBatch(perBatch)
+			for i := 0; i < perBatch; i++ {
+				batch.Add(row.Insert, "fake", 4)
+			}
+			next := int64(0)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j := range batch.Rows {
+					f := batch.Rows[j].Fields
+					f[0] = row.BigIntValue(next)
+					f[1] = row.StringValue(wideName(next))
+					f[2] = row.DoubleValue(float64(next) / 7)
+					f[3] = row.TimestampValue(wideEpoch.Add(time.Duration(next) * time.Second).UnixNano())
+					next++
+				}
+				if err := w.Write(ctx, batch); err != nil {
+					b.Fatal(err)
+				}
+				if i%100 == 99 || i == b.N-1 {
+					info, err := w.PrepareCommit(ctx, int64(i+1))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if com != nil && info != nil {
+						if err := com.Commit(ctx, connector.CommitRequest{Infos: [][]byte{info}}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N*perBatch)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+	b.Run("pgx-copyfrom", func(b *testing.B) {
+		if _, err := conn.Exec(ctx, wideDDL); err != nil {
+			b.Fatal(err)
+		}
+		total := int64(b.N) * perBatch
+		next := int64(0)
+		vals := make([]any, 4)
+		src := pgx.CopyFromFunc(func() ([]any, error) {
+			if next == total {
+				return nil, nil
+			}
+			vals[0], vals[1], vals[2], vals[3] = next, wideName(next), float64(next)/7, wideEpoch.Add(time.Duration(next)*time.Second)
+			next++
+			return vals, nil
+		})
+		b.ResetTimer()
+		n, err := conn.CopyFrom(ctx, pgx.Identifier{"wide"}, []string{"id", "name", "v", "ts"}, src)
+		if err != nil || n != total {
+			b.Fatalf("%d rows, %v", n, err)
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
+
+func wideName(i int64) string { return "name-" + strconv.FormatInt(i, 10) }
