@@ -49,7 +49,7 @@ type S3Options struct {
 	Provider   string            `opt:"fs.s3a.aws.credentials.provider" default:"com.amazonaws.auth.InstanceProfileCredentialsProvider" doc:"how requests are signed, by class name (package optional), several separated by commas tried in order: SimpleAWSCredentialsProvider or TemporaryAWSCredentialsProvider (access_key and secret_key), InstanceProfileCredentialsProvider (the EC2 instance role), EnvironmentVariableCredentialsProvider (AWS_ACCESS_KEY_ID...), DefaultAWSCredentialsProviderChain (the AWS SDK's chain)"`
 	AccessKey  string            `opt:"access_key" doc:"the access key of SimpleAWSCredentialsProvider"`
 	SecretKey  string            `opt:"secret_key,secret" doc:"the secret key of SimpleAWSCredentialsProvider"`
-	Properties map[string]string `opt:"hadoop_s3_properties" doc:"Hadoop S3A properties. Read: fs.s3a.path.style.access (true addresses the bucket in the path; the default is true for an endpoint that is not AWS's), fs.s3a.endpoint.region, fs.s3a.connection.ssl.enabled, fs.s3a.access.key, fs.s3a.secret.key, fs.s3a.session.token, fs.s3a.multipart.size (the part size of uploads, at least 5M; default 8M) and fs.s3a.attempts.maximum; any other is logged and has no effect"`
+	Properties map[string]string `opt:"hadoop_s3_properties" doc:"Hadoop S3A properties. Read: fs.s3a.path.style.access (true addresses the bucket in the path; the default is true for an endpoint that is not AWS's), fs.s3a.endpoint.region, fs.s3a.connection.ssl.enabled, fs.s3a.access.key, fs.s3a.secret.key, fs.s3a.session.token, fs.s3a.multipart.size (the part size of uploads and of copies made in parts, at least 5M; default 8M), fs.s3a.multipart.threshold (objects larger are copied in parts when a commit renames them; default and at most 5G, the largest S3 copies at once) and fs.s3a.attempts.maximum; any other is logged and has no effect"`
 }
 
 // SourceTable is the options of one table an S3File source reads: LocalFile's and the
@@ -145,6 +145,13 @@ func (s *S3Options) fileSystem(o *config.Options) (*FS, error) {
 			return nil, o.Errorf("hadoop_s3_properties", "fs.s3a.multipart.size: %q is not a size of at least 5M (S3's smallest part)", v)
 		}
 	}
+	copyAtOnce, copyPart := int64(maxSingleCopy), max(partSize, copyPartSize)
+	if v, ok := props["fs.s3a.multipart.threshold"]; ok {
+		copyPart = partSize // as S3A copies: in parts of fs.s3a.multipart.size
+		if copyAtOnce, err = byteSize(v); err != nil || copyAtOnce < minPartSize || copyAtOnce > maxSingleCopy {
+			return nil, o.Errorf("hadoop_s3_properties", "fs.s3a.multipart.threshold: %q is not a size from 5M to 5G", v)
+		}
+	}
 	for k := range props {
 		if !readProperties[k] {
 			slog.Info("S3File: a Hadoop S3A property without effect here", "plugin", o.Where(), "property", k)
@@ -154,13 +161,14 @@ func (s *S3Options) fileSystem(o *config.Options) (*FS, error) {
 	if err != nil {
 		return nil, o.Errorf("bucket", "%v", err)
 	}
-	return &FS{client: store.Client(), bucket: bucket, partSize: partSize, ctx: context.Background()}, nil
+	return &FS{client: store.Client(), bucket: bucket, partSize: partSize, copyAtOnce: copyAtOnce,
+		copyPart: copyPart, ctx: context.Background()}, nil
 }
 
 var readProperties = map[string]bool{
 	"fs.s3a.path.style.access": true, "fs.s3a.endpoint.region": true, "fs.s3a.connection.ssl.enabled": true,
 	"fs.s3a.access.key": true, "fs.s3a.secret.key": true, "fs.s3a.session.token": true,
-	"fs.s3a.multipart.size": true, "fs.s3a.attempts.maximum": true,
+	"fs.s3a.multipart.size": true, "fs.s3a.multipart.threshold": true, "fs.s3a.attempts.maximum": true,
 }
 
 // bucketOf reads bucket, with or without its s3a://, s3n:// or s3:// scheme.

@@ -30,16 +30,20 @@ type FS struct {
 	client   *s3.Client
 	bucket   string
 	partSize int64 // multipart part size of uploads
-	ctx      context.Context
+	// copyAtOnce is the largest object a rename copies in one request; larger ones are
+	// copied in parts of copyPart bytes.
+	copyAtOnce, copyPart int64
+	ctx                  context.Context
 }
 
 var _ localfile.FileSystem = (*FS)(nil)
 
-// copyPartSize is the size of the parts a copy of an object too large for one CopyObject is
-// made of.
+// maxSingleCopy is the largest object S3 copies in one CopyObject; copyPartSize is the
+// smallest part a copy of a larger one is made of (the upload part size when larger).
 const (
 	maxSingleCopy = 5 << 30
 	copyPartSize  = 512 << 20
+	maxParts      = 10_000
 	deleteBatch   = 1000
 )
 
@@ -198,7 +202,7 @@ func (f *FS) Rename(from, to string) error {
 		return fmt.Errorf("rename %s: %w", f.where(from), err)
 	}
 	src := f.bucket + "/" + escapeKey(fk)
-	if size := aws.ToInt64(head.ContentLength); size > maxSingleCopy {
+	if size := aws.ToInt64(head.ContentLength); size > f.copyAtOnce {
 		err = f.copyParts(src, tk, size)
 	} else {
 		_, err = f.client.CopyObject(f.ctx, &s3.CopyObjectInput{Bucket: &f.bucket, Key: &tk, CopySource: &src})
@@ -218,9 +222,10 @@ func (f *FS) copyParts(src, to string, size int64) error {
 	if err != nil {
 		return err
 	}
+	part := max(f.copyPart, (size+maxParts-1)/maxParts) // S3 takes at most 10,000 parts
 	var parts []types.CompletedPart
-	for off, n := int64(0), int32(1); off < size; off, n = off+copyPartSize, n+1 {
-		end := min(off+copyPartSize, size) - 1
+	for off, n := int64(0), int32(1); off < size; off, n = off+part, n+1 {
+		end := min(off+part, size) - 1
 		out, err := f.client.UploadPartCopy(f.ctx, &s3.UploadPartCopyInput{Bucket: &f.bucket, Key: &to, UploadId: mp.UploadId,
 			PartNumber: aws.Int32(n), CopySource: &src, CopySourceRange: aws.String(fmt.Sprintf("bytes=%d-%d", off, end))})
 		if err != nil {

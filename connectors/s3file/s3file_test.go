@@ -549,3 +549,56 @@ func keysOf(m map[string]string) []string {
 	}
 	return sorted(out)
 }
+
+// TestRenameCopiesLargeObjectsInParts: an object larger than one copy takes (5 GiB on S3;
+// fs.s3a.multipart.threshold lowers it, as here) is renamed by a copy in parts of
+// fs.s3a.multipart.size, byte for byte, and the staged object is gone afterwards.
+func TestRenameCopiesLargeObjectsInParts(t *testing.T) {
+	srv := testServer(t)
+	dir := testDir(t)
+	fsys := testFS(t, `hadoop_s3_properties { "fs.s3a.multipart.threshold" = "6M", "fs.s3a.multipart.size" = "5M" }`+"\n")
+	if fsys.copyAtOnce != 6<<20 || fsys.copyPart != 5<<20 {
+		t.Fatalf("copy at once up to %d in parts of %d", fsys.copyAtOnce, fsys.copyPart)
+	}
+	data := make([]byte, 13<<20+17) // three parts, the last one short
+	fill(data, 11)
+	srv.put(t, dir+"/staged.bin", data)
+	if err := fsys.Rename(dir+"/staged.bin", dir+"/final.bin"); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.get(t, key(dir+"/final.bin")); got != string(data) {
+		t.Fatalf("the copy differs: %d bytes, want %d", len(got), len(data))
+	}
+	if keys := srv.keys(t, dir); len(keys) != 1 {
+		t.Errorf("objects after the rename: %v", keys)
+	}
+	// an object put together from parts carries the count of its parts in its ETag
+	head, err := srv.client.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(testBucket), Key: aws.String(key(dir + "/final.bin"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if etag := aws.ToString(head.ETag); !strings.HasSuffix(strings.Trim(etag, `"`), "-3") {
+		t.Errorf("ETag %s: the object was not copied in three parts", etag)
+	}
+	small := make([]byte, 1<<20)
+	srv.put(t, dir+"/small.bin", small)
+	if err := fsys.Rename(dir+"/small.bin", dir+"/small-final.bin"); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.get(t, key(dir+"/small-final.bin")); len(got) != len(small) {
+		t.Errorf("a small object copied at once: %d bytes", len(got))
+	}
+}
+
+func TestMultipartThresholdRange(t *testing.T) {
+	for _, v := range []string{"1M", "6G", "lots"} {
+		o := options(t, bucketConf(t)+`hadoop_s3_properties { "fs.s3a.multipart.threshold" = "`+v+`" }`+"\n", "sink[0] S3File")
+		c, err := config.Decode[S3Options](o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.fileSystem(o); err == nil || !strings.Contains(err.Error(), "fs.s3a.multipart.threshold") {
+			t.Errorf("%s: error %v, want one naming fs.s3a.multipart.threshold", v, err)
+		}
+	}
+}
