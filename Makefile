@@ -110,9 +110,14 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=30s ./connectors/internal/binlog/
 	$(GO) test -run='^$$' -fuzz=FuzzJSON -fuzztime=30s ./connectors/internal/binlog/
 
+# The whole-job comparisons (bench/e2e) run beside their anchors, bare Go programs doing the
+# same work (bench/anchors), and the in-process probes of start-up and checkpoints
+# (bench/probe), built here in the same run; results go to bin/bench/results-<date>.
 bench: build build-noembed postgres mariadb s3
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
-	$(GO) run ./bench/e2e -strait $(BIN)
+	$(GO) build -o bin/bench-anchors ./bench/anchors
+	$(GO) build -o bin/bench-probe ./bench/probe
+	$(GO) run ./bench/e2e -strait $(BIN) -out bin/bench
 	STRAIT_PARQUET_JOB_BENCH=1 STRAIT_PARQUET_BENCH_MB=1024 GOMAXPROCS=1 $(GO) test -run='^$$' -bench='^BenchmarkParquetJob$$' -benchtime=1x ./connectors/localfile/
 
 # Regenerates the committed protobuf code (proto/exchange/v1). It installs what it needs:

@@ -39,6 +39,7 @@ func runCmd(args []string) int {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
+	runPhases.last = time.Now()
 
 	// the config is checked before anything starts
 	src, plan, code := loadJob(f.config, f.vars, f.name)
@@ -53,6 +54,7 @@ func runCmd(args []string) int {
 	if code != 0 {
 		return code
 	}
+	runPhases.mark("config")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	n, shutdown, err := node.New(ctx, cfg)
@@ -60,6 +62,7 @@ func runCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 1
 	}
+	runPhases.mark("node")
 	defer func() {
 		if n.Embedded && ctx.Err() == nil {
 			// local mode: the job has ended (committed, or canceled and cleaned up) and the
@@ -82,6 +85,7 @@ func runCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return submitExit(err)
 	}
+	runPhases.mark("submit")
 	if f.async {
 		fmt.Println(id)
 		fmt.Fprintf(os.Stderr, "strait: job %d submitted (workflow %s); follow it with: strait job status %d\n", id, run.GetID(), id)
@@ -164,14 +168,33 @@ func (f *runFlags) follow(ctx context.Context, n *node.Node, id int64, run clien
 		return 1
 	}
 	if os.Getenv("STRAIT_TIMINGS") != "" {
-		// for benchmarks: the job's own duration and the client's submit-to-end time
+		// for benchmarks: the job's own duration and the client's submit-to-end time, and
+		// what each step of this command took
 		fmt.Fprintf(os.Stderr, "strait: timings: job %.3fs submit-to-end %.3fs\n",
 			st.Finished.Sub(st.Started).Seconds(), time.Since(submitted).Seconds())
+		runPhases.mark("wait")
+		fmt.Fprintf(os.Stderr, "strait: phases:%s\n", runPhases.text)
 	}
 	if st.JobID == 0 {
 		st.JobID = id
 	}
 	return finish(st)
+}
+
+// runPhases times the steps of `strait run` for STRAIT_TIMINGS: the config read and
+// planned, the node started (embedded server, client, worker, runner), the job submitted,
+// and the wait for its end.
+var runPhases phaseTimer
+
+type phaseTimer struct {
+	last time.Time
+	text string
+}
+
+func (p *phaseTimer) mark(name string) {
+	now := time.Now()
+	p.text += fmt.Sprintf(" %s %.3fs", name, now.Sub(p.last).Seconds())
+	p.last = now
 }
 
 // progressSource gives the job's live counts: from the runner in this process, or by

@@ -1,0 +1,133 @@
+// Command anchors holds the bare Go programs make bench compares Strait with: each does a
+// comparison's work with the libraries alone, as a process of its own (so its time and peak
+// RSS are a whole small process's), and prints its seconds, start-up excluded.
+//
+//	anchors pgcopy <url> <query> <table>   a pgx query's typed rows streamed into CopyFrom
+//	anchors json <in> <out>                JSON lines decoded into typed fields and encoded again
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+var anchors = map[string]func(args []string) error{
+	"pgcopy": pgCopy,
+	"json":   jsonCopy,
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "anchors: name an anchor: pgcopy or json")
+		os.Exit(2)
+	}
+	f, ok := anchors[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "anchors: %q: no such anchor\n", os.Args[1])
+		os.Exit(2)
+	}
+	start := time.Now()
+	if err := f(os.Args[2:]); err != nil {
+		fmt.Fprintf(os.Stderr, "anchors: %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+	fmt.Printf("anchor-secs %.6f\n", time.Since(start).Seconds())
+}
+
+// pgCopy streams the query's typed rows into CopyFrom on a second connection.
+func pgCopy(args []string) error {
+	if len(args) != 3 {
+		return fmt.Errorf("want the PostgreSQL url, the query and the target table")
+	}
+	ctx := context.Background()
+	in, err := pgx.Connect(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	defer in.Close(ctx)
+	out, err := pgx.Connect(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	defer out.Close(ctx)
+	rows, err := in.Query(ctx, args[1])
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		id      int64
+		name    string
+		score   float64
+		created time.Time
+		vals    = make([]any, 4)
+	)
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if !rows.Next() {
+			return nil, rows.Err()
+		}
+		if err := rows.Scan(&id, &name, &score, &created); err != nil {
+			return nil, err
+		}
+		vals[0], vals[1], vals[2], vals[3] = id, name, score, created
+		return vals, nil
+	})
+	_, err = out.CopyFrom(ctx, pgx.Identifier{args[2]}, []string{"id", "name", "score", "created"}, src)
+	return err
+}
+
+// jsonLine is a line of the input, as the anchor decodes it.
+type jsonLine struct {
+	ID     int64   `json:"id"`
+	Name   string  `json:"name"`
+	City   string  `json:"city"`
+	Score  float64 `json:"score"`
+	Active bool    `json:"active"`
+	Note   string  `json:"note"`
+}
+
+// jsonCopy reads JSON lines, decodes each into typed fields, encodes it again and writes
+// it to a file, synced at the end as the LocalFile sink's commit is.
+func jsonCopy(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("want the input and the output file")
+	}
+	in, err := os.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(args[1])
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(bufio.NewReaderSize(in, 1<<20))
+	w := bufio.NewWriterSize(out, 1<<20)
+	enc := json.NewEncoder(w)
+	var line jsonLine
+	for n := 1; sc.Scan(); n++ {
+		line = jsonLine{}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := enc.Encode(&line); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The PostgreSQL comparison: a PostgreSQL → PostgreSQL job of bigint, text, double and
+// timestamptz rows at SeaTunnel's defaults (batch_size 1000, auto-commit) against a bare pgx
+// loop that streams the same query's typed rows into CopyFrom, in the same run; and the Jdbc
+// source read with partition_column in two splits against one.
+
+var (
+	pgRows = flag.Int("pg-rows", 1_000_000, "rows for the PostgreSQL comparison (0 skips it)")
+	pgRuns = flag.Int("pg-runs", 3, "runs of each PostgreSQL measurement, the median taken")
+)
+
+const (
+	pgSource = "bench_pg_src"
+	pgTarget = "bench_pg_dst"
+	pgQuery  = "select id, name, score, created from " + pgSource
+)
+
+func pgURL() string {
+	if u := os.Getenv("STRAIT_TEST_POSTGRES"); u != "" {
+		return u
+	}
+	return "postgres://test:test@127.0.0.1:5432/test?sslmode=disable"
+}
+
+// pgJobSource reads the source table; %s is the source's extra options.
+const pgJobSource = `source { Jdbc { plugin_output = "src", url = "jdbc:postgresql://%s/%s", driver = "org.postgresql.Driver",
+  user = %q, password = %q, query = "` + pgQuery + `" %s } }
+`
+
+// pgSinks are the sink blocks compared: SeaTunnel's defaults (batch_size 1000) with plain
+// INSERTs, COPY, and exactly-once prepared transactions.
+var pgSinks = []struct{ name, env, options string }{
+	{"plain insert", "", `generate_sink_sql = true, database = "test", table = "public.` + pgTarget + `"`},
+	{"use_copy_statement", "", `generate_sink_sql = true, use_copy_statement = true, database = "test", table = "public.` + pgTarget + `"`},
+	{"is_exactly_once", ", checkpoint.interval = 10000", `generate_sink_sql = true, database = "test", table = "public.` + pgTarget + `", is_exactly_once = true, xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`},
+}
+
+func pgBench(bin, dir string, procs int) {
+	rows := *pgRows
+	if rows <= 0 {
+		return
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgURL())
+	if err != nil {
+		fmt.Printf("PostgreSQL: not measured (%v)\n", err)
+		return
+	}
+	defer conn.Close(ctx)
+	if err := pgFill(ctx, conn, rows); err != nil {
+		fail(fmt.Errorf("postgres: fill %s: %w", pgSource, err))
+	}
+	cc := conn.Config()
+	host := fmt.Sprintf("%s:%d", cc.Host, cc.Port)
+	fmt.Printf("PostgreSQL -> PostgreSQL, %d rows (bigint, text, double, timestamptz), batch_size 1000, GOMAXPROCS=%d (median of %d runs):\n", rows, procs, *pgRuns)
+	var anchorT []float64
+	var anchorRSS int64
+	sinkT := make([][]float64, len(pgSinks))
+	sinkWall := make([][]float64, len(pgSinks))
+	sinkRSS := make([]int64, len(pgSinks))
+	for range *pgRuns {
+		pgTruncate(ctx, conn)
+		s, rss := runAnchor("pgcopy", procs, pgURL(), pgQuery, pgTarget)
+		anchorT, anchorRSS = append(anchorT, s), max(anchorRSS, rss)
+		pgCheck(ctx, conn, rows, "pgx CopyFrom")
+		for i, s := range pgSinks {
+			pgTruncate(ctx, conn)
+			job := filepath.Join(dir, fmt.Sprintf("pg-%d.conf", i))
+			text := fmt.Sprintf("env { job.mode = BATCH, parallelism = 1 %s }\n", s.env) +
+				fmt.Sprintf(pgJobSource, host, cc.Database, cc.User, cc.Password, "") +
+				fmt.Sprintf("sink { Jdbc { plugin_input = \"src\", url = \"jdbc:postgresql://%s/%s\", user = %q, password = %q, batch_size = 1000, %s } }\n",
+					host, cc.Database, cc.User, cc.Password, s.options)
+			writeFile(job, text)
+			r := runJob(bin, job, procs)
+			sinkT[i], sinkWall[i], sinkRSS[i] = append(sinkT[i], r.jobSecs), append(sinkWall[i], r.wall), max(sinkRSS[i], r.maxRSSKB/1024)
+			pgCheck(ctx, conn, rows, s.name)
+		}
+	}
+	anchor := median(anchorT)
+	for i, s := range pgSinks {
+		wall := median(sinkWall[i])
+		results.add(comparison{Section: "postgres", Name: "Jdbc -> Jdbc, " + s.name, Rows: rows, Secs: median(sinkT[i]), PeakRSSMB: sinkRSS[i],
+			Anchor: "pgx query -> CopyFrom", AnchorSecs: anchor, AnchorPeakRSSMB: anchorRSS, Target: "≥ 0.90, RSS < 150 MB", Runs: *pgRuns,
+			Note: fmt.Sprintf("job time; whole process %.2f s, ratio %.2f end to end", wall, anchor/wall)})
+	}
+	pgPartitions(bin, dir, host, cc.Database, cc.User, cc.Password, rows)
+}
+
+// pgPartitions reads the source table with partition_column in two splits on two cores and
+// in one split, into a Console sink that prints nothing.
+func pgPartitions(bin, dir, host, db, user, password string, rows int) {
+	var one, two []float64
+	for range *pgRuns {
+		for _, n := range []int{1, 2} {
+			job := filepath.Join(dir, fmt.Sprintf("pg-split-%d.conf", n))
+			text := fmt.Sprintf("env { job.mode = BATCH, parallelism = %d }\n", n) +
+				fmt.Sprintf(pgJobSource, host, db, user, password, fmt.Sprintf(`, partition_column = "id", partition_num = %d`, n)) +
+				"sink { Console { plugin_input = \"src\", log.print.data = false } }\n"
+			writeFile(job, text)
+			r := runJob(bin, job, 2)
+			if n == 1 {
+				one = append(one, r.jobSecs)
+			} else {
+				two = append(two, r.jobSecs)
+			}
+		}
+	}
+	results.add(comparison{Section: "postgres", Name: "Jdbc source, partition_column, 2 splits", Rows: rows, Secs: median(two),
+		Anchor: "1 split", AnchorSecs: median(one), Target: "≥ 1.8", Runs: *pgRuns, Note: "GOMAXPROCS=2; the server shares the 2 cores"})
+}
+
+// pgFill makes the source table with rows rows, unless it has them already.
+func pgFill(ctx context.Context, conn *pgx.Conn, rows int) error {
+	var have int
+	if err := conn.QueryRow(ctx, "select count(*) from "+pgSource).Scan(&have); err == nil && have == rows {
+		return nil
+	}
+	for _, q := range []string{
+		"drop table if exists " + pgSource,
+		"create table " + pgSource + " (id bigint primary key, name text, score double precision, created timestamptz)",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	vals := make([]any, 4)
+	i := 0
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if i == rows {
+			return nil, nil
+		}
+		vals[0], vals[1], vals[2], vals[3] = int64(i), fmt.Sprintf("name-%07d", i), float64(i%1000)+0.5, base.Add(time.Duration(i)*time.Second)
+		i++
+		return vals, nil
+	})
+	_, err := conn.CopyFrom(ctx, pgx.Identifier{pgSource}, []string{"id", "name", "score", "created"}, src)
+	return err
+}
+
+// pgTruncate empties the target table (creating it the first time).
+func pgTruncate(ctx context.Context, conn *pgx.Conn) {
+	for _, q := range []string{
+		"create table if not exists " + pgTarget + " (id bigint, name text, score double precision, created timestamptz)",
+		"truncate " + pgTarget,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			fail(fmt.Errorf("postgres: %s: %w", q, err))
+		}
+	}
+}
+
+// pgCheck fails the benchmark unless the target has every row once.
+func pgCheck(ctx context.Context, conn *pgx.Conn, rows int, what string) {
+	var n, distinct int
+	if err := conn.QueryRow(ctx, "select count(*), count(distinct id) from "+pgTarget).Scan(&n, &distinct); err != nil {
+		fail(fmt.Errorf("postgres: count %s after %s: %w", pgTarget, what, err))
+	}
+	if n != rows || distinct != rows {
+		fail(fmt.Errorf("postgres: %s wrote %d rows (%d distinct ids), want %d", what, n, distinct, rows))
+	}
+}
+
+func writeFile(path, text string) {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		fail(err)
+	}
+}

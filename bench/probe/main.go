@@ -1,0 +1,294 @@
+// Command probe measures, in a process of its own, what make bench cannot see from outside
+// strait run: it composes the node `strait run` starts in local mode (node.Module: the
+// embedded one-job server, a worker, a runner) and
+//
+//	probe phases <checkpoint dir> <job.conf>       times every constructor and start hook of
+//	                                               the node (fx's events), then the job's steps
+//	probe checkpoint <checkpoint dir> <job.conf>   runs a job with checkpoints and prints each
+//	                                               step of its checkpoints, read back from the
+//	                                               pipeline workflow's history
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/jobclient"
+	"github.com/strait-dev/strait/node"
+	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/secret"
+
+	_ "github.com/strait-dev/strait/connectors/all"
+	_ "github.com/strait-dev/strait/transform/all"
+)
+
+var probes = map[string]func(args []string) error{
+	"phases":     phasesProbe,
+	"checkpoint": checkpointProbe,
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "probe: name a probe: phases or checkpoint")
+		os.Exit(2)
+	}
+	f, ok := probes[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "probe: %q: no such probe\n", os.Args[1])
+		os.Exit(2)
+	}
+	if err := f(os.Args[2:]); err != nil {
+		fmt.Fprintf(os.Stderr, "probe %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+// phasesProbe composes the local node as `strait run` does, times its parts, then runs the
+// job on it.
+func phasesProbe(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("want the checkpoint folder and the job's config")
+	}
+	text, err := os.ReadFile(args[1])
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	timer := &fxTimer{}
+	began := time.Now()
+	n, _, err := startNode(ctx, args[0], fx.WithLogger(func() fxevent.Logger { return timer }))
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	for _, p := range timer.parts {
+		fmt.Printf("phase %s %.6f\n", p.name, p.secs)
+	}
+	fmt.Printf("phase node total %.6f\n", started.Sub(began).Seconds())
+	src := planner.Source{File: args[1], Text: string(text)}
+	if _, err := planner.PlanContext(ctx, src, connector.Job{}); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	fmt.Printf("phase plan (client side) %.6f\n", time.Since(started).Seconds())
+	submitted := time.Now()
+	_, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: src})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("phase submit %.6f\n", time.Since(submitted).Seconds())
+	waited := time.Now()
+	st, err := jobclient.Wait(ctx, run)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("phase job: submit to running (plan activity, allocate, deploy) %.6f\n", st.Started.Sub(submitted).Seconds())
+	fmt.Printf("phase job: running to finished %.6f\n", st.Finished.Sub(st.Started).Seconds())
+	fmt.Printf("phase job: finished to client %.6f\n", time.Since(waited).Seconds()-st.Finished.Sub(waited).Seconds())
+	return nil
+}
+
+// startNode composes the node of `strait run` in local mode: an embedded one-job server, a
+// worker and a runner, checkpoints in dir.
+func startNode(ctx context.Context, dir string, opts ...fx.Option) (*node.Node, func(context.Context) error, error) {
+	k, err := secret.NewKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	secret.Use(k)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := node.Config{Logger: log, CheckpointDir: dir, Worker: true, Runners: []node.RunnerSpec{{ID: "local"}}}
+	cfg.Embedded.OneJob = true
+	var n *node.Node
+	app := fx.New(append([]fx.Option{node.Module(cfg), fx.Populate(&n), fx.StartTimeout(2 * time.Minute)}, opts...)...)
+	if err := app.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := app.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	return n, app.Stop, nil
+}
+
+// fxTimer keeps how long each constructor and start hook of the node took.
+type fxTimer struct {
+	parts []struct {
+		name string
+		secs float64
+	}
+}
+
+func (t *fxTimer) LogEvent(e fxevent.Event) {
+	switch e := e.(type) {
+	case *fxevent.Run:
+		t.add("construct "+shortName(e.Name), e.Runtime)
+	case *fxevent.OnStartExecuted:
+		t.add("start hook of "+shortName(e.CallerName), e.Runtime)
+	}
+}
+
+func (t *fxTimer) add(name string, d time.Duration) {
+	if d < 100*time.Microsecond {
+		return // not worth a line
+	}
+	t.parts = append(t.parts, struct {
+		name string
+		secs float64
+	}{name, d.Seconds()})
+}
+
+// shortName drops the package path of a function's name.
+func shortName(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSuffix(s, "()")
+}
+
+// ckptSteps are the steps of a checkpoint, in order, as the probe prints them.
+var ckptSteps = []string{
+	"trigger: scheduled to started (runner's queue)",
+	"trigger: started to completed",
+	"trigger completed to the ack signal (barrier, snapshot, state written)",
+	"ack signal to persist scheduled (workflow task)",
+	"persist: scheduled to started",
+	"persist: started to completed (manifest written)",
+	"persist completed to commit completed",
+	"round trip: trigger scheduled to completed",
+}
+
+// checkpointProbe runs a job with checkpoints on a local node and prints the steps of its
+// checkpoints: "ckpt <count> <median ms> <p90 ms> <step>".
+func checkpointProbe(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("want the checkpoint folder and the job's config")
+	}
+	text, err := os.ReadFile(args[1])
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	n, _, err := startNode(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: args[1], Text: string(text)}})
+	if err != nil {
+		return err
+	}
+	if _, err := jobclient.Wait(ctx, run); err != nil {
+		return err
+	}
+	events, err := history(ctx, n.Client, contract.PipelineWorkflowID(id, 1))
+	if err != nil {
+		return err
+	}
+	steps := checkpointSteps(events)
+	for i, name := range ckptSteps {
+		ms := steps[i]
+		if len(ms) == 0 {
+			continue
+		}
+		sort.Float64s(ms)
+		fmt.Printf("ckpt %d %.1f %.1f %s\n", len(ms), ms[len(ms)/2], ms[len(ms)*9/10], name)
+	}
+	return nil
+}
+
+func history(ctx context.Context, c client.Client, id string) ([]*historypb.HistoryEvent, error) {
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var out []*historypb.HistoryEvent
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", id, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// ckptTimes are the events of one checkpoint.
+type ckptTimes struct {
+	trigger, triggerStarted, triggerDone, ack, persist, persistStarted, persistDone, commitDone time.Time
+}
+
+// checkpointSteps walks a pipeline's history, one checkpoint at a time (a checkpoint starts
+// at a TriggerCheckpoint activity), and returns the milliseconds of each step of ckptSteps.
+func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
+	kind := map[int64]string{} // scheduled event id → activity type
+	var all []*ckptTimes
+	var cur *ckptTimes
+	for _, e := range events {
+		at := e.GetEventTime().AsTime()
+		switch e.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			a := e.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+			kind[e.GetEventId()] = a
+			switch {
+			case a == contract.TriggerCheckpointActivity:
+				cur = &ckptTimes{trigger: at}
+				all = append(all, cur)
+			case a == contract.PersistCheckpointActivity && cur != nil && !cur.ack.IsZero():
+				cur.persist = at
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+			a := kind[e.GetActivityTaskStartedEventAttributes().GetScheduledEventId()]
+			if cur == nil {
+				continue
+			}
+			switch a {
+			case contract.TriggerCheckpointActivity:
+				cur.triggerStarted = at
+			case contract.PersistCheckpointActivity:
+				cur.persistStarted = at
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+			a := kind[e.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]
+			if cur == nil {
+				continue
+			}
+			switch a {
+			case contract.TriggerCheckpointActivity:
+				cur.triggerDone = at
+			case contract.PersistCheckpointActivity:
+				cur.persistDone = at
+			case contract.CommitActivity:
+				cur.commitDone = at
+			}
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+			if cur != nil && cur.ack.IsZero() && !cur.triggerStarted.IsZero() &&
+				e.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.TaskReportSignal {
+				cur.ack = at
+			}
+		}
+	}
+	steps := make([][]float64, len(ckptSteps))
+	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1e3 }
+	for _, c := range all {
+		if c.persistDone.IsZero() {
+			continue // the final checkpoint of the bounded job, or one that did not complete
+		}
+		end := c.persistDone
+		if !c.commitDone.IsZero() {
+			end = c.commitDone
+		}
+		for i, v := range []float64{ms(c.trigger, c.triggerStarted), ms(c.triggerStarted, c.triggerDone), ms(c.triggerDone, c.ack),
+			ms(c.ack, c.persist), ms(c.persist, c.persistStarted), ms(c.persistStarted, c.persistDone), ms(c.persistDone, end), ms(c.trigger, end)} {
+			steps[i] = append(steps[i], v)
+		}
+	}
+	return steps
+}
