@@ -24,6 +24,30 @@ type jsonRowReader struct {
 	index map[string]int
 	conv  *literal.Converter
 	val   hocon.Value
+	strs  textArena // the text of the string fields the rows keep
+}
+
+// textArena holds the text of string fields: each is appended to a chunk whose bytes are
+// never written again once handed out, and the strings point into it, so one allocation
+// serves the strings of many records instead of one allocation each. A string keeps its
+// chunk (at most arenaChunk bytes) alive; a long text gets an allocation of its own.
+type textArena struct{ buf []byte }
+
+const arenaChunk = 16 << 10
+
+// keep returns s as a string that stays valid after b, the record, is gone.
+func (a *textArena) keep(s []byte) string {
+	switch {
+	case len(s) == 0:
+		return ""
+	case len(s) > arenaChunk/8:
+		return string(s)
+	case cap(a.buf)-len(a.buf) < len(s):
+		a.buf = make([]byte, 0, arenaChunk)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, s...)
+	return unsafe.String(&a.buf[start], len(s))
 }
 
 var errSlowPath = errors.New("the record needs the general JSON path")
@@ -108,24 +132,20 @@ func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int
 		if !ok {
 			return row.Value{}, p, errSlowPath
 		}
-		v.Kind, p = hocon.String, next
 		if t.Kind == types.String {
-			v.Str = string(s) // kept by the row
-		} else {
-			v.Str = unsafe.String(unsafe.SliceData(s), len(s)) // read, not kept
+			return row.StringValue(r.strs.keep(s)), next, nil
 		}
+		v.Kind, p = hocon.String, next
+		v.Str = unsafe.String(unsafe.SliceData(s), len(s)) // read, not kept
 	case b[p] == '-' || b[p] >= '0' && b[p] <= '9':
 		end := numberEnd(b, p)
 		if end < 0 {
 			return row.Value{}, p, errSlowPath
 		}
-		v.Kind = hocon.Number
 		if t.Kind == types.String {
-			v.Str = string(b[p:end])
-		} else {
-			v.Str = unsafe.String(&b[p], end-p)
+			return row.StringValue(r.strs.keep(b[p:end])), end, nil
 		}
-		p = end
+		v.Kind, v.Str, p = hocon.Number, unsafe.String(&b[p], end-p), end
 	case hasWord(b, p, "true"):
 		v.Kind, v.Bool, p = hocon.Bool, true, p+4
 	case hasWord(b, p, "false"):

@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/strait-dev/strait/literal"
@@ -88,4 +90,64 @@ func FuzzJSONRowReader(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) { checkSameAsTree(t, in) })
+}
+
+// TestJSONRowReaderKeepsText: the text of string fields outlives the record it was read
+// from, across the arena's chunks, and a long text too.
+func TestJSONRowReaderKeepsText(t *testing.T) {
+	var conv literal.Converter
+	r := newJSONRowReader(jsonRowType, &conv)
+	long := strings.Repeat("x", arenaChunk)
+	rec := make([]byte, 0, 2*arenaChunk)
+	var rows [][]row.Value
+	var want []string
+	for i := range 3 * arenaChunk / 16 {
+		name := fmt.Sprintf("name-%d", i)
+		if i%500 == 7 {
+			name = long
+		}
+		rec = fmt.Appendf(rec[:0], `{"id":%d,"name":%q}`, i, name)
+		dst := make([]row.Value, jsonRowType.Len())
+		if err := r.readObject(rec, dst); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		for j := range rec {
+			rec[j] = '#' // the record's buffer reused, as a client reuses it
+		}
+		rows, want = append(rows, dst), append(want, name)
+	}
+	for i, dst := range rows {
+		if got := dst[1].S; got != want[i] {
+			t.Fatalf("row %d: name %.20q, want %.20q", i, got, want[i])
+		}
+	}
+}
+
+func TestTextArena(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []string
+	}{
+		{"empty", []string{""}},
+		{"short", []string{"a", "bc", "def"}},
+		{"fills a chunk", []string{strings.Repeat("a", arenaChunk/8), strings.Repeat("b", arenaChunk/8), "c"}},
+		{"long", []string{strings.Repeat("z", arenaChunk/8+1), "after"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var a textArena
+			var got []string
+			for range 10 {
+				for _, s := range c.in {
+					b := []byte(s)
+					got = append(got, a.keep(b))
+					clear(b)
+				}
+			}
+			for i, s := range got {
+				if want := c.in[i%len(c.in)]; s != want {
+					t.Fatalf("string %d is %.10q, want %.10q", i, s, want)
+				}
+			}
+		})
+	}
 }
