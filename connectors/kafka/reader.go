@@ -140,14 +140,29 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 	if err := fetchError(fetches); err != nil {
 		return false, fmt.Errorf("%s: fetch from %s: %w", r.src.where, r.src.bootstrap, err)
 	}
-	var err error
-	fetches.EachRecord(func(rec *kgo.Record) {
-		if err == nil {
-			err = r.record(rec, out)
-		}
-	})
+	err := r.records(fetches, out)
 	r.lag.observe(fetches, r.parts, r.src.client.readCommitted)
 	return false, err
+}
+
+// records turns the records fetched into rows, a partition at a time: its state is looked
+// up once per fetch, not once per record.
+func (r *reader) records(fetches kgo.Fetches, out *row.Batch) error {
+	for i := range fetches {
+		for j := range fetches[i].Topics {
+			ft := &fetches[i].Topics[j]
+			for k := range ft.Partitions {
+				fp := &ft.Partitions[k]
+				ps := r.parts[ft.Topic][fp.Partition]
+				for _, rec := range fp.Records {
+					if err := r.record(ps, rec, out); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // fetchError is the first error of the fetches that is not a poll's own timeout.
@@ -161,9 +176,8 @@ func fetchError(f kgo.Fetches) error {
 	return first
 }
 
-// record turns one record into rows and moves its partition on.
-func (r *reader) record(rec *kgo.Record, out *row.Batch) error {
-	ps := r.parts[rec.Topic][rec.Partition]
+// record turns one record of partition ps into rows and moves the partition on.
+func (r *reader) record(ps *partState, rec *kgo.Record, out *row.Batch) error {
 	if ps == nil || ps.done || rec.Offset < ps.Offset {
 		return nil
 	}

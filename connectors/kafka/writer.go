@@ -56,10 +56,14 @@ func (p *producer) write(ctx context.Context, b *row.Batch) error {
 		return err
 	}
 	s := p.sink
+	table, tc := "", s.first
 	for i := range b.Rows {
 		r := &b.Rows[i]
+		if i == 0 || r.Table != table { // a batch is mostly of one table: one look-up
+			table, tc = r.Table, s.codecOf(r.Table)
+		}
 		rec := s.newRecord()
-		if err := s.record(s.codecOf(r.Table), r, rec); err != nil {
+		if err := s.record(tc, r, rec); err != nil {
 			s.recycle(rec)
 			return fmt.Errorf("%s: row of %s: %w", s.where, r.Table, err)
 		}
