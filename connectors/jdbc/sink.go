@@ -474,6 +474,8 @@ type statements struct {
 	// bulkUpsert and bulkDelete take one array per column (key column) and apply a whole
 	// buffer in one statement each
 	bulkUpsert, bulkDelete string
+	// bulkInsert takes one array per column and inserts a whole buffer in one statement
+	bulkInsert string
 }
 
 func (c *sinkConfig) statements() statements {
@@ -487,6 +489,7 @@ func (c *sinkConfig) statements() statements {
 	var st statements
 	st.insert = fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t, strings.Join(cols, ", "), strings.Join(params, ", "))
 	st.copy = fmt.Sprintf("COPY %s (%s) FROM STDIN BINARY", t, strings.Join(cols, ", "))
+	st.bulkInsert = fmt.Sprintf("INSERT INTO %s (%s) SELECT * FROM unnest(%s)", t, strings.Join(cols, ", "), strings.Join(params, ", "))
 	if len(c.pk) == 0 {
 		return st
 	}

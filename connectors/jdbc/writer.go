@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/strait-dev/strait/connector"
@@ -47,29 +48,40 @@ type writerState struct {
 }
 
 // writer writes one subtask's rows. Rows are encoded as they arrive (nothing of a batch is
-// kept) and sent when batch_size rows are buffered and at every checkpoint.
+// kept) and sent when batch_size rows are buffered and at every checkpoint; a flush is
+// sent without waiting for it (pipeline.go), at most maxInFlight unacknowledged, and a
+// checkpoint waits for all of them.
 type writer struct {
 	cfg  *sinkConfig
 	conn *pgx.Conn
+	fe   *pgproto3.Frontend // conn's: flushes are sent through it
 	tm   *pgtype.Map
+
+	beginStmt, commitStmt *pgconn.StatementDescription
+	flights               []flight // flushes sent, oldest first
+	unsynced              bool     // messages were sent since the last Sync
+	syncs                 int      // Syncs sent whose ReadyForQuery is still to come
+	rows                  int64    // rows sent so far, which flush errors count in
 
 	main   *pgconn.StatementDescription // query, insert or upsert
 	insert *pgconn.StatementDescription // modeInsertUpdate
 	update *pgconn.StatementDescription
 	delete *pgconn.StatementDescription
 	copy   string
-	// bulk statements of modeUpsert, when every column's type has an array type
+	// bulk statements of modeUpsert (the upsert) and of modeInsert without
+	// use_copy_statement (the insert), when every column's type has an array type
 	bulkUpsert, bulkDelete *pgconn.StatementDescription
 	arrays                 [][]byte // scratch: one array parameter per column
 	fields                 []int    // input field of each parameter of main
 	oids                   []uint32
 
-	buf     []byte
-	entries []entry
-	keys    map[string]int32 // key bytes -> entry
-	keyBuf  []byte           // scratch for key
-	params  [][]byte
-	formats []int16 // per parameter: binary, or text where no binary encoding fits
+	buf      []byte
+	entries  []entry
+	keys     map[string]int32 // key bytes -> entry
+	keyBuf   []byte           // scratch for key
+	params   [][]byte
+	pkParams [][]byte // scratch: a delete's key parameters
+	formats  []int16  // per parameter: binary, or text where no binary encoding fits
 	// enc says how each parameter is encoded; pkFormats are the key columns' formats
 	enc       []paramEnc
 	pkFormats []int16
@@ -95,7 +107,7 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
 	w := &writer{
-		cfg: c, conn: conn, tm: conn.TypeMap(), keys: map[string]int32{},
+		cfg: c, conn: conn, fe: conn.PgConn().Frontend(), tm: conn.TypeMap(), keys: map[string]int32{},
 		gidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
 		epoch:     ctx.Epoch,
 		cp:        1,
@@ -104,6 +116,7 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 		conn.Close(bg)
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
+	w.resetBuf()
 	return w, nil
 }
 
@@ -115,6 +128,12 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 		}
 	}
 	var err error
+	if w.beginStmt, err = w.conn.Prepare(ctx, "strait_begin", "BEGIN"); err != nil {
+		return fmt.Errorf("prepare BEGIN: %w", err)
+	}
+	if w.commitStmt, err = w.conn.Prepare(ctx, "strait_commit", "COMMIT"); err != nil {
+		return fmt.Errorf("prepare COMMIT: %w", err)
+	}
 	if c.mode == modeQuery {
 		if w.main, err = w.conn.Prepare(ctx, "strait_query", c.query); err != nil {
 			return fmt.Errorf("query: %w", err)
@@ -169,6 +188,17 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 	}
 	if c.mode == modeUpsert {
 		return w.prepareBulk(ctx, st)
+	}
+	if c.mode == modeInsert && !c.useCopy {
+		// one INSERT of arrays per flush costs the server less than a COPY of 1,000 rows;
+		// COPY stays where it was asked for, and where a column's type has no array type
+		st.bulkUpsert = st.bulkInsert
+		if err := w.prepareBulk(ctx, st); err != nil {
+			return err
+		}
+		if w.bulkUpsert != nil {
+			w.copy = ""
+		}
 	}
 	return nil
 }
@@ -251,6 +281,9 @@ func (w *writer) prepareBulk(ctx context.Context, st statements) error {
 	if w.bulkUpsert, err = w.conn.PgConn().Prepare(ctx, "strait_bulk_upsert", st.bulkUpsert, arrs); err != nil {
 		return fmt.Errorf("table %s: %w", w.cfg.target, err)
 	}
+	if len(pkArrs) == 0 {
+		return nil
+	}
 	if w.bulkDelete, err = w.conn.PgConn().Prepare(ctx, "strait_bulk_delete", st.bulkDelete, pkArrs); err != nil {
 		return fmt.Errorf("table %s: %w", w.cfg.target, err)
 	}
@@ -315,6 +348,11 @@ func (w *writer) Write(ctx context.Context, b *row.Batch) error {
 // the same key.
 func (w *writer) add(o op, r *row.Row) error {
 	start := len(w.buf)
+	if w.copy != "" {
+		// a COPY tuple: its field count, then the fields as they are encoded here
+		w.buf = binary.BigEndian.AppendUint16(w.buf, uint16(len(w.fields)))
+	}
+	first := len(w.buf)
 	for j, f := range w.fields {
 		v := &r.Fields[f]
 		if v.IsNull() {
@@ -331,7 +369,7 @@ func (w *writer) add(o op, r *row.Row) error {
 		w.buf = out
 		binary.BigEndian.PutUint32(w.buf[at:], uint32(len(w.buf)-at-4))
 	}
-	e := entry{op: o, start: int32(start), end: int32(len(w.buf))}
+	e := entry{op: o, start: int32(first), end: int32(len(w.buf))}
 	idx := int32(len(w.entries))
 	w.entries = append(w.entries, e)
 	if o != opExec {
@@ -395,80 +433,41 @@ func (w *writer) key(e entry) []byte {
 	return k
 }
 
-// begin opens the transaction of the current checkpoint when writes are transactional.
-func (w *writer) begin(ctx context.Context) error {
-	if w.inTx || (!w.cfg.exactlyOnce && w.cfg.autoCommit) {
-		return nil
-	}
-	if _, err := w.conn.Exec(ctx, "BEGIN"); err != nil {
-		return fmt.Errorf("%s: begin: %w", w.cfg.where, err)
-	}
-	w.inTx = true
-	return nil
-}
-
-// flush sends the buffered rows: one pipelined round trip of statements (or a binary COPY
-// for an append-only table). Outside a transaction the round trip is one implicit
-// transaction, so a flush is applied whole or not at all.
-func (w *writer) flush(ctx context.Context) error {
-	if len(w.entries) == 0 {
-		return nil
-	}
-	if err := w.begin(ctx); err != nil {
-		return err
-	}
+// queueRows queues one statement per live entry; it returns how many.
+func (w *writer) queueRows() int {
 	c := w.cfg
-	var err error
-	if w.copy != "" {
-		err = w.copyIn(ctx)
-	} else if w.bulkUpsert != nil {
-		err = w.flushBulk(ctx)
-	} else {
-		batch := &pgconn.Batch{}
-		for _, e := range w.entries {
-			if e.dead {
-				continue
+	n := 0
+	for _, e := range w.entries {
+		if e.dead {
+			continue
+		}
+		n++
+		params := w.split(e)
+		switch e.op {
+		case opDelete:
+			pk := w.pkParams[:0]
+			for _, i := range c.pk {
+				pk = append(pk, params[i])
 			}
-			params := w.split(e)
-			switch e.op {
-			case opDelete:
-				pk := make([][]byte, 0, len(c.pk))
-				for _, i := range c.pk {
-					pk = append(pk, params[i])
-				}
-				batch.ExecStatement(w.delete, pk, w.pkFormats, nil)
-			case opUpdate:
-				batch.ExecStatement(w.update, params, w.formats, nil)
-			case opInsert:
-				batch.ExecStatement(w.insert, params, w.formats, nil)
-			default:
-				batch.ExecStatement(w.main, params, w.formats, nil)
-			}
+			w.pkParams = pk
+			w.sendStatement(w.delete, pk, w.pkFormats)
+		case opUpdate:
+			w.sendStatement(w.update, params, w.formats)
+		case opInsert:
+			w.sendStatement(w.insert, params, w.formats)
+		default:
+			w.sendStatement(w.main, params, w.formats)
 		}
-		_, err = w.conn.PgConn().ExecBatch(ctx, batch).ReadAll()
 	}
-	if err != nil {
-		target := c.target.String()
-		if c.mode == modeQuery {
-			target = "query"
-		}
-		err = fmt.Errorf("%s: write %d rows to %s: %w", c.where, len(w.entries), target, err)
-		if refused(err) {
-			return connector.Permanent(err)
-		}
-		return err
-	}
-	w.buf = w.buf[:0]
-	w.entries = w.entries[:0]
-	clear(w.keys)
-	return nil
+	return n
 }
 
-// flushBulk sends the live deletes as one statement and the live upserts as another, each
-// with one array per column built from the entries' encoded parameters. The reduction left
-// each key once, so the two sets are disjoint and their order does not matter.
-func (w *writer) flushBulk(ctx context.Context) error {
-	batch := &pgconn.Batch{}
+// queueBulk queues the live deletes as one statement and the live upserts as another, each
+// with one array per column built from the entries' encoded parameters; it returns how many
+// statements. The reduction left each key once, so the two sets are disjoint and their
+// order does not matter.
+func (w *writer) queueBulk() int {
+	stmts := 0
 	for _, del := range []bool{true, false} {
 		cols := w.fields
 		stmt := w.bulkUpsert
@@ -515,27 +514,10 @@ func (w *writer) flushBulk(ctx context.Context) error {
 				binary.BigEndian.PutUint32(w.arrays[j][4:], 1)
 			}
 		}
-		batch.ExecStatement(stmt, w.arrays, allBinary, nil) // the bulk path has no text column
+		w.sendStatement(stmt, w.arrays, allBinary) // the bulk path has no text column
+		stmts++
 	}
-	_, err := w.conn.PgConn().ExecBatch(ctx, batch).ReadAll()
-	return err
-}
-
-// copyIn sends the buffer as a binary COPY: each entry is a tuple already but for its
-// field count.
-func (w *writer) copyIn(ctx context.Context) error {
-	out := make([]byte, 0, len(w.buf)+2*len(w.entries)+32)
-	out = append(out, "PGCOPY\n\xff\r\n\x00"...)
-	out = binary.BigEndian.AppendUint32(out, 0)
-	out = binary.BigEndian.AppendUint32(out, 0)
-	n := uint16(len(w.fields))
-	for _, e := range w.entries {
-		out = binary.BigEndian.AppendUint16(out, n)
-		out = append(out, w.buf[e.start:e.end]...)
-	}
-	out = binary.BigEndian.AppendUint16(out, 0xFFFF)
-	_, err := w.conn.PgConn().CopyFrom(ctx, bytesReader(out), w.copy)
-	return err
+	return stmts
 }
 
 // PrepareCommit sends what is buffered. With is_exactly_once it prepares the checkpoint's
@@ -545,6 +527,10 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 		return nil, w.err
 	}
 	if err := w.flush(ctx); err != nil {
+		return nil, w.fail(err)
+	}
+	// the checkpoint covers every flush: each must be applied before it is taken
+	if err := w.drain(ctx); err != nil {
 		return nil, w.fail(err)
 	}
 	defer func() { w.cp = checkpointID + 1 }()
@@ -575,6 +561,9 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 func (w *writer) SnapshotState(checkpointID int64) ([]byte, error) {
 	if !w.cfg.exactlyOnce {
 		return nil, nil
+	}
+	if w.unsynced {
+		return nil, w.fail(fmt.Errorf("%s: state taken with flushes in flight", w.cfg.where))
 	}
 	if len(w.pending) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.conn.Timeout)
@@ -617,6 +606,11 @@ func (w *writer) Close(ctx context.Context) error {
 		return nil
 	}
 	defer func() { w.conn = nil }()
+	if w.unsynced {
+		// flushes are in flight: closing the connection rolls back the open transaction
+		// without waiting for them
+		return w.conn.PgConn().Close(ctx)
+	}
 	if w.inTx {
 		_, _ = w.conn.Exec(ctx, "ROLLBACK")
 	}
