@@ -14,11 +14,15 @@ import (
 // read into the four row kinds the way SeaTunnel's canal, debezium, maxwell and ogg JSON
 // schemas read them. Records that are no row change (DDL, heartbeats) give no rows.
 
-// cdcDecoder reads one CDC envelope: parse finds the changes of a record.
+// cdcDecoder reads one CDC envelope: parse appends the changes of a record to a list. The
+// envelope is read into scratch storage (jsonTree) and the changes' list is reused, so a
+// record allocates nothing of its own but what its rows keep.
 type cdcDecoder struct {
-	rt    *types.RowType
-	conv  literal.Converter
-	parse func(v *hocon.Value) ([]change, error)
+	rt      *types.RowType
+	conv    literal.Converter
+	parse   func(v *hocon.Value, out []change) ([]change, error)
+	tree    jsonTree
+	changes []change
 }
 
 // change is one row change: its kind and the row object (for an update's before image,
@@ -46,14 +50,18 @@ func newCDCDecoder(format string, rt *types.RowType) (decoder, bool) {
 }
 
 func (d *cdcDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
-	v, err := parseJSON(value)
+	v, err := d.tree.parse(value)
+	if err != nil {
+		v, err = parseJSON(value) // the general path: it reads what the tree does not, or names the error
+	}
 	if err != nil || v == nil || v.Kind == hocon.Null {
 		return 0, err
 	}
 	if v.Kind != hocon.Object {
 		return 0, fmt.Errorf("expected a JSON object, found %s", v.Kind)
 	}
-	changes, err := d.parse(v)
+	changes, err := d.parse(v, d.changes[:0])
+	d.changes = changes
 	if err != nil {
 		return 0, err
 	}
@@ -63,15 +71,28 @@ func (d *cdcDecoder) decode(value []byte, table string, out *row.Batch) (int, er
 			out.Rows = out.Rows[:start]
 			return 0, fmt.Errorf("a %s change without its row", c.kind)
 		}
-		fields, err := d.conv.ConvertFields(c.obj, d.rt)
-		if err != nil {
+		if err := d.fill(out.Add(c.kind, table, d.rt.Len()), c.obj); err != nil {
 			out.Rows = out.Rows[:start]
 			return 0, err
 		}
-		r := out.Add(c.kind, table, len(fields))
-		copy(r.Fields, fields)
 	}
 	return len(changes), nil
+}
+
+// fill converts the fields of a change's row object into r, by name; a field that does not
+// convert is converted again the general way, whose error names it.
+func (d *cdcDecoder) fill(r *row.Row, obj *hocon.Value) error {
+	for i, name := range d.rt.Names {
+		v, err := d.conv.Convert(obj.Get(name), d.rt.Types[i])
+		if err != nil {
+			if _, slow := d.conv.ConvertFields(obj, d.rt); slow != nil {
+				return slow
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		r.Fields[i] = v
+	}
+	return nil
 }
 
 // merged is after with the fields of old put over it: the row before an update whose
@@ -108,15 +129,14 @@ func text(v *hocon.Value) string {
 // canalChanges reads Canal's flat message: data holds the rows, old the changed fields of
 // an update's rows; DDL messages (isDdl, or types other than the three) carry no rows. A
 // data object instead of an array is one row, as SeaTunnel's canal_json sink writes it.
-func canalChanges(v *hocon.Value) ([]change, error) {
+func canalChanges(v *hocon.Value, out []change) ([]change, error) {
 	if b := v.Get("isDdl"); b != nil && b.Kind == hocon.Bool && b.Bool {
-		return nil, nil
+		return out, nil
 	}
 	data := elems(v.Get("data"))
 	if d := v.Get("data"); d != nil && d.Kind == hocon.Object {
 		data = []*hocon.Value{d}
 	}
-	var out []change
 	switch typ := strings.ToUpper(text(v.Get("type"))); typ {
 	case "INSERT":
 		for _, d := range data {
@@ -143,23 +163,23 @@ func canalChanges(v *hocon.Value) ([]change, error) {
 
 // debeziumChanges reads Debezium's envelope, inside payload when the record carries its
 // schema: op c and r insert after, u updates before to after, d deletes before.
-func debeziumChanges(v *hocon.Value) ([]change, error) {
+func debeziumChanges(v *hocon.Value, out []change) ([]change, error) {
 	if p := v.Get("payload"); p != nil && v.Get("schema") != nil {
 		if p.Kind == hocon.Null {
-			return nil, nil // a tombstone
+			return out, nil // a tombstone
 		}
 		v = p
 	}
 	before, after := v.Get("before"), v.Get("after")
 	switch op := text(v.Get("op")); op {
 	case "c", "r":
-		return []change{{row.Insert, after}}, nil
+		return append(out, change{row.Insert, after}), nil
 	case "u":
-		return []change{{row.UpdateBefore, before}, {row.UpdateAfter, after}}, nil
+		return append(out, change{row.UpdateBefore, before}, change{row.UpdateAfter, after}), nil
 	case "d":
-		return []change{{row.Delete, before}}, nil
+		return append(out, change{row.Delete, before}), nil
 	case "":
-		return nil, nil // a message of another kind (heartbeat, transaction boundary)
+		return out, nil // a message of another kind (heartbeat, transaction boundary)
 	default:
 		return nil, fmt.Errorf("unknown debezium op %q", op)
 	}
@@ -167,31 +187,31 @@ func debeziumChanges(v *hocon.Value) ([]change, error) {
 
 // maxwellChanges reads Maxwell's message: data is the row, old the changed fields of an
 // update.
-func maxwellChanges(v *hocon.Value) ([]change, error) {
+func maxwellChanges(v *hocon.Value, out []change) ([]change, error) {
 	data := v.Get("data")
 	switch typ := strings.ToLower(text(v.Get("type"))); typ {
 	case "insert", "bootstrap-insert":
-		return []change{{row.Insert, data}}, nil
+		return append(out, change{row.Insert, data}), nil
 	case "delete":
-		return []change{{row.Delete, data}}, nil
+		return append(out, change{row.Delete, data}), nil
 	case "update":
-		return []change{{row.UpdateBefore, merged(data, v.Get("old"))}, {row.UpdateAfter, data}}, nil
+		return append(out, change{row.UpdateBefore, merged(data, v.Get("old"))}, change{row.UpdateAfter, data}), nil
 	case "":
 		return nil, fmt.Errorf("a maxwell message without a type")
 	}
-	return nil, nil // DDL and bootstrap markers
+	return out, nil // DDL and bootstrap markers
 }
 
 // oggChanges reads Oracle GoldenGate's JSON: op_type I, U, D with before and after images;
 // T (truncate) carries no rows. SeaTunnel's ogg_json sink writes {"data":...,"type":...}
 // instead, INSERT or DELETE: that is read too.
-func oggChanges(v *hocon.Value) ([]change, error) {
+func oggChanges(v *hocon.Value, out []change) ([]change, error) {
 	if v.Get("op_type") == nil && v.Get("data") != nil {
 		switch typ := strings.ToUpper(text(v.Get("type"))); typ {
 		case "INSERT":
-			return []change{{row.Insert, v.Get("data")}}, nil
+			return append(out, change{row.Insert, v.Get("data")}), nil
 		case "DELETE":
-			return []change{{row.Delete, v.Get("data")}}, nil
+			return append(out, change{row.Delete, v.Get("data")}), nil
 		default:
 			return nil, fmt.Errorf("unknown ogg type %q", typ)
 		}
@@ -199,13 +219,13 @@ func oggChanges(v *hocon.Value) ([]change, error) {
 	before, after := v.Get("before"), v.Get("after")
 	switch op := strings.ToUpper(text(v.Get("op_type"))); op {
 	case "I":
-		return []change{{row.Insert, after}}, nil
+		return append(out, change{row.Insert, after}), nil
 	case "U":
-		return []change{{row.UpdateBefore, before}, {row.UpdateAfter, after}}, nil
+		return append(out, change{row.UpdateBefore, before}, change{row.UpdateAfter, after}), nil
 	case "D":
-		return []change{{row.Delete, before}}, nil
+		return append(out, change{row.Delete, before}), nil
 	case "T":
-		return nil, nil
+		return out, nil
 	default:
 		return nil, fmt.Errorf("unknown ogg op_type %q", op)
 	}
