@@ -2,7 +2,7 @@ package jdbc
 
 import (
 	"context"
-	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,16 +27,23 @@ func BenchmarkSourceRead(b *testing.B) {
 		FROM generate_series(1, 200000) i;
 		ANALYZE bench`)
 	for _, tc := range []struct {
-		name      string
-		p         int
-		splitSize int
+		name string
+		p    int
+		opts string
 	}{
-		{"strait/p=1/one-split", 1, 1_000_000},
-		{"strait/p=1/split.size=20000", 1, 20_000},
-		{"strait/p=2/split.size=20000", 2, 20_000},
+		{"strait/p=1/one-split", 1, "split.size = 1000000"},
+		{"strait/p=1/split.size=20000", 1, "split.size = 20000"},
+		{"strait/p=2/split.size=20000", 2, "split.size = 20000"},
+		// partition_column: one split on one core against two splits on two
+		{"strait/partition_column/p=1/partition_num=1", 1, "query = \"SELECT * FROM bench\"\npartition_column = id\npartition_num = 1"},
+		{"strait/partition_column/p=2/partition_num=2", 2, "query = \"SELECT * FROM bench\"\npartition_column = id\npartition_num = 2"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			s := mustTestSource(b, srcConf(url, fmt.Sprintf("table_path = \"bench\"\nsplit.size = %d", tc.splitSize)), tc.p)
+			opts := tc.opts
+			if !strings.HasPrefix(opts, "query") {
+				opts = "table_path = \"bench\"\n" + opts
+			}
+			s := mustTestSource(b, srcConf(url, opts), tc.p)
 			b.ResetTimer()
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
