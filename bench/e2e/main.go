@@ -8,7 +8,8 @@
 // hop across runner processes, a slow sink), kafka.go (Kafka against franz-go loops), pg.go
 // (PostgreSQL → PostgreSQL against pgx CopyFrom, and partitioned reads), startup.go (start-up
 // of strait run and its phases), checkpoint.go (the checkpoint round trip) and mysql.go
-// (MySQL → PostgreSQL and MySQL → MySQL against go-sql-driver loops).
+// (MySQL → PostgreSQL and MySQL → MySQL against go-sql-driver loops), s3file.go (S3File json →
+// json beside LocalFile's).
 package main
 
 import (
@@ -34,7 +35,7 @@ var (
 	procs    = flag.Int("procs", 1, "GOMAXPROCS for the job (1 = one core)")
 	hopRows  = flag.Int("hop-rows", 10_000_000, "rows for the exchange-hop comparison (0 skips it)")
 	fileRows = flag.Int("file-rows", 2_000_000, "JSON lines for the LocalFile benchmarks (0 skips them)")
-	only     = flag.String("only", "", "comma-separated sections to run (fused, sql, files, cluster, kafka, pg, mysql, startup, checkpoint); all when empty")
+	only     = flag.String("only", "", "comma-separated sections to run (fused, sql, files, cluster, kafka, pg, mysql, s3file, startup, checkpoint); all when empty")
 	outDir   = flag.String("out", "bin/bench", "the folder the results files go to")
 )
 
@@ -68,6 +69,11 @@ func main() {
 		}},
 		{"kafka", func() { kafkaBench(*bin, dir, *procs) }},
 		{"mysql", func() { mysqlBench(*bin, dir, *procs) }},
+		{"s3file", func() {
+			if *fileRows > 0 {
+				s3FileJobs(*bin, dir, *fileRows, *procs)
+			}
+		}},
 	}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {
