@@ -1,36 +1,16 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
 	"github.com/strait-dev/strait/contract"
 )
-
-// get reads an object of the e2e bucket.
-func (s *testS3) get(t *testing.T, key string) string {
-	t.Helper()
-	o, err := s.client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(e2eBucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatalf("get %s: %v", key, err)
-	}
-	defer o.Body.Close()
-	b, err := io.ReadAll(o.Body)
-	if err != nil {
-		t.Fatalf("get %s: %v", key, err)
-	}
-	return string(b)
-}
 
 // cutProxy forwards TCP connections to a backend until it is cut: then every connection,
 // open or new, is closed at once, as when a network between a host and its store breaks.
@@ -84,10 +64,7 @@ func (p *cutProxy) forward(c net.Conn) {
 	p.conns = append(p.conns, b)
 	p.mu.Unlock()
 	defer b.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(b, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, b); done <- struct{}{} }()
-	<-done
+	pipe(c, b)
 }
 
 // setCut cuts the link (closing every connection) or mends it.
@@ -161,7 +138,7 @@ sink { Console { log.print.data = false } }`))
 			continue
 		}
 		var m contract.Manifest
-		if err := json.Unmarshal([]byte(store.get(t, prefix+"/"+k)), &m); err != nil {
+		if err := json.Unmarshal([]byte(store.object(t, prefix+"/"+k)), &m); err != nil {
 			t.Fatalf("manifest %s: %v", k, err)
 		}
 		if len(m.Tasks) == 0 {

@@ -57,9 +57,14 @@ func forward(c net.Conn, backend string) {
 		return
 	}
 	defer b.Close()
+	pipe(c, b)
+}
+
+// pipe copies between two connections both ways until either side ends.
+func pipe(a, b net.Conn) {
 	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(b, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, b); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(b, a); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(a, b); done <- struct{}{} }()
 	<-done
 }
 
