@@ -128,45 +128,11 @@ func jdbcMySQLInsert(table string, withTime, nullRow bool) string {
 	return "INSERT INTO " + table + " (" + strings.Join(order, ", ") + ") VALUES\n" + strings.Join(rows, ",\n")
 }
 
-// jdbcMySQLRows reads a query's rows, every value as its text (NULL for null).
-func jdbcMySQLRows(t *testing.T, db *sql.DB, q string) []string {
-	t.Helper()
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.RawBytes, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "NULL"
-			if v != nil {
-				parts[i] = fmt.Sprintf("%q", v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // jdbcMySQLSame checks that two queries return the same rows (in order when sorted is
 // false) and that there are rows.
 func jdbcMySQLSame(t *testing.T, db *sql.DB, wantSQL, gotSQL string, sorted bool) {
 	t.Helper()
-	want, got := jdbcMySQLRows(t, db, wantSQL), jdbcMySQLRows(t, db, gotSQL)
+	want, got := mysqlQueryRows(t, db, wantSQL), mysqlQueryRows(t, db, gotSQL)
 	if len(want) == 0 {
 		t.Fatal("the source holds no rows")
 	}

@@ -226,3 +226,41 @@ func (m *privateMariaDB) script(t *testing.T, path string, r *strings.Replacer) 
 		t.Fatalf("%s: %v\n%s", path, err, out)
 	}
 }
+
+// mysqlQueryRows reads a query's rows, each as its values' text joined by "|" (NULL for null), for
+// comparing a sink table with its source row by row.
+func mysqlQueryRows(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var out []string
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = "NULL"
+			if v != nil {
+				parts[i] = fmt.Sprintf("%q", v)
+			}
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

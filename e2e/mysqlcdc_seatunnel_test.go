@@ -102,41 +102,6 @@ const (
 	mysqlCDCSinkSQL = "select " + mysqlCDCColumns + "f_year from %s.%s"
 )
 
-// query reads a query's rows, each value as its text (NULL apart).
-func (s *mysqlCDCSuite) query(t *testing.T, q string) []string {
-	t.Helper()
-	rows, err := s.db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.RawBytes, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		var fields []string
-		for _, v := range vals {
-			if v == nil {
-				fields = append(fields, "NULL")
-			} else {
-				fields = append(fields, fmt.Sprintf("%q", v))
-			}
-		}
-		out = append(out, "("+strings.Join(fields, ",")+")")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // awaitEqual is SeaTunnel's check: within 60 s, each pair of queries reads the same rows in
 // the same order (assertIterableEquals). A job that stops fails the check at once.
 func (s *mysqlCDCSuite) awaitEqual(t *testing.T, id string, pairs ...[2]string) {
@@ -145,7 +110,7 @@ func (s *mysqlCDCSuite) awaitEqual(t *testing.T, id string, pairs ...[2]string) 
 	for n := 0; ; n++ {
 		diff := ""
 		for _, p := range pairs {
-			a, b := s.query(t, p[0]), s.query(t, p[1])
+			a, b := mysqlQueryRows(t, s.db, p[0]), mysqlQueryRows(t, s.db, p[1])
 			if d := firstDiff(a, b); d != "" {
 				diff += "\n" + p[1] + ": " + d
 			}
