@@ -70,7 +70,7 @@ func TestSinkPipelinedFlushError(t *testing.T) {
 			if err == nil {
 				t.Fatal("a refused flush was not reported")
 			}
-			for _, want := range []string{"rows 11 to 20", `"sink"`, "check constraint"} {
+			for _, want := range []string{"write rows 11 to 20 (10 rows) to sink:", "check constraint"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not name %s", err, want)
 				}
