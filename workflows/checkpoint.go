@@ -219,18 +219,34 @@ func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error
 			commits = append(commits, ci)
 		}
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
-	})
 	retain := c.pr.in.Env.CheckpointRetained
 	if retain < 1 {
 		retain = DefaultRetained
 	}
-	if err := workflow.ExecuteActivity(actx, contract.PersistCheckpointActivity, contract.PersistInput{Manifest: m, Retain: retain}).Get(ctx, nil); err != nil {
+	if err := persist(ctx, contract.PersistInput{Manifest: m, Retain: retain}).Get(ctx, nil); err != nil {
 		return err
 	}
 	return c.pr.commitInfos(ctx, p.id, false, commits)
+}
+
+// persistTimeout bounds one attempt to write a manifest.
+const persistTimeout = time.Minute
+
+// persist writes a checkpoint's manifest. It is a local activity on the worker running the
+// pipeline: a write of a few kilobytes that is idempotent (the same manifest under the same
+// name), so it needs no activity task of its own, no dispatch through the server and no
+// workflow task of its own after it; the commit is scheduled in the workflow task the last
+// acknowledgement started. Its result is still recorded before the commit runs, so the
+// manifest is the commit point as before. Histories before this change ran it as an
+// activity and replay as such.
+func persist(ctx workflow.Context, in contract.PersistInput) workflow.Future {
+	retry := &temporal.RetryPolicy{MaximumAttempts: 5}
+	if workflow.GetVersion(ctx, "persist-local-activity", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: persistTimeout, RetryPolicy: retry})
+		return workflow.ExecuteActivity(actx, contract.PersistCheckpointActivity, in)
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: persistTimeout, RetryPolicy: retry})
+	return workflow.ExecuteLocalActivity(lctx, contract.PersistCheckpointActivity, in)
 }
 
 // interrupt drops the checkpoint in flight and the timer when the tasks stop; it is not a

@@ -41,6 +41,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 		{name: "pipeline_unversioned_continued_history.json", eventsPerRun: recordedEventsPerRun},
 		{name: "pipeline_unversioned_savepoint_at_continue_history.json", eventsPerRun: recordedEventsPerRun},
 		{name: "pipeline_unversioned_lost_while_stopping_history.json", eventsPerRun: recordedEventsPerRun},
+		// checkpoints whose manifests a local activity wrote (persist-local-activity)
+		{name: "pipeline_persist_local_history.json"},
 	} {
 		t.Run(h.name, func(t *testing.T) {
 			if h.eventsPerRun > 0 {
