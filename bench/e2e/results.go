@@ -29,7 +29,9 @@ type comparison struct {
 	Ratio  float64 `json:"ratio,omitempty"`
 	Target string  `json:"target,omitempty"`
 	Runs   int     `json:"runs"`
-	Note   string  `json:"note,omitempty"`
+	// Value is a measure that is not a time (a count), instead of Secs.
+	Value float64 `json:"value,omitempty"`
+	Note  string  `json:"note,omitempty"`
 }
 
 // report collects the comparisons of a run and writes them as JSON and Markdown.
@@ -69,7 +71,11 @@ func (r *report) add(c comparison) {
 
 func (c comparison) line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-44s %8.3f s", c.Name, c.Secs)
+	if c.Value != 0 {
+		fmt.Fprintf(&b, "%-44s %8.1f", c.Name, c.Value)
+	} else {
+		fmt.Fprintf(&b, "%-44s %8.3f s", c.Name, c.Secs)
+	}
 	if c.RowsPerSec > 0 {
 		fmt.Fprintf(&b, " %8.0f k rows/s", c.RowsPerSec/1e3)
 	}
@@ -126,11 +132,19 @@ func (r *report) markdown() string {
 	b.WriteString("| section | measure | Strait | rows/s | peak RSS | anchor | anchor rows/s | anchor RSS | ratio | target | runs | note |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range r.Comparisons {
-		fmt.Fprintf(&b, "| %s | %s | %.3f s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n",
-			c.Section, c.Name, c.Secs, kRows(c.RowsPerSec), mb(c.PeakRSSMB), anchorText(c), kRows(c.AnchorRowsPerSec),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n",
+			c.Section, c.Name, c.measure(), kRows(c.RowsPerSec), mb(c.PeakRSSMB), anchorText(c), kRows(c.AnchorRowsPerSec),
 			mb(c.AnchorPeakRSSMB), ratioText(c.Ratio), c.Target, c.Runs, c.Note)
 	}
 	return b.String()
+}
+
+// measure is the comparison's time, or its value when it is a count.
+func (c comparison) measure() string {
+	if c.Value != 0 {
+		return fmt.Sprintf("%.1f", c.Value)
+	}
+	return fmt.Sprintf("%.3f s", c.Secs)
 }
 
 func anchorText(c comparison) string {

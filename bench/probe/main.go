@@ -157,17 +157,29 @@ func shortName(s string) string {
 	return strings.TrimSuffix(s, "()")
 }
 
-// ckptSteps are the steps of a checkpoint, in order, as the probe prints them.
+// ckptSteps are the steps of a checkpoint, in order, as the probe prints them. The manifest
+// is written by the PersistCheckpoint activity, or by a local activity inside the workflow
+// task the last acknowledgement starts (then the persist steps have no events of their own
+// and "ack signal to commit scheduled" holds them).
 var ckptSteps = []string{
 	"trigger: scheduled to started (runner's queue)",
 	"trigger: started to completed",
 	"trigger completed to the ack signal (barrier, snapshot, state written)",
-	"ack signal to persist scheduled (workflow task)",
-	"persist: scheduled to started",
-	"persist: started to completed (manifest written)",
-	"persist completed to commit completed",
+	"ack signal to commit scheduled (workflow tasks, manifest written)",
+	"  of which ack signal to persist scheduled (workflow task)",
+	"  of which persist: scheduled to started",
+	"  of which persist: started to completed (manifest written)",
+	"  of which persist completed to commit scheduled (workflow task)",
+	"commit: scheduled to started",
+	"commit: started to completed",
 	"round trip: trigger scheduled to completed",
+	"completed to the next trigger (interval timer)",
+	eventsStep,
 }
+
+// eventsStep counts a checkpoint's history events, from its trigger to the next one's: what
+// it costs the server and the workflow's history budget.
+const eventsStep = "history events per checkpoint (count, not ms)"
 
 // checkpointProbe runs a job with checkpoints on a local node and prints the steps of its
 // checkpoints: "ckpt <count> <median ms> <p90 ms> <step>".
@@ -222,7 +234,10 @@ func history(ctx context.Context, c client.Client, id string) ([]*historypb.Hist
 
 // ckptTimes are the events of one checkpoint.
 type ckptTimes struct {
-	trigger, triggerStarted, triggerDone, ack, persist, persistStarted, persistDone, commitDone time.Time
+	trigger, triggerStarted, triggerDone, ack, persist, persistStarted, persistDone time.Time
+	commit, commitStarted, commitDone                                               time.Time
+	// first is the index of its first event
+	first int
 }
 
 // checkpointSteps walks a pipeline's history, one checkpoint at a time (a checkpoint starts
@@ -231,7 +246,7 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 	kind := map[int64]string{} // scheduled event id → activity type
 	var all []*ckptTimes
 	var cur *ckptTimes
-	for _, e := range events {
+	for n, e := range events {
 		at := e.GetEventTime().AsTime()
 		switch e.GetEventType() {
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
@@ -239,10 +254,12 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 			kind[e.GetEventId()] = a
 			switch {
 			case a == contract.TriggerCheckpointActivity:
-				cur = &ckptTimes{trigger: at}
+				cur = &ckptTimes{trigger: at, first: n}
 				all = append(all, cur)
 			case a == contract.PersistCheckpointActivity && cur != nil && !cur.ack.IsZero():
 				cur.persist = at
+			case a == contract.CommitActivity && cur != nil && !cur.ack.IsZero() && cur.commit.IsZero():
+				cur.commit = at
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
 			a := kind[e.GetActivityTaskStartedEventAttributes().GetScheduledEventId()]
@@ -254,6 +271,10 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 				cur.triggerStarted = at
 			case contract.PersistCheckpointActivity:
 				cur.persistStarted = at
+			case contract.CommitActivity:
+				if cur.commitStarted.IsZero() {
+					cur.commitStarted = at
+				}
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
 			a := kind[e.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]
@@ -277,17 +298,20 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 	}
 	steps := make([][]float64, len(ckptSteps))
 	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1e3 }
-	for _, c := range all {
-		if c.persistDone.IsZero() {
+	for i, c := range all {
+		if c.commitDone.IsZero() || i+1 == len(all) {
 			continue // the final checkpoint of the bounded job, or one that did not complete
 		}
-		end := c.persistDone
-		if !c.commitDone.IsZero() {
-			end = c.commitDone
+		vs := []float64{ms(c.trigger, c.triggerStarted), ms(c.triggerStarted, c.triggerDone), ms(c.triggerDone, c.ack),
+			ms(c.ack, c.commit), -1, -1, -1, -1, ms(c.commit, c.commitStarted), ms(c.commitStarted, c.commitDone),
+			ms(c.trigger, c.commitDone), ms(c.commitDone, all[i+1].trigger), float64(all[i+1].first - c.first)}
+		if !c.persistDone.IsZero() {
+			vs[4], vs[5], vs[6], vs[7] = ms(c.ack, c.persist), ms(c.persist, c.persistStarted), ms(c.persistStarted, c.persistDone), ms(c.persistDone, c.commit)
 		}
-		for i, v := range []float64{ms(c.trigger, c.triggerStarted), ms(c.triggerStarted, c.triggerDone), ms(c.triggerDone, c.ack),
-			ms(c.ack, c.persist), ms(c.persist, c.persistStarted), ms(c.persistStarted, c.persistDone), ms(c.persistDone, end), ms(c.trigger, end)} {
-			steps[i] = append(steps[i], v)
+		for k, v := range vs {
+			if v >= 0 {
+				steps[k] = append(steps[k], v)
+			}
 		}
 	}
 	return steps
