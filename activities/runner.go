@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/secret"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
@@ -52,12 +53,32 @@ type SignalReporter struct {
 // Report sends one report. A pipeline that no longer exists has nothing to hear: that is
 // not an error.
 func (r *SignalReporter) Report(ctx context.Context, to contract.ReportTo, rep contract.TaskReport) error {
+	rep = redacted(rep)
 	err := r.Client.SignalWorkflow(ctx, string(to), "", contract.TaskReportSignal, rep)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return nil
 	}
 	return err
+}
+
+// redacted is a report whose task errors carry no secret value the runner opened for its
+// plugins (a driver's error may quote a connection string); the report's own slice is
+// copied, not changed.
+func redacted(rep contract.TaskReport) contract.TaskReport {
+	copied := false
+	for i, t := range rep.Tasks {
+		if t.Error == "" {
+			continue
+		}
+		if r := secret.Redact(t.Error); r != t.Error {
+			if !copied {
+				rep.Tasks, copied = append([]contract.TaskStatus(nil), rep.Tasks...), true
+			}
+			rep.Tasks[i].Error = r
+		}
+	}
+	return rep
 }
 
 // RegisterRunner tells the resource manager about a runner, starting the manager if it is

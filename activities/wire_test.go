@@ -253,3 +253,33 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(out)
 }
+
+// A task's error reaches the pipeline without a secret value the runner opened for the
+// task's plugins; the runner's own report is left as it was.
+func TestReportsRedactOpenedSecrets(t *testing.T) {
+	key, err := secret.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret.Use(key)
+	t.Cleanup(func() { secret.Use(nil) })
+	sealed, err := key.SealString("report-Secret-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := json.Marshal(map[string]string{"plugin_name": "Jdbc", "password": sealed})
+	if err := openVertices([]*contract.Vertex{{ID: 1, Kind: contract.SinkVertex, Plugin: "Jdbc", Where: "sink[0] Jdbc", Options: opts}}); err != nil {
+		t.Fatal(err)
+	}
+	rep := contract.TaskReport{RunnerID: "r1", Tasks: []contract.TaskStatus{
+		{State: contract.TaskRunning},
+		{State: contract.TaskFailed, Error: "jdbc sink t: dial mysql://app:report-Secret-7@db: refused"},
+	}}
+	got := redacted(rep)
+	if e := got.Tasks[1].Error; strings.Contains(e, "report-Secret-7") || !strings.Contains(e, "app:******@db") {
+		t.Errorf("the reported error: %s", e)
+	}
+	if !strings.Contains(rep.Tasks[1].Error, "report-Secret-7") {
+		t.Error("the runner's own report was changed")
+	}
+}

@@ -120,7 +120,13 @@ func OpenVertices(k *Key, vs []*contract.Vertex) error {
 		if v == nil {
 			continue
 		}
-		opened, err := OpenOptions(k, v.Options)
+		opened, err := rewriteSealed(v.Options, func(sealed string) (string, error) {
+			plain, err := k.OpenString(sealed)
+			if err == nil {
+				remember(plain) // so this process's messages never carry it (Redact)
+			}
+			return plain, err
+		})
 		if err != nil {
 			return fmt.Errorf("%s: options: %w", v.Where, err)
 		}

@@ -361,3 +361,28 @@ func TestScrub(t *testing.T) {
 		t.Fatalf("Scrub = %q, want %q", got, want)
 	}
 }
+
+// A secret value a process opened for its plugins is masked in the messages it sends out;
+// values too short to tell from words are left, and a message without any is unchanged.
+func TestRedactOpenedValues(t *testing.T) {
+	k := mustKey(t)
+	opts := `{"plugin_name":"Jdbc","url":"jdbc:postgresql://h/db","password":"redact-Secret-42","properties":{"password":"abc"}}`
+	plan := &contract.Plan{Vertices: []*contract.Vertex{{ID: 1, Kind: contract.SinkVertex, Plugin: "Jdbc", Where: "sink[0] Jdbc", Options: json.RawMessage(opts)}}}
+	if err := secret.SealPlan(k, plan); err != nil {
+		t.Fatal(err)
+	}
+	msg := `connect postgres://app:redact-Secret-42@h/db: password "abc" refused`
+	if got := secret.Redact(msg); got != msg {
+		t.Fatalf("redacted before the value was opened: %s", got)
+	}
+	if err := secret.OpenVertices(k, plan.Vertices); err != nil {
+		t.Fatal(err)
+	}
+	want := `connect postgres://app:******@h/db: password "abc" refused`
+	if got := secret.Redact(msg); got != want {
+		t.Errorf("Redact = %s\nwant      %s", got, want)
+	}
+	if got := secret.Redact("no secret here"); got != "no secret here" {
+		t.Errorf("Redact changed %q", got)
+	}
+}
