@@ -62,6 +62,9 @@ func (w *writer) flush(ctx context.Context) error {
 	if len(w.entries) == 0 {
 		return nil
 	}
+	if w.copy != "" && !w.autoTx() {
+		return w.streamCopy()
+	}
 	for len(w.flights) >= maxInFlight {
 		if err := w.receive(ctx); err != nil {
 			return err
@@ -111,12 +114,67 @@ func (w *writer) sendCopy() error {
 		return w.lost(fmt.Errorf("send: %w", err))
 	}
 	w.buf = append(w.buf, copyTrailer...)
-	binary.BigEndian.PutUint32(w.buf[1:], uint32(len(w.buf)-1))
-	if err := w.fe.SendUnbufferedEncodedCopyData(w.buf); err != nil {
-		return w.lost(fmt.Errorf("send: %w", err))
+	if err := w.sendCopyData(w.buf); err != nil {
+		return err
 	}
 	w.fe.Send(&pgproto3.CopyDone{})
 	return nil
+}
+
+// streamCopy sends the buffer into the COPY of the checkpoint's transaction, opening it
+// (and the transaction) at the checkpoint's first flush. Its rows are applied as they come,
+// by one COPY as long as the checkpoint; the server acknowledges it when the checkpoint ends
+// it (drain), and a refused row fails it then, the server's error naming its line.
+func (w *writer) streamCopy() error {
+	n := int64(len(w.entries))
+	if !w.copyOpen {
+		stmts := 1
+		if !w.inTx {
+			w.sendStatement(w.beginStmt, nil, nil)
+			stmts++
+			w.inTx = true
+		}
+		w.fe.SendParse(&pgproto3.Parse{Query: w.copy})
+		w.fe.SendBind(&pgproto3.Bind{})
+		w.fe.SendExecute(&pgproto3.Execute{})
+		if err := w.fe.Flush(); err != nil {
+			return w.lost(fmt.Errorf("send: %w", err))
+		}
+		w.copyOpen, w.unsynced = true, true
+		w.flights = append(w.flights, flight{stmts: stmts, first: w.rows, end: w.rows})
+		if err := w.sendCopyData(w.buf); err != nil {
+			return err
+		}
+	} else if err := w.sendCopyData(w.buf[len(copyHeader):]); err != nil {
+		// the header went with the first flush: the message starts where it ends
+		return err
+	}
+	w.flights[len(w.flights)-1].end += n
+	w.rows += n
+	w.resetBuf()
+	w.entries = w.entries[:0]
+	return nil
+}
+
+// sendCopyData sends msg, a CopyData message but for its first five bytes (its type and
+// length), which it fills in.
+func (w *writer) sendCopyData(msg []byte) error {
+	msg[0] = 'd'
+	binary.BigEndian.PutUint32(msg[1:], uint32(len(msg)-1))
+	if err := w.fe.SendUnbufferedEncodedCopyData(msg); err != nil {
+		return w.lost(fmt.Errorf("send: %w", err))
+	}
+	return nil
+}
+
+// endCopy ends the checkpoint's COPY.
+func (w *writer) endCopy() {
+	if !w.copyOpen {
+		return
+	}
+	w.copyOpen = false
+	w.fe.Send(&pgproto3.CopyData{Data: copyTrailer})
+	w.fe.Send(&pgproto3.CopyDone{})
 }
 
 // autoTx reports whether each flush is its own transaction.
@@ -149,14 +207,19 @@ func (w *writer) receive(ctx context.Context) error {
 // flushFailed turns the server's error into the failed flush's, naming its rows, after
 // syncing so that the connection can roll back.
 func (w *writer) flushFailed(ctx context.Context, pe *pgconn.PgError) error {
-	var err error
+	var err error = pe
+	if pe.Where != "" {
+		// where in the statement: a COPY's line is the row's number in it
+		err = fmt.Errorf("%w (%s)", pe, pe.Where)
+	}
 	if len(w.flights) > 0 {
 		f := w.flights[0]
-		err = fmt.Errorf("%s: write rows %d to %d (%d rows) to %s: %w", w.cfg.where, f.first+1, f.end, f.end-f.first, w.target(), pe)
+		err = fmt.Errorf("%s: write rows %d to %d (%d rows) to %s: %w", w.cfg.where, f.first+1, f.end, f.end-f.first, w.target(), err)
 	} else {
-		err = fmt.Errorf("%s: write to %s: %w", w.cfg.where, w.target(), pe)
+		err = fmt.Errorf("%s: write to %s: %w", w.cfg.where, w.target(), err)
 	}
 	w.flights = w.flights[:0]
+	w.copyOpen = false // the server left copy mode with the error
 	if serr := w.sync(ctx); serr != nil {
 		return serr
 	}
@@ -177,6 +240,7 @@ func (w *writer) drain(ctx context.Context) error {
 	if !w.unsynced {
 		return nil
 	}
+	w.endCopy()
 	return w.sync(ctx)
 }
 
@@ -206,6 +270,7 @@ func (w *writer) sync(ctx context.Context) error {
 func (w *writer) lost(err error) error {
 	err = fmt.Errorf("%s: write to %s: %w", w.cfg.where, w.target(), err)
 	w.flights = w.flights[:0]
+	w.copyOpen = false
 	if w.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.conn.Timeout)
 		defer cancel()

@@ -235,3 +235,61 @@ func TestSinkExactlyOnceCancelMidFlush(t *testing.T) {
 		t.Errorf("%d transactions of a cancelled checkpoint prepared", n)
 	}
 }
+
+// TestSinkExactlyOnceCopyError: with is_exactly_once a checkpoint's flushes of an
+// append-only table stream into one COPY; a refused row fails the checkpoint naming the
+// checkpoint's rows and the row's line in the COPY, and nothing is prepared or applied.
+func TestSinkExactlyOnceCopyError(t *testing.T) {
+	for _, opts := range []string{"primary_keys = []", "use_copy_statement = true"} {
+		t.Run(opts, func(t *testing.T) {
+			url, conn := testDB(t)
+			ctx := context.Background()
+			if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT CHECK (score >= 0))"); err != nil {
+				t.Fatal(err)
+			}
+			s, err := newSink(t, genConf(url, "sink")+"batch_size = 10\nis_exactly_once = true\n"+opts+"\n", scoreTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 4343}, Epoch: 1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close(ctx)
+			// a good checkpoint first: the rows of the second are counted on from it
+			if err := w.Write(ctx, scoreRows(5, 0)); err != nil {
+				t.Fatal(err)
+			}
+			info, err := w.PrepareCommit(ctx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			com, _ := s.CreateCommitter()
+			if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}}); err != nil {
+				t.Fatal(err)
+			}
+			b := scoreRows(50, 15)
+			for i := range b.Rows {
+				b.Rows[i].Fields[0] = row.BigIntValue(int64(100 + i))
+			}
+			err = w.Write(ctx, b)
+			if err == nil {
+				_, err = w.PrepareCommit(ctx, 2)
+			}
+			if err == nil {
+				t.Fatal("a refused row was not reported")
+			}
+			for _, want := range []string{"write rows 6 to 55 (50 rows) to sink:", "check constraint", "line 15"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name %s", err, want)
+				}
+			}
+			if got := dump(t, conn, "SELECT count(*), max(pk_id) FROM sink"); got != "(5,5)" {
+				t.Errorf("rows (count, max key) = %s, want the first checkpoint's only: (5,5)", got)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'strait-4343-%'"); n != 0 {
+				t.Errorf("%d transactions prepared", n)
+			}
+		})
+	}
+}

@@ -62,6 +62,7 @@ type writer struct {
 	unsynced              bool     // messages were sent since the last Sync
 	syncs                 int      // Syncs sent whose ReadyForQuery is still to come
 	rows                  int64    // rows sent so far, which flush errors count in
+	copyOpen              bool     // the checkpoint's COPY is open (is_exactly_once, auto_commit = false)
 
 	main   *pgconn.StatementDescription // query, insert or upsert
 	insert *pgconn.StatementDescription // modeInsertUpdate
@@ -189,9 +190,10 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 	if c.mode == modeUpsert {
 		return w.prepareBulk(ctx, st)
 	}
-	if c.mode == modeInsert && !c.useCopy {
+	if c.mode == modeInsert && !c.useCopy && w.autoTx() {
 		// one INSERT of arrays per flush costs the server less than a COPY of 1,000 rows;
-		// COPY stays where it was asked for, and where a column's type has no array type
+		// COPY stays where it was asked for, where a column's type has no array type, and
+		// where a checkpoint's flushes are one transaction, which one COPY writes
 		st.bulkUpsert = st.bulkInsert
 		if err := w.prepareBulk(ctx, st); err != nil {
 			return err
