@@ -10,10 +10,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -29,6 +31,9 @@ type Set struct {
 
 	caCert *x509.Certificate
 	caKey  *ecdsa.PrivateKey
+	// issued numbers the certificates, so that parallel tests issuing under one name do
+	// not write each other's files
+	issued atomic.Int64
 }
 
 // New makes a set under dir whose server certificate is valid for hosts (names or IPs).
@@ -101,7 +106,8 @@ func (s *Set) issue(t testing.TB, name string, usages []x509.ExtKeyUsage, hosts 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.write(t, name+".pem", "CERTIFICATE", der), s.write(t, name+"-key.pem", "EC PRIVATE KEY", kd)
+	file := fmt.Sprintf("%s-%d", name, s.issued.Add(1))
+	return s.write(t, file+".pem", "CERTIFICATE", der), s.write(t, file+"-key.pem", "EC PRIVATE KEY", kd)
 }
 
 // ServerTLS is a server configuration presenting the server certificate; with
