@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,6 +159,7 @@ func BenchmarkSinkDefaults(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.N*perBatch)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
 		})
 	}
 	b.Run("pgx-copyfrom", func(b *testing.B) {
@@ -209,6 +211,15 @@ func BenchmarkSinkCopyPerBatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(rows))/b.Elapsed().Seconds(), "rows/s")
+}
+
+// peakRSSMB is the test process's peak resident set so far, in MB.
+func peakRSSMB(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Maxrss) / 1024 // kB on Linux
 }
 
 func wideName(i int64) string { return "name-" + strconv.FormatInt(i, 10) }
