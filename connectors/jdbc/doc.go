@@ -6,9 +6,12 @@
 //
 // The sink applies a changelog the way SeaTunnel does: rows buffered up to batch_size are
 // reduced by primary key (the last change of a key wins, UPDATE_BEFORE is skipped), then
-// written as one upsert and one delete per flush through COPY into session staging tables.
-// With is_exactly_once each checkpoint's writes are a prepared transaction (PREPARE
-// TRANSACTION) that the committer commits, idempotently.
+// written on PostgreSQL as one upsert and one delete of arrays per flush (writer.go); rows
+// without a key are inserted by one INSERT of arrays or a binary COPY. Flushes are
+// pipelined (pipeline.go): sent without waiting, at most two in flight, each its own
+// transaction with auto_commit, and a checkpoint waits for all of them. With
+// is_exactly_once each checkpoint's writes are a prepared transaction (PREPARE TRANSACTION)
+// that the committer commits, idempotently.
 //
 // On MySQL the rows of a flush are one multi-statement round trip: a DELETE of the deleted
 // keys and a multi-row INSERT ... ON DUPLICATE KEY UPDATE, their values as literals; with
