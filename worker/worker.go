@@ -104,11 +104,13 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 }
 
 // BuildID names the code a worker runs: the module's version and VCS revision from the
-// binary's build information. Given to the SDK, it stands for the checksum the SDK would
-// otherwise compute of the whole executable at every process start (hundreds of
-// milliseconds for a binary of Strait's size).
+// binary's build information. Given to the SDK as the worker's build id and as its binary
+// checksum, it stands for the checksum the SDK would otherwise compute of the whole
+// executable when the first worker starts (hundreds of milliseconds for a binary of Strait's
+// size; the build id option alone does not spare it).
 func BuildID() string {
 	buildIDOnce.Do(func() {
+		defer func() { sdkworker.SetBinaryChecksum(buildID) }()
 		buildID = "strait"
 		info, ok := debug.ReadBuildInfo()
 		if !ok {
