@@ -30,6 +30,7 @@ type reader struct {
 	mark   *chunkMark   // the current split's high watermark, recorded once it is emitted
 	done   map[string]bool
 	stream *stream
+	lag    logLag
 	err    error
 }
 
@@ -153,6 +154,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 			r.setErr(err)
 			return false, err
 		}
+		r.lag.setRead(r.stream.committed)
 		return r.stream.ended() && out.Len() == 0, nil
 	}
 	return r.noMore && out.Len() == 0, nil
@@ -349,6 +351,7 @@ func (r *reader) startStream(ctx context.Context) error {
 		r.db = nil
 	}
 	r.stream = newStream(r.src, st, r.src.serverIDs.of(r.rc.Index))
+	r.lag.watch(r.src)
 	return nil
 }
 
@@ -381,5 +384,6 @@ func (r *reader) Close() error {
 	if r.stream != nil {
 		r.stream.close()
 	}
+	r.lag.stop()
 	return nil
 }
