@@ -51,9 +51,11 @@ func (w *writer) resetBuf() {
 }
 
 // sendStatement queues a bound execution of a prepared statement.
+// The messages are the writer's own, encoded at once: nothing is allocated per row.
 func (w *writer) sendStatement(d *pgconn.StatementDescription, params [][]byte, formats []int16) {
-	w.fe.SendBind(&pgproto3.Bind{PreparedStatement: d.Name, ParameterFormatCodes: formats, Parameters: params})
-	w.fe.SendExecute(&pgproto3.Execute{})
+	w.bind = pgproto3.Bind{PreparedStatement: d.Name, ParameterFormatCodes: formats, Parameters: params}
+	w.fe.SendBind(&w.bind)
+	w.fe.SendExecute(&w.execute)
 }
 
 // flush sends the buffered rows as one flush without waiting for it (after waiting for

@@ -58,11 +58,13 @@ type writer struct {
 	tm   *pgtype.Map
 
 	beginStmt, commitStmt *pgconn.StatementDescription
-	flights               []flight // flushes sent, oldest first
-	unsynced              bool     // messages were sent since the last Sync
-	syncs                 int      // Syncs sent whose ReadyForQuery is still to come
-	rows                  int64    // rows sent so far, which flush errors count in
-	copyOpen              bool     // the checkpoint's COPY is open (is_exactly_once, auto_commit = false)
+	flights               []flight      // flushes sent, oldest first
+	unsynced              bool          // messages were sent since the last Sync
+	syncs                 int           // Syncs sent whose ReadyForQuery is still to come
+	rows                  int64         // rows sent so far, which flush errors count in
+	copyOpen              bool          // the checkpoint's COPY is open (is_exactly_once, auto_commit = false)
+	bind                  pgproto3.Bind // scratch messages of sendStatement
+	execute               pgproto3.Execute
 
 	main   *pgconn.StatementDescription // query, insert or upsert
 	insert *pgconn.StatementDescription // modeInsertUpdate
