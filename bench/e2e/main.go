@@ -87,7 +87,7 @@ func main() {
 		}
 	}
 	results.write()
-	fmt.Printf("results: %s/results-%s.{json,md}; load average at the end %s\n", *outDir, results.Date[:10], results.LoadAfter)
+	fmt.Printf("results: %s/results-%s.{json,md}; load average at the end %s\n", *outDir, results.stamp(), results.LoadAfter)
 }
 
 func median(xs []float64) float64 {

@@ -112,7 +112,7 @@ func (r *report) write() {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		fail(fmt.Errorf("results: %w", err))
 	}
-	base := filepath.Join(r.dir, "results-"+r.Date[:10])
+	base := filepath.Join(r.dir, "results-"+r.stamp())
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		fail(fmt.Errorf("results: %w", err))
@@ -123,6 +123,16 @@ func (r *report) write() {
 	if err := os.WriteFile(base+".md", []byte(r.markdown()), 0o644); err != nil {
 		fail(fmt.Errorf("results: %w", err))
 	}
+}
+
+// stamp names a run's files: its date and UTC start time (results-2026-12-01T1702Z), so
+// runs of one day, of different sections, keep their own files.
+func (r *report) stamp() string {
+	t, err := time.Parse(time.RFC3339, r.Date)
+	if err != nil {
+		return r.Date[:10]
+	}
+	return t.UTC().Format("2006-01-02T1504Z")
 }
 
 func (r *report) markdown() string {
