@@ -3,6 +3,7 @@ package kafka
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
@@ -22,6 +23,7 @@ import (
 type jsonRowReader struct {
 	rt    *types.RowType
 	index map[string]int
+	first []bool // the field is the first of its name
 	conv  *literal.Converter
 	val   hocon.Value
 	strs  textArena // the text of the string fields the rows keep
@@ -53,10 +55,11 @@ func (a *textArena) keep(s []byte) string {
 var errSlowPath = errors.New("the record needs the general JSON path")
 
 func newJSONRowReader(rt *types.RowType, conv *literal.Converter) *jsonRowReader {
-	r := &jsonRowReader{rt: rt, index: make(map[string]int, rt.Len()), conv: conv}
+	r := &jsonRowReader{rt: rt, index: make(map[string]int, rt.Len()), first: make([]bool, rt.Len()), conv: conv}
 	for i, n := range rt.Names {
 		if _, dup := r.index[n]; !dup {
 			r.index[n] = i
+			r.first[i] = true
 		}
 	}
 	return r
@@ -77,6 +80,7 @@ func (r *jsonRowReader) readObject(b []byte, dst []row.Value) error {
 	if p < len(b) && b[p] == '}' {
 		return r.end(b, p+1)
 	}
+	want := 0 // the field expected next: records mostly list the fields in the schema's order
 	for {
 		key, next, ok := plainString(b, p)
 		if !ok {
@@ -87,7 +91,10 @@ func (r *jsonRowReader) readObject(b []byte, dst []row.Value) error {
 			return errSlowPath
 		}
 		p = skipSpace(b, p+1)
-		i, known := r.index[unsafe.String(unsafe.SliceData(key), len(key))]
+		i, known := r.field(key, want)
+		if known {
+			want = i + 1
+		}
 		var err error
 		if known {
 			dst[i], p, err = r.value(b, p, r.rt.Types[i])
@@ -110,6 +117,15 @@ func (r *jsonRowReader) readObject(b []byte, dst []row.Value) error {
 			return errSlowPath
 		}
 	}
+}
+
+// field is the index of the field named key: the one expected next when it is, else by name.
+func (r *jsonRowReader) field(key []byte, want int) (int, bool) {
+	if want < len(r.rt.Names) && r.first[want] && r.rt.Names[want] == string(key) {
+		return want, true
+	}
+	i, ok := r.index[unsafe.String(unsafe.SliceData(key), len(key))]
+	return i, ok
 }
 
 // end checks that nothing but white space follows the object.
@@ -142,13 +158,19 @@ func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int
 		if end < 0 {
 			return row.Value{}, p, errSlowPath
 		}
-		if t.Kind == types.String {
-			return row.StringValue(r.strs.keep(b[p:end])), end, nil
+		if out, ok := r.number(b[p:end], t); ok {
+			return out, end, nil
 		}
 		v.Kind, v.Str, p = hocon.Number, unsafe.String(&b[p], end-p), end
 	case hasWord(b, p, "true"):
+		if t.Kind == types.Boolean {
+			return row.BoolValue(true), p + 4, nil
+		}
 		v.Kind, v.Bool, p = hocon.Bool, true, p+4
 	case hasWord(b, p, "false"):
+		if t.Kind == types.Boolean {
+			return row.BoolValue(false), p + 5, nil
+		}
 		v.Kind, p = hocon.Bool, p+5
 	case hasWord(b, p, "null"):
 		return row.Value{}, p + 4, nil
@@ -160,6 +182,24 @@ func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int
 		return row.Value{}, p, errSlowPath // the general path names the field and the value
 	}
 	return out, p, nil
+}
+
+// number converts the commonest cases itself, as the converter does them: a string field's
+// text, a bigint written as an integer, a double; the others go to the converter.
+func (r *jsonRowReader) number(n []byte, t types.DataType) (row.Value, bool) {
+	switch t.Kind {
+	case types.String:
+		return row.StringValue(r.strs.keep(n)), true
+	case types.BigInt:
+		if i, err := strconv.ParseInt(unsafe.String(&n[0], len(n)), 10, 64); err == nil {
+			return row.BigIntValue(i), true
+		}
+	case types.Double:
+		if f, err := strconv.ParseFloat(unsafe.String(&n[0], len(n)), 64); err == nil {
+			return row.DoubleValue(f), true
+		}
+	}
+	return row.Value{}, false
 }
 
 // nested reads an object or an array as the general path does: as a value tree, converted.
