@@ -440,33 +440,10 @@ func (s *mySource) resolveSplit(t *myTable, e srcEntry, fixed bool) error {
 
 // autoKey is the first column of the primary key, else of a unique index, that splits.
 func (s *mySource) autoKey(t *myTable) string {
-	tbl := t.table
-	pick := func(name string) bool {
-		i := tbl.ColumnIndex(name)
-		if i < 0 {
-			return false
-		}
+	return firstKeyColumn(t.table, func(i int) bool {
 		_, ok := mysqlSplitKind(&t.cols[i], false)
 		return ok
-	}
-	if tbl.PrimaryKey != nil {
-		for _, c := range tbl.PrimaryKey.Columns {
-			if pick(c) {
-				return c
-			}
-		}
-	}
-	for _, k := range tbl.ConstraintKeys {
-		if k.Type != "UNIQUE_KEY" {
-			continue
-		}
-		for _, c := range k.Columns {
-			if pick(c.Name) {
-				return c.Name
-			}
-		}
-	}
-	return ""
+	})
 }
 
 // Boundedness: the source reads its tables once.

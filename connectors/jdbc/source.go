@@ -483,13 +483,18 @@ func srcColumnNames(t *catalog.Table) string {
 // autoSplitKey picks the split column as SeaTunnel does: the first column of the primary
 // key, else of a unique index, whose type SeaTunnel splits on; "" when there is none.
 func autoSplitKey(t *catalog.Table, cols []pgwire.Column) string {
-	pick := func(name string) bool {
-		i := t.ColumnIndex(name)
-		if i < 0 {
-			return false
-		}
+	return firstKeyColumn(t, func(i int) bool {
 		_, ok := splitKeyOf(&cols[i], false)
 		return ok
+	})
+}
+
+// firstKeyColumn is the first column of t's primary key, else of a unique key, that splits
+// (splits says so of a column by its index); "" when none does.
+func firstKeyColumn(t *catalog.Table, splits func(i int) bool) string {
+	pick := func(name string) bool {
+		i := t.ColumnIndex(name)
+		return i >= 0 && splits(i)
 	}
 	if t.PrimaryKey != nil {
 		for _, c := range t.PrimaryKey.Columns {
