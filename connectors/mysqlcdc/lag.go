@@ -10,17 +10,21 @@ import (
 )
 
 // logLag is how far the binlog reader is behind the end of the server's log, in bytes: the
-// reader records the position it emitted up to after every poll, and a watcher asks the
-// server for its log files and their sizes (SHOW BINARY LOGS) every lagPoll on a connection
-// of its own; the metrics read both from another goroutine.
+// reader records the position it emitted up to after every poll, and the server's log files
+// and their sizes (SHOW BINARY LOGS) are listed when the lag is asked for (a metrics scrape)
+// and the last listing is older than lagPoll: in the background, on a connection opened for
+// the listing and closed after it, so the source holds one connection to the server (its
+// binary log's) between scrapes, as SeaTunnel's does.
 type logLag struct {
-	mu    sync.Mutex
-	read  position
-	files []logFile // as the server listed them last, oldest first
-	known bool      // both sides are known
-
-	cancel context.CancelFunc
-	done   chan struct{}
+	mu      sync.Mutex
+	read    position
+	files   []logFile // as the server listed them last, oldest first
+	known   bool      // the reader's position is known
+	listed  time.Time // when files were asked for last
+	src     *Source
+	ctx     context.Context
+	cancel  context.CancelFunc
+	pending sync.WaitGroup
 }
 
 type logFile struct {
@@ -28,53 +32,49 @@ type logFile struct {
 	size int64
 }
 
-// lagPoll is how often the watcher lists the server's log files.
+// lagPoll is how often the server's log files are listed at most.
 const lagPoll = 5 * time.Second
 
-// watch starts the watcher; stop ends it.
+// watch lets the lag list src's log files when asked; stop ends it.
 func (l *logLag) watch(src *Source) {
-	ctx, cancel := context.WithCancel(context.Background())
-	l.cancel, l.done = cancel, make(chan struct{})
-	go func() {
-		defer close(l.done)
-		var db *sql.DB
-		defer func() {
-			if db != nil {
-				db.Close()
-			}
-		}()
-		t := time.NewTicker(lagPoll)
-		defer t.Stop()
-		for {
-			if db == nil {
-				if d, err := src.open(ctx); err == nil {
-					d.SetMaxOpenConns(1)
-					db = d
-				}
-			}
-			if db != nil {
-				if files, err := listLogFiles(ctx, db); err == nil {
-					l.mu.Lock()
-					l.files = files
-					l.mu.Unlock()
-				} else if ctx.Err() == nil {
-					slog.Debug("MySQL-CDC: the binary log files could not be listed for the lag", "plugin", src.where, "error", err)
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	l.mu.Lock()
+	l.src = src
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.mu.Unlock()
 }
 
 func (l *logLag) stop() {
-	if l.cancel != nil {
-		l.cancel()
-		<-l.done
+	l.mu.Lock()
+	cancel := l.cancel
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
+	l.pending.Wait()
+}
+
+// refresh lists the server's log files in the background if the last listing is older
+// than lagPoll; the caller holds l.mu.
+func (l *logLag) refresh() {
+	if l.src == nil || l.ctx.Err() != nil || time.Since(l.listed) < lagPoll {
+		return
+	}
+	l.listed = time.Now()
+	src, ctx := l.src, l.ctx
+	l.pending.Add(1)
+	go func() {
+		defer l.pending.Done()
+		files, err := listLogFiles(ctx, src)
+		if err != nil {
+			if ctx.Err() == nil {
+				slog.Debug("MySQL-CDC: the binary log files could not be listed for the lag", "plugin", src.where, "error", err)
+			}
+			return
+		}
+		l.mu.Lock()
+		l.files = files
+		l.mu.Unlock()
+	}()
 }
 
 // setRead records the position the reader emitted up to.
@@ -84,10 +84,12 @@ func (l *logLag) setRead(p position) {
 	l.mu.Unlock()
 }
 
-// behind is the log between the reader's position and the end of the server's newest file.
+// behind is the log between the reader's position and the end of the server's newest file,
+// as last listed; asking for it lists the files again when the listing is old.
 func (l *logLag) behind() (int64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.refresh()
 	if !l.known || len(l.files) == 0 {
 		return 0, false
 	}
@@ -104,10 +106,16 @@ func (l *logLag) behind() (int64, bool) {
 	return n, true
 }
 
-// listLogFiles lists the server's binary log files with their sizes.
-func listLogFiles(ctx context.Context, db *sql.DB) ([]logFile, error) {
+// listLogFiles lists the server's binary log files with their sizes, on a connection of its
+// own that it closes.
+func listLogFiles(ctx context.Context, src *Source) ([]logFile, error) {
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	db, err := src.open(qctx)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
 	rows, err := db.QueryContext(qctx, "SHOW BINARY LOGS")
 	if err != nil {
 		return nil, err
