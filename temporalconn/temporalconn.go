@@ -57,6 +57,23 @@ func Register(fs *flag.FlagSet) *Flags {
 	return f
 }
 
+// Args are the connection flags given on the command line, as arguments that give them
+// again (to pass them on to another command).
+func (f *Flags) Args() []string {
+	var out []string
+	f.fs.Visit(func(fl *flag.Flag) {
+		switch _, str := f.str[fl.Name]; {
+		case fl.Name == "grpc-meta":
+			for _, kv := range f.meta {
+				out = append(out, "--grpc-meta="+kv)
+			}
+		case str, fl.Name == "tls", fl.Name == "tls-disable-host-verification":
+			out = append(out, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return out
+}
+
 // legacyEnv maps the environment names of earlier Temporal CLIs onto envconfig's, so a
 // shell set up for either works.
 var legacyEnv = map[string]string{

@@ -144,3 +144,31 @@ func TestMissingCertificateFile(t *testing.T) {
 		t.Fatalf("error %v, want one naming the CA file", err)
 	}
 }
+
+func TestArgsGiveTheFlagsAgain(t *testing.T) {
+	clean(t)
+	fs := flag.NewFlagSet("a", flag.ContinueOnError)
+	f := Register(fs)
+	given := []string{"--address", "x:1", "--tls", "--grpc-meta", "a=1,2", "--grpc-meta", "b=3", "--tls-server-name", "sn"}
+	if err := fs.Parse(given); err != nil {
+		t.Fatal(err)
+	}
+	again := flag.NewFlagSet("b", flag.ContinueOnError)
+	g := Register(again)
+	if err := again.Parse(f.Args()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := f.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ha, _ := a.HeadersProvider.GetHeaders(context.Background())
+	hb, _ := b.HeadersProvider.GetHeaders(context.Background())
+	if a.HostPort != b.HostPort || b.ConnectionOptions.TLS == nil || b.ConnectionOptions.TLS.ServerName != "sn" || hb["a"] != "1,2" || hb["b"] != "3" || len(ha) != len(hb) {
+		t.Errorf("passed on as %v: %+v, headers %v", f.Args(), b, hb)
+	}
+}

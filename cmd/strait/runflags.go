@@ -136,17 +136,9 @@ func (f *runFlags) jobCommand(action string) int {
 
 // connArgs are the connection flags given on the command line, to pass on.
 func (f *runFlags) connArgs() []string {
-	var out []string
-	f.fs.Visit(func(fl *flag.Flag) {
-		if f.fs.Lookup(fl.Name) != nil && isConnFlag(fl.Name) {
-			out = append(out, "--"+fl.Name+"="+fl.Value.String())
-		}
-	})
+	out := f.conn.conn.Args()
+	if *f.conn.secretKey != "" {
+		out = append(out, "--secret-key-file="+*f.conn.secretKey)
+	}
 	return out
-}
-
-func isConnFlag(name string) bool {
-	probe := flag.NewFlagSet("", flag.ContinueOnError)
-	addConnectFlags(probe)
-	return probe.Lookup(name) != nil
 }
