@@ -74,7 +74,7 @@ func pgBench(bin, dir string, procs int) {
 		pgTruncate(ctx, conn)
 		s, rss := runAnchor("pgcopy", procs, pgURL(), pgQuery, pgTarget)
 		anchorT, anchorRSS = append(anchorT, s), max(anchorRSS, rss)
-		pgCheck(ctx, conn, rows, "pgx CopyFrom")
+		pgCheck(ctx, conn, pgTarget, rows, "pgx CopyFrom")
 		for i, s := range pgSinks {
 			pgTruncate(ctx, conn)
 			job := filepath.Join(dir, fmt.Sprintf("pg-%d.conf", i))
@@ -85,7 +85,7 @@ func pgBench(bin, dir string, procs int) {
 			writeFile(job, text)
 			r := runJob(bin, job, procs)
 			sinkT[i], sinkWall[i], sinkRSS[i] = append(sinkT[i], r.jobSecs), append(sinkWall[i], r.wall), max(sinkRSS[i], r.maxRSSKB/1024)
-			pgCheck(ctx, conn, rows, s.name)
+			pgCheck(ctx, conn, pgTarget, rows, s.name)
 		}
 	}
 	anchor := median(anchorT)
@@ -152,24 +152,18 @@ func pgFill(ctx context.Context, conn *pgx.Conn, rows int) error {
 
 // pgTruncate empties the target table (creating it the first time).
 func pgTruncate(ctx context.Context, conn *pgx.Conn) {
-	for _, q := range []string{
-		"create table if not exists " + pgTarget + " (id bigint, name text, score double precision, created timestamptz)",
-		"truncate " + pgTarget,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			fail(fmt.Errorf("postgres: %s: %w", q, err))
-		}
-	}
+	pgExec(ctx, conn, "create table if not exists "+pgTarget+" (id bigint, name text, score double precision, created timestamptz)",
+		"truncate "+pgTarget)
 }
 
-// pgCheck fails the benchmark unless the target has every row once.
-func pgCheck(ctx context.Context, conn *pgx.Conn, rows int, what string) {
+// pgCheck fails the benchmark unless table has every row once.
+func pgCheck(ctx context.Context, conn *pgx.Conn, table string, rows int, what string) {
 	var n, distinct int
-	if err := conn.QueryRow(ctx, "select count(*), count(distinct id) from "+pgTarget).Scan(&n, &distinct); err != nil {
-		fail(fmt.Errorf("postgres: count %s after %s: %w", pgTarget, what, err))
+	if err := conn.QueryRow(ctx, "select count(*), count(distinct id) from "+table).Scan(&n, &distinct); err != nil {
+		fail(fmt.Errorf("postgres: count %s after %s: %w", table, what, err))
 	}
 	if n != rows || distinct != rows {
-		fail(fmt.Errorf("postgres: %s wrote %d rows (%d distinct ids), want %d", what, n, distinct, rows))
+		fail(fmt.Errorf("postgres: %s wrote %d rows (%d distinct ids) into %s, want %d", what, n, distinct, table, rows))
 	}
 }
 
