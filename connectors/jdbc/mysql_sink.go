@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
@@ -131,52 +130,19 @@ func (c *sinkConfig) mysqlPrepareTable(ctx context.Context, db *sql.DB) error {
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", c.target.Schema, c.target.Table).Scan(&n); err != nil {
 		return fmt.Errorf("look it up: %w", err)
 	}
-	exists, created := n > 0, false
-	switch c.schemaSave {
-	case recreateSchema:
-		if exists {
-			if _, err := db.ExecContext(ctx, "DROP TABLE "+c.mysqlTarget()); err != nil {
-				return fmt.Errorf("schema_save_mode %s: %w", recreateSchema, err)
-			}
-		}
-		if err := c.mysqlCreateTable(ctx, db); err != nil {
+	return c.applySaveModes(ctx, n > 0, saveTarget{
+		quoted: c.mysqlTarget(),
+		exec: func(ctx context.Context, q string) error {
+			_, err := db.ExecContext(ctx, q)
 			return err
-		}
-		created = true
-	case createWhenNotExist:
-		if !exists {
-			if err := c.mysqlCreateTable(ctx, db); err != nil {
-				return err
-			}
-			created = true
-		}
-	case errorWhenNotExist:
-		if !exists {
-			return connector.Permanent(fmt.Errorf("does not exist (schema_save_mode %s)", errorWhenNotExist))
-		}
-	}
-	if created {
-		return nil
-	}
-	switch c.dataSave {
-	case dropData:
-		if _, err := db.ExecContext(ctx, "TRUNCATE TABLE "+c.mysqlTarget()); err != nil {
-			return fmt.Errorf("data_save_mode %s: %w", dropData, err)
-		}
-	case customProcessing:
-		if _, err := db.ExecContext(ctx, c.customSQL); err != nil {
-			return fmt.Errorf("custom_sql: %w", err)
-		}
-	case errorWhenDataExists:
-		var any bool
-		if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+c.mysqlTarget()+")").Scan(&any); err != nil {
-			return fmt.Errorf("data_save_mode %s: %w", errorWhenDataExists, err)
-		}
-		if any {
-			return connector.Permanent(fmt.Errorf("holds rows (data_save_mode %s)", errorWhenDataExists))
-		}
-	}
-	return nil
+		},
+		hasRows: func(ctx context.Context, q string) (bool, error) {
+			var any bool
+			err := db.QueryRowContext(ctx, q).Scan(&any)
+			return any, err
+		},
+		create: func(ctx context.Context) error { return c.mysqlCreateTable(ctx, db) },
+	})
 }
 
 // mysqlCreateDDL is the CREATE TABLE of the input's columns, their nullability and the

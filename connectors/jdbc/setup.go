@@ -42,21 +42,47 @@ func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
 	if err != nil {
 		return err
 	}
+	return c.applySaveModes(ctx, exists, saveTarget{
+		quoted: c.target.Quoted(),
+		exec: func(ctx context.Context, q string) error {
+			_, err := conn.Exec(ctx, q)
+			return err
+		},
+		hasRows: func(ctx context.Context, q string) (bool, error) {
+			var any bool
+			err := conn.QueryRow(ctx, q).Scan(&any)
+			return any, err
+		},
+		create: func(ctx context.Context) error { return c.createTable(ctx, conn) },
+	})
+}
+
+// saveTarget is what the save modes do to a sink's table, in its dialect.
+type saveTarget struct {
+	quoted  string // the table's name as a statement writes it
+	exec    func(ctx context.Context, q string) error
+	hasRows func(ctx context.Context, q string) (bool, error)
+	create  func(ctx context.Context) error
+}
+
+// applySaveModes carries out schema_save_mode, then data_save_mode (unless the table was
+// created just now), on a table that exists or not, as SeaTunnel does.
+func (c *sinkConfig) applySaveModes(ctx context.Context, exists bool, t saveTarget) error {
 	created := false
 	switch c.schemaSave {
 	case recreateSchema:
 		if exists {
-			if _, err := conn.Exec(ctx, "DROP TABLE "+c.target.Quoted()); err != nil {
+			if err := t.exec(ctx, "DROP TABLE "+t.quoted); err != nil {
 				return fmt.Errorf("schema_save_mode %s: %w", recreateSchema, err)
 			}
 		}
-		if err := c.createTable(ctx, conn); err != nil {
+		if err := t.create(ctx); err != nil {
 			return err
 		}
 		created = true
 	case createWhenNotExist:
 		if !exists {
-			if err := c.createTable(ctx, conn); err != nil {
+			if err := t.create(ctx); err != nil {
 				return err
 			}
 			created = true
@@ -71,16 +97,16 @@ func (c *sinkConfig) setup(ctx context.Context, conn *pgx.Conn) error {
 	}
 	switch c.dataSave {
 	case dropData:
-		if _, err := conn.Exec(ctx, "TRUNCATE TABLE "+c.target.Quoted()); err != nil {
+		if err := t.exec(ctx, "TRUNCATE TABLE "+t.quoted); err != nil {
 			return fmt.Errorf("data_save_mode %s: %w", dropData, err)
 		}
 	case customProcessing:
-		if _, err := conn.Exec(ctx, c.customSQL); err != nil {
+		if err := t.exec(ctx, c.customSQL); err != nil {
 			return fmt.Errorf("custom_sql: %w", err)
 		}
 	case errorWhenDataExists:
-		var any bool
-		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+c.target.Quoted()+")").Scan(&any); err != nil {
+		any, err := t.hasRows(ctx, "SELECT EXISTS (SELECT 1 FROM "+t.quoted+")")
+		if err != nil {
 			return fmt.Errorf("data_save_mode %s: %w", errorWhenDataExists, err)
 		}
 		if any {
