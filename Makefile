@@ -109,6 +109,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzTranslate -fuzztime=30s ./internal/jregex/
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=30s ./connectors/internal/binlog/
 	$(GO) test -run='^$$' -fuzz=FuzzJSON -fuzztime=30s ./connectors/internal/binlog/
+	$(GO) test -run='^$$' -fuzz=FuzzMembers -fuzztime=15s ./connectors/internal/mysqltype/
 
 # The whole-job comparisons (bench/e2e) run beside their anchors, bare Go programs doing the
 # same work (bench/anchors), and the in-process probes of start-up and checkpoints

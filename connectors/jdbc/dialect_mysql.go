@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connectors/internal/mysqltype"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -155,7 +156,7 @@ func parseMySQLType(s string) (mysqlType, error) {
 		inner := rest[1:j]
 		rest = rest[j+1:]
 		if t.base == "enum" || t.base == "set" {
-			t.members = parseMembers(inner)
+			t.members = mysqltype.Members(inner)
 		} else {
 			for _, a := range strings.Split(inner, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(a))
@@ -190,40 +191,6 @@ func (t mysqlType) arg(i int, def int) int {
 		return t.args[i]
 	}
 	return def
-}
-
-// parseMembers reads the quoted members of enum('a','b') or set('x','y').
-func parseMembers(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		if s[0] != '\'' {
-			s = s[1:]
-			continue
-		}
-		var b strings.Builder
-		k := 1
-		for k < len(s) {
-			if s[k] == '\'' {
-				if k+1 < len(s) && s[k+1] == '\'' {
-					b.WriteByte('\'')
-					k += 2
-					continue
-				}
-				break
-			}
-			if s[k] == '\\' && k+1 < len(s) {
-				k++
-			}
-			b.WriteByte(s[k])
-			k++
-		}
-		out = append(out, b.String())
-		if k+1 > len(s) {
-			break
-		}
-		s = s[k+1:]
-	}
-	return out
 }
 
 // mysqlDecoding is how a column's text value becomes a row value.

@@ -20,6 +20,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connectors/internal/binlog"
+	"github.com/strait-dev/strait/connectors/internal/mysqltype"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -244,7 +245,7 @@ func columnOf(name, dataType, colType string, prec, scale int, charset string) (
 		if c.dataTyp == "set" {
 			c.dec = decSet
 		}
-		c.members = parseMembers(colType)
+		c.members = mysqltype.TypeMembers(colType)
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob",
 		"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon", "geometrycollection", "geomcollection":
 		c.typ, c.dec = types.Of(types.Bytes), decBytes
@@ -269,45 +270,6 @@ func intType(unsigned bool, signed, widened types.Kind) (types.DataType, decodin
 		return types.Of(widened), decUint
 	}
 	return types.Of(signed), decInt
-}
-
-// parseMembers reads the members of enum('a','b') or set('x','y').
-func parseMembers(colType string) []string {
-	i, j := strings.IndexByte(colType, '('), strings.LastIndexByte(colType, ')')
-	if i < 0 || j < i {
-		return nil
-	}
-	var out []string
-	s := colType[i+1 : j]
-	for len(s) > 0 {
-		if s[0] != '\'' {
-			s = s[1:]
-			continue
-		}
-		var b strings.Builder
-		k := 1
-		for k < len(s) {
-			if s[k] == '\'' {
-				if k+1 < len(s) && s[k+1] == '\'' {
-					b.WriteByte('\'')
-					k += 2
-					continue
-				}
-				break
-			}
-			if s[k] == '\\' && k+1 < len(s) {
-				k++
-			}
-			b.WriteByte(s[k])
-			k++
-		}
-		out = append(out, b.String())
-		if k+1 > len(s) {
-			break
-		}
-		s = s[k+1:]
-	}
-	return out
 }
 
 // ---- values of the snapshot (the text protocol) ----
