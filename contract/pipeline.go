@@ -45,6 +45,9 @@ type PipelineResume struct {
 	Restored     Counters `json:"restored,omitempty"`
 	// Pending is the checkpoint in flight, with the acknowledgements it has so far.
 	Pending *PendingResume `json:"pending,omitempty"`
+	// Carried: the commit infos of checkpoints that did not complete, committed with the
+	// next one that does.
+	Carried []CommitInfo `json:"carried,omitempty"`
 }
 
 // PendingResume is a checkpoint in flight carried into a new run.

@@ -658,8 +658,14 @@ func (ex *execution) acked(id int64, a contract.TaskAck) {
 	ex.ackMu.Unlock()
 	if done {
 		ex.r.ledger.checkpointAcked(ex, id, time.Now())
-		go ex.r.report(ex.d.ReportTo, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
-			Checkpoint: &contract.CheckpointAck{ID: id, Tasks: all}})
+		go func() {
+			if ex.r.report(ex.d.ReportTo, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
+				Checkpoint: &contract.CheckpointAck{ID: id, Tasks: all}}) {
+				for _, t := range ex.tasks {
+					t.delivered(id)
+				}
+			}
+		}()
 	}
 }
 

@@ -259,25 +259,25 @@ func (r *Runner) JobCounters(jobID int64) contract.Counters {
 }
 
 // report sends a report, retrying until it is delivered or the runner stops: a report is
-// never dropped while Temporal is briefly unreachable.
-func (r *Runner) report(to contract.ReportTo, rep contract.TaskReport) {
+// never dropped while Temporal is briefly unreachable. It reports whether it was delivered.
+func (r *Runner) report(to contract.ReportTo, rep contract.TaskReport) bool {
 	backoff := 100 * time.Millisecond
 	for {
 		ctx, cancel := context.WithTimeout(r.baseCtx, 10*time.Second)
 		err := r.reporter.Report(ctx, to, rep)
 		cancel()
 		if err == nil {
-			return
+			return true
 		}
 		if r.baseCtx.Err() != nil {
 			r.log.Warn("report not delivered: runner stopping", "to", to, "error", err)
-			return
+			return false
 		}
 		r.log.Warn("report not delivered, retrying", "to", to, "error", err, "in", backoff)
 		select {
 		case <-time.After(backoff):
 		case <-r.baseCtx.Done():
-			return
+			return false
 		}
 		backoff = min(backoff*2, 5*time.Second)
 	}

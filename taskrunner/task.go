@@ -33,7 +33,13 @@ type task struct {
 	written  *meter       // what its sink wrote
 	rowsRecv atomic.Int64 // taken from exchange inputs
 	commits  []contract.CommitInfo
-	stats    taskStats // busy and back-pressured time, last checkpoint, source lag
+	// undelivered: what the sink prepared at checkpoints whose acknowledgement has not
+	// reached the pipeline (it waits for the runner's other tasks, which may end before
+	// their barrier, or its state write failed). Each acknowledgement carries them again,
+	// and so does the closing status, so a transaction prepared is never left uncommitted
+	// (committers are idempotent: one delivered twice is committed once).
+	undelivered []preparedCommit
+	stats       taskStats // busy and back-pressured time, last checkpoint, source lag
 
 	// barriers brings checkpoint triggers to a source task (nil for other tasks).
 	barriers chan int64
@@ -104,9 +110,7 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 		if err != nil {
 			return fmt.Errorf("checkpoint %d: prepare commit: %w", id, err)
 		}
-		if info != nil {
-			commits = append(commits, contract.CommitInfo{Vertex: c.sinkVertex, Subtask: t.subtask, Info: info})
-		}
+		commits = t.prepared(id, info, c.sinkVertex)
 		if st.Writer, err = c.writer.SnapshotState(id); err != nil {
 			return fmt.Errorf("checkpoint %d: snapshot sink: %w", id, err)
 		}
@@ -136,6 +140,60 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 		t.ex.acked(id, ack)
 	}()
 	return nil
+}
+
+// preparedCommit is a commit info and the checkpoint that prepared it.
+type preparedCommit struct {
+	checkpoint int64
+	info       contract.CommitInfo
+}
+
+// prepared records the commit info the sink prepared at checkpoint id (none when nil) and
+// returns what the checkpoint's acknowledgement carries: every info not delivered yet,
+// oldest first.
+func (t *task) prepared(id int64, info []byte, vertex int) []contract.CommitInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if info != nil {
+		t.undelivered = append(t.undelivered, preparedCommit{checkpoint: id,
+			info: contract.CommitInfo{Vertex: vertex, Subtask: t.subtask, Info: info}})
+	}
+	if len(t.undelivered) == 0 {
+		return nil
+	}
+	out := make([]contract.CommitInfo, len(t.undelivered))
+	for i, p := range t.undelivered {
+		out[i] = p.info
+	}
+	return out
+}
+
+// delivered forgets the infos an acknowledgement of checkpoint id or later took to the
+// pipeline.
+func (t *task) delivered(id int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	kept := t.undelivered[:0]
+	for _, p := range t.undelivered {
+		if p.checkpoint > id {
+			kept = append(kept, p)
+		}
+	}
+	clear(t.undelivered[len(kept):])
+	t.undelivered = kept
+}
+
+// closingCommits is what the closing status hands to the final commit: the infos no
+// acknowledgement delivered, then the final transaction's. The caller holds t.mu.
+func (t *task) closingCommits() []contract.CommitInfo {
+	if len(t.undelivered) == 0 {
+		return t.commits
+	}
+	out := make([]contract.CommitInfo, 0, len(t.undelivered)+len(t.commits))
+	for _, p := range t.undelivered {
+		out = append(out, p.info)
+	}
+	return append(out, t.commits...)
 }
 
 func (t *task) state() contract.TaskState {
@@ -180,7 +238,7 @@ func (t *task) transition(to contract.TaskState) {
 		status.Permanent = connector.IsPermanent(t.failure)
 	}
 	if to == contract.TaskClosed {
-		status.Commits = t.commits
+		status.Commits = t.closingCommits()
 	}
 	t.mu.Unlock()
 	if to == contract.TaskRunning || to.Terminal() {

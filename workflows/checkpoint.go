@@ -39,6 +39,16 @@ type coordinator struct {
 
 	// savepointWanted: the next checkpoint is a savepoint; savepointDone: it completed.
 	savepointWanted, savepointDone bool
+
+	// carried holds the commit infos of acknowledgements whose checkpoint did not complete
+	// (it expired, failed, arrived late or was in flight when the tasks ended): the writers
+	// prepared those transactions and went on, so they are committed with the next
+	// checkpoint that completes, or by the final commit of a bounded pipeline. A failover
+	// drops them: the restored writers abort what was prepared after the checkpoint they
+	// restore, and the rows are read again.
+	carried []contract.CommitInfo
+	// carry: this run keeps such infos (histories from before it dropped them); asked once.
+	carry, carryKnown bool
 }
 
 type pendingCheckpoint struct {
@@ -80,6 +90,7 @@ func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
 			if f.Get(ctx, nil) != nil || c.pending != p {
 				return // canceled: the checkpoint completed
 			}
+			c.carryAcks(ctx, p.acks)
 			c.abort(fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
 		})
 	}
@@ -177,8 +188,15 @@ func (c *coordinator) isSource(g contract.TaskGroup) bool {
 // acked takes in a runner's acknowledgements; the last one completes the checkpoint.
 func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 	p := c.pending
-	if r.Epoch != c.pr.epoch || p == nil || r.Checkpoint.ID != p.id {
-		return // stale: another epoch, or a checkpoint that expired
+	if r.Epoch != c.pr.epoch {
+		return // stale: an attempt given up, whose transactions its successor aborts
+	}
+	if p == nil || r.Checkpoint.ID != p.id {
+		// late: the checkpoint expired, failed or was dropped; what it prepared is carried
+		if r.Checkpoint.ID < c.nextID {
+			c.carryTasks(ctx, r.Checkpoint.Tasks)
+		}
+		return
 	}
 	for _, a := range r.Checkpoint.Tasks {
 		p.acks[a.Task] = a
@@ -192,9 +210,11 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 	c.pending = nil
 	p.cancel()
 	if err := c.complete(ctx, p); err != nil {
+		c.carryAcks(ctx, p.acks)
 		c.abort(fmt.Sprintf("checkpoint %d: %s", p.id, causeOf(err)))
 		return
 	}
+	c.carried = nil
 	c.completed, c.completedAt = p.id, workflow.Now(ctx)
 	c.failures = 0
 	if p.savepoint {
@@ -209,7 +229,10 @@ func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error
 	m := contract.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id, Savepoint: p.savepoint,
 		Completed: workflow.Now(ctx), Commits: map[int][][]byte{}}
 	m.Counters.Add(c.pr.status.Restored)
-	var commits []contract.CommitInfo
+	commits := append([]contract.CommitInfo(nil), c.carried...)
+	for _, ci := range c.carried {
+		m.Commits[ci.Vertex] = append(m.Commits[ci.Vertex], ci.Info)
+	}
 	for _, t := range c.pr.sortedTasks() {
 		a := p.acks[t.Task]
 		m.Counters.Add(a.Counters)
@@ -250,10 +273,12 @@ func persist(ctx workflow.Context, in contract.PersistInput) workflow.Future {
 }
 
 // interrupt drops the checkpoint in flight and the timer when the tasks stop; it is not a
-// checkpoint failure.
-func (c *coordinator) interrupt() {
+// checkpoint failure. What its acknowledgements prepared is carried: tasks that ended have
+// it committed by the final commit.
+func (c *coordinator) interrupt(ctx workflow.Context) {
 	if c.pending != nil {
 		c.pending.cancel()
+		c.carryAcks(ctx, c.pending.acks)
 		c.pending = nil
 	}
 	if c.cancelTimer != nil {
@@ -279,3 +304,46 @@ func (c *coordinator) abort(reason string) {
 		c.pr.failure = reason // a savepoint that fails fails the stop
 	}
 }
+
+// carryAcks carries the commit infos of a checkpoint's acknowledgements, in task order.
+func (c *coordinator) carryAcks(ctx workflow.Context, acks map[contract.TaskID]contract.TaskAck) {
+	if len(acks) == 0 {
+		return
+	}
+	ordered := make([]contract.TaskAck, 0, len(acks))
+	for _, t := range c.pr.sortedTasks() {
+		if a, ok := acks[t.Task]; ok {
+			ordered = append(ordered, a)
+		}
+	}
+	c.carryTasks(ctx, ordered)
+}
+
+// carryTasks carries the commit infos of acknowledgements whose checkpoint will not
+// complete.
+func (c *coordinator) carryTasks(ctx workflow.Context, acks []contract.TaskAck) {
+	n := 0
+	for _, a := range acks {
+		n += len(a.Commits)
+	}
+	if n == 0 || !c.carries(ctx) {
+		return
+	}
+	for _, a := range acks {
+		c.carried = append(c.carried, a.Commits...)
+	}
+}
+
+// carries reports whether this run carries the commit infos of checkpoints that do not
+// complete; before, they were dropped, and the rows of those transactions were lost
+// unless a failover restored them.
+func (c *coordinator) carries(ctx workflow.Context) bool {
+	if !c.carryKnown {
+		c.carry = workflow.GetVersion(ctx, "carry-uncompleted-commits", workflow.DefaultVersion, 1) == 1
+		c.carryKnown = true
+	}
+	return c.carry
+}
+
+// failedOver forgets what the given-up attempt prepared: its successor's writers abort it.
+func (c *coordinator) failedOver() { c.carried = nil }

@@ -66,9 +66,10 @@ func manifestCommits(m *contract.Manifest) []contract.CommitInfo {
 	return infos
 }
 
-// commit runs each sink's committer with the final commit infos of its writers.
+// commit runs each sink's committer with the final commit infos of its writers and those
+// carried from checkpoints that did not complete.
 func (pr *pipelineRun) commit(ctx workflow.Context, checkpointID int64) error {
-	var all []contract.CommitInfo
+	all := append([]contract.CommitInfo(nil), pr.cp.carried...)
 	for _, t := range pr.sortedTasks() {
 		all = append(all, t.Commits...)
 	}

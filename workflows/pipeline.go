@@ -171,7 +171,7 @@ func (pr *pipelineRun) follow(ctx workflow.Context) (canceled bool, end *ending)
 		every := drainsEverySignal(ctx)
 		pr.drain(ctx, every)
 		if every && ctx.Err() != nil {
-			pr.cp.interrupt()
+			pr.cp.interrupt(ctx)
 			return true, nil // a cancel is not carried over: the tasks stop in this run
 		}
 		going := pr.failure == "" && !pr.allEnded() && !pr.cp.savepointDone
@@ -186,7 +186,7 @@ func (pr *pipelineRun) follow(ctx workflow.Context) (canceled bool, end *ending)
 		}
 		// the tasks ended or failed, or the savepoint completed: the checkpoint carried so far
 		// stops with the tasks
-		pr.cp.interrupt()
+		pr.cp.interrupt(ctx)
 		return false, nil
 	}
 }
@@ -260,6 +260,7 @@ func (pr *pipelineRun) failOver(ctx workflow.Context, owner string) (*contract.R
 		return nil, pr.abandon(ctx, err)
 	}
 	pr.epoch++
+	pr.cp.failedOver()
 	pr.resetTasks()
 	return restore, nil
 }
@@ -326,7 +327,8 @@ func (pr *pipelineRun) resumeState() *contract.PipelineResume {
 	cp := pr.cp
 	r := &contract.PipelineResume{Epoch: pr.epoch, Queues: pr.queues, Runners: pr.status.Runners, Restarts: pr.restarts,
 		RestoredFrom: pr.status.RestoredFrom, Restored: pr.status.Restored,
-		LastFailure: pr.status.LastFailure, NextID: cp.nextID, Completed: cp.completed, Failures: cp.failures}
+		LastFailure: pr.status.LastFailure, NextID: cp.nextID, Completed: cp.completed, Failures: cp.failures,
+		Carried: cp.carried}
 	for _, t := range pr.sortedTasks() {
 		r.Tasks = append(r.Tasks, *t)
 	}
@@ -367,6 +369,7 @@ func (pr *pipelineRun) resume(ctx workflow.Context, r *contract.PipelineResume) 
 		pr.lostRunners[id] = true
 	}
 	pr.cp.nextID, pr.cp.completed, pr.cp.failures = r.NextID, r.Completed, r.Failures
+	pr.cp.carried = r.Carried
 	if p := r.Pending; p != nil {
 		pr.cp.resumePending(ctx, p)
 	}

@@ -36,7 +36,7 @@ func (pr *pipelineRun) watch(ctx workflow.Context) (canceled bool) {
 		}
 	}
 	if !handOver || !carriesCheckpoint(ctx) {
-		pr.cp.interrupt()
+		pr.cp.interrupt(ctx)
 	}
 	return canceled
 }

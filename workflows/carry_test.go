@@ -1,0 +1,134 @@
+package workflows
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/strait-dev/strait/contract"
+)
+
+// taskAck is subtask sub's acknowledgement with its sink's commit info.
+func taskAck(sub int, info string) contract.TaskAck {
+	return contract.TaskAck{Task: contract.TaskID{Group: 1, Subtask: sub}, StateKey: "state-" + info,
+		Commits: []contract.CommitInfo{{Vertex: 2, Subtask: sub, Info: []byte(info)}}}
+}
+
+func infoSet(in contract.CommitInput) []string {
+	out := make([]string, len(in.Infos))
+	for i, b := range in.Infos {
+		out[i] = string(b)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestCheckpointInFlightWhenTheTasksEndIsCommittedFinally: a bounded pipeline's tasks end
+// while a checkpoint waits for an acknowledgement that never comes (subtask 0 ended before
+// its barrier). Subtask 1's writer prepared its transaction at that checkpoint and went on
+// to a final one: the final commit commits both. Before, the prepared one was dropped with
+// the checkpoint, and its rows were lost although the job finished.
+func TestCheckpointInFlightWhenTheTasksEndIsCommittedFinally(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
+	h.at(1700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if h.triggers != 1 || len(h.persisted) != 0 {
+		t.Fatalf("triggers %d, manifests %d: want checkpoint 1 triggered and never completed", h.triggers, len(h.persisted))
+	}
+	if len(h.commits) != 1 || !h.commits[0].Final {
+		t.Fatalf("commits %+v, want the final one", h.commits)
+	}
+	if got, want := infoSet(h.commits[0]), []string{"cp1-b", "final-a", "final-b"}; !slices.Equal(got, want) {
+		t.Fatalf("final commit of %v, want %v", got, want)
+	}
+}
+
+// TestExpiredCheckpointsCommitsGoWithTheNext: with a tolerable failure, a checkpoint expires
+// with one acknowledgement and the other arrives late; the writers went on, so what both
+// prepared for it is committed with the next checkpoint that completes (and recorded in its
+// manifest, so a restore commits it too), and not again by the final commit.
+func TestExpiredCheckpointsCommitsGoWithTheNext(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	in := checkpointingInput()
+	in.Env.CheckpointTimeout, in.Env.TolerableCheckpointFailures = 1500, 1
+	var ids []int64
+	h.trigger = func(req contract.TriggerRequest) { ids = append(ids, req.CheckpointID) }
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1200*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(0, "cp1-a")))
+	// checkpoint 1 expires at 2.5 s; subtask 1's acknowledgement comes after
+	h.at(2700*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
+	h.at(3500*time.Millisecond, contract.TaskReportSignal, ackReport(2, taskAck(0, "cp2-a"), taskAck(1, "cp2-b")))
+	h.at(3700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, []int64{1, 2}) || len(h.persisted) != 1 || h.persisted[0].Manifest.Checkpoint != 2 {
+		t.Fatalf("triggered %v, %d manifests: want 1 and 2 triggered, 2 completed", ids, len(h.persisted))
+	}
+	var inManifest []string
+	for _, b := range h.persisted[0].Manifest.Commits[2] {
+		inManifest = append(inManifest, string(b))
+	}
+	slices.Sort(inManifest)
+	want := []string{"cp1-a", "cp1-b", "cp2-a", "cp2-b"}
+	if !slices.Equal(inManifest, want) {
+		t.Fatalf("manifest of checkpoint 2 lists %v, want %v", inManifest, want)
+	}
+	if len(h.commits) != 2 || h.commits[0].CheckpointID != 2 || !h.commits[1].Final {
+		t.Fatalf("commits %+v, want checkpoint 2's and the final one", h.commits)
+	}
+	if got := infoSet(h.commits[0]); !slices.Equal(got, want) {
+		t.Fatalf("checkpoint 2 committed %v, want %v", got, want)
+	}
+	if got := infoSet(h.commits[1]); !slices.Equal(got, []string{"final-a", "final-b"}) {
+		t.Fatalf("final commit of %v, want the final transactions only", got)
+	}
+}
+
+// TestFailoverDropsWhatTheGivenUpAttemptPrepared: what an attempt's writers prepared for a
+// checkpoint that never completed is not committed after a failover: the restored writers
+// abort it and the rows are read again, so committing it would write them twice.
+func TestFailoverDropsWhatTheGivenUpAttemptPrepared(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
+	h.at(1700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskFailed, Error: "boom"},
+			{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled}}})
+	h.deploy = func(_ context.Context, d contract.Deployment) error {
+		if d.Epoch == 2 {
+			h.env.RegisterDelayedCallback(func() {
+				h.env.SignalWorkflow(contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 2,
+					Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
+			}, time.Second)
+		}
+		return nil
+	}
+	in := checkpointingInput()
+	in.Env.RetryTimes, in.Env.RetryIntervalSeconds = 1, 1
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.commits) != 1 || !h.commits[0].Final {
+		t.Fatalf("commits %+v, want the final one", h.commits)
+	}
+	if got := infoSet(h.commits[0]); !slices.Equal(got, []string{"final-a", "final-b"}) {
+		t.Fatalf("final commit of %v, want the second attempt's transactions only", got)
+	}
+}
