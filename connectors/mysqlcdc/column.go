@@ -21,6 +21,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connectors/internal/binlog"
 	"github.com/strait-dev/strait/connectors/internal/mysqltype"
+	"github.com/strait-dev/strait/connectors/mysqlcdc/ddl"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -36,6 +37,9 @@ type cdcTable struct {
 	keyCol int            // its index
 	keyIdx []int          // the primary key's columns (configured or the table's)
 	dbz    *debeziumTable // with format compatible_debezium_json: how its changes are written
+	// charset is the table's default character set: that of a text column added without
+	// one of its own
+	charset string
 }
 
 // decoding says how a column's values become Strait values.
@@ -72,6 +76,9 @@ type column struct {
 	members []string
 	enc     encoding.Encoding // a text column's character set, when it is not UTF-8 or ASCII: the log has its bytes
 	frac    int               // DATETIME's and TIMESTAMP's digits of fractional seconds
+	// what it was made of (columnOf's arguments), kept with the log split's tables
+	prec, scale int
+	charset     string
 }
 
 // resolve learns one table's columns, keys and split column.
@@ -139,7 +146,22 @@ func (s *Source) resolve(ctx context.Context, db *sql.DB, o *config.Options, key
 		}
 	}
 	t.table = tbl
+	if s.evolve {
+		if t.charset, err = tableCharset(ctx, db, n); err != nil {
+			return nil, fmt.Errorf("%s: read the character set of table %s: %s", s.where, n, errorText(err))
+		}
+	}
 	return t, nil
+}
+
+// tableCharset reads a table's default character set: that of its collation.
+func tableCharset(ctx context.Context, db *sql.DB, n tableName) (string, error) {
+	var collation sql.NullString
+	err := db.QueryRowContext(ctx, "SELECT TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", n.db, n.table).Scan(&collation)
+	if err != nil {
+		return "", err
+	}
+	return ddl.CharsetOfCollation(collation.String), nil
 }
 
 func primaryKey(ctx context.Context, db *sql.DB, n tableName) ([]string, error) {
@@ -186,7 +208,7 @@ const charsetNames = "utf8, utf8mb4, ascii, latin1, latin2, latin5, latin7, gree
 // unsigned; above 38 digits decimal(38,18)), text, ENUM, SET and JSON are strings, binary
 // types, BIT(n) and GEOMETRY bytes, YEAR an int, DATETIME and TIMESTAMP timestamps.
 func columnOf(name, dataType, colType string, prec, scale int, charset string) (column, error) {
-	c := column{name: name, dataTyp: strings.ToLower(dataType), colTyp: strings.ToLower(colType)}
+	c := column{name: name, dataTyp: strings.ToLower(dataType), colTyp: strings.ToLower(colType), prec: prec, scale: scale, charset: charset}
 	unsigned := strings.Contains(c.colTyp, "unsigned")
 	enc, ok := charsets[charset]
 	if !ok {

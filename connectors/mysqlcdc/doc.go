@@ -32,10 +32,22 @@
 // DELETE_ROWS DELETE rows, UPDATE_ROWS an UPDATE_BEFORE and an UPDATE_AFTER row, or, when the
 // update changes the primary key, a DELETE of the old row and an INSERT of the new, as
 // Debezium emits it. The server must log whole rows (binlog_format ROW, binlog_row_image
-// FULL); the source checks both, and log_bin, when it is built. A statement that changes a
-// captured table (ALTER, DROP, RENAME TABLE) fails the job, naming it: no Strait sink takes
-// schema changes, so schema-changes.enabled cannot evolve them. TRUNCATE is not passed on (a
+// FULL); the source checks both, and log_bin, when it is built. TRUNCATE is not passed on (a
 // warning is logged), as SeaTunnel's does not.
+//
+// # Schema changes
+//
+// With schema-changes.enabled (or SeaTunnel 2.3.8's debezium.include.schema.changes) an
+// ALTER TABLE of a captured table that adds, drops, modifies, changes or renames columns
+// (package ddl reads it) changes the columns later row events are decoded with, and is
+// passed on as a connector.SchemaChange after the rows before it: a batch ends at a change.
+// New columns are mapped as the columns read from the server are (columnOf). Clauses that
+// change no rows (indexes, defaults, table options) are followed silently. A statement that
+// changes a captured table otherwise (the primary key, a rename or a drop of the table, a
+// conversion of its character set, partitions), or any DDL of one without the option, fails
+// the job, naming it. With format compatible_debezium_json the records follow the new
+// columns and nothing is passed on (the rows keep their three fields). The log split's state
+// holds every captured table as it is at the split's position (see State).
 //
 // stop.mode latest or specific ends the log at a position (the end of the log when the job
 // starts, or a file and offset), kept in the split state: the transactions that start
@@ -56,5 +68,7 @@
 // restore reads the log from there and skips those, so no committed transaction is lost or
 // repeated. It also holds the high watermarks the log has not passed yet and the ids of the
 // snapshot splits read. A snapshot split being read at a checkpoint is read again after a
-// restore, from its beginning.
+// restore, from its beginning. With schema changes it holds the captured tables' columns as
+// they are at its position: a restore decodes the events after it with those (the server's
+// may have changed since) and passes on each change after the position once.
 package mysqlcdc

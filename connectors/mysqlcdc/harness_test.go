@@ -143,6 +143,15 @@ type harness struct {
 	requests  []int
 	batch     int
 	rows      []row.Row
+	// changes are the schema changes the readers passed on, each with the number of rows
+	// read before it
+	changes []seenChange
+}
+
+// seenChange is a schema change and how many rows came before it.
+type seenChange struct {
+	after int
+	c     *connector.SchemaChange
 }
 
 func newHarness(t *testing.T, src *Source, p int, enumState []byte, readerStates [][]connector.Split) *harness {
@@ -206,6 +215,11 @@ func (h *harness) step(ctx context.Context) error {
 			h.rows = append(h.rows, b.Rows[j].Clone())
 		}
 		b.Release()
+		if sc, ok := r.(connector.SchemaChangeReader); ok {
+			for _, c := range sc.SchemaChanges() {
+				h.changes = append(h.changes, seenChange{after: len(h.rows), c: c})
+			}
+		}
 		if err != nil {
 			return err
 		}

@@ -155,7 +155,7 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 			return false, err
 		}
 		r.lag.setRead(r.stream.committed)
-		return r.stream.ended() && out.Len() == 0, nil
+		return r.stream.ended() && out.Len() == 0 && len(r.stream.changes) == 0, nil
 	}
 	return r.noMore && out.Len() == 0, nil
 }
@@ -350,9 +350,20 @@ func (r *reader) startStream(ctx context.Context) error {
 		r.db.Close()
 		r.db = nil
 	}
+	if err := r.src.restoreTables(st.Tables); err != nil {
+		return err
+	}
 	r.stream = newStream(r.src, st, r.src.serverIDs.of(r.rc.Index))
 	r.lag.watch(r.src)
 	return nil
+}
+
+// SchemaChanges returns the schema changes that follow the rows of the last PollNext.
+func (r *reader) SchemaChanges() []*connector.SchemaChange {
+	if r.stream == nil {
+		return nil
+	}
+	return r.stream.takeChanges()
 }
 
 // SnapshotState returns the snapshot splits not read to their end and the log split.

@@ -183,7 +183,16 @@ func (s *Source) readOptions(c *Config) error {
 	if err := s.readStop(c); err != nil {
 		return err
 	}
+	// SeaTunnel 2.3.8 follows DDL when Debezium includes schema changes; later versions name
+	// it schema-changes.enabled
 	s.evolve = c.SchemaChanges
+	if c.Debezium != nil {
+		inc, err := c.Debezium.Bool("include.schema.changes", false)
+		if err != nil {
+			return err
+		}
+		s.evolve = s.evolve || inc
+	}
 	if c.Format == formatDebezium {
 		if s.dbz, err = readDebezium(c.Debezium); err != nil {
 			return err

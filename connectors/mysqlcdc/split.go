@@ -100,6 +100,9 @@ type streamSplit struct {
 	// Stop is where the log stops being read (stop.mode latest or specific): the
 	// transactions that start before it are emitted, and the split ends.
 	Stop *position `json:"stop,omitempty"`
+	// Tables are the captured tables as the log at At was written (schema-changes.enabled
+	// only): a restore decodes the events after At with them.
+	Tables []storedTable `json:"tables,omitempty"`
 }
 
 func encodeSplit(id string, d splitData) connector.Split {

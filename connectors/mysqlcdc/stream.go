@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/binlog"
+	"github.com/strait-dev/strait/connectors/mysqlcdc/ddl"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -52,6 +54,9 @@ type stream struct {
 	rowsStart position
 	a, b      []binlog.Value
 	warned    map[string]bool
+	// changes are the schema changes followed since the reader last took them: a batch ends
+	// at a change, so they come after every row polled before them
+	changes []*connector.SchemaChange
 }
 
 func newStream(src *Source, st *streamSplit, serverID uint32) *stream {
@@ -122,9 +127,9 @@ func (s *stream) reachStop() {
 // ended reports whether every change before the stop was emitted.
 func (s *stream) ended() bool { return s.finished && s.rows == nil }
 
-// state is where a restore would resume.
+// state is where a restore would resume, with the captured tables as they are there.
 func (s *stream) state() streamSplit {
-	st := streamSplit{Started: true, At: s.committed, Marks: s.marks, Done: s.doneS, Stop: s.stop}
+	st := streamSplit{Started: true, At: s.committed, Marks: s.marks, Done: s.doneS, Stop: s.stop, Tables: s.src.storedTables()}
 	if s.inTx {
 		st.At, st.Skip = s.txStart, s.txDone
 	}
@@ -137,7 +142,7 @@ func (s *stream) poll(ctx context.Context, out *row.Batch) error {
 	wait := time.NewTimer(20 * time.Millisecond)
 	defer wait.Stop()
 	first := true
-	for !out.Full() && !s.finished {
+	for !out.Full() && !s.finished && len(s.changes) == 0 {
 		if s.rows != nil {
 			if err := s.emitRows(out); err != nil {
 				return err
@@ -277,14 +282,18 @@ func (s *stream) query(q *binlog.Query, start, end position, ts uint32) error {
 			db, table = table[:i], table[i+1:]
 		}
 		if t := s.src.byName(db, table); t != nil {
-			verb := strings.ToUpper(m[1])
-			if verb == "TRUNCATE" {
+			switch verb := strings.ToUpper(m[1]); {
+			case verb == "TRUNCATE":
 				if !s.warned[t.id] {
 					s.warned[t.id] = true
 					slog.Warn("MySQL-CDC does not pass on TRUNCATE, as SeaTunnel's does not", "plugin", s.src.where, "table", t.id)
 				}
-			} else if verb != "CREATE" {
-				return s.ddlError(start, t, sql)
+			case verb == "ALTER" && s.src.evolve:
+				return s.alter(t, sql, start, end, ts)
+			case verb == "ALTER":
+				return s.ddlError(start, t, sql, "which Strait's MySQL-CDC follows only with schema-changes.enabled")
+			case verb != "CREATE":
+				return s.ddlError(start, t, sql, "which is not a change of its columns that a schema change can pass on")
 			}
 		}
 	}
@@ -292,13 +301,46 @@ func (s *stream) query(q *binlog.Query, start, end position, ts uint32) error {
 	return nil
 }
 
-// ddlError is the error of a statement that changes a captured table.
-func (s *stream) ddlError(at position, t *cdcTable, sql string) error {
-	why := "which Strait's MySQL-CDC does not follow (it does not evolve schemas)"
-	if s.src.evolve {
-		why = "which schema-changes.enabled would pass on to the sinks, but no Strait sink takes schema changes yet"
+// alter follows an ALTER TABLE of captured table t: the table's columns change for the row
+// events after it, and the change is passed on after the rows before it. A statement
+// written before startup.timestamp is not followed: the columns the source read when the
+// job started are those after it.
+func (s *stream) alter(t *cdcTable, sql string, start, end position, ts uint32) error {
+	if s.src.sinceTS > 0 && int64(ts) < s.src.sinceTS {
+		s.commit(end)
+		return nil
 	}
+	a, err := ddl.ParseAlter(sql)
+	if err != nil {
+		why := "which Strait's MySQL-CDC cannot read"
+		if ddl.IsUnsupported(err) {
+			why = "which schema changes cannot follow"
+		}
+		return s.ddlError(start, t, sql, fmt.Sprintf("%s (%v)", why, err))
+	}
+	ch, err := s.src.evolveTable(t, a, sql, fmt.Sprintf("%s@%s", t.id, start))
+	if err != nil {
+		return s.ddlError(start, t, sql, fmt.Sprintf("which schema changes cannot follow (%v)", err))
+	}
+	s.commit(end)
+	if ch != nil {
+		slog.Info("MySQL-CDC follows a schema change", "plugin", s.src.where, "table", t.id, "at", start.String(), "statement", sql)
+		s.changes = append(s.changes, ch)
+	}
+	return nil
+}
+
+// ddlError is the error of a statement that changes a captured table in a way the source
+// does not follow.
+func (s *stream) ddlError(at position, t *cdcTable, sql, why string) error {
 	return fmt.Errorf("%s: the binary log at %s holds a statement that changes captured table %s, %s: %s", s.src.where, at, t.id, why, sql)
+}
+
+// takeChanges returns the schema changes followed since the last call.
+func (s *stream) takeChanges() []*connector.SchemaChange {
+	ch := s.changes
+	s.changes = nil
+	return ch
 }
 
 // emitRows turns the images of the current rows event into rows of out.

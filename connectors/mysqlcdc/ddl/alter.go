@@ -508,7 +508,7 @@ func (p *parser) tableCharset(a *Alter) error {
 				return err
 			}
 			if a.Charset == "" {
-				a.Charset = charsetOfCollation(co)
+				a.Charset = CharsetOfCollation(co)
 			}
 		default:
 			return p.errorf("expected CHARACTER SET or COLLATE")
@@ -517,9 +517,9 @@ func (p *parser) tableCharset(a *Alter) error {
 	return nil
 }
 
-// charsetOfCollation is the character set a collation belongs to: the part of its name
+// CharsetOfCollation is the character set a collation belongs to: the part of its name
 // before the first underscore (utf8mb4_general_ci is utf8mb4's).
-func charsetOfCollation(co string) string {
+func CharsetOfCollation(co string) string {
 	co = strings.ToLower(co)
 	if i := strings.IndexByte(co, '_'); i > 0 {
 		return co[:i]

@@ -43,7 +43,7 @@ func (p *parser) column() (*Column, error) {
 		}
 	}
 	if c.Charset == "" && c.Collation != "" {
-		c.Charset = charsetOfCollation(c.Collation)
+		c.Charset = CharsetOfCollation(c.Collation)
 	}
 	return c, nil
 }
