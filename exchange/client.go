@@ -342,7 +342,7 @@ func (s *Sender) Mark(ctx context.Context, m Marker) error {
 	if s.closed {
 		return fmt.Errorf("exchange: channel %s to %s: %w", s.key, s.addr, errSenderClosed)
 	}
-	return s.send(ctx, &exchangev1.Frame{Kind: &exchangev1.Frame_Marker{Marker: &exchangev1.Marker{Id: m.ID, Kind: m.Kind}}})
+	return s.send(ctx, &exchangev1.Frame{Kind: &exchangev1.Frame_Marker{Marker: &exchangev1.Marker{Id: m.ID, Kind: m.Kind, Data: m.Data}}})
 }
 
 // Close sends End and waits until the receiving runner acknowledges that the consumer has it.

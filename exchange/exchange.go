@@ -73,10 +73,14 @@ type Message struct {
 	Failed error
 }
 
-// Marker is an in-band control record.
+// Marker is an in-band control record: a checkpoint barrier (its id), a schema change (its
+// encoding in Data), or any other kind the two ends agree on.
 type Marker struct {
 	ID   int64
 	Kind string
+	// Data is what a marker of its kind carries; it travels as Marker.data, which a
+	// receiver that knows no data ignores.
+	Data []byte
 }
 
 // ErrConsumerGone is the cause given to a channel whose consumer unregistered.

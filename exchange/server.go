@@ -328,7 +328,7 @@ func message(in *inFrame, counters *edgeCounters) (Message, error) {
 		case *exchangev1.Frame_Batch:
 			data = x.Batch.GetData()
 		case *exchangev1.Frame_Marker:
-			return Message{Marker: &Marker{ID: x.Marker.GetId(), Kind: x.Marker.GetKind()}}, nil
+			return Message{Marker: &Marker{ID: x.Marker.GetId(), Kind: x.Marker.GetKind(), Data: x.Marker.GetData()}}, nil
 		case *exchangev1.Frame_End:
 			return Message{End: true}, nil
 		case *exchangev1.Frame_Open:

@@ -269,11 +269,14 @@ func (x *Batch) GetData() []byte {
 	return nil
 }
 
-// Marker travels in order with the batches (checkpoint barriers, for one).
+// Marker travels in order with the batches (checkpoint barriers, for one; a schema change,
+// its JSON in data, for another).
 type Marker struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Kind  string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// data is what a marker of its kind carries; receivers that know no data ignore it.
+	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -320,6 +323,13 @@ func (x *Marker) GetKind() string {
 		return x.Kind
 	}
 	return ""
+}
+
+func (x *Marker) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
 }
 
 // End is the end of the channel's stream.
@@ -542,10 +552,11 @@ const file_exchange_v1_exchange_proto_rawDesc = "" +
 	"\x10producer_subtask\x18\x05 \x01(\x05R\x0fproducerSubtask\x12)\n" +
 	"\x10consumer_subtask\x18\x06 \x01(\x05R\x0fconsumerSubtask\"\x1b\n" +
 	"\x05Batch\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\",\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\"@\n" +
 	"\x06Marker\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
-	"\x04kind\x18\x02 \x01(\tR\x04kind\"\x05\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"\x05\n" +
 	"\x03End\"v\n" +
 	"\x03Ack\x127\n" +
 	"\x06marker\x18\x01 \x01(\v2\x1d.strait.exchange.v1.MarkerAckH\x00R\x06marker\x12.\n" +
