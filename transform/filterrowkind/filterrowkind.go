@@ -1,7 +1,7 @@
 // Package filterrowkind is the FilterRowKind transform: it keeps or drops rows by their kind
 // (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE), as SeaTunnel's FilterRowKind does. Exactly one
 // of include_kinds and exclude_kinds is set, to a non-empty list. The table is unchanged and
-// batches are filtered in place.
+// batches are filtered in place. A change of an input table's columns passes through.
 package filterrowkind
 
 import (
@@ -89,6 +89,22 @@ func (t *Transform) Open(context.Context) error { return nil }
 
 // Close does nothing.
 func (t *Transform) Close() error { return nil }
+
+// ApplySchemaChange passes a change of an input table's columns on as it is: the transform
+// keeps every column, so its output table changes as its input does.
+func (t *Transform) ApplySchemaChange(_ context.Context, c *connector.SchemaChange) (*connector.SchemaChange, error) {
+	for i, out := range t.outputs {
+		if out.ID() != c.Table {
+			continue
+		}
+		next, err := c.Apply(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Name, err)
+		}
+		t.outputs[i] = next
+	}
+	return c, nil
+}
 
 // Keeps reports whether rows of kind k pass.
 func (t *Transform) Keeps(k row.Kind) bool { return int(k) < len(t.keep) && t.keep[k] }

@@ -5,11 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/transform/filterrowkind"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
 )
 
 func changelog(table string) *row.Batch {
@@ -115,4 +118,26 @@ func TestFilterRowKindOptions(t *testing.T) {
 		{Block: `FilterRowKind { exclude_kinds = [DELETE], exclude_kind = [INSERT] }`, Warning: `unknown option "exclude_kind" (did you mean "exclude_kinds"?)`},
 		{Block: `FilterRowKind { include_kind = [INSERT] }`, Err: "transform[0] FilterRowKind: set one of include_kinds and exclude_kinds"},
 	})
+}
+
+// A change of the input's columns passes through as it is, and the output table follows.
+func TestFilterRowKindPassesSchemaChanges(t *testing.T) {
+	tab := transformtest.Table(t, "id = int")
+	tr := transformtest.MustBuild(t, "FilterRowKind", `exclude_kinds = [DELETE]`, tab)
+	st, ok := tr.(connector.SchemaChangeTransform)
+	if !ok {
+		t.Fatal("FilterRowKind does not follow schema changes")
+	}
+	c := &connector.SchemaChange{ID: "1", Table: tab.ID(), Columns: []connector.ColumnChange{
+		{Op: connector.AddColumn, Column: catalog.Column{Name: "name", Type: types.Of(types.String), Nullable: true}}}}
+	out, err := st.ApplySchemaChange(t.Context(), c)
+	if err != nil || out != c {
+		t.Fatalf("got %v, %v; want the change itself", out, err)
+	}
+	if got := tr.Outputs()[0].RowType().String(); got != "{id = int, name = string}" {
+		t.Fatalf("output %s", got)
+	}
+	if _, err := st.ApplySchemaChange(t.Context(), c); err == nil || !strings.Contains(err.Error(), `column "name" exists`) {
+		t.Fatalf("a change that does not fit: %v", err)
+	}
 }
