@@ -5,16 +5,25 @@
 //
 // Options: log.print.data (default true) turns printing off; log.print.delay.ms (default
 // 0) pauses after every row. The sink has no commit phase.
+//
+// A change of an input table's columns (a schema change) is printed as SeaTunnel's writer
+// logs it, the table's fields before and after it:
+//
+//	changed rowType before: id<INT>, name<STRING>
+//	changed rowType after: id<INT>, name<STRING>, score<INT>
 package console
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -49,8 +58,9 @@ func write(b []byte) error {
 
 // Sink is a configured Console sink.
 type Sink struct {
-	print bool
-	delay time.Duration
+	print  bool
+	delay  time.Duration
+	inputs []*catalog.Table
 }
 
 // Config is the Console sink's options.
@@ -64,12 +74,15 @@ func New(ctx *connector.SinkContext, c *Config) (connector.Sink, error) {
 	if c.DelayMS < 0 {
 		return nil, ctx.Options.Errorf("log.print.delay.ms", "must not be negative, got %d", c.DelayMS)
 	}
-	return &Sink{print: c.Print, delay: time.Duration(c.DelayMS) * time.Millisecond}, nil
+	return &Sink{print: c.Print, delay: time.Duration(c.DelayMS) * time.Millisecond, inputs: ctx.Inputs}, nil
 }
 
 // CreateWriter makes the writer of one subtask.
 func (s *Sink) CreateWriter(ctx connector.WriterContext, _ [][]byte) (connector.Writer, error) {
-	w := &writer{sink: s}
+	w := &writer{sink: s, tables: map[string]*catalog.Table{}}
+	for _, t := range s.inputs {
+		w.tables[t.ID()] = t
+	}
 	w.prefix = strconv.AppendInt([]byte("subtaskIndex="), int64(ctx.Index), 10)
 	w.prefix = append(w.prefix, "  rowIndex="...)
 	return w, nil
@@ -83,6 +96,45 @@ type writer struct {
 	prefix []byte
 	rows   int64
 	buf    []byte
+	// tables are the input tables by id, as the schema changes received so far left them
+	tables map[string]*catalog.Table
+}
+
+// ApplySchemaChange prints the table's fields before and after the change, as SeaTunnel's
+// writer logs them (when printing is on), and takes the table's new columns.
+func (w *writer) ApplySchemaChange(_ context.Context, c *connector.SchemaChange) error {
+	before := w.tables[c.Table]
+	if before == nil {
+		before = &catalog.Table{} // a table the plan did not name: its change alone is known
+	}
+	after, err := c.Apply(before)
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	w.tables[c.Table] = after
+	if !w.sink.print {
+		return nil
+	}
+	buf := append(w.buf[:0], "changed rowType before: "...)
+	buf = appendFields(buf, before)
+	buf = append(buf, "\nchanged rowType after: "...)
+	buf = appendFields(buf, after)
+	w.buf = append(buf, '\n')
+	return write(w.buf)
+}
+
+// appendFields writes a table's fields as name<TYPE>, comma separated.
+func appendFields(buf []byte, t *catalog.Table) []byte {
+	for i, c := range t.Columns {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = append(buf, c.Name...)
+		buf = append(buf, '<')
+		buf = append(buf, strings.ToUpper(c.Type.String())...)
+		buf = append(buf, '>')
+	}
+	return buf
 }
 
 // appendLine appends one row as SeaTunnel logs it. Top-level nulls print as nothing, as
