@@ -18,6 +18,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/strait-dev/strait/secret"
+
 	// the gateway checks a config with the planner before submitting it, as `strait job
 	// submit` does, so it knows every plugin
 	_ "github.com/strait-dev/strait/connectors/all"
@@ -96,7 +98,8 @@ func New(c client.Client, namespace string, opts ...Option) http.Handler {
 		o(g)
 	}
 	g.ring = newLogRing(g.logLines)
-	g.log = slog.New(&ringHandler{inner: g.log.Handler(), ring: g.ring})
+	// secrets are masked before a line is kept for /logs or written out
+	g.log = slog.New(secret.NewHandler(&ringHandler{inner: g.log.Handler(), ring: g.ring}))
 	mux := http.NewServeMux()
 	routes := g.routes()
 	// known paths under any method, to tell a wrong method from an unknown path

@@ -57,9 +57,11 @@ func SealInput(k *Key, in *contract.JobInput) error {
 }
 
 // OpenSource is a config to plan as its user wrote it: a sealed one is opened, a plain one
-// (a job started before configs were sealed, or by hand) is taken as it is.
+// (a job started before configs were sealed, or by hand) is taken as it is. Either way the
+// process remembers its secret values, so that its messages and log lines never carry them.
 func OpenSource(k *Key, src contract.ConfigSource) (contract.ConfigSource, error) {
 	if src.Sealed == "" {
+		rememberConfig(src.Text, src.File, src.Vars) // so this process's messages never carry them
 		return src, nil
 	}
 	b, err := k.Open(src.Sealed)
@@ -80,6 +82,7 @@ func OpenSource(k *Key, src contract.ConfigSource) (contract.ConfigSource, error
 		}
 	}
 	src.Text, src.Vars, src.Sealed = text, sc.Vars, ""
+	rememberConfig(src.Text, src.File, src.Vars) // so this process's messages never carry them
 	return src, nil
 }
 
@@ -123,7 +126,7 @@ func OpenVertices(k *Key, vs []*contract.Vertex) error {
 		opened, err := rewriteSealed(v.Options, func(sealed string) (string, error) {
 			plain, err := k.OpenString(sealed)
 			if err == nil {
-				remember(plain) // so this process's messages never carry it (Redact)
+				rememberSecret(plain) // so this process's messages never carry it (Redact)
 			}
 			return plain, err
 		})

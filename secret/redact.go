@@ -23,6 +23,43 @@ var revealed = struct {
 	set   map[string]bool
 }{set: map[string]bool{}}
 
+// rememberSecret records a secret value opened in this process and, for a URL, the
+// password of its user info and the values of its parameters named like secrets, which a
+// driver may quote apart from the URL.
+func rememberSecret(v string) {
+	remember(v)
+	for _, p := range urlSecrets(v) {
+		remember(p)
+	}
+}
+
+// urlSecrets are the password of a URL's user info and the values of its parameters named
+// like secrets.
+func urlSecrets(u string) []string {
+	var out []string
+	if m := urlUserinfo.FindStringSubmatch(u); m != nil && m[2] != "" {
+		out = append(out, m[2])
+	}
+	for _, m := range urlParam.FindAllStringSubmatch(u, -1) {
+		if Sensitive(m[2]) && m[3] != "" {
+			out = append(out, m[3])
+		}
+	}
+	return out
+}
+
+// rememberConfig records the secret values of a job config opened in this process (the
+// worker plans it, and a factory may log or fail while it is built).
+func rememberConfig(text, file string, vars map[string]string) {
+	root, err := parse(text, file, vars)
+	if err != nil {
+		return // a config that does not parse fails its plan before any plugin is built
+	}
+	for _, l := range configLeaves(root) {
+		rememberSecret(l.v.Str)
+	}
+}
+
 // remember records a value opened in this process.
 func remember(v string) {
 	if len(v) < minRedacted {

@@ -37,8 +37,7 @@ func runCmd(args []string) int {
 	if f.verbose {
 		level = slog.LevelInfo
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	slog.SetDefault(log)
+	log := newLogger(level)
 	runPhases.last = time.Now()
 
 	// the config is checked before anything starts

@@ -17,6 +17,7 @@ import (
 	"github.com/strait-dev/strait/devserver"
 	"github.com/strait-dev/strait/exchange"
 	"github.com/strait-dev/strait/node"
+	"github.com/strait-dev/strait/secret"
 )
 
 func logger(verbose bool) *slog.Logger {
@@ -24,7 +25,14 @@ func logger(verbose bool) *slog.Logger {
 	if !verbose {
 		level = slog.LevelWarn
 	}
-	l := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return newLogger(level)
+}
+
+// newLogger is a process's logger, made the default one (connectors log through it): text
+// on stderr from level up, with every secret masked (secret.NewHandler), so neither a
+// connector that logs its options nor a driver's error quoted in a line shows a password.
+func newLogger(level slog.Level) *slog.Logger {
+	l := slog.New(secret.NewHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	slog.SetDefault(l)
 	return l
 }
