@@ -25,6 +25,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 		name string
 		// eventsPerRun is PipelineEventsBeforeContinue when it was recorded; 0 the default
 		eventsPerRun int
+		// rmEventsPerRun is the resource manager's eventsBeforeContinue when it was recorded
+		rmEventsPerRun int
 	}{
 		{name: "job_history.json"}, {name: "pipeline_history.json"}, {name: "scheduled_history.json"},
 		// recorded after pipelines tell their job when they run
@@ -43,10 +45,19 @@ func TestReplayRecordedHistories(t *testing.T) {
 		{name: "pipeline_unversioned_lost_while_stopping_history.json", eventsPerRun: recordedEventsPerRun},
 		// checkpoints whose manifests a local activity wrote (persist-local-activity)
 		{name: "pipeline_persist_local_history.json"},
+		// the resource manager: registrations, an allocation by tags, a load report, a
+		// release and a registration again, up to its continue-as-new
+		// (TestRecordResourceManagerHistories, build tag record)
+		{name: "resources_history.json", rmEventsPerRun: 6},
 	} {
 		t.Run(h.name, func(t *testing.T) {
 			if h.eventsPerRun > 0 {
 				fewEventsPerRun(t, h.eventsPerRun)
+			}
+			if h.rmEventsPerRun > 0 {
+				old := eventsBeforeContinue
+				eventsBeforeContinue = h.rmEventsPerRun
+				t.Cleanup(func() { eventsBeforeContinue = old })
 			}
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})

@@ -1,0 +1,223 @@
+//go:build record
+
+package workflows
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/devserver"
+)
+
+// TestRecordResourceManagerHistories records, on the embedded Temporal server, runs of the
+// resource manager that end by continuing as new, and writes them to testdata for
+// TestReplayRecordedHistories:
+//
+//	go test -tags record -count=1 -run TestRecordResourceManagerHistories ./workflows/
+//
+// The test plays the runners: it registers them by signal, holds their leases with a lease
+// activity that heartbeats until it is canceled, and asks for slots by update.
+func TestRecordResourceManagerHistories(t *testing.T) {
+	srv, err := devserver.Start(devserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	c, err := client.Dial(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	rr := &rmRecorder{t: t, c: c}
+	for _, queue := range []string{contract.JobsQueue, contract.RunnerQueue("r1"), contract.RunnerQueue("r2")} {
+		w := rr.startWorker(queue, queue == contract.JobsQueue)
+		t.Cleanup(w.Stop)
+	}
+	for _, s := range rmScenarios {
+		t.Run(s.name, func(t *testing.T) { rr.record(t, s) })
+	}
+}
+
+// rmScenario is one recorded run: what the test does to the resource manager, and how many
+// events the run takes in before it continues as new (eventsBeforeContinue).
+type rmScenario struct {
+	name   string
+	events int
+	play   func(t *testing.T, rr *rmRecorder, wid string)
+}
+
+// rmScenarios are the resource manager's recorded runs.
+var rmScenarios = []rmScenario{
+	// two runners register, a pipeline takes slots of the tagged one, a load report, the
+	// slots go back, a runner registers again: the sixth event continues the run as new
+	{name: "resources", events: 6, play: func(t *testing.T, rr *rmRecorder, wid string) {
+		rr.register(t, contract.RunnerInfo{ID: "r1", TaskQueue: contract.RunnerQueue("r1"), Slots: 2, Tags: map[string]string{"zone": "a"}})
+		rr.register(t, contract.RunnerInfo{ID: "r2", TaskQueue: contract.RunnerQueue("r2"), Slots: 2})
+		a := rr.allocate(t, contract.AllocateRequest{Owner: "strait-job-1-p1#1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}},
+			TagFilter: map[string]string{"zone": "a"}})
+		if len(a.Grants) != 1 || a.Grants[0].RunnerID != "r1" {
+			t.Fatalf("the zone=a slots went to %+v", a.Grants)
+		}
+		rr.signal(t, contract.RunnerLoadSignal, contract.RunnerLoad{RunnerID: "r2", Load: contract.Load{CPU: 0.5, Memory: 0.25}})
+		rr.signal(t, contract.ReleaseSlotsSignal, contract.ReleaseRequest{Owner: "strait-job-1-p1#1"})
+		rr.register(t, contract.RunnerInfo{ID: "r1", TaskQueue: contract.RunnerQueue("r1"), Slots: 2, Tags: map[string]string{"zone": "a"}})
+	}},
+}
+
+// rmRecorder runs the resource manager's worker and the runners' lease activities.
+type rmRecorder struct {
+	t *testing.T
+	c client.Client
+}
+
+func (rr *rmRecorder) startWorker(queue string, jobs bool) worker.Worker {
+	w := worker.New(rr.c, queue, worker.Options{})
+	if jobs {
+		w.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+	} else {
+		w.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				activity.RecordHeartbeat(ctx, in.Generation)
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-tick.C:
+				}
+			}
+		}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
+	}
+	if err := w.Start(); err != nil {
+		rr.t.Fatal(err)
+	}
+	return w
+}
+
+// record plays a scenario on a fresh resource manager, waits for the run to continue as new
+// and writes its history.
+func (rr *rmRecorder) record(t *testing.T, s rmScenario) {
+	old := eventsBeforeContinue
+	eventsBeforeContinue = s.events
+	t.Cleanup(func() { eventsBeforeContinue = old })
+	wid := contract.ResourceManagerID
+	_ = rr.c.TerminateWorkflow(context.Background(), wid, "", "the next recording starts") // the last scenario's next run
+	s.play(t, rr, wid)
+	run := rr.firstRun(t, wid)
+	end := rr.closed(t, wid, run)
+	if end.GetWorkflowExecutionContinuedAsNewEventAttributes() == nil {
+		t.Fatalf("the run ended with %s, want continue-as-new", end.GetEventType())
+	}
+	rr.write(t, s.name, wid, run)
+}
+
+// register sends the register-runner signal, starting the resource manager when it does not
+// run, as runners do.
+func (rr *rmRecorder) register(t *testing.T, info contract.RunnerInfo) {
+	t.Helper()
+	info.Started = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, err := rr.c.SignalWithStartWorkflow(context.Background(), contract.ResourceManagerID, contract.RegisterRunnerSignal, info,
+		client.StartWorkflowOptions{ID: contract.ResourceManagerID, TaskQueue: contract.JobsQueue},
+		contract.ResourceManagerWorkflowName, contract.ResourceState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (rr *rmRecorder) signal(t *testing.T, name string, arg any) {
+	t.Helper()
+	if err := rr.c.SignalWorkflow(context.Background(), contract.ResourceManagerID, "", name, arg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// update runs an update to its end and decodes its result into out.
+func (rr *rmRecorder) update(t *testing.T, name string, arg, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h, err := rr.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: contract.ResourceManagerID, UpdateName: name,
+		Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Get(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (rr *rmRecorder) allocate(t *testing.T, req contract.AllocateRequest) contract.Allocation {
+	t.Helper()
+	var a contract.Allocation
+	rr.update(t, contract.AllocateUpdate, req, &a)
+	return a
+}
+
+// firstRun is the run id of the run the scenario started: the first of the workflow id's
+// runs that are recorded after the previous scenario's.
+func (rr *rmRecorder) firstRun(t *testing.T, wid string) string {
+	t.Helper()
+	d, err := rr.c.DescribeWorkflowExecution(context.Background(), wid, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := d.GetWorkflowExecutionInfo().GetFirstRunId(); first != "" {
+		return first
+	}
+	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+}
+
+// closed waits for a run's close event and returns it.
+func (rr *rmRecorder) closed(t *testing.T, wid, runID string) *historypb.HistoryEvent {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	it := rr.c.GetWorkflowHistory(ctx, wid, runID, true, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	t.Fatalf("run %s of %s did not close", runID, wid)
+	return nil
+}
+
+// write replays a run's history and writes it to testdata as <name>_history.json.
+func (rr *rmRecorder) write(t *testing.T, name, wid, runID string) {
+	t.Helper()
+	it := rr.c.GetWorkflowHistory(context.Background(), wid, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	rep := worker.NewWorkflowReplayer() // eventsBeforeContinue is still as recorded
+	rep.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+	if err := rep.ReplayWorkflowHistory(nil, h); err != nil {
+		t.Fatalf("replay %s: %v", name, err)
+	}
+	b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name+"_history.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
