@@ -35,6 +35,7 @@ type myWriter struct {
 	conn *sql.Conn
 
 	fields  []int // input field of each literal
+	all     []int // every literal's position: 0, 1, ...
 	buf     []byte
 	offs    []int32
 	entries []myEntry
@@ -74,6 +75,14 @@ func newMySQLWriter(c *sinkConfig, ctx connector.WriterContext, states [][]byte)
 		epoch:     ctx.Epoch,
 		cp:        1,
 	}
+	if w.conn, err = w.db.Conn(bg); err != nil {
+		w.Close(bg)
+		return nil, fmt.Errorf("%s: %w", c.where, err)
+	}
+	if w.cfg, err = c.restore(bg, states, w.targetColumns); err != nil {
+		w.Close(bg)
+		return nil, err
+	}
 	if err := w.open(bg, states); err != nil {
 		w.Close(bg)
 		return nil, fmt.Errorf("%s: %w", c.where, err)
@@ -83,10 +92,6 @@ func newMySQLWriter(c *sinkConfig, ctx connector.WriterContext, states [][]byte)
 
 func (w *myWriter) open(ctx context.Context, states [][]byte) error {
 	c := w.cfg
-	var err error
-	if w.conn, err = w.db.Conn(ctx); err != nil {
-		return err
-	}
 	var packet int64
 	if err := w.conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
 		return fmt.Errorf("read max_allowed_packet: %w", err)
@@ -97,15 +102,22 @@ func (w *myWriter) open(ctx context.Context, states [][]byte) error {
 			return err
 		}
 	}
+	return w.prepare(ctx)
+}
+
+// prepare builds the heads of the statements of the writer's columns and checks that the
+// table has them.
+func (w *myWriter) prepare(ctx context.Context) error {
+	c := w.cfg
 	if c.mode == modeQuery {
 		w.fields = c.queryFields
 		return nil
 	}
-	w.fields = make([]int, len(c.columns))
+	w.fields = c.writtenFields()
+	w.all = positions(len(w.fields))
 	cols := make([]string, len(c.columns))
 	w.isPK = make([]bool, len(c.columns))
-	for i := range w.fields {
-		w.fields[i] = i
+	for i := range cols {
 		cols[i] = mysqlQuote(c.columns[i])
 	}
 	for _, i := range c.pk {
@@ -349,7 +361,7 @@ func (w *myWriter) statements(ctx context.Context) error {
 	if err := w.multi(ctx, w.deleteHead, ")", w.cfg.pk, func(o op) bool { return o == opDelete }); err != nil {
 		return err
 	}
-	if err := w.multi(ctx, w.insertHead, w.upsertTail, w.fields, func(o op) bool { return o != opDelete && o != opUpdate }); err != nil {
+	if err := w.multi(ctx, w.insertHead, w.upsertTail, w.all, func(o op) bool { return o != opDelete && o != opUpdate }); err != nil {
 		return err
 	}
 	for _, e := range w.entries {
@@ -473,7 +485,7 @@ func (w *myWriter) detach(ctx context.Context) error {
 // them (their checkpoints' data is behind the restored position) before writing on.
 func (w *myWriter) SnapshotState(checkpointID int64) ([]byte, error) {
 	if !w.cfg.exactlyOnce {
-		return nil, nil
+		return w.cfg.inputState(checkpointID)
 	}
 	if len(w.pending) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.my.Timeout)
@@ -490,7 +502,7 @@ func (w *myWriter) SnapshotState(checkpointID int64) ([]byte, error) {
 		}
 		w.pending = kept
 	}
-	return json.Marshal(writerState{NextCheckpoint: max(w.cp, checkpointID+1), Pending: w.pending})
+	return json.Marshal(writerState{NextCheckpoint: max(w.cp, checkpointID+1), Pending: w.pending, Input: w.cfg.snapshotInput()})
 }
 
 // recover settles a restored writer's XA transactions: those its snapshots list belong to

@@ -95,7 +95,14 @@ type sinkConfig struct {
 	queryFields []int  // modeQuery: the input field each parameter binds
 	target      pgwire.TableName
 	columns     []string // written columns (the input's, field_ide applied)
-	pk          []int    // input column of each primary key column
+	// fields is the input field of each written column; nil when every input field is
+	// written, in order (a restored writer leaves out a column its target no longer has)
+	fields   []int
+	pk       []int    // written column of each primary key column
+	pkNames  []string // the key's input columns, by name: schema changes keep them
+	ide      string   // field_ide
+	restored bool     // a restored writer: it writes the input columns its target has
+
 	pkUpdated   bool
 	useCopy     bool
 	batchSize   int
@@ -157,6 +164,7 @@ func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) 
 	if c.dataSave == customProcessing && strings.TrimSpace(c.customSQL) == "" {
 		return nil, o.Errorf("custom_sql", "is required when data_save_mode is %s", customProcessing)
 	}
+	c.ide = sc.FieldIde
 	c.columns = make([]string, len(c.input.Columns))
 	for i, col := range c.input.Columns {
 		c.columns[i] = applyIde(col.Name, sc.FieldIde)
@@ -231,9 +239,22 @@ func (c *sinkConfig) keyOf(sc *SinkConfig) error {
 		if !seen[i] {
 			seen[i] = true
 			c.pk = append(c.pk, i)
+			c.pkNames = append(c.pkNames, c.input.Columns[i].Name)
 		}
 	}
 	return nil
+}
+
+// writtenFields is the input field of each written column.
+func (c *sinkConfig) writtenFields() []int {
+	if c.fields != nil {
+		return c.fields
+	}
+	out := make([]int, len(c.columns))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // parseQuery reads the statement a query sink runs for every row.

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -45,6 +46,9 @@ type entry struct {
 type writerState struct {
 	NextCheckpoint int64    `json:"next_checkpoint"`
 	Pending        []string `json:"pending,omitempty"`
+	// Input is the input table as the schema changes the writer applied left it: a
+	// restored writer writes its columns (the rows after the checkpoint have them).
+	Input *catalog.Table `json:"input,omitempty"`
 }
 
 // writer writes one subtask's rows. Rows are encoded as they arrive (nothing of a batch is
@@ -76,6 +80,7 @@ type writer struct {
 	bulkUpsert, bulkDelete *pgconn.StatementDescription
 	arrays                 [][]byte // scratch: one array parameter per column
 	fields                 []int    // input field of each parameter of main
+	all                    []int    // every parameter's position: 0, 1, ...
 	oids                   []uint32
 
 	buf      []byte
@@ -109,6 +114,12 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
+	if c, err = c.restore(bg, states, func(ctx context.Context) (map[string]bool, error) {
+		return (&writer{cfg: c, conn: conn}).targetColumns(ctx)
+	}); err != nil {
+		conn.Close(bg)
+		return nil, err
+	}
 	w := &writer{
 		cfg: c, conn: conn, fe: conn.PgConn().Frontend(), tm: conn.TypeMap(), keys: map[string]int32{},
 		gidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
@@ -124,12 +135,18 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 }
 
 func (w *writer) open(ctx context.Context, states [][]byte) error {
-	c := w.cfg
-	if c.exactlyOnce {
+	if w.cfg.exactlyOnce {
 		if err := w.recover(ctx, states); err != nil {
 			return err
 		}
 	}
+	return w.prepare(ctx)
+}
+
+// prepare prepares the statements of the writer's columns: the writer's own BEGIN and
+// COMMIT, and the statements its write mode runs.
+func (w *writer) prepare(ctx context.Context) error {
+	c := w.cfg
 	var err error
 	if w.beginStmt, err = w.conn.Prepare(ctx, "strait_begin", "BEGIN"); err != nil {
 		return fmt.Errorf("prepare BEGIN: %w", err)
@@ -150,10 +167,8 @@ func (w *writer) open(ctx context.Context, states [][]byte) error {
 		return nil
 	}
 	st := c.statements()
-	w.fields = make([]int, len(c.columns))
-	for i := range w.fields {
-		w.fields[i] = i
-	}
+	w.fields = c.writtenFields()
+	w.all = positions(len(w.fields))
 	prep := func(name, sql string) (*pgconn.StatementDescription, error) {
 		d, err := w.conn.Prepare(ctx, name, sql)
 		if err != nil {
@@ -473,7 +488,7 @@ func (w *writer) queueRows() int {
 func (w *writer) queueBulk() int {
 	stmts := 0
 	for _, del := range []bool{true, false} {
-		cols := w.fields
+		cols := w.all
 		stmt := w.bulkUpsert
 		if del {
 			cols, stmt = w.cfg.pk, w.bulkDelete
@@ -564,7 +579,7 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 // (their checkpoints' data is behind the restored position) before writing on.
 func (w *writer) SnapshotState(checkpointID int64) ([]byte, error) {
 	if !w.cfg.exactlyOnce {
-		return nil, nil
+		return w.cfg.inputState(checkpointID)
 	}
 	if w.unsynced {
 		return nil, w.fail(fmt.Errorf("%s: state taken with flushes in flight", w.cfg.where))
@@ -584,7 +599,7 @@ func (w *writer) SnapshotState(checkpointID int64) ([]byte, error) {
 		}
 		w.pending = kept
 	}
-	return json.Marshal(writerState{NextCheckpoint: checkpointID + 1, Pending: w.pending})
+	return json.Marshal(writerState{NextCheckpoint: checkpointID + 1, Pending: w.pending, Input: w.cfg.snapshotInput()})
 }
 
 // prepared lists this subtask's prepared transactions.
