@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -386,15 +387,8 @@ func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChan
 	if err := w.settle(ctx); err != nil {
 		return w.fail(err)
 	}
-	have, err := w.targetColumns(ctx)
+	have, err := w.applyChange(ctx, ch)
 	if err != nil {
-		return w.fail(err)
-	}
-	stmts, err := w.cfg.pgAlter(ch, have, func(col catalog.Column) (string, error) { return columnType(ctx, w.conn, col) })
-	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err)))
-	}
-	if err := w.alter(ctx, stmts); err != nil {
 		return w.fail(err)
 	}
 	next, err := w.cfg.withInput(in, renames, have)
@@ -406,6 +400,31 @@ func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChan
 		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", w.cfg.where, ch, err))
 	}
 	return nil
+}
+
+// applyChange alters the table as the change says, unless it shows it applied; it returns
+// the table's columns after it. A writer of the same table that applied it meanwhile (the
+// server refuses a column added or renamed twice) leaves the table as the change says.
+func (w *writer) applyChange(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
+	for attempt := 0; ; attempt++ {
+		have, err := w.targetColumns(ctx)
+		if err != nil {
+			return nil, err
+		}
+		stmts, err := w.cfg.pgAlter(ch, have, func(col catalog.Column) (string, error) { return columnType(ctx, w.conn, col) })
+		if err != nil {
+			return nil, connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err))
+		}
+		err = w.alter(ctx, stmts)
+		if err == nil {
+			return have, nil
+		}
+		var pe *pgconn.PgError
+		if attempt == 0 && errors.As(err, &pe) && (pe.Code == "42701" || pe.Code == "42703") {
+			continue // duplicate_column, undefined_column: another writer was first
+		}
+		return nil, err
+	}
 }
 
 // settle sends and waits for everything buffered and commits the open transaction and the
