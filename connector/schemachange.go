@@ -277,3 +277,13 @@ type SchemaChangeTransform interface {
 type SchemaChangeApplier interface {
 	ApplySchemaChange(ctx context.Context, c *SchemaChange) error
 }
+
+// SchemaChangePreparer is a SchemaChangeApplier whose rows before a change must all be in its
+// target before any writer of the table applies it (a Jdbc writer flushes and commits
+// them: a column dropped while another writer still holds rows of it would fail those
+// rows). When every writer of a sink receives every change (its input is hashed or spread
+// over them, not forwarded), the engine calls PrepareSchemaChange on each, waits until all
+// of them prepared, and only then applies the change on each.
+type SchemaChangePreparer interface {
+	PrepareSchemaChange(ctx context.Context, c *SchemaChange) error
+}

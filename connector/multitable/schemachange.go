@@ -23,3 +23,17 @@ func (w *writer) ApplySchemaChange(ctx context.Context, c *connector.SchemaChang
 	}
 	return nil
 }
+
+// PrepareSchemaChange prepares the writer of the change's table, when it prepares.
+func (w *writer) PrepareSchemaChange(ctx context.Context, c *connector.SchemaChange) error {
+	sub, err := w.sub(c.Table)
+	if err != nil {
+		return fmt.Errorf("schema change: %w", err)
+	}
+	if sp, ok := sub.(connector.SchemaChangePreparer); ok {
+		if err := sp.PrepareSchemaChange(ctx, c); err != nil {
+			return fmt.Errorf("table %s: %w", c.Table, err)
+		}
+	}
+	return nil
+}

@@ -374,6 +374,17 @@ func (c *sinkConfig) pgAlter(ch *connector.SchemaChange, have map[string]bool, t
 
 // ---- the writers ----
 
+// PrepareSchemaChange writes and commits every row before the change.
+func (w *writer) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.settle(ctx); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
 // ApplySchemaChange settles the rows before the change, alters the table and rebuilds the
 // writer's statements for the new columns (see the top of this file).
 func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
@@ -511,6 +522,17 @@ func (w *writer) reprepare(ctx context.Context) error {
 	return nil
 }
 
+// PrepareSchemaChange writes and commits every row before the change.
+func (w *myWriter) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.settle(ctx); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
 // ApplySchemaChange settles the rows before the change, alters the table and rebuilds the
 // writer's statements for the new columns (see the top of this file).
 func (w *myWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
@@ -599,11 +621,11 @@ func (w *myWriter) alter(ctx context.Context, ch *connector.SchemaChange) (map[s
 	}
 }
 
-// mysqlRaced reports the errors of a column added or dropped by someone else meanwhile:
-// ER_DUP_FIELDNAME and ER_CANT_DROP_FIELD_OR_KEY.
+// mysqlRaced reports the errors of a column added, dropped or renamed by someone else
+// meanwhile: ER_DUP_FIELDNAME, ER_CANT_DROP_FIELD_OR_KEY and ER_BAD_FIELD_ERROR.
 func mysqlRaced(err error) bool {
 	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1060 || me.Number == 1091)
+	return errors.As(err, &me) && (me.Number == 1060 || me.Number == 1091 || me.Number == 1054)
 }
 
 // targetColumns are the columns the table has, by lower-case name.
