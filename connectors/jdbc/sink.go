@@ -49,6 +49,7 @@ type SinkConfig struct {
 	CustomSQL      string `opt:"custom_sql" doc:"the statement data_save_mode CUSTOM_PROCESSING runs"`
 	CreateIndex    bool   `opt:"create_index,noeffect" default:"true" doc:"create the indexes of a table the sink creates; Strait always creates its primary key, which the upserts need, and no other index"`
 
+	Replicas              int64 `opt:"multi_table_sink_replica,noeffect" default:"1" doc:"writers per table of SeaTunnel's multi-table sink; Strait's parallelism sets how many writers a sink has"`
 	MaxCommitAttempts     int64 `opt:"max_commit_attempts,noeffect" default:"3" doc:"attempts to commit a transaction; Strait's committer is retried until it succeeds, and commits idempotently (a prepared or XA transaction that is gone was committed)"`
 	TransactionTimeoutSec int64 `opt:"transaction_timeout_sec,noeffect" default:"-1" doc:"timeout of an XA transaction; neither MySQL's XA transactions (Connector/J ignores it too) nor PostgreSQL's prepared transactions have one: they wait for their commit however long it takes"`
 }
