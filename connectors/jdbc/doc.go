@@ -17,4 +17,8 @@
 // keys and a multi-row INSERT ... ON DUPLICATE KEY UPDATE, their values as literals; with
 // is_exactly_once a checkpoint's writes are an XA transaction (XA START, END, PREPARE; XA
 // COMMIT by the committer, XA RECOVER on restore).
+//
+// The sink follows schema changes (schemachange.go): a writer commits the rows before a
+// change, alters its table as the change says unless the table shows it applied, and
+// rebuilds its statements; its state keeps its input table as the changes left it.
 package jdbc
