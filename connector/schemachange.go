@@ -257,6 +257,10 @@ func renameInKeys(t *catalog.Table, from, to string) {
 type SchemaChangeReader interface {
 	// SchemaChanges returns the changes since the last call, oldest first.
 	SchemaChanges() []*SchemaChange
+	// Tables are the tables as the reader reads them before its first poll: a restored
+	// reader's are those of its checkpoint, which may be older than the ones the job was
+	// planned with (the database's of now). The engine routes the reader's rows by them.
+	Tables() []*catalog.Table
 }
 
 // SchemaChangeTransform is a transform that can follow a change of an input table's

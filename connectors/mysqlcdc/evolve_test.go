@@ -132,6 +132,9 @@ func TestSchemaChangesRestored(t *testing.T) {
 
 	// the server's table is (id, score) now; the restored source starts from (id, name, score)
 	r := newHarness(t, mustSource(t, conf, connector.Streaming), 1, es, states)
+	if tables := r.readers[0].(connector.SchemaChangeReader).Tables(); len(tables) != 1 || len(tables[0].Columns) != 3 {
+		t.Fatalf("the restored reader's tables %+v, want the checkpoint's (id, name, score)", tables)
+	}
 	r.until("the rows after the checkpoint", time.Minute, func() bool { return len(r.rows) == 2 })
 	if got := strings.Join(show(r.rows), "|"); got != "+I 2,two,20|+I 3,30" {
 		t.Fatalf("restored rows %s", got)

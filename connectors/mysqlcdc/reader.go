@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 )
@@ -92,6 +93,9 @@ func (r *reader) addStream(st *streamSplit) {
 		return
 	}
 	r.split = st
+	if err := r.src.restoreTables(st.Tables); err != nil {
+		r.setErr(err)
+	}
 	for _, id := range st.Done {
 		r.done[id] = true
 	}
@@ -350,13 +354,13 @@ func (r *reader) startStream(ctx context.Context) error {
 		r.db.Close()
 		r.db = nil
 	}
-	if err := r.src.restoreTables(st.Tables); err != nil {
-		return err
-	}
 	r.stream = newStream(r.src, st, r.src.serverIDs.of(r.rc.Index))
 	r.lag.watch(r.src)
 	return nil
 }
+
+// Tables are the captured tables as the reader decodes them: a restored log split's.
+func (r *reader) Tables() []*catalog.Table { return r.src.Tables() }
 
 // SchemaChanges returns the schema changes that follow the rows of the last PollNext.
 func (r *reader) SchemaChanges() []*connector.SchemaChange {
