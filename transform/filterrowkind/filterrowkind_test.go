@@ -120,7 +120,7 @@ func TestFilterRowKindOptions(t *testing.T) {
 	})
 }
 
-// A change of the input's columns passes through as it is, and the output table follows.
+// A change of the input's columns passes through as it is.
 func TestFilterRowKindPassesSchemaChanges(t *testing.T) {
 	tab := transformtest.Table(t, "id = int")
 	tr := transformtest.MustBuild(t, "FilterRowKind", `exclude_kinds = [DELETE]`, tab)
@@ -134,10 +134,11 @@ func TestFilterRowKindPassesSchemaChanges(t *testing.T) {
 	if err != nil || out != c {
 		t.Fatalf("got %v, %v; want the change itself", out, err)
 	}
-	if got := tr.Outputs()[0].RowType().String(); got != "{id = int, name = string}" {
-		t.Fatalf("output %s", got)
+	// the rows after it pass by their kind, whatever their width
+	in := transformtest.Batch(tab.ID(), row.Delete, []row.Value{row.IntValue(1), row.StringValue("a")})
+	kept, err := tr.Process(t.Context(), in)
+	if err != nil || kept.Len() != 0 {
+		t.Fatalf("kept %d rows, %v", kept.Len(), err)
 	}
-	if _, err := st.ApplySchemaChange(t.Context(), c); err == nil || !strings.Contains(err.Error(), `column "name" exists`) {
-		t.Fatalf("a change that does not fit: %v", err)
-	}
+	kept.Release()
 }
