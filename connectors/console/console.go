@@ -15,7 +15,6 @@ package console
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -109,7 +108,15 @@ func (w *writer) ApplySchemaChange(_ context.Context, c *connector.SchemaChange)
 	}
 	after, err := c.Apply(before)
 	if err != nil {
-		return fmt.Errorf("console: %w", err)
+		// a table the writer knows otherwise (a restore's plan has the database's columns of
+		// now, the change replayed came before them): the change is printed as it is
+		delete(w.tables, c.Table)
+		if !w.sink.print {
+			return nil
+		}
+		w.buf = append(append(w.buf[:0], "changed rowType of "...), c.String()...)
+		w.buf = append(w.buf, '\n')
+		return write(w.buf)
 	}
 	w.tables[c.Table] = after
 	if !w.sink.print {
