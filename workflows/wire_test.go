@@ -20,27 +20,33 @@ import (
 // wireTypes names the type each payload of a recorded history is decoded into, by where it
 // travels: a workflow's input or result, an activity's input or result, a signal.
 var wireTypes = map[string]func() any{
-	"workflow input " + contract.JobWorkflowName:           func() any { return new(contract.JobInput) },
-	"workflow result " + contract.JobWorkflowName:          func() any { return new(contract.JobStatus) },
-	"workflow input " + contract.ScheduledJobWorkflowName:  func() any { return new(contract.JobInput) },
-	"workflow result " + contract.ScheduledJobWorkflowName: func() any { return new(contract.JobStatus) },
-	"workflow input " + contract.PipelineWorkflowName:      func() any { return new(contract.PipelineInput) },
-	"workflow result " + contract.PipelineWorkflowName:     func() any { return new(contract.PipelineStatus) },
-	"activity input " + contract.PlanJobActivity:           func() any { return new(contract.PlanInput) },
-	"activity result " + contract.PlanJobActivity:          func() any { return new(contract.Plan) },
-	"activity input " + contract.AllocateActivity:          func() any { return new(contract.AllocateRequest) },
-	"activity result " + contract.AllocateActivity:         func() any { return new(contract.Allocation) },
-	"activity input " + contract.DeployActivity:            func() any { return new(contract.Deployment) },
-	"activity input " + contract.TriggerCheckpointActivity: func() any { return new(contract.TriggerRequest) },
-	"activity input " + contract.PersistCheckpointActivity: func() any { return new(contract.PersistInput) },
-	"activity input " + contract.CommitActivity:            func() any { return new(contract.CommitInput) },
-	"activity input " + contract.CancelTasksActivity:       func() any { return new(contract.CancelRequest) },
-	"activity input " + contract.LoadCheckpointActivity:    func() any { return new(contract.LoadInput) },
-	"activity result " + contract.LoadCheckpointActivity:   func() any { return new(contract.Manifest) },
-	"signal " + contract.TaskReportSignal:                  func() any { return new(contract.TaskReport) },
-	"signal " + contract.PipelineStateSignal:               func() any { return new(contract.PipelineState) },
-	"signal " + contract.ReleaseSlotsSignal:                func() any { return new(contract.ReleaseRequest) },
-	"signal " + contract.RunnerLostSignal:                  func() any { return new(contract.RunnerLost) },
+	"workflow input " + contract.JobWorkflowName:             func() any { return new(contract.JobInput) },
+	"workflow result " + contract.JobWorkflowName:            func() any { return new(contract.JobStatus) },
+	"workflow input " + contract.ScheduledJobWorkflowName:    func() any { return new(contract.JobInput) },
+	"workflow result " + contract.ScheduledJobWorkflowName:   func() any { return new(contract.JobStatus) },
+	"workflow input " + contract.PipelineWorkflowName:        func() any { return new(contract.PipelineInput) },
+	"workflow result " + contract.PipelineWorkflowName:       func() any { return new(contract.PipelineStatus) },
+	"activity input " + contract.PlanJobActivity:             func() any { return new(contract.PlanInput) },
+	"activity result " + contract.PlanJobActivity:            func() any { return new(contract.Plan) },
+	"activity input " + contract.AllocateActivity:            func() any { return new(contract.AllocateRequest) },
+	"activity result " + contract.AllocateActivity:           func() any { return new(contract.Allocation) },
+	"activity input " + contract.DeployActivity:              func() any { return new(contract.Deployment) },
+	"activity input " + contract.TriggerCheckpointActivity:   func() any { return new(contract.TriggerRequest) },
+	"activity input " + contract.PersistCheckpointActivity:   func() any { return new(contract.PersistInput) },
+	"activity input " + contract.CommitActivity:              func() any { return new(contract.CommitInput) },
+	"activity input " + contract.CancelTasksActivity:         func() any { return new(contract.CancelRequest) },
+	"activity input " + contract.LoadCheckpointActivity:      func() any { return new(contract.LoadInput) },
+	"activity result " + contract.LoadCheckpointActivity:     func() any { return new(contract.Manifest) },
+	"signal " + contract.TaskReportSignal:                    func() any { return new(contract.TaskReport) },
+	"signal " + contract.PipelineStateSignal:                 func() any { return new(contract.PipelineState) },
+	"signal " + contract.ReleaseSlotsSignal:                  func() any { return new(contract.ReleaseRequest) },
+	"signal " + contract.RunnerLostSignal:                    func() any { return new(contract.RunnerLost) },
+	"workflow input " + contract.ResourceManagerWorkflowName: func() any { return new(contract.ResourceState) },
+	"signal " + contract.RegisterRunnerSignal:                func() any { return new(contract.RunnerInfo) },
+	"signal " + contract.RunnerLoadSignal:                    func() any { return new(contract.RunnerLoad) },
+	"activity input " + contract.RunnerLeaseActivity:         func() any { return new(contract.LeaseInput) },
+	"update input " + contract.AllocateUpdate:                func() any { return new(contract.AllocateRequest) },
+	"update result " + contract.AllocateUpdate:               func() any { return new(contract.Allocation) },
 }
 
 // TestRecordedPayloadsKeepTheirShape decodes every payload of the recorded histories into
@@ -95,6 +101,7 @@ func recordedPayloads(t *testing.T, file string) []recordedPayload {
 	var self string
 	activities := map[int64]string{} // scheduled event id -> activity name
 	children := map[int64]string{}   // initiated event id -> workflow type
+	updates := map[string]string{}   // update id -> update name
 	add := func(e *historypb.HistoryEvent, where string, ps *commonpb.Payloads) {
 		for _, p := range ps.GetPayloads() {
 			if string(p.GetMetadata()["encoding"]) == "binary/null" {
@@ -130,6 +137,13 @@ func recordedPayloads(t *testing.T, file string) []recordedPayload {
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
 			a := e.GetWorkflowExecutionSignaledEventAttributes()
 			add(e, "signal "+a.GetSignalName(), a.GetInput())
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+			req := e.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest()
+			updates[req.GetMeta().GetUpdateId()] = req.GetInput().GetName()
+			add(e, "update input "+req.GetInput().GetName(), req.GetInput().GetArgs())
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
+			a := e.GetWorkflowExecutionUpdateCompletedEventAttributes()
+			add(e, "update result "+updates[a.GetMeta().GetUpdateId()], a.GetOutcome().GetSuccess())
 		case enumspb.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
 			a := e.GetSignalExternalWorkflowExecutionInitiatedEventAttributes()
 			add(e, "signal "+a.GetSignalName(), a.GetInput())
