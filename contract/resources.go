@@ -82,6 +82,30 @@ type SlotGrant struct {
 	Slots     []int  `json:"slots"`
 }
 
+// UpdateTagsUpdate is the update that replaces a runner's tags in the resource manager's
+// view (SeaTunnel's POST /update-tags): the slot requests after it filter on the new ones.
+// NoSuchRunner is the type of its error when it names no runner the manager knows, or none
+// when the manager knows not exactly one alive.
+const (
+	UpdateTagsUpdate = "update-tags"
+	NoSuchRunner     = "NoSuchRunner"
+)
+
+// UpdateTagsRequest is the update-tags update: the runner whose tags are replaced ("" names
+// the only runner the resource manager knows) and its tags from now on (none clears them).
+type UpdateTagsRequest struct {
+	RunnerID string            `json:"runnerId,omitempty"`
+	Tags     map[string]string `json:"tags"`
+}
+
+// UpdateTagsResult answers an UpdateTagsRequest: the runner whose tags were replaced, its
+// tags now and the tags it registered with (its --tag flags).
+type UpdateTagsResult struct {
+	RunnerID string            `json:"runnerId"`
+	Tags     map[string]string `json:"tags,omitempty"`
+	FlagTags map[string]string `json:"flagTags,omitempty"`
+}
+
 // ReleaseRequest is the release-slots signal: an owner's slots go back.
 type ReleaseRequest struct {
 	Owner string `json:"owner"`
@@ -97,6 +121,10 @@ type ResourceState struct {
 	Rand uint64 `json:"rand"`
 	// LeaseTimeout is how long a runner may go without a heartbeat before it is lost.
 	LeaseTimeout time.Duration `json:"leaseTimeout"`
+	// TagUpdates are the tags update-tags set, by runner id. They are a runner's tags, across
+	// its restarts, for as long as it registers with the flags it had when they were set; a
+	// registration with other flags drops them.
+	TagUpdates map[string]TagsUpdate `json:"tagUpdates,omitempty"`
 }
 
 // RunnerSlots is the resource manager's view of one runner.
@@ -109,6 +137,13 @@ type RunnerSlots struct {
 	Generation int    `json:"generation"`
 	Load       *Load  `json:"load,omitempty"`
 	LostReason string `json:"lostReason,omitempty"`
+}
+
+// TagsUpdate is a runner's tags as update-tags set them, and the tags the runner had
+// registered with then (its --tag flags).
+type TagsUpdate struct {
+	Tags  map[string]string `json:"tags,omitempty"`
+	Flags map[string]string `json:"flags,omitempty"`
 }
 
 // Free counts the runner's free slots; a lost runner has none.
@@ -138,4 +173,8 @@ type RunnerView struct {
 	// Owner holds, per slot, the allocation owning it ("" when free).
 	Owner []string `json:"owners"`
 	Load  *Load    `json:"load,omitempty"`
+	// TagsUpdated says the tags were set by update-tags; FlagTags are then the ones it
+	// registered with.
+	TagsUpdated bool              `json:"tagsUpdated,omitempty"`
+	FlagTags    map[string]string `json:"flagTags,omitempty"`
 }

@@ -207,20 +207,3 @@ func (g *gateway) encryptConfigHandler(w http.ResponseWriter, r *http.Request) e
 	}
 	return ok(w, cfg)
 }
-
-// updateTags answers /update-tags. SeaTunnel sets the tags of the node the request reaches;
-// the gateway is no node that runs tasks, and a runner's tags are its --tag flags, so a
-// well-formed request is refused (501) saying so.
-func (g *gateway) updateTags(w http.ResponseWriter, r *http.Request) error {
-	body, err := g.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	var tags map[string]any
-	if err := decodeJSON(body, &tags); err != nil {
-		return badRequest("Invalid JSON format in request body.")
-	}
-	return &httpError{status: http.StatusNotImplemented,
-		msg: "update-tags: the gateway runs no tasks and has no tags; a runner's tags are the --tag flags it starts with " +
-			"(restart it with new ones), and strait cluster status shows them"}
-}

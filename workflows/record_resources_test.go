@@ -74,12 +74,46 @@ var rmScenarios = []rmScenario{
 		rr.signal(t, contract.ReleaseSlotsSignal, contract.ReleaseRequest{Owner: "strait-job-1-p1#1"})
 		rr.register(t, contract.RunnerInfo{ID: "r1", TaskQueue: contract.RunnerQueue("r1"), Slots: 2, Tags: map[string]string{"zone": "a"}})
 	}},
+	// two runners of zone a register; an update-tags update naming no runner it knows is
+	// refused (no event), one moves r2 to zone b, a pipeline asking for zone b gets r2, its
+	// slots go back, r2 registers again with its flags and keeps zone b: the sixth event
+	// continues the run as new, and the next run still has r2 in zone b
+	{name: "resources_tags", events: 6, play: func(t *testing.T, rr *rmRecorder, wid string) {
+		zoneA := map[string]string{"zone": "a"}
+		rr.register(t, contract.RunnerInfo{ID: "r1", TaskQueue: contract.RunnerQueue("r1"), Slots: 2, Tags: zoneA})
+		rr.register(t, contract.RunnerInfo{ID: "r2", TaskQueue: contract.RunnerQueue("r2"), Slots: 2, Tags: zoneA})
+		if err := rr.tryUpdate(contract.UpdateTagsUpdate, contract.UpdateTagsRequest{RunnerID: "r9", Tags: zoneA}, nil); err == nil {
+			t.Fatal("an update of runner r9, which never registered, was taken")
+		}
+		var res contract.UpdateTagsResult
+		rr.update(t, contract.UpdateTagsUpdate, contract.UpdateTagsRequest{RunnerID: "r2", Tags: map[string]string{"zone": "b"}}, &res)
+		if res.RunnerID != "r2" || res.Tags["zone"] != "b" || res.FlagTags["zone"] != "a" {
+			t.Fatalf("update-tags answered %+v", res)
+		}
+		a := rr.allocate(t, contract.AllocateRequest{Owner: "strait-job-2-p1#1", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}},
+			TagFilter: map[string]string{"zone": "b"}})
+		if len(a.Grants) != 1 || a.Grants[0].RunnerID != "r2" {
+			t.Fatalf("the zone=b slot went to %+v", a.Grants)
+		}
+		rr.signal(t, contract.ReleaseSlotsSignal, contract.ReleaseRequest{Owner: "strait-job-2-p1#1"})
+		rr.register(t, contract.RunnerInfo{ID: "r2", TaskQueue: contract.RunnerQueue("r2"), Slots: 2, Tags: zoneA})
+		rr.afterContinue = func(t *testing.T) {
+			cs := rr.cluster(t)
+			for _, r := range cs.Runners {
+				if r.ID == "r2" && (r.Tags["zone"] != "b" || !r.TagsUpdated) {
+					t.Fatalf("the next run has r2 with tags %v (updated %v), want zone b kept", r.Tags, r.TagsUpdated)
+				}
+			}
+		}
+	}},
 }
 
 // rmRecorder runs the resource manager's worker and the runners' lease activities.
 type rmRecorder struct {
 	t *testing.T
 	c client.Client
+	// afterContinue checks the run the recorded one continued as
+	afterContinue func(t *testing.T)
 }
 
 func (rr *rmRecorder) startWorker(queue string, jobs bool) worker.Worker {
@@ -121,6 +155,24 @@ func (rr *rmRecorder) record(t *testing.T, s rmScenario) {
 		t.Fatalf("the run ended with %s, want continue-as-new", end.GetEventType())
 	}
 	rr.write(t, s.name, wid, run)
+	if rr.afterContinue != nil {
+		rr.afterContinue(t)
+		rr.afterContinue = nil
+	}
+}
+
+// cluster asks the resource manager's current run for its runners.
+func (rr *rmRecorder) cluster(t *testing.T) contract.ClusterStatus {
+	t.Helper()
+	v, err := rr.c.QueryWorkflow(context.Background(), contract.ResourceManagerID, "", contract.ClusterQuery)
+	var cs contract.ClusterStatus
+	if err == nil {
+		err = v.Get(&cs)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }
 
 // register sends the register-runner signal, starting the resource manager when it does not
@@ -146,16 +198,21 @@ func (rr *rmRecorder) signal(t *testing.T, name string, arg any) {
 // update runs an update to its end and decodes its result into out.
 func (rr *rmRecorder) update(t *testing.T, name string, arg, out any) {
 	t.Helper()
+	if err := rr.tryUpdate(name, arg, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryUpdate runs an update to its end and decodes its result into out (when not nil).
+func (rr *rmRecorder) tryUpdate(name string, arg, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	h, err := rr.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: contract.ResourceManagerID, UpdateName: name,
 		Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := h.Get(ctx, out); err != nil {
-		t.Fatal(err)
-	}
+	return h.Get(ctx, out)
 }
 
 func (rr *rmRecorder) allocate(t *testing.T, req contract.AllocateRequest) contract.Allocation {

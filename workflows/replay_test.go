@@ -47,8 +47,12 @@ func TestReplayRecordedHistories(t *testing.T) {
 		{name: "pipeline_persist_local_history.json"},
 		// the resource manager: registrations, an allocation by tags, a load report, a
 		// release and a registration again, up to its continue-as-new
-		// (TestRecordResourceManagerHistories, build tag record)
+		// (TestRecordResourceManagerHistories, build tag record); recorded before the
+		// update-tags update existed, which changed no command of it
 		{name: "resources_history.json", rmEventsPerRun: 6},
+		// runner tags replaced by update-tags, an allocation on them, a registration that
+		// keeps them (TestRecordResourceManagerHistories/resources_tags)
+		{name: "resources_tags_history.json", rmEventsPerRun: 6},
 	} {
 		t.Run(h.name, func(t *testing.T) {
 			if h.eventsPerRun > 0 {

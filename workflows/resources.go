@@ -30,6 +30,14 @@ func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) er
 	); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateTagsUpdate,
+		func(uctx workflow.Context, req contract.UpdateTagsRequest) (*contract.UpdateTagsResult, error) {
+			return rm.onUpdateTags(ctx, req)
+		},
+		workflow.UpdateHandlerOptions{Validator: rm.validateTags},
+	); err != nil {
+		return err
+	}
 	for {
 		woke := rm.selector(ctx)
 		woke.Select(ctx)
@@ -98,8 +106,17 @@ func newResourceManager(ctx workflow.Context, in contract.ResourceState) *resour
 	}
 }
 
-// onCluster answers the cluster query.
-func (rm *resourceManager) onCluster() (*contract.ClusterStatus, error) { return rm.st.view(), nil }
+// onCluster answers the cluster query: the runners, and for those whose tags update-tags
+// set, the tags they registered with.
+func (rm *resourceManager) onCluster() (*contract.ClusterStatus, error) {
+	cs := rm.st.view()
+	for i := range cs.Runners {
+		if u, ok := rm.st.TagUpdates[cs.Runners[i].ID]; ok {
+			cs.Runners[i].TagsUpdated, cs.Runners[i].FlagTags = true, u.Flags
+		}
+	}
+	return cs, nil
+}
 
 // resumeLeases takes over the leases of the runners the previous run knew alive.
 func (rm *resourceManager) resumeLeases(ctx workflow.Context) {
@@ -208,7 +225,7 @@ func (rm *resourceManager) onRegister(ctx workflow.Context, info contract.Runner
 		workflow.GetVersion(ctx, "register-tells-owners", workflow.DefaultVersion, 1) == 1 {
 		rm.tellOwners(ctx, r, "it registered again (restarted or fenced) while holding the pipeline's slots")
 	}
-	rm.startLease(ctx, rm.st.register(info))
+	rm.startLease(ctx, rm.st.register(rm.st.withUpdatedTags(info)))
 }
 
 // onRelease handles the release-slots signal.
@@ -268,4 +285,121 @@ func (rm *resourceManager) tellOwners(ctx workflow.Context, r *contract.RunnerSl
 		workflow.SignalExternalWorkflow(ctx, wf, "", contract.RunnerLostSignal, contract.RunnerLost{
 			RunnerID: r.Info.ID, Reason: reason})
 	}
+}
+
+// onUpdateTags handles the update-tags update, after taking in the signals delivered with it:
+// the runner's tags are replaced, so the allocations after it filter on the new ones. It
+// issues no command: it changes the slot table alone.
+func (rm *resourceManager) onUpdateTags(ctx workflow.Context, req contract.UpdateTagsRequest) (*contract.UpdateTagsResult, error) {
+	rm.drain(ctx)
+	rm.events++
+	defer rm.updated.SendAsync(struct{}{})
+	id, err := rm.st.tagsTarget(req.RunnerID)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.NoSuchRunner, nil)
+	}
+	flags := rm.st.setTags(id, req.Tags)
+	return &contract.UpdateTagsResult{RunnerID: id, Tags: rm.st.Runners[id].Info.Tags, FlagTags: flags}, nil
+}
+
+// validateTags refuses an update-tags update with an empty tag name, or one that names no
+// runner the manager knows (or none when it knows not exactly one alive runner).
+func (rm *resourceManager) validateTags(req contract.UpdateTagsRequest) error {
+	for k := range req.Tags {
+		if k == "" {
+			return fmt.Errorf("a tag needs a name")
+		}
+	}
+	_, err := rm.st.tagsTarget(req.RunnerID)
+	return err
+}
+
+// tagsTarget is the runner an update-tags update is for: the one it names, or when it names
+// none the only alive runner.
+func (st slotTable) tagsTarget(id string) (string, error) {
+	ids := st.runnerIDs()
+	if id != "" {
+		if _, ok := st.Runners[id]; !ok {
+			return "", fmt.Errorf("no runner %q is registered (runners: %s)", id, listOrNone(ids))
+		}
+		return id, nil
+	}
+	var alive []string
+	for _, rid := range ids {
+		if st.Runners[rid].State == contract.RunnerStateAlive {
+			alive = append(alive, rid)
+		}
+	}
+	if len(alive) != 1 {
+		return "", fmt.Errorf("%d runners are alive (%s): name the one whose tags to update", len(alive), listOrNone(alive))
+	}
+	return alive[0], nil
+}
+
+func listOrNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// setTags replaces runner id's tags (none clears them) and returns the tags it registered
+// with. Tags equal to those drop the update: the runner's flags are its tags again.
+func (st slotTable) setTags(id string, tags map[string]string) map[string]string {
+	r := st.Runners[id]
+	flags := r.Info.Tags
+	if u, ok := st.TagUpdates[id]; ok {
+		flags = u.Flags
+	}
+	tags = cloneTags(tags)
+	r.Info.Tags = tags
+	if sameTags(tags, flags) {
+		delete(st.TagUpdates, id)
+		return flags
+	}
+	if st.TagUpdates == nil {
+		st.TagUpdates = map[string]contract.TagsUpdate{}
+	}
+	st.TagUpdates[id] = contract.TagsUpdate{Tags: tags, Flags: flags}
+	return flags
+}
+
+// withUpdatedTags is a registration with the tags update-tags set for the runner when it
+// registers with the flags it had then; a registration with other flags drops the update,
+// its flags win.
+func (st slotTable) withUpdatedTags(info contract.RunnerInfo) contract.RunnerInfo {
+	u, ok := st.TagUpdates[info.ID]
+	if !ok {
+		return info
+	}
+	if !sameTags(info.Tags, u.Flags) {
+		delete(st.TagUpdates, info.ID)
+		return info
+	}
+	info.Tags = cloneTags(u.Tags)
+	return info
+}
+
+// cloneTags copies tags; no tags are nil.
+func cloneTags(tags map[string]string) map[string]string {
+	if len(tags) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(tags))
+	for k, v := range tags {
+		out[k] = v
+	}
+	return out
+}
+
+func sameTags(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }

@@ -278,3 +278,213 @@ func TestResourceManagerContinuesAsNewAfterAnUpdate(t *testing.T) {
 		t.Fatalf("carried state %+v", next)
 	}
 }
+
+// Tags set by update-tags stand for a runner's --tag flags while it registers with those
+// flags (a restart, a registration after fencing, a clean stop and a start); a registration
+// with other flags drops them, and tags equal to the flags are no update at all.
+func TestTagUpdatesAndRegistrations(t *testing.T) {
+	a := contract.RunnerInfo{ID: "a", Slots: 1, Tags: map[string]string{"zone": "a"}}
+	cases := []struct {
+		name      string
+		steps     func(st slotTable)
+		wantTags  map[string]string
+		wantFlags map[string]string // nil: no update kept
+	}{
+		{"an update replaces the tags", func(st slotTable) {
+			st.setTags("a", map[string]string{"zone": "b", "team": "x"})
+		}, map[string]string{"zone": "b", "team": "x"}, map[string]string{"zone": "a"}},
+		{"an empty update clears them", func(st slotTable) {
+			st.setTags("a", map[string]string{})
+		}, nil, map[string]string{"zone": "a"}},
+		{"a registration with the same flags keeps the update", func(st slotTable) {
+			st.setTags("a", map[string]string{"zone": "b"})
+			st.register(st.withUpdatedTags(a))
+		}, map[string]string{"zone": "b"}, map[string]string{"zone": "a"}},
+		{"a runner that left and came back with its flags keeps it", func(st slotTable) {
+			st.setTags("a", map[string]string{"zone": "b"})
+			delete(st.Runners, "a") // a clean stop
+			st.register(st.withUpdatedTags(a))
+		}, map[string]string{"zone": "b"}, map[string]string{"zone": "a"}},
+		{"a registration with other flags drops it", func(st slotTable) {
+			st.setTags("a", map[string]string{"zone": "b"})
+			st.register(st.withUpdatedTags(contract.RunnerInfo{ID: "a", Slots: 1, Tags: map[string]string{"zone": "c"}}))
+		}, map[string]string{"zone": "c"}, nil},
+		{"a second update keeps the flags of the first", func(st slotTable) {
+			st.setTags("a", map[string]string{"zone": "b"})
+			st.setTags("a", map[string]string{"zone": "c"})
+		}, map[string]string{"zone": "c"}, map[string]string{"zone": "a"}},
+		{"tags equal to the flags end the update", func(st slotTable) {
+			st.setTags("a", map[string]string{"zone": "b"})
+			st.setTags("a", map[string]string{"zone": "a"})
+		}, map[string]string{"zone": "a"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := newState(a)
+			c.steps(st)
+			if got := st.Runners["a"].Info.Tags; !sameTags(got, c.wantTags) {
+				t.Errorf("tags %v, want %v", got, c.wantTags)
+			}
+			u, kept := st.TagUpdates["a"]
+			if kept != (c.wantFlags != nil) || (kept && !sameTags(u.Flags, c.wantFlags)) {
+				t.Errorf("update kept %v %+v, want flags %v", kept, u, c.wantFlags)
+			}
+			// allocations filter on the tags the runner has now
+			_, err := st.allocate(contract.AllocateRequest{Owner: "p", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: c.wantTags}, true)
+			if err != nil {
+				t.Errorf("an allocation filtering on %v: %v", c.wantTags, err)
+			}
+		})
+	}
+}
+
+// Which runner an update-tags update is for: the one it names, else the only alive one.
+func TestTagsTarget(t *testing.T) {
+	one := newState(contract.RunnerInfo{ID: "a", Slots: 1})
+	two := newState(contract.RunnerInfo{ID: "a", Slots: 1}, contract.RunnerInfo{ID: "b", Slots: 1})
+	lostB := newState(contract.RunnerInfo{ID: "a", Slots: 1}, contract.RunnerInfo{ID: "b", Slots: 1})
+	lostB.Runners["b"].State = contract.RunnerStateLost
+	cases := []struct {
+		name  string
+		st    slotTable
+		id    string
+		want  string
+		error string
+	}{
+		{"the only runner", one, "", "a", ""},
+		{"a named runner", two, "b", "b", ""},
+		{"a named lost runner", lostB, "b", "b", ""},
+		{"the only alive runner", lostB, "", "a", ""},
+		{"two alive runners", two, "", "", "2 runners are alive (a, b): name the one"},
+		{"an unknown runner", two, "c", "", `no runner "c" is registered (runners: a, b)`},
+		{"no runner", newState(), "", "", "0 runners are alive (none)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := c.st.tagsTarget(c.id)
+			if c.error != "" {
+				if err == nil || !strings.Contains(err.Error(), c.error) {
+					t.Fatalf("tagsTarget(%q) = %q, %v; want an error with %q", c.id, got, err, c.error)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("tagsTarget(%q) = %q, %v; want %q", c.id, got, err, c.want)
+			}
+		})
+	}
+}
+
+// rejections records the updates a test's workflow refused and the results it gave.
+type rejections struct {
+	rejected error
+	result   any
+	failed   error
+}
+
+func (r *rejections) Accept()          {}
+func (r *rejections) Reject(err error) { r.rejected = err }
+func (r *rejections) Complete(success any, err error) {
+	r.result, r.failed = success, err
+}
+
+// The update-tags update replaces a runner's tags in the running resource manager: the
+// cluster query shows them beside the flags', the next allocation filters on them, the next
+// run keeps them, and an update that names no runner it knows is refused without a trace.
+func TestResourceManagerUpdatesTags(t *testing.T) {
+	old := eventsBeforeContinue
+	eventsBeforeContinue = 4 // two registrations, the tags, the allocation
+	defer func() { eventsBeforeContinue = old }()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute)
+	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+	env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2, Tags: map[string]string{"zone": "a"}})
+		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "b", Slots: 2, Tags: map[string]string{"zone": "a"}})
+	}, 0)
+	refused := map[string]*rejections{}
+	for name, req := range map[string]contract.UpdateTagsRequest{
+		"no runner named of two": {Tags: map[string]string{"zone": "b"}},
+		"an unknown runner":      {RunnerID: "c", Tags: map[string]string{"zone": "b"}},
+		"an empty tag name":      {RunnerID: "b", Tags: map[string]string{"": "b"}},
+	} {
+		r := &rejections{}
+		refused[name] = r
+		env.RegisterDelayedCallback(func() { env.UpdateWorkflow(contract.UpdateTagsUpdate, name, r, req) }, 1)
+	}
+	tagged := &rejections{}
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(contract.UpdateTagsUpdate, "u-b", tagged, contract.UpdateTagsRequest{RunnerID: "b", Tags: map[string]string{"zone": "b", "team": "x"}})
+	}, 2)
+	var cs contract.ClusterStatus
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(contract.ClusterQuery)
+		if err == nil {
+			err = v.Get(&cs)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}, 3)
+	var grant *contract.Allocation
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(contract.AllocateUpdate, "alloc", &allocated{t: t, into: &grant},
+			contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: map[string]string{"zone": "b"}})
+	}, 4)
+	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("want continue-as-new after the allocation, got %v", err)
+	}
+	var next contract.ResourceState
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if u := next.TagUpdates["b"]; next.Runners["b"].Info.Tags["zone"] != "b" || u.Tags["team"] != "x" || u.Flags["zone"] != "a" {
+		t.Fatalf("the next run's state: runner b %+v, updates %+v", next.Runners["b"].Info, next.TagUpdates)
+	}
+
+	for name, r := range refused {
+		if r.rejected == nil {
+			t.Errorf("%s: not refused (result %v, error %v)", name, r.result, r.failed)
+		}
+	}
+	res, ok := tagged.result.(*contract.UpdateTagsResult)
+	if tagged.rejected != nil || tagged.failed != nil || !ok || res.RunnerID != "b" ||
+		!sameTags(res.Tags, map[string]string{"zone": "b", "team": "x"}) || !sameTags(res.FlagTags, map[string]string{"zone": "a"}) {
+		t.Fatalf("update-tags of b: %+v, %v, %v", tagged.result, tagged.rejected, tagged.failed)
+	}
+	if grant == nil || len(grant.Grants) != 1 || grant.Grants[0].RunnerID != "b" {
+		t.Fatalf("the zone=b slot: %+v", grant)
+	}
+	var b *contract.RunnerView
+	for i := range cs.Runners {
+		if cs.Runners[i].ID == "b" {
+			b = &cs.Runners[i]
+		}
+	}
+	if b == nil || !b.TagsUpdated || b.Tags["zone"] != "b" || b.FlagTags["zone"] != "a" || cs.Runners[0].TagsUpdated {
+		t.Fatalf("cluster status %+v", cs.Runners)
+	}
+}
+
+// allocated keeps an allocation's answer.
+type allocated struct {
+	t    *testing.T
+	into **contract.Allocation
+}
+
+func (a *allocated) Accept()          {}
+func (a *allocated) Reject(err error) { a.t.Errorf("allocation rejected: %v", err) }
+func (a *allocated) Complete(success any, err error) {
+	if err != nil {
+		a.t.Errorf("allocation failed: %v", err)
+		return
+	}
+	*a.into, _ = success.(*contract.Allocation)
+}

@@ -47,6 +47,8 @@ var wireTypes = map[string]func() any{
 	"activity input " + contract.RunnerLeaseActivity:         func() any { return new(contract.LeaseInput) },
 	"update input " + contract.AllocateUpdate:                func() any { return new(contract.AllocateRequest) },
 	"update result " + contract.AllocateUpdate:               func() any { return new(contract.Allocation) },
+	"update input " + contract.UpdateTagsUpdate:              func() any { return new(contract.UpdateTagsRequest) },
+	"update result " + contract.UpdateTagsUpdate:             func() any { return new(contract.UpdateTagsResult) },
 }
 
 // TestRecordedPayloadsKeepTheirShape decodes every payload of the recorded histories into
