@@ -179,9 +179,10 @@ var kafkaSourceCases = []kafkaSourceCase{
 	// testKafkaAvroToAssert: SeaTunnel's avro records of the same rows
 	{config: "avro/kafka_avro_to_assert.conf", topic: "test_avro_topic", hi: 100, encode: kafkaRecordAvro, want: []string{"Total Read Count : 100"}},
 	{config: "kafka/kafka_source_to_assert_with_max_poll_records_1.conf", topic: "test_topic_text_max_poll_records_1", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
-	// json records read as text do not parse: skip reads none, fail fails the job naming the
-	// first record
-	{config: "kafka/kafkasource_format_error_handle_way_skip_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 0"}},
+	// json records read as text do not parse: skip reads none and counts the 100 skipped as
+	// failed, fail fails the job naming the first record
+	{config: "kafka/kafkasource_format_error_handle_way_skip_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkaRecordJSON,
+		want: []string{"Total Read Count : 0", "Total Failed Count : 100"}},
 	{config: "kafka/kafkasource_format_error_handle_way_fail_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkaRecordJSON,
 		code: 1, want: []string{"topic test_topic_error_message partition 0 offset 0"}},
 }

@@ -88,6 +88,9 @@ type Metrics struct {
 	TableSinkWriteQPS                  map[string]string `json:"TableSinkWriteQPS"`
 	TableSinkWriteBytes                map[string]string `json:"TableSinkWriteBytes"`
 	TableSinkWriteBytesPerSeconds      map[string]string `json:"TableSinkWriteBytesPerSeconds"`
+	// SourceFailedCount is Strait's own (SeaTunnel has no such metric): the records the
+	// sources could not read and skipped (Kafka's format_error_handle_way = skip).
+	SourceFailedCount string `json:"SourceFailedCount"`
 }
 
 // Ordered is a JSON object that keeps its keys in order.
@@ -450,9 +453,10 @@ func vertexName(pipeline int, v *planner.Vertex) string {
 }
 
 // metricsOf sums a job's counters SeaTunnel's way: rows and bytes (SeaTunnel's row sizes)
-// read and written, in all and per table, with their rates over the job's run time. Tasks
-// report rows by the table id they carry; a task whose counters have no tables (a runner of
-// an older release) gives its rows to the table of its task group's one source or sink.
+// read and written, in all and per table, with their rates over the job's run time, and the
+// records the sources skipped. Tasks report rows by the table id they carry; a task whose
+// counters have no tables (a runner of an older release) gives its rows to the table of its
+// task group's one source or sink.
 func metricsOf(st *contract.JobStatus, plan *planner.PhysicalPlan, elapsed time.Duration) Metrics {
 	m := Metrics{
 		TableSourceReceivedCount: map[string]string{}, TableSourceReceivedBytes: map[string]string{},
@@ -479,6 +483,7 @@ func metricsOf(st *contract.JobStatus, plan *planner.PhysicalPlan, elapsed time.
 	m.SourceReceivedQPS, m.SinkWriteQPS = rate(total.RowsRead), rate(total.RowsWritten)
 	m.SourceReceivedBytes, m.SinkWriteBytes = strconv.FormatInt(total.BytesRead, 10), strconv.FormatInt(total.BytesWritten, 10)
 	m.SourceReceivedBytesPerSeconds, m.SinkWriteBytesPerSeconds = rate(total.BytesRead), rate(total.BytesWritten)
+	m.SourceFailedCount = strconv.FormatInt(total.RowsFailed, 10)
 
 	tables := tableCounters(st, plan)
 	for tbl, n := range tables {

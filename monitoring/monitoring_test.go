@@ -138,7 +138,7 @@ func TestDashboardReadsExportedMetrics(t *testing.T) {
 	}
 	// what an operator looks for first
 	for _, want := range []string{"Jobs by state", "Rows/s in", "Rows/s out", "Checkpoint duration", "Age of the last completed checkpoint",
-		"Checkpoints completed and failed", "Restarts", "lag", "Busy time", "Back-pressured time"} {
+		"Checkpoints completed and failed", "Restarts", "lag", "Busy time", "Back-pressured time", "skipped by sources"} {
 		if !containsPart(titles, want) {
 			t.Errorf("no panel shows %q: %v", want, titles)
 		}
@@ -220,7 +220,7 @@ func TestAlertRules(t *testing.T) {
 		got = append(got, a)
 	}
 	sort.Strings(got)
-	for _, want := range []string{"StraitJobFailed", "StraitCheckpointsNotCompleting", "StraitRunnerLost", "StraitSourceLagGrowing"} {
+	for _, want := range []string{"StraitJobFailed", "StraitCheckpointsNotCompleting", "StraitRunnerLost", "StraitSourceLagGrowing", "StraitSourceSkippingRecords"} {
 		if !alerts[want] {
 			t.Errorf("no alert %s among %v", want, got)
 		}

@@ -18,7 +18,8 @@ type Collector struct {
 
 	slots, slotsUsed, tasks, inFlight, restarts *prometheus.Desc
 	rowsIn, rowsOut, queued                     *prometheus.Desc
-	srcRows, srcBytes, sinkRows, sinkBytes      *prometheus.Desc
+	srcRows, srcBytes, srcFailed                *prometheus.Desc
+	sinkRows, sinkBytes                         *prometheus.Desc
 	tblRowsRead, tblBytesRead                   *prometheus.Desc
 	tblRowsWritten, tblBytesWritten             *prometheus.Desc
 	busy, backPressured                         *prometheus.Desc
@@ -51,6 +52,7 @@ func NewCollector(r *Runner) *Collector {
 		queued:          d("strait_exchange_queue_depth", "Batches waiting in a task's input queue.", l, nil),
 		srcRows:         d("strait_source_rows_read_total", "Rows a source task read.", l, nil),
 		srcBytes:        d("strait_source_bytes_read_total", "Bytes of the rows a source task read.", l, nil),
+		srcFailed:       d("strait_source_rows_failed_total", "Records a source task could not read and skipped.", l, nil),
 		sinkRows:        d("strait_sink_rows_written_total", "Rows a sink task wrote.", l, nil),
 		sinkBytes:       d("strait_sink_bytes_written_total", "Bytes of the rows a sink task wrote.", l, nil),
 		tblRowsRead:     d("strait_table_rows_read_total", "Rows of a table a source task read.", lt, nil),
@@ -78,7 +80,7 @@ func NewCollector(r *Runner) *Collector {
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.slots, c.slotsUsed, c.tasks, c.inFlight, c.restarts, c.rowsIn, c.rowsOut, c.queued,
-		c.srcRows, c.srcBytes, c.sinkRows, c.sinkBytes, c.tblRowsRead, c.tblBytesRead, c.tblRowsWritten, c.tblBytesWritten,
+		c.srcRows, c.srcBytes, c.srcFailed, c.sinkRows, c.sinkBytes, c.tblRowsRead, c.tblBytesRead, c.tblRowsWritten, c.tblBytesWritten,
 		c.busy, c.backPressured, c.ckptBytes, c.ckptDuration, c.lagRecords, c.lagBytes,
 		c.ckptInterval, c.ckptFailed, c.pipeCkptDuration, c.pipeCkptBytes} {
 		ch <- d
@@ -147,6 +149,7 @@ func (c *Collector) collectTask(ch chan<- prometheus.Metric, runner string, t Ta
 	if t.Source {
 		counter(c.srcRows, float64(n.RowsRead))
 		counter(c.srcBytes, float64(n.BytesRead))
+		counter(c.srcFailed, float64(n.RowsFailed))
 	}
 	if t.Sink {
 		counter(c.sinkRows, float64(n.RowsWritten))

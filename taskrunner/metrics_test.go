@@ -146,6 +146,7 @@ func TestCollectorFamilies(t *testing.T) {
 		{"strait_exchange_queue_depth", task, 3, func(ms []*dto.Metric) bool { return sum(ms) == 0 }},
 		{"strait_source_rows_read_total", task, 1, func(ms []*dto.Metric) bool { return sum(ms) == 200 }},
 		{"strait_source_bytes_read_total", task, 1, func(ms []*dto.Metric) bool { return sum(ms) > 200*8 }},
+		{"strait_source_rows_failed_total", task, 1, func(ms []*dto.Metric) bool { return sum(ms) == 0 }},
 		{"strait_sink_rows_written_total", task, 2, func(ms []*dto.Metric) bool { return sum(ms) == 200 }},
 		{"strait_sink_bytes_written_total", task, 2, func(ms []*dto.Metric) bool { return sum(ms) > 200*8 }},
 		{"strait_table_rows_read_total", "job,pipeline,runner,table,task", 1, func(ms []*dto.Metric) bool { return sum(ms) == 200 }},

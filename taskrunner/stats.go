@@ -23,6 +23,34 @@ type taskStats struct {
 	ckptBytes, ckptNanos atomic.Int64 // the last checkpoint's state size and duration
 
 	lag atomic.Value // lagSource of the task's reader, when it has one
+
+	failing atomic.Value // failedCount of the task's reader, when it counts the records it skips
+}
+
+// RowsFailed is implemented by source readers that skip records they cannot read instead of
+// failing (Kafka's format_error_handle_way = skip): how many so far. The task counts them
+// as its failed rows (Counters.RowsFailed).
+type RowsFailed interface {
+	RowsFailed() int64
+}
+
+// failedCount holds a reader's RowsFailed.
+type failedCount struct{ f RowsFailed }
+
+// watchFailed keeps the reader for the task's failed rows when it counts the records it
+// skips.
+func (s *taskStats) watchFailed(r any) {
+	if f, ok := r.(RowsFailed); ok {
+		s.failing.Store(failedCount{f})
+	}
+}
+
+// rowsFailed is how many records the task's reader skipped so far.
+func (s *taskStats) rowsFailed() int64 {
+	if fc, ok := s.failing.Load().(failedCount); ok {
+		return fc.f.RowsFailed()
+	}
+	return 0
 }
 
 // lagSource is what a source reader tells of how far behind its source's end it is.

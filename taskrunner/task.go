@@ -203,7 +203,7 @@ func (t *task) state() contract.TaskState {
 }
 
 func (t *task) counters() contract.Counters {
-	c := contract.Counters{RowsReceived: t.rowsRecv.Load()}
+	c := contract.Counters{RowsReceived: t.rowsRecv.Load(), RowsFailed: t.stats.rowsFailed()}
 	t.read.addTo(&c, true)
 	t.written.addTo(&c, false)
 	return c
@@ -378,6 +378,7 @@ func (t *task) build(c *chain) error {
 			}
 			c.reader, c.coord = rd, coord
 			t.stats.watchLag(rd)
+			t.stats.watchFailed(rd)
 		case planner.TransformVertex:
 			tr, err := planner.BuildTransform(ex.d.Job, v)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -45,7 +46,13 @@ type reader struct {
 	committed bool
 
 	lag partitionLag // for the metrics
+	// skipped counts the records skipped with format_error_handle_way = skip (RowsFailed)
+	skipped atomic.Int64
 }
+
+// RowsFailed is how many records the reader skipped because they did not parse
+// (format_error_handle_way = skip); the task runner counts them as the task's failed rows.
+func (r *reader) RowsFailed() int64 { return r.skipped.Load() }
 
 func newReader(s *Source, ctx connector.ReaderContext) (*reader, error) {
 	return &reader{src: s, index: ctx.Index, parts: map[string]map[int32]*partState{}, pending: map[int64]kadm.Offsets{}}, nil
@@ -191,6 +198,7 @@ func (r *reader) record(ps *partState, rec *kgo.Record, out *row.Batch) error {
 			if !r.src.skipBad {
 				return connector.Permanent(werr)
 			}
+			r.skipped.Add(1)
 			slog.Warn("kafka: record skipped (format_error_handle_way = skip)", "error", werr)
 		}
 	}
