@@ -40,6 +40,9 @@ type JobInput struct {
 	// when they hold secrets; Config and Vars are then their masked copies, what the
 	// Temporal Web UI shows. Empty: Config is the config itself.
 	Sealed string `json:"sealed,omitempty"`
+	// Resume carries a running job into a new run (continue-as-new): its pipelines keep
+	// running and report to the workflow id.
+	Resume *JobResume `json:"resume,omitempty"`
 }
 
 // JobStatus is what the job workflow's status query answers, and its result.

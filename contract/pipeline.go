@@ -15,6 +15,9 @@ type PipelineInput struct {
 	// Resume carries a running pipeline into a new run (continue-as-new): its tasks keep
 	// running on their runners and their signals follow the workflow id.
 	Resume *PipelineResume `json:"resume,omitempty"`
+	// ReportTo is the workflow id of the job that follows the pipeline by its signals
+	// (pipeline-progress); empty: the job waits for the child's end instead.
+	ReportTo string `json:"reportTo,omitempty"`
 }
 
 // Vertex returns the pipeline's vertex with this id, nil when it has none.

@@ -6,17 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
-	sdkworker "go.temporal.io/sdk/worker"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/checkpointstore"
@@ -28,7 +24,6 @@ import (
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
-	"github.com/strait-dev/strait/worker"
 	"github.com/strait-dev/strait/workflows"
 )
 
@@ -505,7 +500,7 @@ sink { TxnSink { plugin_input = "a" } }`)
 	}
 }
 
-// replayAndRecord replays a workflow's history with the registered workflows and, when
+// replayAndRecord replays a workflow's latest run with the registered workflows and, when
 // STRAIT_RECORD_HISTORY names a directory, writes it there as <name>_history.json.
 func replayAndRecord(t *testing.T, n *node.Node, name, wid string) {
 	t.Helper()
@@ -513,33 +508,12 @@ func replayAndRecord(t *testing.T, n *node.Node, name, wid string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayer := sdkworker.NewWorkflowReplayer()
-	worker.RegisterWorkflows(replayer)
-	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
-		t.Fatalf("replay %s: %v", name, err)
-	}
-	if dir := os.Getenv("STRAIT_RECORD_HISTORY"); dir != "" {
-		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+"_history.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	replayHistory(t, name, hist)
 }
 
+// fetchHistory is a workflow's latest run's history.
 func fetchHistory(ctx context.Context, n *node.Node, wid string) (*historypb.History, error) {
-	it := n.Client.GetWorkflowHistory(ctx, wid, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	h := &historypb.History{}
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		h.Events = append(h.Events, ev)
-	}
-	return h, nil
+	return fetchRun(ctx, n, wid, "")
 }
 
 func TestCheckpointsCompleteAndCommit(t *testing.T) {

@@ -41,6 +41,7 @@ func RegisterCoordinatorActivities(r sdkworker.ActivityRegistry, a *activities.C
 	r.RegisterActivityWithOptions(a.CommitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
 	r.RegisterActivityWithOptions(a.PersistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
 	r.RegisterActivityWithOptions(a.LoadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
+	r.RegisterActivityWithOptions(a.DescribePipelines, activity.RegisterOptions{Name: contract.DescribePipelinesActivity})
 }
 
 // RegisterRunnerActivities registers a runner's activities.

@@ -37,7 +37,7 @@ func jobDetails(st *contract.JobStatus, now time.Time) string {
 		fmt.Fprintf(&b, "| %d | %s | %d | %d | %d | %s |\n", p.ID, p.State, p.Counters.RowsRead, p.Counters.RowsWritten,
 			p.Restarts, contract.PipelineWorkflowID(st.JobID, p.ID))
 	}
-	b.WriteString("\nLive counts are on each pipeline's page (its Current Details), as of its latest checkpoint.\n")
+	b.WriteString("\nCounts as of each pipeline's latest checkpoint, as it last reported them; its own page (Current Details) has its tasks and rate.\n")
 	return b.String()
 }
 

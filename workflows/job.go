@@ -18,12 +18,19 @@ import (
 )
 
 // JobWorkflow is the JobMaster: it plans the job, starts one child PipelineWorkflow per
-// pipeline, waits for them and records how the job ended. The job's state is kept in its
-// search attributes and answered by the status query.
+// pipeline, follows them by their progress signals until they ended and records how the
+// job ended. The job's state and live counts are kept in its status query and search
+// attributes; a long-running job continues as new while its pipelines run. (Histories from
+// before the pipelines reported by signal wait for the children's ends.)
 func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatus, error) {
 	j := newJobRun(ctx, in)
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, j.onStatus); err != nil {
 		return nil, err
+	}
+	if in.Resume != nil {
+		f := newFollower(ctx, j, in)
+		f.resumeFollowed(ctx, in.Resume)
+		return j.endFollowed(ctx, f)
 	}
 	j.begin(ctx)
 	plan, err := j.plan(ctx, in)
@@ -32,6 +39,11 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 			return j.finish(ctx, contract.JobCanceled, "")
 		}
 		return j.finish(ctx, contract.JobFailed, causeOf(err))
+	}
+	if followsBySignal(ctx) {
+		f := newFollower(ctx, j, in)
+		f.startFollowed(ctx, plan, in.Restore)
+		return j.endFollowed(ctx, f)
 	}
 	j.startPipelines(ctx, plan, in.Restore)
 	j.wait(ctx)

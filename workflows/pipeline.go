@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,9 +21,17 @@ func PipelineWorkflow(ctx workflow.Context, in contract.PipelineInput) (*contrac
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, pr.onStatus); err != nil {
 		return nil, err
 	}
+	ctx = pr.following(ctx)
+	end := pr.run(ctx)
+	pr.tellEnd(ctx, end)
+	return end.result()
+}
+
+// run takes the pipeline from its start (or the state of the run it continues) to its end.
+func (pr *pipelineRun) run(ctx workflow.Context) *ending {
 	restore, err := pr.begin(ctx)
 	if err != nil {
-		return pr.abandon(ctx, err).result()
+		return pr.abandon(ctx, err)
 	}
 	for {
 		owner := pr.owner(ctx)
@@ -34,9 +43,15 @@ func PipelineWorkflow(ctx workflow.Context, in contract.PipelineInput) (*contrac
 			restore, end = pr.failOver(ctx, owner)
 		}
 		if end != nil {
-			return end.result()
+			return end
 		}
 	}
+}
+
+// isContinueAsNew reports whether a run ends by continuing as new.
+func isContinueAsNew(err error) bool {
+	var can *workflow.ContinueAsNewError
+	return errors.As(err, &can)
 }
 
 // cancelWait bounds how long a canceled or failed pipeline waits for its runners to confirm
@@ -73,6 +88,8 @@ type pipelineRun struct {
 	announced contract.JobState
 	// permanent: the failure is one a restart cannot fix.
 	permanent bool
+	// progress reports to the job that follows the pipeline by signal (nil: none does).
+	progress *progress
 }
 
 // pipelineSignals are the channels of the signals a pipeline takes; receiveSignals and drain

@@ -3,6 +3,7 @@ package workflows
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -27,6 +28,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 		eventsPerRun int
 		// rmEventsPerRun is the resource manager's eventsBeforeContinue when it was recorded
 		rmEventsPerRun int
+		// followed: recorded by node.TestJobContinuesAsNewWhileItsPipelinesRun, with its
+		// JobEventsBeforeContinue and ProgressInterval
+		followed bool
 	}{
 		{name: "job_history.json"}, {name: "pipeline_history.json"}, {name: "scheduled_history.json"},
 		// recorded after pipelines tell their job when they run
@@ -45,6 +49,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 		{name: "pipeline_unversioned_lost_while_stopping_history.json", eventsPerRun: recordedEventsPerRun},
 		// checkpoints whose manifests a local activity wrote (persist-local-activity)
 		{name: "pipeline_persist_local_history.json"},
+		// a job that follows its pipeline by signal: its first run continuing as new, the run
+		// that ends it, and the pipeline reporting its progress
+		{name: "job_followed_history.json", followed: true}, {name: "job_followed_resumed_history.json", followed: true},
+		{name: "pipeline_followed_history.json", followed: true},
 		// the resource manager: registrations, an allocation by tags, a load report, a
 		// release and a registration again, up to its continue-as-new
 		// (TestRecordResourceManagerHistories, build tag record); recorded before the
@@ -57,6 +65,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			if h.eventsPerRun > 0 {
 				fewEventsPerRun(t, h.eventsPerRun)
+			}
+			if h.followed {
+				recordedFollowing(t)
 			}
 			if h.rmEventsPerRun > 0 {
 				old := eventsBeforeContinue
@@ -73,4 +84,12 @@ func TestReplayRecordedHistories(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordedFollowing sets JobEventsBeforeContinue and ProgressInterval to what
+// node.TestJobContinuesAsNewWhileItsPipelinesRun records the followed histories with.
+func recordedFollowing(t *testing.T) {
+	events, interval := JobEventsBeforeContinue, ProgressInterval
+	JobEventsBeforeContinue, ProgressInterval = 3, 50*time.Millisecond
+	t.Cleanup(func() { JobEventsBeforeContinue, ProgressInterval = events, interval })
 }

@@ -27,6 +27,7 @@ func (pr *pipelineRun) watch(ctx workflow.Context) (canceled bool) {
 		events++
 		sel := workflow.NewSelector(ctx)
 		pr.cp.arm(ctx, sel)
+		pr.armProgress(ctx, sel)
 		pr.receiveSignals(ctx, sel)
 		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { canceled = true })
 		sel.Select(ctx)

@@ -59,6 +59,10 @@ type harness struct {
 	trigger func(contract.TriggerRequest)
 	// onRelease runs when slots are released, after the owner is recorded
 	onRelease func(owner string)
+	// describe answers DescribePipelines (default: every pipeline runs); described lists
+	// the workflow ids looked up
+	describe  func(context.Context, contract.DescribeInput) ([]contract.PipelineLookup, error)
+	described []string
 }
 
 func newHarness(t *testing.T) *harness {
@@ -75,6 +79,7 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterActivityWithOptions(triggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
 	h.env.RegisterActivityWithOptions(persistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
 	h.env.RegisterActivityWithOptions(loadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
+	h.env.RegisterActivityWithOptions(describePipelines, activity.RegisterOptions{Name: contract.DescribePipelinesActivity})
 	h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) { return testPlan(), nil }
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
@@ -109,6 +114,14 @@ func newHarness(t *testing.T) *harness {
 				h.persist(in)
 			}
 			return nil
+		})
+	h.env.OnActivity(contract.DescribePipelinesActivity, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.DescribeInput) ([]contract.PipelineLookup, error) {
+			h.described = append(h.described, in.WorkflowIDs...)
+			if h.describe != nil {
+				return h.describe(ctx, in)
+			}
+			return describePipelines(ctx, in)
 		})
 	h.env.OnActivity(contract.CommitActivity, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.CommitInput) error { h.commits = append(h.commits, in); return nil })
@@ -335,6 +348,15 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 	if deploys != 1 || len(h2.commits) != 1 || len(h2.commits[0].Infos) != 2 {
 		t.Fatalf("deploys %d commits %+v", deploys, h2.commits)
 	}
+}
+
+// describePipelines finds every pipeline running.
+func describePipelines(_ context.Context, in contract.DescribeInput) ([]contract.PipelineLookup, error) {
+	out := make([]contract.PipelineLookup, len(in.WorkflowIDs))
+	for i, wid := range in.WorkflowIDs {
+		out[i] = contract.PipelineLookup{WorkflowID: wid, Running: true}
+	}
+	return out, nil
 }
 
 func triggerCheckpoint(context.Context, contract.TriggerRequest) error { return nil }
