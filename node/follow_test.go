@@ -91,18 +91,7 @@ sink { TxnSink {} }`}, "test")
 	if live == nil {
 		t.Fatal("the job's status query never counted a row while it ran")
 	}
-	sinkMu.Lock()
-	got := append([]int64(nil), received[id]...)
-	sinkMu.Unlock()
-	seen := make([]int, rows)
-	for _, v := range got {
-		seen[v]++
-	}
-	for v, c := range seen {
-		if c != 1 {
-			t.Fatalf("row %d is in the sink %d times", v, c)
-		}
-	}
+	eachRowOnce(t, id, rows, "")
 	last, err := fetchHistory(ctx, n, contract.JobWorkflowID(id))
 	if err != nil {
 		t.Fatal(err)

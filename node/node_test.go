@@ -500,6 +500,27 @@ sink { TxnSink { plugin_input = "a" } }`)
 	}
 }
 
+// eachRowOnce checks that the sink received every row of job id, 0 to rows-1, exactly
+// once; also says more of the run in a failure.
+func eachRowOnce(t *testing.T, id int64, rows int, also string) {
+	t.Helper()
+	sinkMu.Lock()
+	got := append([]int64(nil), received[id]...)
+	sinkMu.Unlock()
+	seen := make([]int, rows)
+	for _, v := range got {
+		if v < 0 || v >= int64(rows) {
+			t.Fatalf("the sink received row %d, outside the input's %d rows", v, rows)
+		}
+		seen[v]++
+	}
+	for v, c := range seen {
+		if c != 1 {
+			t.Fatalf("row %d is in the sink %d times (%d rows in all) %s", v, c, len(got), also)
+		}
+	}
+}
+
 // replayAndRecord replays a workflow's latest run with the registered workflows and, when
 // STRAIT_RECORD_HISTORY names a directory, writes it there as <name>_history.json.
 func replayAndRecord(t *testing.T, n *node.Node, name, wid string) {
@@ -580,18 +601,7 @@ sink { TxnSink {} }`, rows))
 	if restoredReaders.Load()-restoredBefore != 2 {
 		t.Fatalf("%d readers resumed from a checkpoint, want both", restoredReaders.Load()-restoredBefore)
 	}
-	sinkMu.Lock()
-	got := append([]int64(nil), received[id]...)
-	sinkMu.Unlock()
-	seen := make([]int, rows)
-	for _, v := range got {
-		seen[v]++
-	}
-	for v, c := range seen {
-		if c != 1 {
-			t.Fatalf("row %d is in the sink %d times (%d rows in all)", v, c, len(got))
-		}
-	}
+	eachRowOnce(t, id, rows, "")
 }
 
 func TestRetriesRunOut(t *testing.T) {
@@ -649,18 +659,7 @@ sink { TxnSink {} }`, rows)}
 	if st, err = jobclient.Wait(ctx, run); err != nil || st.State != contract.JobFinished {
 		t.Fatalf("after the restore: %+v %v", st, err)
 	}
-	sinkMu.Lock()
-	got := append([]int64(nil), received[id]...)
-	sinkMu.Unlock()
-	seen := make([]int, rows)
-	for _, v := range got {
-		seen[v]++
-	}
-	for v, c := range seen {
-		if c != 1 {
-			t.Fatalf("row %d is in the sink %d times (%d at the savepoint, %d in all)", v, c, mid, len(got))
-		}
-	}
+	eachRowOnce(t, id, rows, fmt.Sprintf("%d at the savepoint", mid))
 }
 
 // TestManyContinueAsNewCycles forces a pipeline to continue as new every few events while
@@ -690,18 +689,7 @@ sink { TxnSink {} }`, rows))
 	if first.GetContinuedExecutionRunId() == "" {
 		t.Fatal("the pipeline never continued as new")
 	}
-	sinkMu.Lock()
-	got := append([]int64(nil), received[id]...)
-	sinkMu.Unlock()
-	seen := make([]int, rows)
-	for _, v := range got {
-		seen[v]++
-	}
-	for v, c := range seen {
-		if c != 1 {
-			t.Fatalf("row %d is in the sink %d times", v, c)
-		}
-	}
+	eachRowOnce(t, id, rows, "")
 }
 
 // TestKeepsFailingUntilRetriesRunOut: a task that fails every time is restarted
