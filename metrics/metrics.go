@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +26,17 @@ func NewRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return reg
+}
+
+// ServeOr serves /metrics on addr, or on fallback when addr is in use ("" for none), until
+// ctx ends. It returns the address it listens on.
+func ServeOr(ctx context.Context, addr, fallback string, reg *prometheus.Registry, log *slog.Logger) (string, error) {
+	got, err := Serve(ctx, addr, reg, log)
+	if err != nil && fallback != "" && errors.Is(err, syscall.EADDRINUSE) {
+		log.Info("metrics address in use, serving on another", "address", addr, "fallback", fallback)
+		return Serve(ctx, fallback, reg, log)
+	}
+	return got, err
 }
 
 // Serve serves /metrics on addr until ctx ends. It returns the address it listens on.

@@ -46,6 +46,9 @@ type Config struct {
 	Runners []RunnerSpec
 	// MetricsAddr serves Prometheus /metrics there when set (":9090", "127.0.0.1:0").
 	MetricsAddr string
+	// MetricsFallback, when set, is where /metrics goes when MetricsAddr is taken (strait
+	// dev's default port may be held by another process; "127.0.0.1:0" is any free port).
+	MetricsFallback string
 	// CheckpointDir is the local checkpoint store's root, shared by the workers and runners
 	// of a cluster on one host or a shared mount (default: the engine config's
 	// checkpoint.storage.root, else <tmp>/strait/checkpoints). An engine config with S3
@@ -386,7 +389,7 @@ func serveMetrics(lc fx.Lifecycle, cfg Config, reg *prometheus.Registry, n *Node
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			addr, err := metrics.Serve(ctx, cfg.MetricsAddr, reg, cfg.Logger)
+			addr, err := metrics.ServeOr(ctx, cfg.MetricsAddr, cfg.MetricsFallback, reg, cfg.Logger)
 			if err != nil {
 				return fmt.Errorf("metrics on %s: %w", cfg.MetricsAddr, err)
 			}

@@ -174,7 +174,8 @@ func devCmd(args []string) int {
 		return 2
 	}
 	if cfg.MetricsAddr == "" && !*onlyTemporal {
-		cfg.MetricsAddr = devMetricsAddr(*ip) // dev serves /metrics unless told where
+		// dev serves /metrics unless told where: on Prometheus's usual port, else any free one
+		cfg.MetricsAddr, cfg.MetricsFallback = net.JoinHostPort(*ip, "9090"), net.JoinHostPort(*ip, "0")
 	}
 	if !*onlyTemporal {
 		cfg.Worker = true
@@ -215,18 +216,6 @@ func devCmd(args []string) int {
 		}
 		fmt.Printf("Submit jobs with: strait run --address %s job.conf\n", n.Address)
 	}, serveGateway)
-}
-
-// devMetricsAddr is where strait dev serves /metrics without --metrics: port 9090 on ip,
-// Prometheus's usual target, or any free port when that one is taken.
-func devMetricsAddr(ip string) string {
-	addr := net.JoinHostPort(ip, "9090")
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return net.JoinHostPort(ip, "0")
-	}
-	_ = lis.Close()
-	return addr
 }
 
 func workerCmd(args []string) int {
