@@ -129,6 +129,10 @@ func (ex *execution) acceptRemote() {
 						switch {
 						case m.Failed != nil:
 							msg.err = fmt.Errorf("input from subtask %d of task group %d: %w", producer, e.From, m.Failed)
+						case m.Marker != nil && m.Marker.Kind == markerSchemaChange:
+							if msg.change, msg.err = changeOfMarker(m.Marker); msg.err != nil {
+								msg.err = fmt.Errorf("input from subtask %d of task group %d: %w", producer, e.From, msg.err)
+							}
 						case m.Marker != nil:
 							msg.barrier = m.Marker.ID
 						}
@@ -265,6 +269,9 @@ type message struct {
 	barrier int64      // a checkpoint barrier from the producer
 	err     error      // a remote producer's channel broke
 	from    int        // the producer channel: edge and producer subtask
+	// change is a schema change from the producer, in order with its batches
+	// (schemachange.go); batch is nil then too
+	change *connector.SchemaChange
 }
 
 // channelID names one producer's channel into a consumer: its edge and subtask.

@@ -3,6 +3,7 @@ package taskrunner
 import (
 	"math"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -13,16 +14,20 @@ import (
 type hasher struct {
 	keys map[string][]int // table id -> key field positions
 	buf  []byte
+	// the tables and their key fields' names, which schema changes change (schemachange.go)
+	tables map[string]*catalog.Table
+	names  map[string][]string
 }
 
 func newHasher(producer *planner.Vertex, fields []string) *hasher {
-	h := &hasher{keys: map[string][]int{}}
+	h := &hasher{keys: map[string][]int{}, tables: map[string]*catalog.Table{}, names: map[string][]string{}}
 	for _, t := range producer.Tables {
 		idx := make([]int, 0, len(fields))
 		for _, f := range fields {
 			idx = append(idx, t.ColumnIndex(f)) // the planner checked every field exists
 		}
 		h.keys[t.ID()] = idx
+		h.tables[t.ID()], h.names[t.ID()] = t, fields
 	}
 	return h
 }

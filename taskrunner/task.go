@@ -273,6 +273,8 @@ type chain struct {
 	// aliases relabel the rows of a union's later inputs with the first input's tables
 	aliases map[string]string
 	out     *outlet
+	// changes are the ids of the schema changes the chain followed (schemachange.go)
+	changes map[string]bool
 }
 
 func (t *task) run() {
@@ -461,6 +463,7 @@ func (t *task) execute(ctx context.Context, c *chain) error {
 
 // pumpSource reads the source until it is done, pushing each batch through the chain.
 func (t *task) pumpSource(ctx context.Context, c *chain) error {
+	t.rebase(c)
 	c.coord.register(t.subtask)
 	mb := c.coord.mailbox[t.subtask]
 	noMoreSeen := false
@@ -513,10 +516,19 @@ func (t *task) pumpSource(ctx context.Context, c *chain) error {
 			if err := t.push(ctx, c, b); err != nil {
 				return err
 			}
+			if _, err := t.takeChanges(ctx, c); err != nil {
+				return err
+			}
 			t.stats.since(start, bp0)
 			idle = time.Millisecond
 		} else {
 			b.Release()
+			if took, err := t.takeChanges(ctx, c); err != nil || took {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if done {
 				return nil
 			}
@@ -581,6 +593,11 @@ func (t *task) pumpInbox(ctx context.Context, c *chain) error {
 			}
 			arrived[m.from] = true
 			order = append(order, m.from)
+		case m.change != nil:
+			if err := t.pushChange(ctx, c, m.change); err != nil {
+				return err
+			}
+			continue
 		case m.batch == nil:
 			ended[m.from] = true
 		default:
