@@ -89,6 +89,10 @@ type TaskReport struct {
 type CheckpointAck struct {
 	ID    int64     `json:"id"`
 	Tasks []TaskAck `json:"tasks"`
+	// Declined, when set, says why the checkpoint cannot complete on the runner (a task's
+	// state could not be stored): the coordinator aborts it at once. Tasks then holds the
+	// acknowledgements of the runner's tasks that had stored theirs.
+	Declined string `json:"declined,omitempty"`
 }
 
 // TaskAck is one task's acknowledgement of a checkpoint.

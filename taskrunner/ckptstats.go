@@ -8,8 +8,12 @@ import (
 )
 
 // defaultStreamingInterval is the checkpoint interval of a streaming job whose env sets none,
-// as the pipeline's coordinator has it.
-const defaultStreamingInterval = 30 * time.Second
+// and defaultCheckpointTimeout the timeout of one whose env sets none, as the pipeline's
+// coordinator has them.
+const (
+	defaultStreamingInterval = 30 * time.Second
+	defaultCheckpointTimeout = 10 * time.Minute
+)
 
 // pipelineCheckpoints is what a runner sees of a pipeline's checkpoints: the triggers it got
 // (a trigger tells of the newest completed checkpoint, so one triggered here and not
@@ -44,6 +48,14 @@ func checkpointInterval(env planner.Env) time.Duration {
 		return defaultStreamingInterval
 	}
 	return 0
+}
+
+// checkpointTimeout is how long the pipeline's coordinator waits for a checkpoint.
+func checkpointTimeout(env planner.Env) time.Duration {
+	if env.CheckpointTimeout > 0 {
+		return time.Duration(env.CheckpointTimeout) * time.Millisecond
+	}
+	return defaultCheckpointTimeout
 }
 
 // pipeline returns the pipeline's checkpoint tally; the ledger's lock is held.

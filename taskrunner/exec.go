@@ -32,6 +32,10 @@ type execution struct {
 
 	ackMu sync.Mutex
 	acks  map[int64][]contract.TaskAck
+	// declined is the newest checkpoint a task here declined: acknowledgements of it (or of
+	// an older one) that come later are not sent, what they prepared goes with the tasks'
+	// next acknowledgements
+	declined int64
 
 	local      map[contract.TaskID]bool
 	remote     map[contract.TaskID]string // tasks on other runners: their exchange address
@@ -653,6 +657,10 @@ func (ex *execution) failedTask() *task {
 // on this runner acknowledged it, the runner sends one report with all of them.
 func (ex *execution) acked(id int64, a contract.TaskAck) {
 	ex.ackMu.Lock()
+	if id <= ex.declined {
+		ex.ackMu.Unlock()
+		return
+	}
 	if ex.acks == nil {
 		ex.acks = map[int64][]contract.TaskAck{}
 	}
@@ -668,11 +676,45 @@ func (ex *execution) acked(id int64, a contract.TaskAck) {
 		go func() {
 			if ex.r.report(ex.d.ReportTo, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
 				Checkpoint: &contract.CheckpointAck{ID: id, Tasks: all}}) {
-				for _, t := range ex.tasks {
-					t.delivered(id)
-				}
+				ex.delivered(id, all)
 			}
 		}()
+	}
+}
+
+// decline reports at once that checkpoint id cannot complete here, with why and the
+// acknowledgements the runner's other tasks gave so far, so the coordinator aborts it without
+// waiting for its timeout. The first decline of a checkpoint is sent; the rest are logged.
+func (ex *execution) decline(id int64, reason string) {
+	ex.ackMu.Lock()
+	if id <= ex.declined {
+		ex.ackMu.Unlock()
+		return
+	}
+	ex.declined = id
+	acks := ex.acks[id]
+	for k := range ex.acks {
+		if k <= id {
+			delete(ex.acks, k) // none of them can complete any more
+		}
+	}
+	ex.ackMu.Unlock()
+	go func() {
+		if ex.r.report(ex.d.ReportTo, contract.TaskReport{RunnerID: ex.r.cfg.ID, Epoch: ex.d.Epoch,
+			Checkpoint: &contract.CheckpointAck{ID: id, Tasks: acks, Declined: reason}}) {
+			ex.delivered(id, acks)
+		}
+	}()
+}
+
+// delivered tells the tasks whose acknowledgements of checkpoint id reached the pipeline.
+func (ex *execution) delivered(id int64, acks []contract.TaskAck) {
+	for _, t := range ex.tasks {
+		for _, a := range acks {
+			if a.Task == t.id {
+				t.delivered(id)
+			}
+		}
 	}
 }
 

@@ -130,16 +130,29 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 	// the blob is written (and fsynced); the acknowledgement follows the write
 	key := checkpointstore.StateKey(t.ex.d.Job.ID, t.ex.d.Pipeline.ID, id, t.id.String())
 	ack := contract.TaskAck{Task: t.id, StateKey: key, Commits: commits, Counters: t.counters()}
-	go func() {
-		if err := t.ex.r.cfg.Store.Put(t.ex.ctx, key, blob); err != nil {
-			// no acknowledgement: the checkpoint expires and counts as a failed one
-			t.ex.r.log.Error("checkpoint state not written", "task", t.id.String(), "checkpoint", id, "error", err)
-			return
-		}
-		t.stats.checkpointed(len(blob), start)
-		t.ex.acked(id, ack)
-	}()
+	go t.storeState(id, blob, ack, start)
 	return nil
+}
+
+// storeState writes the task's state blob of checkpoint id and acknowledges it. A state that
+// cannot be written declines the checkpoint, so the coordinator aborts it at once instead of
+// at its timeout; the sink's commit infos stay undelivered and go with the task's next
+// acknowledgement. The write is bounded by the checkpoint's timeout: past it the checkpoint
+// is aborted anyway, and the retries of a store that does not answer would only pile up.
+func (t *task) storeState(id int64, blob []byte, ack contract.TaskAck, start time.Time) {
+	ctx, cancel := context.WithTimeout(t.ex.ctx, checkpointTimeout(t.ex.d.Env))
+	defer cancel()
+	if err := t.ex.r.cfg.Store.Put(ctx, ack.StateKey, blob); err != nil {
+		if t.ex.ctx.Err() != nil {
+			return // the tasks stop: the checkpoint goes with them
+		}
+		t.ex.r.log.Error("checkpoint state not written: checkpoint declined", "job", t.ex.d.Job.ID,
+			"pipeline", t.ex.d.Pipeline.ID, "task", t.id.String(), "checkpoint", id, "error", err)
+		t.ex.decline(id, fmt.Sprintf("task %s: state not written: %v", t.id, err))
+		return
+	}
+	t.stats.checkpointed(len(blob), start)
+	t.ex.acked(id, ack)
 }
 
 // preparedCommit is a commit info and the checkpoint that prepared it.
