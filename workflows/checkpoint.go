@@ -49,6 +49,9 @@ type coordinator struct {
 	carried []contract.CommitInfo
 	// carry: this run keeps such infos (histories from before it dropped them); asked once.
 	carry, carryKnown bool
+	// decline: this run aborts a checkpoint a runner declined at once (histories from before
+	// waited for its timeout); asked once.
+	decline, declineKnown bool
 }
 
 type pendingCheckpoint struct {
@@ -185,7 +188,8 @@ func (c *coordinator) isSource(g contract.TaskGroup) bool {
 	return false
 }
 
-// acked takes in a runner's acknowledgements; the last one completes the checkpoint.
+// acked takes in a runner's acknowledgements; the last one completes the checkpoint, a
+// decline aborts it.
 func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 	p := c.pending
 	if r.Epoch != c.pr.epoch {
@@ -203,6 +207,13 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 		if t, ok := c.pr.tasks[a.Task]; ok && !t.State.Terminal() {
 			t.Counters = a.Counters
 		}
+	}
+	if r.Checkpoint.Declined != "" && c.declines(ctx) {
+		// a task's state could not be stored: the checkpoint cannot complete, and what the
+		// others prepared for it goes with the next one
+		c.carryAcks(ctx, p.acks)
+		c.abort(fmt.Sprintf("checkpoint %d declined by runner %s: %s", p.id, r.RunnerID, r.Checkpoint.Declined))
+		return
 	}
 	if len(p.acks) < len(c.pr.tasks) {
 		return
@@ -343,6 +354,17 @@ func (c *coordinator) carries(ctx workflow.Context) bool {
 		c.carryKnown = true
 	}
 	return c.carry
+}
+
+// declines reports whether this run aborts a declined checkpoint when the decline arrives;
+// before, a decline was taken as the acknowledgements it carries and the checkpoint expired
+// at its timeout.
+func (c *coordinator) declines(ctx workflow.Context) bool {
+	if !c.declineKnown {
+		c.decline = workflow.GetVersion(ctx, "abort-declined-checkpoint", workflow.DefaultVersion, 1) == 1
+		c.declineKnown = true
+	}
+	return c.decline
 }
 
 // failedOver forgets what the given-up attempt prepared: its successor's writers abort it.
