@@ -97,7 +97,13 @@ func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (conne
 	for _, st := range states {
 		m, err := decode(st)
 		if err != nil {
-			return nil, err
+			// the state of the sink of one table, before the job was given more
+			id, ok := s.ownerOf(st)
+			if !ok {
+				return nil, err
+			}
+			per[id] = append(per[id], st)
+			continue
 		}
 		for id, b := range m {
 			if _, ok := s.sinks[id]; !ok {

@@ -648,3 +648,13 @@ func (w *myWriter) targetColumns(ctx context.Context) (map[string]bool, error) {
 	}
 	return have, nil
 }
+
+// StateTable is the input table a writer's state names (multitable.TableState): a job of
+// one table restored with more gives the state to its table's writer.
+func (s *Sink) StateTable(state []byte) (string, bool) {
+	var st writerState
+	if err := json.Unmarshal(state, &st); err != nil || st.Input == nil {
+		return "", false
+	}
+	return st.Input.ID(), true
+}

@@ -171,6 +171,9 @@ func TestMySQLSchemaChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			state := evolve(t, s, exactlyOnce)
+			if id, ok := s.StateTable(state); !ok || id != "shop.products" {
+				t.Fatalf("the state names table %q (%v), want shop.products", id, ok)
+			}
 			desc := "(id, int(11), NO, NULL) (name, longtext, YES, NULL) (add_column1, varchar(64), NO, 'yy') (add_column, bigint(20), NO, 1)"
 			query := "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COALESCE(COLUMN_DEFAULT, 'NULL') FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '" + db.name + "' AND TABLE_NAME = 'products' ORDER BY ORDINAL_POSITION"
 			if got := db.dump(t, query); got != desc {
