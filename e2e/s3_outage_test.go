@@ -80,11 +80,30 @@ func (p *cutProxy) setCut(cut bool) {
 	}
 }
 
+// pipelineFailure is the cause of the first pipeline's latest restart ("" before any).
+func pipelineFailure(t *testing.T, addr, id string) string {
+	t.Helper()
+	code, out := run(t, "job", "status", id, "--json", "--address", addr)
+	if code != 0 {
+		t.Fatalf("job status %s: exit %d\n%s", id, code, out)
+	}
+	var st contract.JobStatus
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("job status: %v\n%s", err, out)
+	}
+	if len(st.Pipelines) == 0 {
+		return ""
+	}
+	return st.Pipelines[0].LastFailure
+}
+
 // TestS3OutageFailsCheckpoints: when the checkpoint store cannot be reached, checkpoints
-// cannot be stored; each is aborted and counted against checkpoint.tolerable-failures, none
-// is half-written (a checkpoint in the bucket has its manifest and every blob it names), and
-// once the failures pass the tolerance the pipeline restarts from its latest checkpoint,
-// which it cannot read: the job fails naming the store and the object.
+// cannot be stored; the runner declines each once its state upload has failed, so each is
+// aborted within seconds (not at its minute's timeout) and counted against
+// checkpoint.tolerable-failures; none is half-written (a checkpoint in the bucket has its
+// manifest and every blob it names), and once the failures pass the tolerance the pipeline
+// restarts from its latest checkpoint, which it cannot read: the job fails naming the store
+// and the object.
 func TestS3OutageFailsCheckpoints(t *testing.T) {
 	t.Parallel()
 	store := s3Server(t)
@@ -103,13 +122,28 @@ func TestS3OutageFailsCheckpoints(t *testing.T) {
 	eventually(t, 60*time.Second, "the runner registered", func() bool { return clusterStatus(t, addr)["outage-runner"].State == "ALIVE" })
 
 	id := submit(t, addr, writeJob(t, `
-env { parallelism = 1, job.mode = STREAMING, checkpoint.interval = 1000, checkpoint.timeout = 4000, checkpoint.tolerable-failures = 2 }
+env { parallelism = 1, job.mode = STREAMING, checkpoint.interval = 1000, checkpoint.timeout = 60000, checkpoint.tolerable-failures = 2 }
 source { FakeSource { row.num = 100000000, split.read-interval = 100, split.num = 100, schema = { fields { id = bigint } } } }
 sink { Console { log.print.data = false } }`))
 	eventually(t, 90*time.Second, "two checkpoints completed in the bucket", func() bool { return len(store.completed(t, prefix, id)) >= 2 })
 	link.setCut(true)
 	cutAt := time.Now()
 	before := store.completed(t, prefix, id)
+
+	// three declined checkpoints (past a tolerance of two) restart the pipeline, each declined
+	// once its upload's retries are spent; three that expired would take three minutes
+	var cause string
+	eventually(t, 3*time.Minute, "the pipeline restarted once its checkpoints could not be stored", func() bool {
+		cause = pipelineFailure(t, addr, id)
+		return cause != "" || jobStatus(t, addr, id).State == "FAILED"
+	})
+	restartedAfter := time.Since(cutAt)
+	if !strings.Contains(cause, "declined by runner outage-runner") || !strings.Contains(cause, "state not written: checkpoint store s3://"+e2eBucket+"/"+prefix+"/") {
+		t.Errorf("the pipeline restarted because of %q, want a checkpoint declined by the runner, naming the store", cause)
+	}
+	if restartedAfter > time.Minute {
+		t.Errorf("the pipeline restarted %s after the store went away: its checkpoints were not declined, they expired", restartedAfter.Round(time.Second))
+	}
 
 	eventually(t, 3*time.Minute, "the job failed once its checkpoints could not be stored", func() bool {
 		return jobStatus(t, addr, id).State == "FAILED"
@@ -150,5 +184,6 @@ sink { Console { log.print.data = false } }`))
 			}
 		}
 	}
-	t.Logf("the job failed %s after the store went away: %s", time.Since(cutAt).Round(time.Second), st.Error)
+	t.Logf("the pipeline restarted %s after the store went away (%s); the job failed %s after: %s",
+		restartedAfter.Round(time.Second), cause, time.Since(cutAt).Round(time.Second), st.Error)
 }
