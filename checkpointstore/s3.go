@@ -81,7 +81,10 @@ type S3 struct {
 	log      *slog.Logger
 }
 
-var _ Store = (*S3)(nil)
+var (
+	_ Store       = (*S3)(nil)
+	_ keysDeleter = (*S3)(nil)
+)
 
 // NewS3 returns the store cfg describes. It does not reach the server: Check does.
 func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
@@ -354,6 +357,27 @@ func (s *S3) Delete(ctx context.Context, prefix string) error {
 		n := min(len(objs), deleteBatch)
 		if err := s.deleteObjects(ctx, objs[:n]); err != nil {
 			return fmt.Errorf("checkpoint store %s: delete: %w", s.where(p), err)
+		}
+		objs = objs[n:]
+	}
+	return nil
+}
+
+// deleteKeys removes the blobs of the store keys given, a thousand a request; a key naming a
+// folder removes the folder's entry on a server that keeps one.
+func (s *S3) deleteKeys(ctx context.Context, keys []string) error {
+	objs := make([]string, len(keys))
+	for i, k := range keys {
+		obj, err := s.object(k)
+		if err != nil {
+			return err
+		}
+		objs[i] = obj
+	}
+	for len(objs) > 0 {
+		n := min(len(objs), deleteBatch)
+		if err := s.deleteObjects(ctx, objs[:n]); err != nil {
+			return fmt.Errorf("checkpoint store %s: delete %d keys: %w", s.where(""), len(keys), err)
 		}
 		objs = objs[n:]
 	}

@@ -34,7 +34,7 @@ const (
 )
 
 // s3Server is the test server's endpoint and identity, or a skip when none is set.
-func s3Server(t *testing.T) (endpoint string, creds Credentials) {
+func s3Server(t testing.TB) (endpoint string, creds Credentials) {
 	t.Helper()
 	endpoint = os.Getenv(envS3)
 	if endpoint == "" {
@@ -52,7 +52,7 @@ var bucketOnce sync.Map // endpoint -> error of creating the test bucket
 // testS3 is an S3 store under a prefix of its own in the test bucket (created when
 // missing); tweak changes its settings before it is opened. The prefix is emptied when the
 // test ends.
-func testS3(t *testing.T, tweak func(*S3Config)) *S3 {
+func testS3(t testing.TB, tweak func(*S3Config)) *S3 {
 	t.Helper()
 	endpoint, creds := s3Server(t)
 	ensureBucket(t, endpoint, creds)
@@ -70,7 +70,7 @@ func testS3(t *testing.T, tweak func(*S3Config)) *S3 {
 
 var unsafeKey = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-func testPrefix(t *testing.T) string {
+func testPrefix(t testing.TB) string {
 	name := unsafeKey.ReplaceAllString(t.Name(), "_")
 	if len(name) > 80 {
 		name = name[:80]
@@ -79,7 +79,7 @@ func testPrefix(t *testing.T) string {
 }
 
 // rawClient reaches the test server without the store, to look at what the store left.
-func rawClient(t *testing.T, endpoint string, creds Credentials) *s3.Client {
+func rawClient(t testing.TB, endpoint string, creds Credentials) *s3.Client {
 	t.Helper()
 	cfg, err := loadAWSConfig(context.Background(), S3Config{Credentials: creds})
 	if err != nil {
@@ -91,7 +91,7 @@ func rawClient(t *testing.T, endpoint string, creds Credentials) *s3.Client {
 	})
 }
 
-func ensureBucket(t *testing.T, endpoint string, creds Credentials) {
+func ensureBucket(t testing.TB, endpoint string, creds Credentials) {
 	t.Helper()
 	v, _ := bucketOnce.LoadOrStore(endpoint, sync.OnceValue(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -110,7 +110,7 @@ func ensureBucket(t *testing.T, endpoint string, creds Credentials) {
 }
 
 // objects lists the object keys under a prefix of the test bucket.
-func objects(t *testing.T, endpoint string, creds Credentials, prefix string) []string {
+func objects(t testing.TB, endpoint string, creds Credentials, prefix string) []string {
 	t.Helper()
 	var out []string
 	pages := s3.NewListObjectsV2Paginator(rawClient(t, endpoint, creds), &s3.ListObjectsV2Input{Bucket: aws.String(testBucket), Prefix: aws.String(prefix + "/")})
@@ -126,7 +126,7 @@ func objects(t *testing.T, endpoint string, creds Credentials, prefix string) []
 	return out
 }
 
-func emptyPrefix(t *testing.T, endpoint string, creds Credentials, prefix string) {
+func emptyPrefix(t testing.TB, endpoint string, creds Credentials, prefix string) {
 	c := rawClient(t, endpoint, creds)
 	for _, k := range objects(t, endpoint, creds, prefix) {
 		_, _ = c.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(testBucket), Key: aws.String(prefix + "/" + k)})

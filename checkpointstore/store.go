@@ -116,6 +116,12 @@ func Completed(ctx context.Context, s Store, job int64, pipeline int) ([]int64, 
 	if err != nil {
 		return nil, err
 	}
+	return completedIn(keys), nil
+}
+
+// completedIn picks, oldest first, the ids of the completed checkpoints out of a listing of a
+// pipeline's keys.
+func completedIn(keys []string) []int64 {
 	var ids []int64
 	for _, k := range keys {
 		parts := strings.Split(k, "/")
@@ -126,40 +132,66 @@ func Completed(ctx context.Context, s Store, job int64, pipeline int) ([]int64, 
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
+	return ids
+}
+
+// keysDeleter is a store that deletes listed keys in one go (S3: a batch delete), so the
+// retention needs no listing per checkpoint it deletes. The keys given end with the
+// checkpoints' folders, which a store that keeps folders as entries (SeaweedFS) removes then;
+// left, they would make every later listing of the pipeline slower.
+type keysDeleter interface {
+	deleteKeys(ctx context.Context, keys []string) error
 }
 
 // Retain deletes a pipeline's checkpoints older than the newest keep completed ones,
-// including abandoned ones that never completed.
+// including abandoned ones that never completed. It lists the pipeline once; in S3 it then
+// deletes the old checkpoints' keys in one batch request, so a checkpoint's retention costs
+// two requests.
 func Retain(ctx context.Context, s Store, job int64, pipeline int, keep int) error {
-	ids, err := Completed(ctx, s, job, pipeline)
-	if err != nil || len(ids) == 0 {
-		return err
-	}
-	if keep < 1 {
-		keep = 1
-	}
-	oldestKept := ids[max(len(ids)-keep, 0)]
 	keys, err := s.List(ctx, fmt.Sprintf("%d/%d/", job, pipeline))
 	if err != nil {
 		return err
 	}
-	seen := map[int64]bool{}
+	ids := completedIn(keys)
+	if len(ids) == 0 {
+		return nil
+	}
+	old, dirs := olderThan(keys, ids[max(len(ids)-max(keep, 1), 0)])
+	if len(old) == 0 {
+		return nil
+	}
+	if d, ok := s.(keysDeleter); ok {
+		for _, id := range dirs {
+			old = append(old, Dir(job, pipeline, id))
+		}
+		return d.deleteKeys(ctx, old)
+	}
+	for _, id := range dirs {
+		if err := s.Delete(ctx, Dir(job, pipeline, id)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// olderThan picks out of a sorted listing of a pipeline's keys those of the checkpoints
+// before checkpoint oldest, and their ids, once each.
+func olderThan(keys []string, oldest int64) (old []string, ids []int64) {
 	for _, k := range keys {
 		parts := strings.Split(k, "/")
 		if len(parts) < 3 {
 			continue
 		}
 		id, err := strconv.ParseInt(parts[2], 10, 64)
-		if err != nil || id >= oldestKept || seen[id] {
+		if err != nil || id >= oldest {
 			continue
 		}
-		seen[id] = true
-		if err := s.Delete(ctx, Dir(job, pipeline, id)); err != nil {
-			return err
+		old = append(old, k)
+		if len(ids) == 0 || ids[len(ids)-1] != id {
+			ids = append(ids, id) // a checkpoint's keys are together in the sorted listing
 		}
 	}
-	return nil
+	return old, ids
 }
 
 // Forget deletes every checkpoint and savepoint of a job and says which completed ones there
