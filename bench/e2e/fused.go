@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,22 +60,67 @@ func fusedBench(bin, dir string, rows, procs int) {
 	r2 := runJob(bin, small, procs)
 	fmt.Printf("one-row job: submit to end %.3f s (the embedded server was already up), peak RSS %d MB\n", r2.submitToEnd, r2.maxRSSKB/1024)
 	fmt.Printf("data path memory (peak RSS of the %d-row job minus the one-row job's): %d MB\n", rows, (res.maxRSSKB-r2.maxRSSKB)/1024)
-	// the cost of checkpointing: the same fused job with a checkpoint every second
+	checkpointCost(bin, dir, job, rows, procs)
+}
+
+var ckptCostRuns = flag.Int("checkpoint-cost-runs", 3, "runs of each job in the checkpoint cost comparison, taken in turn, the median taken")
+
+// checkpointCost measures what a checkpoint every second costs the fused job: the job
+// without checkpoints, with them on the local store and in S3 (when a test server is named),
+// taken in turn so that the machine's drift touches each alike. It compares the medians of
+// the job's time and of the whole process's CPU time (which other processes on the machine
+// touch less), and, in S3, tells the CPU time the S3 server (SeaweedFS, on the same cores)
+// spent during each run.
+func checkpointCost(bin, dir, plain string, rows, procs int) {
 	withCkpt := filepath.Join(dir, "fused-ckpt.conf")
 	text := strings.Replace(fmt.Sprintf(fusedJob, rows), `parallelism = 1`, "parallelism = 1\n  checkpoint.interval = 1000", 1)
 	if err := os.WriteFile(withCkpt, []byte(text), 0o644); err != nil {
 		fail(err)
 	}
-	rc := runJob(bin, withCkpt, procs)
-	fmt.Printf("  with a checkpoint every 1 s: %.2f M rows/s (%.1f %% of the throughput without)\n",
-		float64(rows)/rc.jobSecs/1e6, 100*res.jobSecs/rc.jobSecs)
-	if cfg, where := s3Config(dir); cfg != "" {
-		rs := runJob(bin, withCkpt, procs, "--engine-config", cfg)
-		fmt.Printf("  with a checkpoint every 1 s in S3 (%s): %.2f M rows/s (%.1f %% of the throughput without; target over 95 %%)\n",
-			where, float64(rows)/rs.jobSecs/1e6, 100*res.jobSecs/rs.jobSecs)
-	} else {
-		fmt.Println("  with a checkpoint every 1 s in S3: not measured (STRAIT_TEST_S3 is not set; make bench starts SeaweedFS)")
+	cfg, where := s3Config(dir)
+	var none, local, inS3 []result
+	var server []float64
+	for range *ckptCostRuns {
+		none = append(none, runJob(bin, plain, procs))
+		local = append(local, runJob(bin, withCkpt, procs))
+		if cfg != "" {
+			before := processCPU("weed")
+			inS3 = append(inS3, runJob(bin, withCkpt, procs, "--engine-config", cfg))
+			server = append(server, processCPU("weed")-before)
+		}
 	}
+	fmt.Printf("a checkpoint every 1 s, %d rows, GOMAXPROCS=%d (median of %d runs each, taken in turn):\n", rows, procs, len(none))
+	results.add(checkpointCompared("checkpoint every 1 s, local store", rows, local, none, ""))
+	if cfg == "" {
+		fmt.Println("  in S3: not measured (STRAIT_TEST_S3 is not set; make bench starts SeaweedFS)")
+		return
+	}
+	results.add(checkpointCompared("checkpoint every 1 s, S3", rows, inS3, none,
+		fmt.Sprintf("%s; the S3 server's CPU %.2f s a run", where, median(server))))
+}
+
+// checkpointCompared is the comparison of the job with checkpoints (runs) and without (none):
+// the share of the throughput kept by the medians of the job's time, and the process's CPU
+// time beside.
+func checkpointCompared(name string, rows int, runs, none []result, note string) comparison {
+	cpu := fmt.Sprintf("process CPU %.2f s, without %.2f s (%+.1f %%)", medianOf(runs, cpuOf), medianOf(none, cpuOf),
+		100*(medianOf(runs, cpuOf)/medianOf(none, cpuOf)-1))
+	if note != "" {
+		cpu = note + "; " + cpu
+	}
+	return comparison{Section: "fused", Name: name, Rows: rows, Secs: medianOf(runs, jobOf), Anchor: "no checkpoints",
+		AnchorSecs: medianOf(none, jobOf), Target: "> 0.95", Runs: len(runs), Note: cpu}
+}
+
+func jobOf(r result) float64 { return r.jobSecs }
+func cpuOf(r result) float64 { return r.cpuSecs }
+
+func medianOf(rs []result, f func(result) float64) float64 {
+	xs := make([]float64, len(rs))
+	for i, r := range rs {
+		xs[i] = f(r)
+	}
+	return median(xs)
 }
 
 // sqlQuery is the Sql transform sqlCost puts into the fused job: a WHERE on two columns

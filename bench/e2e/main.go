@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -117,7 +118,9 @@ func waitTCP(addr string) {
 
 type result struct {
 	wall, jobSecs, submitToEnd float64
-	maxRSSKB                   int64
+	// cpuSecs is the CPU time (user and system) the process spent
+	cpuSecs  float64
+	maxRSSKB int64
 	// phases are the steps of strait run (config, node, submit, wait) in seconds
 	phases map[string]float64
 }
@@ -160,6 +163,7 @@ func runJob(bin, job string, procs int, args ...string) result {
 	r := result{wall: time.Since(start).Seconds()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSSKB = ru.Maxrss
+		r.cpuSecs = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	}
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
@@ -202,6 +206,33 @@ func hwmKB(pid int) int64 {
 	}
 	return 0
 }
+
+// processCPU is the CPU time (user and system, in seconds) the processes named name (their
+// /proc comm) have spent so far; 0 when there is none.
+func processCPU(name string) float64 {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var ticks int64
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: utime and stime are the 12th and 13th fields after comm
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || end < open || string(b[open+1:end]) != name {
+			continue
+		}
+		if f := strings.Fields(string(b[end+1:])); len(f) > 12 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			s, _ := strconv.ParseInt(f[12], 10, 64)
+			ticks += u + s
+		}
+	}
+	return float64(ticks) / clockTicks
+}
+
+// clockTicks is Linux's USER_HZ, the unit of /proc's CPU times.
+const clockTicks = 100
 
 // parsePhases reads "config 0.012s node 0.300s ..." into seconds by name.
 func parsePhases(text string) map[string]float64 {
