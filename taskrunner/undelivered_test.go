@@ -88,6 +88,7 @@ func init() {
 // committer then publishes every row. Before, the prepared transaction was dropped and its
 // rows never appeared, though the job finished with every row counted as written.
 func TestPreparedCommitOfAnUnacknowledgedCheckpointReachesTheFinalCommit(t *testing.T) {
+	staggeredSnapshots.Store(0)
 	out, staging := t.TempDir(), t.TempDir()
 	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
 env { job.mode = BATCH, parallelism = 2 }

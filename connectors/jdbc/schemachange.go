@@ -137,8 +137,9 @@ func restoredInput(c *sinkConfig, states [][]byte) (*catalog.Table, error) {
 }
 
 // restore returns the config of a writer restored from states: the input table the states
-// keep (a writer that applied schema changes before the checkpoint), written where the
-// target has its columns; the config as it is for a writer that starts afresh.
+// keep (a writer that applied schema changes before the checkpoint) or else the planned
+// one, written where the target has its columns; the config as it is for a writer that
+// starts afresh.
 func (c *sinkConfig) restore(ctx context.Context, states [][]byte, columns func(context.Context) (map[string]bool, error)) (*sinkConfig, error) {
 	if len(states) == 0 || c.mode == modeQuery {
 		return c, nil
@@ -147,6 +148,7 @@ func (c *sinkConfig) restore(ctx context.Context, states [][]byte, columns func(
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
+	evolved := in != nil
 	if in == nil {
 		in = c.input
 	}
@@ -155,7 +157,7 @@ func (c *sinkConfig) restore(ctx context.Context, states [][]byte, columns func(
 		return nil, err
 	}
 	r := *c
-	r.restored = true
+	r.restored, r.evolved = true, evolved
 	out, err := r.withInput(in, nil, have)
 	if err != nil {
 		return nil, fmt.Errorf("%s: table %s: restoring a writer: %w", c.where, c.target, err)
@@ -172,9 +174,11 @@ func (c *sinkConfig) inputState(checkpointID int64) ([]byte, error) {
 	return json.Marshal(writerState{NextCheckpoint: checkpointID + 1, Input: in})
 }
 
-// snapshotInput is the input table a writer's state keeps: the one its statements write.
+// snapshotInput is the input table a writer's state keeps: the one its statements write,
+// once a schema change made it differ from the planned one (nil before: a restore plans
+// the input again from the source as it is then, as SeaTunnel's does).
 func (c *sinkConfig) snapshotInput() *catalog.Table {
-	if c.mode == modeQuery {
+	if c.mode == modeQuery || !c.evolved {
 		return nil
 	}
 	return c.input
@@ -406,6 +410,7 @@ func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChan
 	if err != nil {
 		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err)))
 	}
+	next.evolved = true
 	w.cfg = next
 	if err := w.reprepare(ctx); err != nil {
 		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", w.cfg.where, ch, err))
@@ -554,6 +559,7 @@ func (w *myWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaCh
 	if err != nil {
 		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err)))
 	}
+	next.evolved = true
 	w.cfg = next
 	if err := w.prepare(ctx); err != nil {
 		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", w.cfg.where, ch, err))

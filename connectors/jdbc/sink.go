@@ -103,6 +103,10 @@ type sinkConfig struct {
 	pkNames  []string // the key's input columns, by name: schema changes keep them
 	ide      string   // field_ide
 	restored bool     // a restored writer: it writes the input columns its target has
+	// evolved: the writer applied a schema change (or was restored from one that had), so
+	// its state keeps its input table; a writer that never did takes the planned one on a
+	// restore, which reads the source's columns as they are now
+	evolved bool
 
 	pkUpdated   bool
 	useCopy     bool

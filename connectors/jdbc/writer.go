@@ -47,7 +47,8 @@ type writerState struct {
 	NextCheckpoint int64    `json:"next_checkpoint"`
 	Pending        []string `json:"pending,omitempty"`
 	// Input is the input table as the schema changes the writer applied left it: a
-	// restored writer writes its columns (the rows after the checkpoint have them).
+	// restored writer writes its columns (the rows after the checkpoint have them). None
+	// for a writer that applied no change: a restore takes the planned input.
 	Input *catalog.Table `json:"input,omitempty"`
 }
 
