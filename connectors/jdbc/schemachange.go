@@ -378,10 +378,23 @@ func (c *sinkConfig) pgAlter(ch *connector.SchemaChange, have map[string]bool, t
 
 // ---- the writers ----
 
-// PrepareSchemaChange writes and commits every row before the change.
-func (w *writer) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
-	if w.err != nil {
-		return w.err
+// schemaWriter is what applying a schema change needs of a writer of either dialect.
+type schemaWriter interface {
+	config() **sinkConfig
+	failed() error
+	fail(err error) error
+	// settle writes and commits every row buffered or prepared
+	settle(ctx context.Context) error
+	// alterTarget alters the table for the change, returning its columns after it
+	alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error)
+	// rebuild prepares the statements of the writer's columns again
+	rebuild(ctx context.Context) error
+}
+
+// prepareSchemaChange writes and commits every row before the change.
+func prepareSchemaChange(ctx context.Context, w schemaWriter) error {
+	if err := w.failed(); err != nil {
+		return err
 	}
 	if err := w.settle(ctx); err != nil {
 		return w.fail(err)
@@ -389,34 +402,52 @@ func (w *writer) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaCha
 	return nil
 }
 
-// ApplySchemaChange settles the rows before the change, alters the table and rebuilds the
+// applySchemaChange settles the rows before the change, alters the table and rebuilds the
 // writer's statements for the new columns (see the top of this file).
-func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
-	if w.err != nil {
-		return w.err
+func applySchemaChange(ctx context.Context, w schemaWriter, ch *connector.SchemaChange) error {
+	if err := w.failed(); err != nil {
+		return err
 	}
-	in, renames, err := w.cfg.evolve(ch)
+	cfg := w.config()
+	in, renames, err := (*cfg).evolve(ch)
 	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: %w", w.cfg.where, err)))
+		return w.fail(connector.Permanent(fmt.Errorf("%s: %w", (*cfg).where, err)))
 	}
 	if err := w.settle(ctx); err != nil {
 		return w.fail(err)
 	}
-	have, err := w.applyChange(ctx, ch)
+	have, err := w.alterTarget(ctx, ch)
 	if err != nil {
 		return w.fail(err)
 	}
-	next, err := w.cfg.withInput(in, renames, have)
+	next, err := (*cfg).withInput(in, renames, have)
 	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err)))
+		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", (*cfg).where, (*cfg).target, err)))
 	}
 	next.evolved = true
-	w.cfg = next
-	if err := w.reprepare(ctx); err != nil {
-		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", w.cfg.where, ch, err))
+	*cfg = next
+	if err := w.rebuild(ctx); err != nil {
+		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", next.where, ch, err))
 	}
 	return nil
 }
+
+// PrepareSchemaChange writes and commits every row before the change.
+func (w *writer) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
+	return prepareSchemaChange(ctx, w)
+}
+
+// ApplySchemaChange applies a change of the input's columns to the table (applySchemaChange).
+func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
+	return applySchemaChange(ctx, w, ch)
+}
+
+func (w *writer) config() **sinkConfig { return &w.cfg }
+func (w *writer) failed() error        { return w.err }
+func (w *writer) alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
+	return w.applyChange(ctx, ch)
+}
+func (w *writer) rebuild(ctx context.Context) error { return w.reprepare(ctx) }
 
 // applyChange alters the table as the change says, unless it shows it applied; it returns
 // the table's columns after it. A writer of the same table that applied it meanwhile (the
@@ -529,43 +560,20 @@ func (w *writer) reprepare(ctx context.Context) error {
 
 // PrepareSchemaChange writes and commits every row before the change.
 func (w *myWriter) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
-	if w.err != nil {
-		return w.err
-	}
-	if err := w.settle(ctx); err != nil {
-		return w.fail(err)
-	}
-	return nil
+	return prepareSchemaChange(ctx, w)
 }
 
-// ApplySchemaChange settles the rows before the change, alters the table and rebuilds the
-// writer's statements for the new columns (see the top of this file).
+// ApplySchemaChange applies a change of the input's columns to the table (applySchemaChange).
 func (w *myWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
-	if w.err != nil {
-		return w.err
-	}
-	in, renames, err := w.cfg.evolve(ch)
-	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: %w", w.cfg.where, err)))
-	}
-	if err := w.settle(ctx); err != nil {
-		return w.fail(err)
-	}
-	have, err := w.alter(ctx, ch)
-	if err != nil {
-		return w.fail(err)
-	}
-	next, err := w.cfg.withInput(in, renames, have)
-	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err)))
-	}
-	next.evolved = true
-	w.cfg = next
-	if err := w.prepare(ctx); err != nil {
-		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", w.cfg.where, ch, err))
-	}
-	return nil
+	return applySchemaChange(ctx, w, ch)
 }
+
+func (w *myWriter) config() **sinkConfig { return &w.cfg }
+func (w *myWriter) failed() error        { return w.err }
+func (w *myWriter) alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
+	return w.alter(ctx, ch)
+}
+func (w *myWriter) rebuild(ctx context.Context) error { return w.prepare(ctx) }
 
 // settle sends what is buffered and commits the open transaction (an XA transaction in one
 // phase) and the prepared ones: nothing of the writer holds the table then.
