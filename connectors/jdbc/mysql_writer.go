@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
@@ -56,6 +57,7 @@ type myWriter struct {
 	epoch     int
 	cp        int64
 	xid       string // the open XA transaction
+	connID    int64  // the server's id of conn's session (exactly-once: detach waits for its end)
 	inTx      bool
 	pending   []string
 	err       error
@@ -75,7 +77,7 @@ func newMySQLWriter(c *sinkConfig, ctx connector.WriterContext, states [][]byte)
 		epoch:     ctx.Epoch,
 		cp:        1,
 	}
-	if w.conn, err = w.db.Conn(bg); err != nil {
+	if err := w.session(bg); err != nil {
 		w.Close(bg)
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
@@ -473,12 +475,67 @@ func (w *myWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byt
 // MariaDB keep a prepared transaction with its session while the session lives, so only
 // once it ends can the committer (another session) commit it, and only a new session can
 // start the next one.
+//
+// The server ends a session after the client has closed it; until it has, the transaction
+// is still the session's, an XA COMMIT from another session finds no such transaction (which
+// a committer takes for one committed already) and it would stay prepared. So detach
+// returns only once the session is gone from the server's process list.
 func (w *myWriter) detach(ctx context.Context) error {
+	old := w.connID
 	_ = w.conn.Raw(func(any) error { return driver.ErrBadConn }) // discarded, not pooled
 	w.conn.Close()
-	var err error
-	w.conn, err = w.db.Conn(ctx)
-	return err
+	if err := w.session(ctx); err != nil {
+		return err
+	}
+	return w.waitSessionEnded(ctx, old)
+}
+
+// session opens the writer's session and learns its id.
+func (w *myWriter) session(ctx context.Context) error {
+	conn, err := w.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	w.conn = conn
+	if !w.cfg.exactlyOnce {
+		return nil
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&w.connID); err != nil {
+		return fmt.Errorf("read the session's id: %w", err)
+	}
+	return nil
+}
+
+// waitSessionEnded waits until the server no longer lists session id, for at most the
+// connection timeout.
+func (w *myWriter) waitSessionEnded(ctx context.Context, id int64) error {
+	if id == 0 {
+		return nil
+	}
+	timeout := w.cfg.my.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	pause := time.Millisecond
+	for {
+		var n int
+		if err := w.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&n); err != nil {
+			return fmt.Errorf("look for the preparing session %d: %w", id, err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the session %d that prepared the transaction did not end within %s", id, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 // SnapshotState lists the prepared XA transactions not yet committed: a restore commits
