@@ -85,10 +85,15 @@ const DefaultBatchSize = 1024
 // A batch and its values belong to whoever holds it; an operator that keeps rows past the
 // call that handed it the batch must Clone them.
 type Batch struct {
-	Rows   []Row
-	chunk  []Value   // current arena chunk; rows take Fields from its free tail
-	extra  [][]Value // chunks filled before the current one, kept until Reset
-	target int
+	Rows []Row
+	// Encoded holds, for a row a reader added with AddEncoded, the record it was read from,
+	// when that record is already byte for byte what the sink downstream would write for
+	// the row (EncodedReader, EncodedWriter): such a row has no Fields, and only that sink
+	// sees it. Entries past its length, and nil entries, are rows known by their fields.
+	Encoded [][]byte
+	chunk   []Value   // current arena chunk; rows take Fields from its free tail
+	extra   [][]Value // chunks filled before the current one, kept until Reset
+	target  int
 }
 
 var pool = sync.Pool{New: func() any { return &Batch{} }}
@@ -130,6 +135,10 @@ func (b *Batch) Reset() {
 		b.Rows[i] = Row{}
 	}
 	b.Rows = b.Rows[:0]
+	if b.Encoded != nil {
+		clear(b.Encoded)
+		b.Encoded = b.Encoded[:0]
+	}
 	if len(b.extra) > 0 {
 		// keep the largest chunk for the next fill
 		for _, c := range b.extra {
@@ -177,6 +186,40 @@ func (b *Batch) Add(kind Kind, table string, width int) *Row {
 	return r
 }
 
+// AddEncoded appends a row known only by its encoded form enc, which the batch keeps (it
+// is not copied): a row without fields, for the sink that writes rows in that form.
+func (b *Batch) AddEncoded(kind Kind, table string, enc []byte) {
+	n := len(b.Rows)
+	if len(b.Encoded) > n {
+		b.Encoded = b.Encoded[:n] // rows were cut off after encoded ones
+	}
+	if b.Encoded == nil {
+		b.Encoded = make([][]byte, 0, max(b.target, n+1))
+	}
+	for len(b.Encoded) < n {
+		b.Encoded = append(b.Encoded, nil)
+	}
+	b.Rows = append(b.Rows, Row{Kind: kind, Table: table})
+	b.Encoded = append(b.Encoded, enc)
+}
+
+// EncodedOf is row i's encoded form when it has one (AddEncoded), else nil.
+func (b *Batch) EncodedOf(i int) []byte {
+	if i < len(b.Encoded) && i < len(b.Rows) {
+		return b.Encoded[i]
+	}
+	return nil
+}
+
+// RowSize is row i's size as Row.Size counts it, or the length of its encoded form when it
+// has no fields.
+func (b *Batch) RowSize(i int) int {
+	if r := &b.Rows[i]; r.Fields != nil || i >= len(b.Encoded) {
+		return r.Size()
+	}
+	return len(b.Encoded[i])
+}
+
 // AddRow appends a copy of r's header and fields (values are copied shallowly).
 func (b *Batch) AddRow(r *Row) *Row {
 	n := b.Add(r.Kind, r.Table, len(r.Fields))
@@ -189,6 +232,10 @@ func (b *Batch) Clone() *Batch {
 	c := NewBatch(b.target)
 	for i := range b.Rows {
 		r := &b.Rows[i]
+		if enc := b.EncodedOf(i); enc != nil {
+			c.AddEncoded(r.Kind, r.Table, append([]byte(nil), enc...))
+			continue
+		}
 		n := c.Add(r.Kind, r.Table, len(r.Fields))
 		for j := range r.Fields {
 			n.Fields[j] = r.Fields[j].Clone()
@@ -204,6 +251,9 @@ func (b *Batch) Filter(keep func(*Row) bool) {
 		if keep(&b.Rows[i]) {
 			if n != i {
 				b.Rows[n] = b.Rows[i]
+				if n < len(b.Encoded) {
+					b.Encoded[n] = b.EncodedOf(i)
+				}
 			}
 			n++
 		}
@@ -212,6 +262,10 @@ func (b *Batch) Filter(keep func(*Row) bool) {
 		b.Rows[i] = Row{}
 	}
 	b.Rows = b.Rows[:n]
+	if len(b.Encoded) > n {
+		clear(b.Encoded[n:])
+		b.Encoded = b.Encoded[:n]
+	}
 }
 
 // TypeOf returns the runtime type kind of a value; a helper for type checks.

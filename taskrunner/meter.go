@@ -37,7 +37,7 @@ func (m *meter) count(b *row.Batch) {
 		table := rs[i].Table
 		j, size := i, 0
 		for ; j < len(rs) && rs[j].Table == table; j++ {
-			size += rs[j].Size()
+			size += b.RowSize(j)
 		}
 		if table == "" {
 			table = m.defaultTable

@@ -61,7 +61,7 @@ func (l *readLimiter) took(b *row.Batch, now time.Time) {
 	if l.bytes > 0 {
 		n := 0
 		for i := range b.Rows {
-			n += b.Rows[i].Size()
+			n += b.RowSize(i)
 		}
 		cost = max(cost, float64(n)/l.bytes)
 		l.readRows += int64(b.Len())

@@ -416,6 +416,7 @@ func (t *task) build(c *chain) error {
 			c.writer, c.sinkVertex = w, vid
 		}
 	}
+	t.passEncoded(c)
 	if c.reader == nil {
 		c.in = ex.inboxes[t.id]
 		c.aliases = ex.vertices[t.group.Vertices[0]].TableAliases
@@ -429,6 +430,27 @@ func (t *task) build(c *chain) error {
 	}
 	t.transition(contract.TaskReadyStart)
 	return nil
+}
+
+// passEncoded lets the reader hand records to the writer in their encoded form when the
+// reader feeds the writer directly and both name a table's encoding alike
+// (connector.EncodedReader): the writer writes such a record as it came, and nothing turns
+// it into fields and back.
+func (t *task) passEncoded(c *chain) {
+	if c.reader == nil || c.writer == nil || len(c.transforms) > 0 {
+		return
+	}
+	er, ok := c.reader.(connector.EncodedReader)
+	ew, ok2 := c.writer.(connector.EncodedWriter)
+	if !ok || !ok2 {
+		return
+	}
+	for table, enc := range er.Encodings() {
+		if enc != "" && ew.Encoding(table) == enc {
+			er.EmitEncoded(table)
+			t.ex.r.log.Info("records pass to the sink as they were read", "task", t.id.String(), "table", table)
+		}
+	}
 }
 
 func (t *task) execute(ctx context.Context, c *chain) error {

@@ -25,6 +25,9 @@ type partState struct {
 	dec   decoder
 	table string
 	done  bool
+	// canon, when the task hands this table's records on encoded (EmitEncoded), matches the
+	// records that go as they are
+	canon *canonicalJSON
 }
 
 // reader reads the partitions assigned to one subtask with one franz-go client, each from
@@ -48,6 +51,8 @@ type reader struct {
 	lag partitionLag // for the metrics
 	// skipped counts the records skipped with format_error_handle_way = skip (RowsFailed)
 	skipped atomic.Int64
+	// encoded are the tables whose canonical records are handed on as they are (EmitEncoded)
+	encoded map[string]bool
 }
 
 // RowsFailed is how many records the reader skipped because they did not parse
@@ -104,6 +109,9 @@ func (r *reader) add(splits []split) error {
 			return fmt.Errorf("%s: topic %s: %w", r.src.where, s.Topic, err)
 		}
 		ps := &partState{split: s, dec: dec, table: set.table.ID()}
+		if r.encoded[ps.table] {
+			ps.canon = setCanonical(set)
+		}
 		if r.parts[s.Topic] == nil {
 			r.parts[s.Topic] = map[int32]*partState{}
 		}
@@ -192,7 +200,13 @@ func (r *reader) record(ps *partState, rec *kgo.Record, out *row.Batch) error {
 		r.finishPart(ps)
 		return nil
 	}
-	if !rec.Attrs.IsControl() {
+	switch {
+	case rec.Attrs.IsControl():
+	case ps.canon != nil && ps.canon.match(rec.Value):
+		// the record is what the sink writes for its row: it goes as it is (the client
+		// allocates each fetch's buffers afresh, so the bytes stay the record's)
+		out.AddEncoded(row.Insert, ps.table, rec.Value)
+	default:
 		if _, err := ps.dec.decode(rec.Value, ps.table, out); err != nil {
 			werr := fmt.Errorf("%s: topic %s partition %d offset %d: %w", r.src.where, rec.Topic, rec.Partition, rec.Offset, err)
 			if !r.src.skipBad {
@@ -207,6 +221,42 @@ func (r *reader) record(ps *partState, rec *kgo.Record, out *row.Batch) error {
 		r.finishPart(ps)
 	}
 	return nil
+}
+
+// Encodings are the json encodings of the tables the reader reads (connector.EncodedReader).
+func (r *reader) Encodings() map[string]string {
+	m := map[string]string{}
+	for _, set := range r.src.sets {
+		if setCanonical(set) != nil {
+			m[set.table.ID()] = jsonEncoding(set.table.RowType())
+		}
+	}
+	return m
+}
+
+// EmitEncoded has the reader hand the canonical records of table on as they are.
+func (r *reader) EmitEncoded(table string) {
+	if r.encoded == nil {
+		r.encoded = map[string]bool{}
+	}
+	r.encoded[table] = true
+	for topic, parts := range r.parts {
+		set, _ := r.src.setOf(topic)
+		for _, ps := range parts {
+			if ps.table == table && set != nil {
+				ps.canon = setCanonical(set)
+			}
+		}
+	}
+}
+
+// setCanonical is the matcher of the set's canonical records, or nil when its records are
+// not json of a row type canonicalJSON checks.
+func setCanonical(set *topicSet) *canonicalJSON {
+	if set.raw || set.format != formatJSON {
+		return nil
+	}
+	return newCanonicalJSON(set.table.RowType())
 }
 
 func (r *reader) finishPart(ps *partState) {

@@ -192,6 +192,9 @@ func (w *txnWriter) begin(ctx context.Context) error {
 	return nil
 }
 
+// Encoding is the encoding the writer writes encoded rows of table in (connector.EncodedWriter).
+func (w *txnWriter) Encoding(table string) string { return w.sink.encoding(table) }
+
 func (w *txnWriter) Write(ctx context.Context, b *row.Batch) error {
 	w.stopped = ctx.Done()
 	if b.Len() == 0 {

@@ -63,6 +63,15 @@ func (p *producer) write(ctx context.Context, b *row.Batch) error {
 			table, tc = r.Table, s.codecOf(r.Table)
 		}
 		rec := s.newRecord()
+		if enc := b.EncodedOf(i); enc != nil {
+			// a record read as it is written (Encoding): its bytes go unchanged
+			rec.Topic, rec.Key, rec.Value = tc.topic[0].text, nil, append(rec.Value[:0], enc...)
+			if s.partition != nil {
+				rec.Partition = *s.partition
+			}
+			p.cl.Produce(ctx, rec, p.promise)
+			continue
+		}
 		if err := s.record(tc, r, rec); err != nil {
 			s.recycle(rec)
 			return fmt.Errorf("%s: row of %s: %w", s.where, r.Table, err)
@@ -70,6 +79,18 @@ func (p *producer) write(ctx context.Context, b *row.Batch) error {
 		p.cl.Produce(ctx, rec, p.promise)
 	}
 	return ctx.Err()
+}
+
+// encoding is the encoding in which the sink writes the rows of table
+// (connector.EncodedWriter): the json encoding of their row type when each row's record is
+// its json value alone, to a topic that does not depend on its fields, without a key.
+func (s *Sink) encoding(table string) string {
+	tc := s.codecOf(table)
+	je, ok := tc.value.(*jsonEncoder)
+	if !ok || tc.key != nil || tc.rowKey != nil || len(tc.topic) != 1 || tc.topic[0].field >= 0 {
+		return ""
+	}
+	return jsonEncoding(je.rt)
 }
 
 // flush waits until every record sent is acknowledged.
@@ -95,6 +116,9 @@ func newPlainWriter(s *Sink) (*plainWriter, error) {
 }
 
 func (w *plainWriter) Write(ctx context.Context, b *row.Batch) error { return w.p.write(ctx, b) }
+
+// Encoding is the encoding the writer writes encoded rows of table in (connector.EncodedWriter).
+func (w *plainWriter) Encoding(table string) string { return w.p.sink.encoding(table) }
 
 // PrepareCommit flushes under AT_LEAST_ONCE, and under NON in a BATCH job, whose last
 // checkpoint ends it. There is nothing to commit.
