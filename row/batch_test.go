@@ -55,3 +55,18 @@ func TestBatchEncoded(t *testing.T) {
 		t.Fatal("a reset batch kept an encoded form")
 	}
 }
+
+func TestValueSize(t *testing.T) {
+	for _, c := range []struct {
+		v    Value
+		want int
+	}{
+		{Value{}, 0}, {StringValue("abc"), 3}, {BoolValue(true), 1}, {TinyIntValue(1), 1}, {SmallIntValue(1), 2},
+		{IntValue(1), 4}, {FloatValue(1), 4}, {BigIntValue(1), 8}, {DoubleValue(1), 8}, {TimestampValue(1), 48},
+		{ArrayValue([]Value{StringValue("ab"), BigIntValue(1)}), 10},
+	} {
+		if got := c.v.Size(); got != c.want {
+			t.Errorf("size of %s %v: %d, want %d", c.v.T, c.v, got, c.want)
+		}
+	}
+}

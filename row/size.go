@@ -7,27 +7,12 @@ import "github.com/strait-dev/strait/types"
 // of strings, the width of numbers, fixed sizes for decimals and times, and the sum of the
 // parts of arrays, maps and rows.
 func (v *Value) Size() int {
+	if n := fixedSize[v.T]; n >= 0 {
+		return int(n)
+	}
 	switch v.T {
-	case types.Null:
-		return 0
 	case types.String, types.Bytes:
 		return len(v.S)
-	case types.Boolean, types.TinyInt:
-		return 1
-	case types.SmallInt:
-		return 2
-	case types.Int, types.Float:
-		return 4
-	case types.BigInt, types.Double:
-		return 8
-	case types.Decimal:
-		return 36
-	case types.Date:
-		return 24
-	case types.Time:
-		return 12
-	case types.Timestamp:
-		return 48
 	case types.Array, types.Row:
 		n := 0
 		for i, e := 0, v.Elems(); i < len(e); i++ {
@@ -45,6 +30,22 @@ func (v *Value) Size() int {
 	}
 	return 8
 }
+
+// fixedSize is the size of a value of each kind of fixed size, -1 for the others: one
+// look-up per value on the data path, where the meters count every row.
+var fixedSize = func() (t [256]int8) {
+	for i := range t {
+		t[i] = 8
+	}
+	for k, n := range map[types.Kind]int8{
+		types.Null: 0, types.Boolean: 1, types.TinyInt: 1, types.SmallInt: 2, types.Int: 4, types.Float: 4,
+		types.BigInt: 8, types.Double: 8, types.Decimal: 36, types.Date: 24, types.Time: 12, types.Timestamp: 48,
+		types.String: -1, types.Bytes: -1, types.Array: -1, types.Row: -1, types.Map: -1,
+	} {
+		t[k] = n
+	}
+	return t
+}()
 
 // Size is the sum of the row's field sizes (see Value.Size).
 func (r *Row) Size() int {

@@ -2,6 +2,7 @@ package jdbc
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -80,7 +81,59 @@ func (w *writer) encode(j int, v *row.Value, dst []byte) ([]byte, error) {
 		}
 		return appendDocumentArray(dst, elem, v.Elems(), w.enc[j] == encJSONBArray), nil
 	}
+	if out, ok := appendScalar(w.oids[j], v, dst); ok {
+		return out, nil
+	}
 	return w.tm.Encode(w.oids[j], pgtype.BinaryFormatCode, cell{v}, dst)
+}
+
+// pgEpochMicros is 2000-01-01T00:00:00Z, PostgreSQL's epoch, in microseconds since Unix's.
+const pgEpochMicros = 946684800 * 1000000
+
+// appendScalar appends the binary form of the commonest pairs of value and column type
+// itself, as pgx would encode them (TestAppendScalarAsPgx holds it to that), without pgx's
+// per-value plan look-up and the boxing of the value; ok is false for the others, which go
+// to pgx, and for a value out of the column's range, whose error pgx words.
+func appendScalar(oid uint32, v *row.Value, dst []byte) ([]byte, bool) {
+	switch oid {
+	case pgtype.Int8OID:
+		if v.T.IsInteger() {
+			return binary.BigEndian.AppendUint64(dst, uint64(v.I)), true
+		}
+	case pgtype.Int4OID:
+		if v.T.IsInteger() && v.I >= math.MinInt32 && v.I <= math.MaxInt32 {
+			return binary.BigEndian.AppendUint32(dst, uint32(int32(v.I))), true
+		}
+	case pgtype.Int2OID:
+		if v.T.IsInteger() && v.I >= math.MinInt16 && v.I <= math.MaxInt16 {
+			return binary.BigEndian.AppendUint16(dst, uint16(int16(v.I))), true
+		}
+	case pgtype.Float8OID:
+		if v.T == types.Double || v.T == types.Float {
+			f, _ := v.AsFloat64()
+			return binary.BigEndian.AppendUint64(dst, math.Float64bits(f)), true
+		}
+	case pgtype.BoolOID:
+		if v.T == types.Boolean {
+			if v.I != 0 {
+				return append(dst, 1), true
+			}
+			return append(dst, 0), true
+		}
+	case pgtype.TextOID, pgtype.VarcharOID:
+		if v.T == types.String {
+			return append(dst, v.S...), true
+		}
+	case pgtype.TimestamptzOID, pgtype.TimestampOID:
+		if v.T == types.Timestamp {
+			micros := v.I / 1000
+			if v.I%1000 < 0 {
+				micros-- // toward the past, as time.Time's seconds and nanoseconds split it
+			}
+			return binary.BigEndian.AppendUint64(dst, uint64(micros-pgEpochMicros)), true
+		}
+	}
+	return dst, false
 }
 
 // arrayElemOf maps the arrays of documents to their element types.
