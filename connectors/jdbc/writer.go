@@ -80,6 +80,7 @@ type writer struct {
 	// use_copy_statement (the insert), when every column's type has an array type
 	bulkUpsert, bulkDelete *pgconn.StatementDescription
 	arrays                 [][]byte // scratch: one array parameter per column
+	hasNull                []bool   // scratch: which of them hold a null
 	fields                 []int    // input field of each parameter of main
 	all                    []int    // every parameter's position: 0, 1, ...
 	oids                   []uint32
@@ -503,16 +504,22 @@ func (w *writer) queueBulk() int {
 		if n == 0 {
 			continue
 		}
-		w.arrays = w.arrays[:0]
-		hasNull := make([]bool, len(cols))
-		for _, col := range cols {
-			a := make([]byte, 20, 20+n*16)
+		// the arrays' memory is reused flush after flush: SendBind copies them out
+		for len(w.arrays) < len(cols) {
+			w.arrays = append(w.arrays, nil)
+		}
+		w.arrays = w.arrays[:len(cols)]
+		hasNull := w.hasNull[:0]
+		for j, col := range cols {
+			a := append(w.arrays[j][:0], make([]byte, 20)...)
 			binary.BigEndian.PutUint32(a[0:], 1) // one dimension
 			binary.BigEndian.PutUint32(a[8:], w.oids[col])
 			binary.BigEndian.PutUint32(a[12:], uint32(n))
 			binary.BigEndian.PutUint32(a[16:], 1) // lower bound
-			w.arrays = append(w.arrays, a)
+			w.arrays[j] = a
+			hasNull = append(hasNull, false)
 		}
+		w.hasNull = hasNull
 		for _, e := range w.entries {
 			if e.dead || (e.op == opDelete) != del {
 				continue
