@@ -58,6 +58,29 @@ func (w *writer) sendStatement(d *pgconn.StatementDescription, params [][]byte, 
 	w.fe.SendExecute(&w.execute)
 }
 
+// sendLarge sends a bound execution of a prepared statement whose parameters are large (a
+// flush's arrays) straight from the writer's own buffer, after what the frontend holds:
+// through the frontend the messages would grow its buffer afresh every flush, since it lets
+// a buffer of more than a kilobyte go once it has written it.
+func (w *writer) sendLarge(d *pgconn.StatementDescription, params [][]byte, formats []int16) error {
+	w.bind = pgproto3.Bind{PreparedStatement: d.Name, ParameterFormatCodes: formats, Parameters: params}
+	wire, err := w.bind.Encode(w.wire[:0])
+	if err == nil {
+		wire, err = w.execute.Encode(wire)
+	}
+	if err != nil {
+		return w.lost(fmt.Errorf("bind: %w", err)) // as the frontend's own encoding error would
+	}
+	w.wire = wire
+	if err := w.fe.Flush(); err != nil {
+		return w.lost(fmt.Errorf("send: %w", err))
+	}
+	if _, err := w.conn.PgConn().Conn().Write(w.wire); err != nil {
+		return w.lost(fmt.Errorf("send: %w", err))
+	}
+	return nil
+}
+
 // flush sends the buffered rows as one flush without waiting for it (after waiting for
 // the oldest flush in flight when maxInFlight are): one binary COPY for an append-only
 // table, else the bulk statements or one statement per row.
@@ -86,7 +109,11 @@ func (w *writer) flush(ctx context.Context) error {
 		}
 		stmts++
 	case w.bulkUpsert != nil:
-		stmts += w.queueBulk()
+		n, err := w.queueBulk()
+		if err != nil {
+			return err
+		}
+		stmts += n
 	default:
 		stmts += w.queueRows()
 	}

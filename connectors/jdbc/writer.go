@@ -70,6 +70,7 @@ type writer struct {
 	copyOpen              bool          // the checkpoint's COPY is open (is_exactly_once, auto_commit = false)
 	bind                  pgproto3.Bind // scratch messages of sendStatement
 	execute               pgproto3.Execute
+	wire                  []byte // scratch: a bulk statement's messages, encoded (sendLarge)
 
 	main   *pgconn.StatementDescription // query, insert or upsert
 	insert *pgconn.StatementDescription // modeInsertUpdate
@@ -487,7 +488,7 @@ func (w *writer) queueRows() int {
 // with one array per column built from the entries' encoded parameters; it returns how many
 // statements. The reduction left each key once, so the two sets are disjoint and their
 // order does not matter.
-func (w *writer) queueBulk() int {
+func (w *writer) queueBulk() (int, error) {
 	stmts := 0
 	for _, del := range []bool{true, false} {
 		cols := w.all
@@ -541,10 +542,12 @@ func (w *writer) queueBulk() int {
 				binary.BigEndian.PutUint32(w.arrays[j][4:], 1)
 			}
 		}
-		w.sendStatement(stmt, w.arrays, allBinary) // the bulk path has no text column
+		if err := w.sendLarge(stmt, w.arrays, allBinary); err != nil { // the bulk path has no text column
+			return stmts, err
+		}
 		stmts++
 	}
-	return stmts
+	return stmts, nil
 }
 
 // PrepareCommit sends what is buffered. With is_exactly_once it prepares the checkpoint's
