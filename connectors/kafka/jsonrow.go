@@ -138,8 +138,7 @@ func (r *jsonRowReader) end(b []byte, p int) error {
 
 // value reads the value at p as a field of type t.
 func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int, error) {
-	v := &r.val
-	*v = hocon.Value{}
+	v := &r.val // set whole on the paths that go to the converter, not on the others
 	switch {
 	case p >= len(b):
 		return row.Value{}, p, errSlowPath
@@ -151,8 +150,8 @@ func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int
 		if t.Kind == types.String {
 			return row.StringValue(r.strs.keep(s)), next, nil
 		}
-		v.Kind, p = hocon.String, next
-		v.Str = unsafe.String(unsafe.SliceData(s), len(s)) // read, not kept
+		*v = hocon.Value{Kind: hocon.String, Str: unsafe.String(unsafe.SliceData(s), len(s))} // read, not kept
+		p = next
 	case b[p] == '-' || b[p] >= '0' && b[p] <= '9':
 		end := numberEnd(b, p)
 		if end < 0 {
@@ -161,17 +160,18 @@ func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int
 		if out, ok := r.number(b[p:end], t); ok {
 			return out, end, nil
 		}
-		v.Kind, v.Str, p = hocon.Number, unsafe.String(&b[p], end-p), end
+		*v = hocon.Value{Kind: hocon.Number, Str: unsafe.String(&b[p], end-p)}
+		p = end
 	case hasWord(b, p, "true"):
 		if t.Kind == types.Boolean {
 			return row.BoolValue(true), p + 4, nil
 		}
-		v.Kind, v.Bool, p = hocon.Bool, true, p+4
+		*v, p = hocon.Value{Kind: hocon.Bool, Bool: true}, p+4
 	case hasWord(b, p, "false"):
 		if t.Kind == types.Boolean {
 			return row.BoolValue(false), p + 5, nil
 		}
-		v.Kind, p = hocon.Bool, p+5
+		*v, p = hocon.Value{Kind: hocon.Bool}, p+5
 	case hasWord(b, p, "null"):
 		return row.Value{}, p + 4, nil
 	default:
