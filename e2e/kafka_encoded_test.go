@@ -12,7 +12,8 @@ import (
 // A Kafka → Kafka job in the json format writes a record that is already in the sink's form
 // as it was read, and any other the way it writes rows from their fields: the output is the
 // same record for record whichever way each one went, and a record that does not parse is
-// still skipped as format_error_handle_way says.
+// still skipped as format_error_handle_way says. With a key from the fields, or a transform
+// between source and sink, every record goes by its fields, to the same output.
 func TestKafkaRecordsPassAsRead(t *testing.T) {
 	addr, adm := kafkaBroker(t)
 	in := kafkaTopic(t, adm, "e2e_encoded_in", 1)
@@ -49,24 +50,31 @@ func TestKafkaRecordsPassAsRead(t *testing.T) {
 			want = append(want, c.out)
 		}
 	}
-	job := func(out, sinkExtra string) string {
+	job := func(out, sinkExtra string, transform bool) string {
+		input, tr := "src", ""
+		if transform {
+			input, tr = "t", `transform { Sql { plugin_input = "src", plugin_output = "t", query = "select * from src" } }`
+		}
 		return writeJob(t, fmt.Sprintf(`
 env { job.mode = BATCH, parallelism = 1 }
-source { Kafka { plugin_output = "in", bootstrap.servers = %q, topic = %q, start_mode = earliest,
+source { Kafka { plugin_output = "src", bootstrap.servers = %q, topic = %q, start_mode = earliest,
   format_error_handle_way = skip, schema = { fields { id = bigint, name = string, score = double, ok = boolean } } } }
-sink { Kafka { plugin_input = "in", bootstrap.servers = %[1]q, topic = %[3]q, semantics = AT_LEAST_ONCE %[4]s } }`,
-			addr, in, out, sinkExtra))
+%[5]s
+sink { Kafka { plugin_input = %[6]q, bootstrap.servers = %[1]q, topic = %[3]q, semantics = AT_LEAST_ONCE %[4]s } }`,
+			addr, in, out, sinkExtra, tr, input))
 	}
 	for _, c := range []struct {
 		name, extra string
+		transform   bool
 		encoded     bool
 	}{
-		{"as read", "", true},
-		{"from fields (a key from the fields)", ", partition_key_fields = [id]", false},
+		{"as read", "", false, true},
+		{"from fields (a key from the fields)", ", partition_key_fields = [id]", false, false},
+		{"from fields (a transform between)", "", true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := kafkaTopic(t, adm, "e2e_encoded_out", 1)
-			code, log := run(t, "run", "-v", job(out, c.extra)) // -v: the engine's log, which says how records pass
+			code, log := run(t, "run", "-v", job(out, c.extra, c.transform)) // -v: the engine's log says how records pass
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, log)
 			}
