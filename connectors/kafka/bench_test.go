@@ -107,7 +107,7 @@ func benchInput(b *testing.B, addr string, n int) string {
 	in := newTopic(b, addr, 1)
 	var vals []string
 	for i := range n {
-		rec, _ := (&jsonEncoder{rt: benchType}).encode(nil, row.Insert, benchFields(int64(i)))
+		rec, _ := newJSONEncoder(benchType).encode(nil, row.Insert, benchFields(int64(i)))
 		vals = append(vals, string(rec))
 		if len(vals) == 10000 || i == n-1 {
 			produce(b, addr, in, 0, vals...)
@@ -287,7 +287,7 @@ func BenchmarkBareProduce(b *testing.B) {
 	out := newTopic(b, addr, 1)
 	s, _ := benchSink(b, addr, out)
 	p := bareProducer(b, s)
-	val, _ := (&jsonEncoder{rt: benchType}).encode(nil, row.Insert, benchFields(1234567))
+	val, _ := newJSONEncoder(benchType).encode(nil, row.Insert, benchFields(1234567))
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

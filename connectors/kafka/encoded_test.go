@@ -29,7 +29,7 @@ func reencoded(t *testing.T, rt *types.RowType, in string) (string, bool) {
 	if n, err := dec.decode([]byte(in), "t", b); err != nil || n != 1 {
 		return "", false
 	}
-	out, err := (&jsonEncoder{rt: rt}).encode(nil, row.Insert, b.Rows[0].Fields)
+	out, err := newJSONEncoder(rt).encode(nil, row.Insert, b.Rows[0].Fields)
 	if err != nil {
 		t.Fatalf("encode %s: %v", in, err)
 	}

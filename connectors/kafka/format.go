@@ -314,7 +314,7 @@ type encoder interface {
 func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
 	switch format {
 	case formatJSON:
-		return &jsonEncoder{rt: rt}, nil
+		return newJSONEncoder(rt), nil
 	case formatText:
 		return &textEncoder{rt: rt, seps: textSeparators(delimiter)}, nil
 	case formatAvro:
@@ -329,10 +329,33 @@ func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
 
 // jsonEncoder writes SeaTunnel's json format: an object of the columns by name, nested rows
 // as objects, dates and timestamps as ISO text, bytes as base64.
-type jsonEncoder struct{ rt *types.RowType }
+type jsonEncoder struct {
+	rt *types.RowType
+	// keys are the fields' `"name":` as written, then `,"name":`: written once, not per row
+	keys [][]byte
+}
+
+func newJSONEncoder(rt *types.RowType) *jsonEncoder {
+	e := &jsonEncoder{rt: rt, keys: make([][]byte, len(rt.Names))}
+	for i, n := range rt.Names {
+		if i > 0 {
+			e.keys[i] = append(e.keys[i], ',')
+		}
+		e.keys[i] = append(row.AppendJSONString(e.keys[i], n), ':')
+	}
+	return e
+}
 
 func (e *jsonEncoder) encode(buf []byte, _ row.Kind, fields []row.Value) ([]byte, error) {
-	return appendJSONRow(buf, fields, e.rt), nil
+	if len(fields) != len(e.keys) {
+		return appendJSONRow(buf, fields, e.rt), nil
+	}
+	buf = append(buf, '{')
+	for i := range fields {
+		buf = append(buf, e.keys[i]...)
+		buf = appendJSONValue(buf, fields[i], e.rt.Types[i])
+	}
+	return append(buf, '}'), nil
 }
 
 func appendJSONRow(buf []byte, fields []row.Value, rt *types.RowType) []byte {
