@@ -505,7 +505,7 @@ func (w *writer) queueBulk() (int, error) {
 		if n == 0 {
 			continue
 		}
-		// the arrays' memory is reused flush after flush: SendBind copies them out
+		// the arrays' memory is reused flush after flush: sendLarge encodes them into its buffer
 		for len(w.arrays) < len(cols) {
 			w.arrays = append(w.arrays, nil)
 		}
