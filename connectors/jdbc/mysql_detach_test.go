@@ -19,12 +19,7 @@ import (
 func TestMySQLPreparedIsCommittableAtOnce(t *testing.T) {
 	d := newMyDB(t)
 	ctx := context.Background()
-	d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)")
-	conf := d.conf(`generate_sink_sql = true
-table = sink
-primary_keys = [pk_id]
-is_exactly_once = true
-xa_data_source_class_name = "com.mysql.cj.jdbc.MysqlXADataSource"`)
+	conf := d.exactlyOnceSink(t, "")
 	s, err := newMySink(t, conf, scoreTable())
 	if err != nil {
 		t.Fatal(err)

@@ -124,6 +124,19 @@ func (d *myDB) dump(t testing.TB, query string) string {
 }
 
 // conf is the connection options of the test database, then body.
+// exactlyOnceSink creates the table sink (pk_id, name, score) and returns the options of an
+// exactly-once Jdbc sink writing it, extra added.
+func (d *myDB) exactlyOnceSink(t testing.TB, extra string) string {
+	t.Helper()
+	d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)")
+	return d.conf(`generate_sink_sql = true
+table = sink
+primary_keys = [pk_id]
+is_exactly_once = true
+xa_data_source_class_name = "com.mysql.cj.jdbc.MysqlXADataSource"
+` + extra)
+}
+
 func (d *myDB) conf(body string) string {
 	return fmt.Sprintf("url = %q\ndriver = \"com.mysql.cj.jdbc.Driver\"\nuser = %q\npassword = %q\n%s\n", d.url, d.user, d.pass, body)
 }
@@ -449,14 +462,7 @@ func (d *myDB) xaLeft(t testing.TB, tag string) string {
 func TestMySQLExactlyOnce(t *testing.T) {
 	d := newMyDB(t)
 	ctx := context.Background()
-	d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)")
-	conf := d.conf(`generate_sink_sql = true
-table = sink
-primary_keys = [pk_id]
-is_exactly_once = true
-xa_data_source_class_name = "com.mysql.cj.jdbc.MysqlXADataSource"
-max_commit_attempts = 3
-transaction_timeout_sec = 86400`)
+	conf := d.exactlyOnceSink(t, "max_commit_attempts = 3\ntransaction_timeout_sec = 86400")
 	newSink := func() *Sink {
 		s, err := newMySink(t, conf, scoreTable())
 		if err != nil {
