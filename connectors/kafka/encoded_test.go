@@ -2,10 +2,14 @@ package kafka
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"testing"
 
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -171,5 +175,102 @@ func TestCanonicalDoubles(t *testing.T) {
 	}
 	if accepted < 10000 {
 		t.Fatalf("only %d texts accepted", accepted)
+	}
+}
+
+// TestEncodedRecordsOutliveTheirFetch: a record handed on as it was read keeps its bytes
+// after later fetches (the client's buffers are not reused), and the reader hands on exactly
+// the canonical records, reading the others into fields.
+func TestEncodedRecordsOutliveTheirFetch(t *testing.T) {
+	addr := testBroker(t)
+	in := newTopic(t, addr, 1)
+	const n = 20000
+	want := make([]string, n)
+	for i := range want {
+		want[i] = fmt.Sprintf(`{"id":%d,"name":"name-%d"}`, i, i)
+		if i%7 == 3 {
+			want[i] = fmt.Sprintf(`{"id": %d, "name": "name-%d"}`, i, i) // not the sink's form
+		}
+	}
+	for i := 0; i < n; i += 5000 {
+		produce(t, addr, in, 0, want[i:i+5000]...)
+	}
+	src := mustSource(t, connector.Batch, 1, fmt.Sprintf(`bootstrap.servers = %q
+topic = %q
+start_mode = earliest
+commit_on_checkpoint = false
+schema = { fields { id = bigint, name = string } }`, addr, in))
+	ctx := context.Background()
+	ec := conntest.NewEnumContext(1)
+	en, err := src.CreateEnumerator(ec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := en.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := en.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := src.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 1, Mode: connector.Batch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	er := rd.(connector.EncodedReader)
+	encs := er.Encodings()
+	if len(encs) != 1 {
+		t.Fatalf("encodings %v", encs)
+	}
+	for table := range encs {
+		er.EmitEncoded(table)
+	}
+	if err := rd.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	rd.AddSplits(ec.Assigned[0])
+	rd.NoMoreSplits()
+	var held [][]byte // the encoded forms, as the batches handed them on: not copied
+	var fields []int64
+	for polls := 0; ; polls++ {
+		b := row.NewBatch(512) // several polls and fetches
+		done, err := rd.PollNext(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range b.Rows {
+			if enc := b.EncodedOf(i); enc != nil {
+				held = append(held, enc)
+			} else {
+				fields = append(fields, b.Rows[i].Fields[0].I)
+			}
+		}
+		b.Release()
+		if done {
+			break
+		}
+		if polls > 10000 {
+			t.Fatal("the reader did not finish")
+		}
+	}
+	var canonical []string
+	spaced := 0
+	for i, w := range want {
+		if i%7 == 3 {
+			if spaced >= len(fields) || fields[spaced] != int64(i) {
+				t.Fatalf("record %d was not read into fields", i)
+			}
+			spaced++
+			continue
+		}
+		canonical = append(canonical, w)
+	}
+	if len(held) != len(canonical) || spaced != len(fields) {
+		t.Fatalf("%d records handed on as read, want %d; %d read into fields, want %d", len(held), len(canonical), len(fields), spaced)
+	}
+	for i := range held {
+		if string(held[i]) != canonical[i] {
+			t.Fatalf("encoded record %d is %q after later fetches, want %q", i, held[i], canonical[i])
+		}
 	}
 }
