@@ -151,20 +151,8 @@ func waitBlocked(t *testing.T, oid uint32, done <-chan error) int32 {
 // checkpoint returns only once the server applied them, so every row is in the table
 // when it does.
 func TestSinkCheckpointWaitsForFlushes(t *testing.T) {
-	url, conn := testDB(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSink(t, genConf(url, "sink")+"batch_size = 10\nprimary_keys = []\n", scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close(ctx)
+	w, conn := keylessWriter(t, "batch_size = 10", connector.WriterContext{Job: connector.Job{ID: 42}})
 	oid, release := lockTable(t, conn, "sink")
 	// two flushes sent (as many as may be in flight), nothing buffered: the checkpoint
 	// has nothing to send, only flushes to wait for
@@ -194,20 +182,8 @@ func TestSinkCheckpointWaitsForFlushes(t *testing.T) {
 // TestSinkExactlyOnceCancelMidFlush: cancelling a checkpoint while its flushes wait on the
 // server leaves nothing of them in the table and no transaction prepared.
 func TestSinkExactlyOnceCancelMidFlush(t *testing.T) {
-	url, conn := testDB(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSink(t, genConf(url, "sink")+"batch_size = 10\nprimary_keys = []\nis_exactly_once = true\n", scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 4242}, Epoch: 1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close(ctx)
+	w, conn := keylessWriter(t, "batch_size = 10\nis_exactly_once = true", connector.WriterContext{Job: connector.Job{ID: 4242}, Epoch: 1})
 	oid, release := lockTable(t, conn, "sink")
 	if err := w.Write(ctx, scoreRows(25, 0)); err != nil {
 		t.Fatal(err)

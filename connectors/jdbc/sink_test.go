@@ -36,6 +36,28 @@ func newSink(t testing.TB, src string, in *catalog.Table) (*Sink, error) {
 	return s.(*Sink), nil
 }
 
+// keylessWriter creates the table sink (pk_id, name, score) without a key and returns a
+// writer of a sink generating its statements for it (extra added to its options), closed
+// when the test ends, and a connection to the test's database.
+func keylessWriter(t *testing.T, extra string, wc connector.WriterContext) (connector.Writer, *pgx.Conn) {
+	t.Helper()
+	url, conn := testDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT)"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSink(t, genConf(url, "sink")+"primary_keys = []\n"+extra+"\n", scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWriter(wc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(ctx) })
+	return w, conn
+}
+
 // genConf is the options of a sink that generates its statements for table, connected as
 // the test user; a test appends its own lines.
 func genConf(url, table string) string {
@@ -754,20 +776,8 @@ query = "insert into log values (:nope)"
 // fail the writer with an error naming the sink and the table, not a hang or a panic, and
 // the writer stays failed.
 func TestSinkLostConnectionFails(t *testing.T) {
-	url, conn := testDB(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE scores (pk_id BIGINT, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSink(t, genConf(url, "scores")+"batch_size = 2\n", scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close(ctx)
+	w, conn := keylessWriter(t, "batch_size = 2", connector.WriterContext{Job: connector.Job{ID: 42}})
 	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2)); err != nil {
 		t.Fatal(err)
 	}
@@ -778,21 +788,21 @@ func TestSinkLostConnectionFails(t *testing.T) {
 	if _, err := conn.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
 	}
-	err = nil
+	var err error
 	for i := 0; err == nil && i < 50; i++ { // the first send may still reach the socket's buffer
 		err = w.Write(ctx, scoreBatch(row.Insert, 10+2*i, "C", 3, row.Insert, 11+2*i, "D", 4))
 		if err == nil {
 			_, err = w.PrepareCommit(ctx, int64(2+i))
 		}
 	}
-	if err == nil || !strings.Contains(err.Error(), "sink[0] Jdbc") || !strings.Contains(err.Error(), "write to scores") {
+	if err == nil || !strings.Contains(err.Error(), "sink[0] Jdbc") || !strings.Contains(err.Error(), "write to sink") {
 		t.Fatalf("writes after the session ended: %v", err)
 	}
 	if err2 := w.Write(ctx, scoreBatch(row.Insert, 99, "E", 5, row.Insert, 100, "F", 6)); err2 == nil {
 		t.Fatal("a failed writer wrote again")
 	}
 	t.Logf("the error: %v", err)
-	if got := dump(t, conn, "SELECT pk_id FROM scores WHERE pk_id < 10 ORDER BY pk_id"); got != "(1) (2)" {
+	if got := dump(t, conn, "SELECT pk_id FROM sink WHERE pk_id < 10 ORDER BY pk_id"); got != "(1) (2)" {
 		t.Fatalf("rows of the first checkpoint: %q", got)
 	}
 }
