@@ -6,7 +6,6 @@
 package devserver
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -20,7 +19,9 @@ import (
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
 	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/membership/static"
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
@@ -73,8 +74,8 @@ type portError struct{ error }
 
 func (e *portError) Unwrap() error { return e.error }
 
-// Start starts a server and returns once it serves. The history, matching, worker and
-// membership ports (and the frontend's, unless given) are picked free but may be taken by
+// Start starts a server and returns once it serves. The history, matching and worker ports
+// (and the frontend's, unless given) are picked free but may be taken by
 // another process starting at the same moment before the server binds them; the start is
 // then tried again with new ports. A frontend port that is given and taken is an error.
 func Start(opts Options) (*Server, error) {
@@ -134,13 +135,6 @@ func startOnce(opts Options) (s *Server, err error) {
 			if err := sqliteschema.SetupSchema(sql); err != nil {
 				return nil, fmt.Errorf("embedded temporal: create schema in %s: %w", opts.DBFile, err)
 			}
-		} else {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			err := forgetDeadMembers(ctx, opts.DBFile)
-			cancel()
-			if err != nil {
-				return nil, fmt.Errorf("embedded temporal: %s: %w", opts.DBFile, err)
-			}
 		}
 	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, SearchAttributes)
@@ -152,7 +146,6 @@ func startOnce(opts Options) (s *Server, err error) {
 	}
 	address := net.JoinHostPort(opts.IP, fmt.Sprint(opts.Port))
 	cfg := &config.Config{}
-	cfg.Global.Membership = config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: opts.IP}
 	cfg.Persistence = config.Persistence{
 		DefaultStore:     sqliteplugin.PluginName,
 		VisibilityStore:  sqliteplugin.PluginName,
@@ -173,19 +166,24 @@ func startOnce(opts Options) (s *Server, err error) {
 	if opts.OneJob {
 		services = services[:3]
 	}
+	// Every service runs in this process, so each knows where the others are: the hosts are
+	// static, with no membership ring to join. A ring, besides its gossip, is a race at start:
+	// until history's view of it holds the matching service, the workflow tasks history hands
+	// on fail and wait for its retry, seconds later; and after a kill it starts from the dead
+	// process's members in the state file.
 	cfg.Services = map[string]config.Service{}
-	for i, name := range services {
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for _, name := range []string{"frontend", "history", "matching", "worker"} {
 		port := opts.Port
-		if i > 0 {
+		if name != "frontend" {
 			if port, err = freeport.Pick(opts.IP); err != nil {
 				return nil, err
 			}
 		}
-		mport, err := freeport.Pick(opts.IP)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Services[name] = config.Service{RPC: config.RPC{GRPCPort: port, MembershipPort: mport, BindOnIP: opts.IP}}
+		// the worker service is named even when it does not run: the static hosts must
+		// name every service
+		hosts[primitives.ServiceName(name)] = static.SingleLocalHost(net.JoinHostPort(opts.IP, fmt.Sprint(port)))
+		cfg.Services[name] = config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: opts.IP}}
 	}
 	cfg.Archival.History.State = "disabled"
 	cfg.Archival.Visibility.State = "disabled"
@@ -216,17 +214,17 @@ func startOnce(opts Options) (s *Server, err error) {
 	// bind is taken, so every port is checked just before the server binds them (while it
 	// is built); a taken one is an error here, and Start picks new ports
 	for name, svc := range cfg.Services {
-		for _, p := range []int{svc.RPC.GRPCPort, svc.RPC.MembershipPort} {
-			l, err := net.Listen("tcp", net.JoinHostPort(opts.IP, fmt.Sprint(p)))
-			if err != nil {
-				return nil, &portError{fmt.Errorf("embedded temporal: %s port %d: %w", name, p, err)}
-			}
-			l.Close()
+		p := svc.RPC.GRPCPort
+		l, err := net.Listen("tcp", net.JoinHostPort(opts.IP, fmt.Sprint(p)))
+		if err != nil {
+			return nil, &portError{fmt.Errorf("embedded temporal: %s port %d: %w", name, p, err)}
 		}
+		l.Close()
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(cfg),
 		temporal.ForServices(services),
+		temporal.WithStaticHosts(hosts),
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
