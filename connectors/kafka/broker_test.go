@@ -211,3 +211,21 @@ func mustSource(t testing.TB, mode connector.JobMode, parallelism int, block str
 	}
 	return s
 }
+
+// enumerate creates, opens and runs src's enumerator against ec, which then holds the
+// splits assigned; the enumerator is closed when the test ends.
+func enumerate(t testing.TB, src connector.Source, ec connector.EnumeratorContext) {
+	t.Helper()
+	en, err := src.CreateEnumerator(ec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := en.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { en.Close() })
+	if err := en.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

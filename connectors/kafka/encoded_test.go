@@ -202,16 +202,7 @@ commit_on_checkpoint = false
 schema = { fields { id = bigint, name = string } }`, addr, in))
 	ctx := context.Background()
 	ec := conntest.NewEnumContext(1)
-	en, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := en.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	enumerate(t, src, ec)
 	rd, err := src.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 1, Mode: connector.Batch}})
 	if err != nil {
 		t.Fatal(err)

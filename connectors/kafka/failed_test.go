@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -19,18 +18,7 @@ func TestSkippedRecordsAreCounted(t *testing.T) {
 	src := mustSource(t, connector.Streaming, 1, fmt.Sprintf(
 		"bootstrap.servers = %q\ntopic = %q\nstart_mode = earliest\nschema = { fields { id = bigint } }\nformat_error_handle_way = skip", addr, topic))
 	ec := conntest.NewEnumContext(1)
-	en, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := en.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer en.Close()
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	enumerate(t, src, ec)
 	r := streamingReader(t, src, ec.Assigned[0])
 	counted, ok := r.(interface{ RowsFailed() int64 })
 	if !ok {

@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -21,18 +20,7 @@ func TestRecordsBehind(t *testing.T) {
 	produce(t, addr, topic, 0, vals...)
 	src := mustSource(t, connector.Streaming, 1, fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nstart_mode = earliest\nschema = { fields { id = bigint } }", addr, topic))
 	ec := conntest.NewEnumContext(1)
-	en, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := en.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer en.Close()
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	enumerate(t, src, ec)
 	r := streamingReader(t, src, ec.Assigned[0])
 	lr := r.(*reader)
 	if got := lr.RecordsBehind(); len(got) != 0 {

@@ -265,18 +265,8 @@ func TestSourceRestoreAndCommitOnCheckpoint(t *testing.T) {
 	block := fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nstart_mode = earliest\nconsumer.group = %s\nschema = { fields { id = bigint } }", addr, topic, group)
 	src := mustSource(t, connector.Streaming, 1, block)
 	ec := conntest.NewEnumContext(1)
-	en, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enumerate(t, src, ec)
 	ctx := context.Background()
-	if err := en.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer en.Close()
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if len(ec.Assigned[0]) != 2 {
 		t.Fatalf("assigned %v, want both partitions", ec.Assigned[0])
 	}
@@ -445,18 +435,8 @@ func TestSourcePartitionDiscovery(t *testing.T) {
 	topic := newTopic(t, addr, 1)
 	block := fmt.Sprintf("bootstrap.servers = %q\ntopic = \"%s.*\"\npattern = true\nstart_mode = earliest\n", addr, topic)
 	ec := &lockedEnum{EnumContext: conntest.NewEnumContext(2)}
-	en, err := mustSource(t, connector.Streaming, 2, block+"partition-discovery.interval-millis = 100").CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enumerate(t, mustSource(t, connector.Streaming, 2, block+"partition-discovery.interval-millis = 100"), ec)
 	ctx := context.Background()
-	if err := en.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer en.Close()
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if n := ec.assigned(); n != 1 || len(ec.NoMore) != 0 {
 		t.Fatalf("%d splits assigned, no more to %v: want 1, and more to come", n, ec.NoMore)
 	}
@@ -475,17 +455,7 @@ func TestSourcePartitionDiscovery(t *testing.T) {
 	}
 	// without discovery the readers learn at once that no more will come
 	plain := conntest.NewEnumContext(2)
-	en2, err := mustSource(t, connector.Streaming, 2, block).CreateEnumerator(plain, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := en2.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer en2.Close()
-	if err := en2.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	enumerate(t, mustSource(t, connector.Streaming, 2, block), plain)
 	if len(plain.NoMore) != 2 {
 		t.Fatalf("no more splits told to %v, want both readers", plain.NoMore)
 	}
