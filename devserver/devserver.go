@@ -162,9 +162,10 @@ func startOnce(opts Options) (s *Server, err error) {
 		},
 	}
 	cfg.DCRedirectionPolicy = config.DCRedirectionPolicy{Policy: "noop"}
-	services := []string{"frontend", "history", "matching", "worker"}
+	all := []string{"frontend", "history", "matching", "worker"}
+	services := all
 	if opts.OneJob {
-		services = services[:3]
+		services = all[:3]
 	}
 	// Every service runs in this process, so each knows where the others are: the hosts are
 	// static, with no membership ring to join. A ring, besides its gossip, is a race at start:
@@ -173,7 +174,7 @@ func startOnce(opts Options) (s *Server, err error) {
 	// process's members in the state file.
 	cfg.Services = map[string]config.Service{}
 	hosts := map[primitives.ServiceName]static.Hosts{}
-	for _, name := range []string{"frontend", "history", "matching", "worker"} {
+	for _, name := range all {
 		port := opts.Port
 		if name != "frontend" {
 			if port, err = freeport.Pick(opts.IP); err != nil {
