@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium
+.PHONY: all build build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium cluster-up cluster-down test-cluster
 
 all: build
 
@@ -88,10 +88,28 @@ temporal-cli:
 chromium:
 	scripts/chromium.sh >/dev/null
 
+# Temporal as users deploy it (scripts/temporal-cluster.sh): Temporal's own server on
+# PostgreSQL, two frontends, two history services, matching and the internal worker each a
+# process on a host (network namespace) of its own, and hosts for Strait's workers and
+# runners and for the data (PostgreSQL, Kafka, S3). Needs root.
+cluster-up: build
+	scripts/temporal-cluster.sh up
+
+cluster-down:
+	scripts/temporal-cluster.sh down
+
+# The cluster suite: jobs with exactly-once sinks on that cluster while its services, a
+# worker, a runner and a whole host are killed; it prints the recovery time of each kill
+# (also kept in bin/cluster/recovery.txt). The cluster is taken down afterwards.
+test-cluster: cluster-up
+	STRAIT_CLUSTER_REPORT=$(CURDIR)/bin/cluster/recovery.txt $(GO) test -count=1 -v -timeout 30m \
+		-run '^TestProductionCluster$$' ./e2e/; status=$$?; scripts/temporal-cluster.sh down; exit $$status
+
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
-# read limits), so four of them share the two cores at once.
-test: build vet postgres mariadb kafka s3 temporal-cli chromium test-containers
-	$(GO) test -count=1 -parallel 4 -timeout 40m $(PKGS)
+# read limits), so four of them share the two cores at once. The cluster suite runs before,
+# alone.
+test: build vet postgres mariadb kafka s3 temporal-cli chromium test-containers test-cluster
+	$(GO) test -count=1 -parallel 4 -timeout 40m -skip '^TestProductionCluster$$' $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.
 e2e: build postgres

@@ -52,9 +52,16 @@ func start(t *testing.T, name string, args ...string) *proc {
 // (SIGTERM, then SIGKILL after 20 s) when the test ends, and its output logged if it failed.
 func startEnv(t *testing.T, name string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, cmd: exec.Command(strait, args...)}
+	cmd := exec.Command(strait, args...)
+	cmd.Env = append(append(os.Environ(), "TEMPORAL_ADDRESS="), env...)
+	return startCmd(t, name, cmd)
+}
+
+// startCmd starts a process of the test as startEnv does.
+func startCmd(t *testing.T, name string, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{name: name, cmd: cmd}
 	p.cmd.Stdout, p.cmd.Stderr = p, p
-	p.cmd.Env = append(append(os.Environ(), "TEMPORAL_ADDRESS="), env...)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

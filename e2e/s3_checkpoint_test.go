@@ -32,13 +32,20 @@ type testS3 struct {
 
 func s3Server(t *testing.T) *testS3 {
 	t.Helper()
-	s := &testS3{endpoint: os.Getenv("STRAIT_TEST_S3"), key: os.Getenv("STRAIT_TEST_S3_ACCESS_KEY"), secret: os.Getenv("STRAIT_TEST_S3_SECRET_KEY")}
-	if s.endpoint == "" {
+	endpoint, key, secret := os.Getenv("STRAIT_TEST_S3"), os.Getenv("STRAIT_TEST_S3_ACCESS_KEY"), os.Getenv("STRAIT_TEST_S3_SECRET_KEY")
+	if endpoint == "" {
 		t.Skip("STRAIT_TEST_S3 is not set: `make test` starts SeaweedFS (scripts/s3.sh) and sets it")
 	}
-	if s.key == "" || s.secret == "" {
+	if key == "" || secret == "" {
 		t.Fatal("STRAIT_TEST_S3 is set but STRAIT_TEST_S3_ACCESS_KEY or STRAIT_TEST_S3_SECRET_KEY is not")
 	}
+	return newTestS3(t, endpoint, key, secret)
+}
+
+// newTestS3 is a client of the S3 server at endpoint, with the e2e bucket created.
+func newTestS3(t *testing.T, endpoint, key, secret string) *testS3 {
+	t.Helper()
+	s := &testS3{endpoint: endpoint, key: key, secret: secret}
 	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(s.key, s.secret, "")))
 	if err != nil {

@@ -4,14 +4,16 @@
 # 127.0.0.1:9092 (STRAIT_KAFKA_PORT), built once into bin/tools/kfake from
 # internal/tools/kfake. The host name `kafkaCluster`, which SeaTunnel's Kafka end-to-end
 # configs use, is mapped to 127.0.0.1. A broker already answering on the port is used as it
-# is. kfake keeps its data in memory: stop clears every topic.
+# is. kfake keeps its data in memory: stop clears every topic. STRAIT_KAFKA_HOST makes it listen
+# on (and advertise) another address, as the multi-host cluster does.
 #
-#   scripts/kafka.sh start | stop | addr
+#   scripts/kafka.sh start | stop | addr | build
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 port=${STRAIT_KAFKA_PORT:-9092}
-addr="127.0.0.1:$port"
+host=${STRAIT_KAFKA_HOST:-127.0.0.1}
+addr="$host:$port"
 dir=${STRAIT_KAFKA_DIR:-${TMPDIR:-/tmp}/strait-kafka-$port}
 bin="$root/bin/tools/kfake"
 sudo=
@@ -36,7 +38,7 @@ start() {
 		echo "kafka: process $(cat "$dir/pid") holds $dir but does not answer on $addr" >&2
 		exit 1
 	fi
-	nohup "$bin" -port "$port" >"$dir/server.log" 2>&1 &
+	nohup "$bin" -host "$host" -port "$port" >"$dir/server.log" 2>&1 &
 	echo $! >"$dir/pid"
 	for _ in $(seq 1 100); do
 		answers && return
@@ -73,5 +75,6 @@ case "${1:-start}" in
 start) start ;;
 stop) stop ;;
 addr) echo "$addr" ;;
-*) echo "usage: $0 start|stop|addr" >&2; exit 2 ;;
+build) build ;;
+*) echo "usage: $0 start|stop|addr|build" >&2; exit 2 ;;
 esac

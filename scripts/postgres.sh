@@ -3,15 +3,17 @@
 # database `test`, user `test` with password `test`, on 127.0.0.1:5432 (STRAIT_PG_PORT), the
 # host name `postgresql` mapped to 127.0.0.1, logical decoding and prepared transactions on.
 # Installs Debian's postgresql package when no server binaries are found, and its PostGIS
-# package when the extension is missing. A server already
+# package when the extension is missing. STRAIT_PG_LISTEN adds addresses to listen on (and
+# lets clients of their networks log in with a password), as the multi-host cluster does. A server already
 # answering on the port is used as it is if user test can log in to database test.
 #
-#   scripts/postgres.sh start | stop | url
+#   scripts/postgres.sh start | stop | url | install
 set -euo pipefail
 
 port=${STRAIT_PG_PORT:-5432}
 dir=${STRAIT_PG_DIR:-${TMPDIR:-/tmp}/strait-postgres-$port}
 url="postgres://test:test@127.0.0.1:$port/test?sslmode=disable"
+listen=${STRAIT_PG_LISTEN:-}
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
@@ -69,7 +71,7 @@ start() {
 		chmod 700 "$dir"
 		as_owner "$bin/initdb" -D "$dir" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
 		cat >>"$dir/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
+listen_addresses = '127.0.0.1${listen:+,$listen}'
 port = $port
 unix_socket_directories = '$dir'
 wal_level = logical
@@ -82,6 +84,7 @@ synchronous_commit = off
 full_page_writes = off
 CONF
 		echo "host replication all 127.0.0.1/32 trust" >>"$dir/pg_hba.conf"
+		[ -z "$listen" ] || echo "host all all samenet scram-sha-256" >>"$dir/pg_hba.conf"
 	fi
 	if ! "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
 		as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ||
@@ -143,5 +146,6 @@ case "${1:-start}" in
 start) start ;;
 stop) stop ;;
 url) echo "$url" ;;
-*) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+install) install; install_postgis ;;
+*) echo "usage: $0 start|stop|url|install" >&2; exit 2 ;;
 esac

@@ -7,14 +7,17 @@
 # bin/tools/weed-src; several minutes on two cores), so later runs skip the build. A server
 # already answering on the port is used as it is if the identity can list its buckets. The
 # data lives in a temporary folder: stop keeps it, a start after a reboot begins empty.
+# STRAIT_S3_BIND makes its S3 port listen on another address too (0.0.0.0: every one), as
+# the multi-host cluster does.
 #
-#   scripts/s3.sh start | stop | addr
+#   scripts/s3.sh start | stop | addr | build
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 port=${STRAIT_S3_PORT:-8333}
 addr="127.0.0.1:$port"
 url="http://$addr"
+bind=${STRAIT_S3_BIND:-127.0.0.1}
 dir=${STRAIT_S3_DIR:-${TMPDIR:-/tmp}/strait-s3-$port}
 key=${STRAIT_TEST_S3_ACCESS_KEY:-strait-test}
 secret=${STRAIT_TEST_S3_SECRET_KEY:-strait-test-secret}
@@ -79,7 +82,7 @@ start() {
 	fi
 	identities >"$dir/s3.json"
 	# the gateways and consoles the tests do not use are off, so they hold no ports
-	nohup "$bin" mini -dir="$dir/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3.port="$port" \
+	nohup "$bin" mini -dir="$dir/data" -ip=127.0.0.1 -ip.bind="$bind" -s3.port="$port" \
 		-s3.config="$dir/s3.json" -bucket="$bucket" -webdav=false -admin.ui=false \
 		-s3.port.iceberg=0 -s3.port.lance=0 -master.telemetry=false \
 		>"$dir/server.log" 2>&1 </dev/null &
@@ -124,5 +127,6 @@ case "${1:-start}" in
 start) start ;;
 stop) stop ;;
 addr) echo "$url" ;;
-*) echo "usage: $0 start|stop|addr" >&2; exit 2 ;;
+build) build ;;
+*) echo "usage: $0 start|stop|addr|build" >&2; exit 2 ;;
 esac

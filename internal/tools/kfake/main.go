@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -31,7 +32,8 @@ func (t *topicsFlag) String() string     { return strings.Join(*t, ",") }
 func (t *topicsFlag) Set(s string) error { *t = append(*t, s); return nil }
 
 func main() {
-	port := flag.Int("port", 9092, "the port to listen on, on 127.0.0.1")
+	port := flag.Int("port", 9092, "the port to listen on")
+	host := flag.String("host", "127.0.0.1", "the address to listen on, which the broker also advertises to clients")
 	partitions := flag.Int("partitions", 1, "partitions of topics created on first use")
 	autoCreate := flag.Bool("auto-create", true, "create topics clients ask for, as Kafka's auto.create.topics.enable")
 	ping := flag.String("ping", "", "check that a broker answers at this address and exit")
@@ -46,7 +48,7 @@ func main() {
 		}
 		return
 	}
-	opts, err := clusterOptions(*port, *partitions, *autoCreate, topics)
+	opts, err := clusterOptions(*host, *port, *partitions, *autoCreate, topics)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kfake: %v\n", err)
 		os.Exit(2)
@@ -65,11 +67,25 @@ func main() {
 
 // clusterOptions turns the flags into kfake's options: one broker on the port, topics
 // created on first use when asked, and the seeded topics.
-func clusterOptions(port, partitions int, autoCreate bool, topics []string) ([]kfake.Opt, error) {
+func clusterOptions(host string, port, partitions int, autoCreate bool, topics []string) ([]kfake.Opt, error) {
 	if partitions < 1 {
 		return nil, fmt.Errorf("-partitions: want at least 1, got %d", partitions)
 	}
+	if net.ParseIP(host) == nil {
+		return nil, fmt.Errorf("-host: want an IP address, got %q", host)
+	}
 	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.DefaultNumPartitions(partitions)}
+	if host != "127.0.0.1" {
+		// kfake listens on 127.0.0.1 and advertises its listener's address: listening on the
+		// host instead makes the broker reachable, and advertised, there
+		opts = append(opts, kfake.ListenFn(func(network, address string) (net.Listener, error) {
+			_, p, err := net.SplitHostPort(address)
+			if err != nil {
+				return nil, err
+			}
+			return net.Listen(network, net.JoinHostPort(host, p))
+		}))
+	}
 	if autoCreate {
 		opts = append(opts, kfake.AllowAutoTopicCreation())
 	}
