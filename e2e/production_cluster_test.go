@@ -18,6 +18,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/server/api/adminservice/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -128,7 +132,7 @@ func (c *prodCluster) worker(t *testing.T, host string) *proc {
 }
 
 func (c *prodCluster) runner(t *testing.T, host, id string) *proc {
-	return c.start(t, host, id, "runner", "--address", c.temporal, "--id", id, "--slots", "4",
+	return c.start(t, host, id, "runner", "--address", c.temporal, "--id", id, "--slots", "8",
 		"--listen", c.addr[host]+":7070", "--config", c.config)
 }
 
@@ -194,6 +198,33 @@ func (c *prodCluster) status(t *testing.T, id string) jobView {
 		return jobView{}
 	}
 	return jv
+}
+
+// historyHost is the host of the history service that owns the shard of a workflow, asked
+// of a frontend through Temporal's admin API.
+func (c *prodCluster) historyHost(t *testing.T, workflowID string) string {
+	t.Helper()
+	conn, err := grpc.NewClient(c.addr["frontend-2"]+":7233", grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := adminservice.NewAdminServiceClient(conn).DescribeMutableState(ctx, &adminservice.DescribeMutableStateRequest{
+		Namespace: "default", Execution: &commonpb.WorkflowExecution{WorkflowId: workflowID}})
+	if err != nil {
+		t.Fatalf("describe %s: %v", workflowID, err)
+	}
+	ip, _, _ := strings.Cut(resp.GetHistoryAddr(), ":")
+	for host, a := range c.addr {
+		if a == ip && strings.HasPrefix(host, "history-") {
+			t.Logf("workflow %s: shard %s on %s", workflowID, resp.GetShardId(), host)
+			return host
+		}
+	}
+	t.Fatalf("workflow %s: its history service %s is no host of the cluster", workflowID, resp.GetHistoryAddr())
+	return ""
 }
 
 // clusterJob is one job of the test: its deterministic input topic, its three exactly-once
@@ -437,10 +468,12 @@ func TestProductionCluster(t *testing.T) {
 	restartRunner := func(id string) func(t *testing.T) {
 		return func(t *testing.T) { runnerProc[id] = c.runner(t, runners[id], id) }
 	}
-	var victimRunner string
+	var victimRunner, victimHistory, victimHost string
 	faults := []fault{
-		{name: "history-1", kill: func(t *testing.T) { clusterCmd(t, "kill", "history-1") },
-			restart: func(t *testing.T) { clusterCmd(t, "start", "history-1") }},
+		{name: "history service of the streaming pipeline", kill: func(t *testing.T) {
+			victimHistory = c.historyHost(t, "strait-job-"+stream.id+"-p1")
+			clusterCmd(t, "kill", victimHistory)
+		}, restart: func(t *testing.T) { clusterCmd(t, "start", victimHistory) }},
 		{name: "frontend-1", kill: func(t *testing.T) { clusterCmd(t, "kill", "frontend-1") },
 			restart: func(t *testing.T) { clusterCmd(t, "start", "frontend-1") }},
 		{name: "matching-1", restartFirst: true, kill: func(t *testing.T) { clusterCmd(t, "kill", "matching-1") },
@@ -469,8 +502,33 @@ func TestProductionCluster(t *testing.T) {
 			}
 			c.killProc(t, runners[victimRunner], runnerProc[victimRunner])
 		}, restart: func(t *testing.T) { restartRunner(victimRunner)(t) }},
-		{name: "host strait-2 (worker and runner)", kill: func(t *testing.T) { c.killHost(t, "strait-2") },
-			restart: func(t *testing.T) { c.worker(t, "strait-2"); restartRunner("cr2")(t) }},
+		{name: "a host of the streaming job (its worker and runner)", kill: func(t *testing.T) {
+			// a host running a task of the streaming job, other than the one whose runner
+			// was killed last; each host has a worker and a runner but strait-3, a runner
+			victimHost = ""
+			jv := c.status(t, stream.id)
+			for _, p := range jv.Pipelines {
+				for _, task := range p.Tasks {
+					if h := runners[task.Runner]; h != "" && task.Runner != victimRunner && (victimHost == "" || h != "strait-3") {
+						victimHost = h
+					}
+				}
+			}
+			if victimHost == "" {
+				t.Fatalf("streaming job %s: no task on a runner other than %s: %+v", stream.id, victimRunner, jv.Pipelines)
+			}
+			t.Logf("killing host %s", victimHost)
+			c.killHost(t, victimHost)
+		}, restart: func(t *testing.T) {
+			if victimHost != "strait-3" {
+				c.worker(t, victimHost)
+			}
+			for id, h := range runners {
+				if h == victimHost {
+					restartRunner(id)(t)
+				}
+			}
+		}},
 	}
 
 	type recovery struct {
@@ -517,10 +575,18 @@ func TestProductionCluster(t *testing.T) {
 	c.checkExact(t, batch, batch.produced.Load())
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "recovery after SIGKILL (until every record produced before the kill is committed), %s records streamed, %d batch:\n",
-		strconv.FormatInt(n, 10), batch.produced.Load())
+	fmt.Fprintf(&b, "recovery after SIGKILL (until every record produced before the kill is committed), %d records streamed, %d batch:\n",
+		n, batch.produced.Load())
 	for _, r := range report {
-		fmt.Fprintf(&b, "  %-36s %6.1f s\n", r.fault, r.took.Seconds())
+		fmt.Fprintf(&b, "  %-44s %6.1f s\n", r.fault, r.took.Seconds())
+	}
+	for _, j := range []*clusterJob{stream, batch} {
+		var st statusCounts
+		if _, out := c.cli(t, "job", "status", j.id, "--json"); json.Unmarshal([]byte(out), &st) == nil {
+			for i, p := range st.Pipelines {
+				fmt.Fprintf(&b, "%s job, pipeline %d: %d restarts, the last after %q\n", j.name, i+1, p.Restarts, p.LastFailure)
+			}
+		}
 	}
 	t.Log(b.String())
 	if path := os.Getenv("STRAIT_CLUSTER_REPORT"); path != "" {

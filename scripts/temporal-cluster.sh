@@ -21,7 +21,7 @@
 # Needs root (namespaces, the bridge). The state lives under STRAIT_CLUSTER_DIR.
 #
 #   scripts/temporal-cluster.sh up         build what is missing, start everything missing
-#   scripts/temporal-cluster.sh down       stop every process and remove the network
+#   scripts/temporal-cluster.sh down       stop every process, remove the network and the state
 #   scripts/temporal-cluster.sh kill HOST  SIGKILL every process of a host
 #   scripts/temporal-cluster.sh start HOST start the services of a host (after a kill)
 #   scripts/temporal-cluster.sh exec HOST CMD...   run a command on a host
@@ -144,10 +144,28 @@ on() {
 	ip netns exec "$(ns "$h")" "$@"
 }
 
+# stale_lock removes the lock file a killed PostgreSQL left, when no process of the host is
+# alive: its pid may belong to another process by now, and PostgreSQL would not start
+stale_lock() {
+	[ -z "$(pids "$1")" ] && rm -f "$2/postmaster.pid" "$2"/.s.PGSQL.*.lock
+	return 0
+}
+
+# durable makes a host's PostgreSQL return from a commit only once it is in the WAL on
+# disk, as a production server does: the test server's synchronous_commit = off loses the
+# last commits when PostgreSQL is killed, which Temporal's history cannot survive (its
+# records would go back in time under a running shard)
+durable() {
+	on "$1" psql -X -q -h 127.0.0.1 -p 5432 -U postgres -d postgres \
+		-c "alter system set synchronous_commit = on" -c "select pg_reload_conf()" >/dev/null
+}
+
 temporal_db() {
+	stale_lock temporal-db "$dir/temporal-db"
 	on temporal-db env STRAIT_PG_PORT=5432 STRAIT_PG_DIR="$dir/temporal-db" STRAIT_PG_LISTEN="$(addr temporal-db)" \
 		"$root/scripts/postgres.sh" start >/dev/null
 	local psql=(on temporal-db psql -X -q -h 127.0.0.1 -p 5432 -U postgres -d postgres)
+	durable temporal-db
 	if [ -z "$("${psql[@]}" -tAc "select 1 from pg_roles where rolname = 'temporal'")" ]; then
 		"${psql[@]}" -c "create role temporal login createdb password 'temporal'"
 	fi
@@ -206,8 +224,10 @@ await_frontends() {
 data_services() {
 	local a
 	a=$(addr data)
+	stale_lock data "$dir/data-postgres"
 	on data env STRAIT_PG_PORT=5432 STRAIT_PG_DIR="$dir/data-postgres" STRAIT_PG_LISTEN="$a" \
 		"$root/scripts/postgres.sh" start >/dev/null
+	durable data
 	on data env STRAIT_KAFKA_HOST="$a" STRAIT_KAFKA_PORT=9092 STRAIT_KAFKA_DIR="$dir/data-kafka" \
 		"$root/scripts/kafka.sh" start >/dev/null
 	on data env STRAIT_S3_PORT=8333 STRAIT_S3_DIR="$dir/data-s3" STRAIT_S3_BIND=0.0.0.0 \
@@ -266,6 +286,8 @@ down() {
 		ip netns list | grep -qw "^$(ns "$h")" && kill_host "$h"
 	done
 	network_down
+	# the databases, the broker's topics and the buckets go with the hosts
+	rm -rf "$dir"
 }
 
 status() {
