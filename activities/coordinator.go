@@ -226,8 +226,8 @@ func allocationUpdateID(ctx context.Context, owner string) string {
 	return fmt.Sprintf("%s@%s/%s", owner, info.WorkflowExecution.RunID, info.ActivityID)
 }
 
-// CommitSinks builds a sink's committer and commits one checkpoint's infos. Committers are
-// idempotent, so a retry after a failure is safe.
+// CommitSinks builds a sink's committer and commits one checkpoint's infos, or aborts them
+// when the input says so. Committers are idempotent, so a retry after a failure is safe.
 func (a *Coordinator) CommitSinks(ctx context.Context, in contract.CommitInput) error {
 	v, err := openVertex(in.Vertex)
 	if err != nil {
@@ -244,7 +244,11 @@ func (a *Coordinator) CommitSinks(ctx context.Context, in contract.CommitInput) 
 	if c == nil {
 		return nil
 	}
-	err = c.Commit(ctx, connector.CommitRequest{CheckpointID: in.CheckpointID, Final: in.Final, Infos: in.Infos})
+	if in.Abort {
+		err = c.Abort(ctx, in.Infos)
+	} else {
+		err = c.Commit(ctx, connector.CommitRequest{CheckpointID: in.CheckpointID, Final: in.Final, Infos: in.Infos})
+	}
 	if err == nil {
 		return nil
 	}

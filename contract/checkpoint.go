@@ -48,4 +48,7 @@ type CommitInput struct {
 	CheckpointID int64    `json:"checkpointId"`
 	Final        bool     `json:"final"`
 	Infos        [][]byte `json:"infos"`
+	// Abort discards the infos' prepared writes instead: their checkpoint never completed
+	// and the job stopped (cancelled, or failed past its retries).
+	Abort bool `json:"abort,omitempty"`
 }

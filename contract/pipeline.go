@@ -51,6 +51,9 @@ type PipelineResume struct {
 	// Carried: the commit infos of checkpoints that did not complete, committed with the
 	// next one that does.
 	Carried []CommitInfo `json:"carried,omitempty"`
+	// CarriedInManifest: how many of Carried, from the first, a written manifest holds
+	// (its commit failed); those are never aborted.
+	CarriedInManifest int `json:"carriedInManifest,omitempty"`
 }
 
 // PendingResume is a checkpoint in flight carried into a new run.

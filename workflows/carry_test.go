@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/strait-dev/strait/contract"
 )
 
@@ -130,5 +132,72 @@ func TestFailoverDropsWhatTheGivenUpAttemptPrepared(t *testing.T) {
 	}
 	if got := infoSet(h.commits[0]); !slices.Equal(got, []string{"final-a", "final-b"}) {
 		t.Fatalf("final commit of %v, want the second attempt's transactions only", got)
+	}
+}
+
+// TestCancelAbortsWhatTheUncompletedCheckpointPrepared: a job cancelled while a checkpoint
+// waits for its last acknowledgement aborts what the acknowledged writers prepared for it
+// (a writer cannot: it does not know whether its checkpoint completed), so no prepared
+// transaction keeps its locks, or a Kafka partition's last stable offset, after the job.
+func TestCancelAbortsWhatTheUncompletedCheckpointPrepared(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	h.stopsOnCancel()
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
+	h.env.RegisterDelayedCallback(h.env.CancelWorkflow, 1700*time.Millisecond)
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
+	if err := h.env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		t.Fatalf("error %v, want canceled", err)
+	}
+	if len(h.commits) != 1 || !h.commits[0].Abort {
+		t.Fatalf("commits %+v, want one abort", h.commits)
+	}
+	if got := infoSet(h.commits[0]); !slices.Equal(got, []string{"cp1-b"}) {
+		t.Fatalf("aborted %v, want what checkpoint 1's acknowledged writer prepared", got)
+	}
+}
+
+// TestFailureAbortsNothingAManifestHolds: a checkpoint whose manifest was written (the
+// commit point) but whose commit failed is not aborted when the pipeline then fails for
+// good: a restore from the store commits it again. What a later checkpoint prepared and
+// never completed is aborted.
+func TestFailureAbortsNothingAManifestHolds(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	h.stopsOnCancel()
+	h.commit = func(in contract.CommitInput) error {
+		if !in.Abort && in.CheckpointID == 1 {
+			return temporal.NewNonRetryableApplicationError("broker unreachable", contract.CommitFailedType, nil)
+		}
+		return nil
+	}
+	in := checkpointingInput()
+	in.Env.TolerableCheckpointFailures = 1
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(0, "cp1-a"), taskAck(1, "cp1-b")))
+	h.at(2500*time.Millisecond, contract.TaskReportSignal, ackReport(2, taskAck(1, "cp2-b")))
+	h.at(2700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskFailed, Error: "boom"}, running(1)}})
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+	if err := h.env.GetWorkflowError(); err == nil || temporal.IsCanceledError(err) {
+		t.Fatalf("error %v, want the pipeline failed", err)
+	}
+	if len(h.persisted) != 1 || h.persisted[0].Manifest.Checkpoint != 1 {
+		t.Fatalf("manifests %+v, want checkpoint 1's", h.persisted)
+	}
+	var aborts []contract.CommitInput
+	for _, c := range h.commits {
+		if c.Abort {
+			aborts = append(aborts, c)
+		}
+	}
+	if len(aborts) != 1 {
+		t.Fatalf("aborts %+v, want one", aborts)
+	}
+	if got := infoSet(aborts[0]); !slices.Equal(got, []string{"cp2-b"}) {
+		t.Fatalf("aborted %v, want checkpoint 2's only", got)
 	}
 }

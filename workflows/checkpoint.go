@@ -47,6 +47,10 @@ type coordinator struct {
 	// drops them: the restored writers abort what was prepared after the checkpoint they
 	// restore, and the rows are read again.
 	carried []contract.CommitInfo
+	// inManifest: how many of carried, from the first, a written manifest holds: its
+	// checkpoint's commit failed after the commit point, so a restore from the store may
+	// still commit them; they are never aborted.
+	inManifest int
 	// carry: this run keeps such infos (histories from before it dropped them); asked once.
 	carry, carryKnown bool
 	// decline: this run aborts a checkpoint a runner declined at once (histories from before
@@ -220,12 +224,15 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 	}
 	c.pending = nil
 	p.cancel()
-	if err := c.complete(ctx, p); err != nil {
+	if persisted, err := c.complete(ctx, p); err != nil {
 		c.carryAcks(ctx, p.acks)
+		if persisted {
+			c.inManifest = len(c.carried) // the manifest holds everything carried so far
+		}
 		c.abort(fmt.Sprintf("checkpoint %d: %s", p.id, causeOf(err)))
 		return
 	}
-	c.carried = nil
+	c.carried, c.inManifest = nil, 0
 	c.completed, c.completedAt = p.id, workflow.Now(ctx)
 	c.failures = 0
 	if p.savepoint {
@@ -235,8 +242,9 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 	}
 }
 
-// complete writes the manifest (the commit point), then runs the sinks' committers.
-func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error {
+// complete writes the manifest (the commit point), then runs the sinks' committers;
+// persisted says whether the manifest was written.
+func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) (persisted bool, err error) {
 	m := contract.Manifest{Job: c.pr.in.JobID, Pipeline: c.pr.in.Pipeline.ID, Checkpoint: p.id, Savepoint: p.savepoint,
 		Completed: workflow.Now(ctx), Commits: map[int][][]byte{}}
 	m.Counters.Add(c.pr.status.Restored)
@@ -258,9 +266,9 @@ func (c *coordinator) complete(ctx workflow.Context, p *pendingCheckpoint) error
 		retain = DefaultRetained
 	}
 	if err := persist(ctx, contract.PersistInput{Manifest: m, Retain: retain}).Get(ctx, nil); err != nil {
-		return err
+		return false, err
 	}
-	return c.pr.commitInfos(ctx, p.id, false, commits)
+	return true, c.pr.commitInfos(ctx, p.id, false, commits)
 }
 
 // persistTimeout bounds one attempt to write a manifest.
@@ -368,4 +376,13 @@ func (c *coordinator) declines(ctx workflow.Context) bool {
 }
 
 // failedOver forgets what the given-up attempt prepared: its successor's writers abort it.
-func (c *coordinator) failedOver() { c.carried = nil }
+func (c *coordinator) failedOver() { c.carried, c.inManifest = nil, 0 }
+
+// abortable are the carried commit infos no manifest holds: prepared writes of checkpoints
+// that never completed, and never will once the pipeline stops.
+func (c *coordinator) abortable() []contract.CommitInfo {
+	if c.inManifest >= len(c.carried) {
+		return nil
+	}
+	return c.carried[c.inManifest:]
+}

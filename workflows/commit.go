@@ -79,6 +79,31 @@ func (pr *pipelineRun) commit(ctx workflow.Context, checkpointID int64) error {
 // commitInfos runs each sink's committer with its writers' commit infos of a checkpoint,
 // one CommitSinks activity per sink in vertex order.
 func (pr *pipelineRun) commitInfos(ctx workflow.Context, checkpointID int64, final bool, all []contract.CommitInfo) error {
+	return pr.endInfos(ctx, checkpointID, final, false, all)
+}
+
+// abortUncompleted discards the prepared writes of checkpoints that never completed when the
+// pipeline stops for good (cancelled, or failed past its retries); without it a Jdbc sink's
+// prepared transactions keep their locks, and a Kafka sink's transactions hold the
+// partitions' last stable offset until the broker's transaction timeout. Only the
+// coordinator can decide this: a writer stopped between a checkpoint's prepare and its commit
+// cannot know whether that checkpoint completed. Writes whose acknowledgement never arrived
+// stay prepared; a restore of the job ends them, as its writers abort what the restored
+// checkpoint does not hold. A failed abort is logged: the job ends as it would have.
+func (pr *pipelineRun) abortUncompleted(ctx workflow.Context) {
+	infos := pr.cp.abortable()
+	if len(infos) == 0 || workflow.GetVersion(ctx, "abort-uncompleted-on-stop", workflow.DefaultVersion, 1) != 1 {
+		return
+	}
+	if err := pr.endInfos(ctx, pr.cp.nextID, false, true, infos); err != nil {
+		workflow.GetLogger(ctx).Warn("aborting the writes of checkpoints that did not complete", "error", causeOf(err))
+	}
+	pr.cp.carried = pr.cp.carried[:pr.cp.inManifest]
+}
+
+// endInfos commits (or aborts) sinks' commit infos, one CommitSinks activity per sink in
+// vertex order.
+func (pr *pipelineRun) endInfos(ctx workflow.Context, checkpointID int64, final, abort bool, all []contract.CommitInfo) error {
 	infos := map[int][]contract.CommitInfo{}
 	for _, c := range all {
 		infos[c.Vertex] = append(infos[c.Vertex], c)
@@ -106,6 +131,7 @@ func (pr *pipelineRun) commitInfos(ctx workflow.Context, checkpointID int64, fin
 			CheckpointID: checkpointID,
 			Final:        final,
 			Infos:        raw,
+			Abort:        abort,
 		}).Get(ctx, nil); err != nil {
 			return err
 		}

@@ -255,14 +255,17 @@ func (pr *pipelineRun) failOver(ctx workflow.Context, owner string) (*contract.R
 	cause := pr.halt(ctx)
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if ctx.Err() != nil && cause == "" {
+		pr.abortUncompleted(dctx)
 		pr.release(dctx, owner)
 		return nil, pr.canceled()
 	}
 	if ctx.Err() != nil || pr.restarts >= pr.in.Env.RetryTimes {
+		pr.abortUncompleted(dctx)
 		return nil, pr.fail(dctx, owner, true, cause)
 	}
 	if pr.permanent && workflow.GetVersion(ctx, "permanent-task-failure", workflow.DefaultVersion, 1) == 1 {
 		// a broken data check or a refused value: a restart would only repeat it
+		pr.abortUncompleted(dctx)
 		return nil, pr.fail(dctx, owner, true, cause)
 	}
 	pr.release(ctx, owner)
@@ -345,7 +348,7 @@ func (pr *pipelineRun) resumeState() *contract.PipelineResume {
 	r := &contract.PipelineResume{Epoch: pr.epoch, Queues: pr.queues, Runners: pr.status.Runners, Restarts: pr.restarts,
 		RestoredFrom: pr.status.RestoredFrom, Restored: pr.status.Restored,
 		LastFailure: pr.status.LastFailure, NextID: cp.nextID, Completed: cp.completed, Failures: cp.failures,
-		Carried: cp.carried}
+		Carried: cp.carried, CarriedInManifest: cp.inManifest}
 	for _, t := range pr.sortedTasks() {
 		r.Tasks = append(r.Tasks, *t)
 	}
@@ -386,7 +389,7 @@ func (pr *pipelineRun) resume(ctx workflow.Context, r *contract.PipelineResume) 
 		pr.lostRunners[id] = true
 	}
 	pr.cp.nextID, pr.cp.completed, pr.cp.failures = r.NextID, r.Completed, r.Failures
-	pr.cp.carried = r.Carried
+	pr.cp.carried, pr.cp.inManifest = r.Carried, r.CarriedInManifest
 	if p := r.Pending; p != nil {
 		pr.cp.resumePending(ctx, p)
 	}

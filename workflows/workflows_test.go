@@ -55,6 +55,8 @@ type harness struct {
 	cancel func(context.Context, contract.CancelRequest) error
 	// persist runs when a checkpoint's manifest is written, after it is recorded
 	persist func(contract.PersistInput)
+	// commit answers CommitSinks after the call is recorded (default: it succeeds)
+	commit func(contract.CommitInput) error
 	// trigger runs when a checkpoint is triggered, after it is counted
 	trigger func(contract.TriggerRequest)
 	// onRelease runs when slots are released, after the owner is recorded
@@ -124,7 +126,13 @@ func newHarness(t *testing.T) *harness {
 			return describePipelines(ctx, in)
 		})
 	h.env.OnActivity(contract.CommitActivity, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in contract.CommitInput) error { h.commits = append(h.commits, in); return nil })
+		func(_ context.Context, in contract.CommitInput) error {
+			h.commits = append(h.commits, in)
+			if h.commit != nil {
+				return h.commit(in)
+			}
+			return nil
+		})
 	h.env.OnSignalExternalWorkflow(mock.Anything, contract.ResourceManagerID, "", contract.ReleaseSlotsSignal, mock.Anything).Return(
 		func(_, _, _, _ string, arg any) error {
 			if r, ok := arg.(contract.ReleaseRequest); ok {

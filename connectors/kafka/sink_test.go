@@ -355,22 +355,24 @@ func TestTransactionalIDs(t *testing.T) {
 	}
 }
 
-// A job stopped between a checkpoint's prepare and its commit (cancelled, or its attempt
-// given up) aborts the prepared transaction as the writer closes, so read_committed
-// consumers go on at once rather than after transaction.timeout.ms; a writer whose task ended
-// by itself leaves it to the committer, and an abort finds a committed one unchanged.
-func TestSinkExactlyOnceStoppedAbortsPrepared(t *testing.T) {
+// A writer stopped between a checkpoint's prepare and its commit, by a cancel or by a
+// failure elsewhere, aborts only the rows no checkpoint prepared: the prepared transaction is
+// the coordinator's, which may be committing its checkpoint at that moment. The committer
+// then commits it, or aborts it when the checkpoint will never complete; an abort finds a
+// committed one unchanged.
+func TestSinkExactlyOnceStoppedLeavesPrepared(t *testing.T) {
 	addr := testBroker(t)
 	for _, c := range []struct {
 		name      string
 		cancel    bool
-		committed bool
-		want      int // records read_committed sees after close
-		open      int // transactions still open
+		committed bool // the coordinator committed the checkpoint before the writer closed
+		commit    bool // after the close, the coordinator commits (true) or aborts it
+		want      int  // records read_committed sees in the end
 	}{
-		{"cancelled before the commit", true, false, 0, 0},
-		{"cancelled after the commit", true, true, 5, 0},
-		{"ended by itself", false, false, 0, 1},
+		{"cancelled, then its checkpoint committed", true, false, true, 5},
+		{"cancelled, then its checkpoint aborted", true, false, false, 0},
+		{"committed, then cancelled and aborted", true, true, false, 5},
+		{"ended by itself, then committed", false, false, true, 5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			topic := newTopic(t, addr, 1)
@@ -388,8 +390,14 @@ func TestSinkExactlyOnceStoppedAbortsPrepared(t *testing.T) {
 			if err != nil || info == nil {
 				t.Fatalf("prepare: %s %v", info, err)
 			}
+			// rows after the checkpoint: their transaction is the writer's to abort
+			b = sinkRows(5, 8)
+			if err := w.Write(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+			cm, _ := s.CreateCommitter()
 			if c.committed {
-				cm, _ := s.CreateCommitter()
 				if err := cm.Commit(context.Background(), connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}}); err != nil {
 					t.Fatal(err)
 				}
@@ -400,20 +408,26 @@ func TestSinkExactlyOnceStoppedAbortsPrepared(t *testing.T) {
 			if err := w.Close(context.Background()); err != nil {
 				t.Fatalf("close: %v", err)
 			}
-			if open := openTransactions(t, addr, topic); len(open) != c.open {
-				t.Fatalf("transactions open after close: %v, want %d", open, c.open)
+			wantOpen := 1
+			if c.committed {
+				wantOpen = 0
+			}
+			if open := openTransactions(t, addr, topic); len(open) != wantOpen {
+				t.Fatalf("transactions open after close: %v, want %d", open, wantOpen)
+			}
+			if c.commit {
+				err = cm.Commit(context.Background(), connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}})
+			} else {
+				err = cm.Abort(context.Background(), [][]byte{info})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if open := openTransactions(t, addr, topic); len(open) != 0 {
+				t.Fatalf("transactions open after the coordinator ended the checkpoint: %v", open)
 			}
 			if got := consumeAll(t, addr, topic, true); len(got) != c.want {
 				t.Fatalf("read_committed sees %d records, want %d", len(got), c.want)
-			}
-			if c.open > 0 { // the committer still commits it
-				cm, _ := s.CreateCommitter()
-				if err := cm.Commit(context.Background(), connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}}); err != nil {
-					t.Fatal(err)
-				}
-				if got := consumeAll(t, addr, topic, true); len(got) != 5 {
-					t.Fatalf("read_committed sees %d records after the commit, want 5", len(got))
-				}
 			}
 		})
 	}

@@ -73,9 +73,6 @@ type txnWriter struct {
 	prepared []txnInfo
 	adm      *kadm.Client // asks the broker which of them it committed
 	admCl    *kgo.Client
-	// stopped is the done channel of the context the task writes under: closed when the job
-	// is cancelled or its attempt given up, not when the task ends by itself
-	stopped <-chan struct{}
 }
 
 func (s *Sink) txnID(subtask, epoch int, seq int64) string {
@@ -196,7 +193,6 @@ func (w *txnWriter) begin(ctx context.Context) error {
 func (w *txnWriter) Encoding(table string) string { return w.sink.encoding(table) }
 
 func (w *txnWriter) Write(ctx context.Context, b *row.Batch) error {
-	w.stopped = ctx.Done()
 	if b.Len() == 0 {
 		return nil
 	}
@@ -213,7 +209,6 @@ func (w *txnWriter) Write(ctx context.Context, b *row.Batch) error {
 // has not committed, if any. Without rows since the last checkpoint and nothing carried
 // there is nothing to commit.
 func (w *txnWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
-	w.stopped = ctx.Done()
 	w.pending = nil
 	carried, err := w.uncommitted(ctx)
 	if err != nil {
@@ -296,40 +291,23 @@ func (w *txnWriter) SnapshotState(int64) ([]byte, error) {
 	return json.Marshal(txnState{Epoch: w.epoch, Seq: w.seq, Pending: w.pending})
 }
 
-// Close aborts the transaction of rows no checkpoint prepared. A prepared one is the
-// committer's to end when the task ended by itself (a bounded job commits its last
-// checkpoint after its tasks closed). When the job was cancelled, or its attempt given up,
-// the prepared transaction is aborted at once instead of holding the partitions' last stable
-// offset back until the broker's transaction timeout: the checkpoint that prepared it either
-// completed, and its commit ran before the tasks were stopped (the abort then finds it
-// committed and changes nothing), or it never will.
+// Close aborts the transaction of rows no checkpoint prepared. A prepared one is left to
+// the checkpoint coordinator, the only one that knows whether its checkpoint completed: a
+// writer stopped between a checkpoint's prepare and its commit cannot tell (its task may be
+// stopped by a failure elsewhere while the coordinator commits that very checkpoint), so
+// ending it here could lose a committed checkpoint's rows. The coordinator commits it with
+// its checkpoint, aborts it when the job is cancelled or fails, and a restored writer
+// aborts what its checkpoint did not include.
 func (w *txnWriter) Close(ctx context.Context) error {
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.sink.client.requestTimeout)
-	defer cancel()
 	if w.admCl != nil {
 		defer w.admCl.Close()
 	}
-	var errs []error
-	if w.cur != nil {
-		errs = append(errs, w.abortOpen(actx))
+	if w.cur == nil {
+		return nil
 	}
-	if w.pending != nil && w.interrupted() {
-		errs = append(errs, w.abortPrepared(actx))
-	}
-	return errors.Join(errs...)
-}
-
-// interrupted reports whether the task's context was cancelled.
-func (w *txnWriter) interrupted() bool {
-	if w.stopped == nil {
-		return false
-	}
-	select {
-	case <-w.stopped:
-		return true
-	default:
-		return false
-	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.sink.client.requestTimeout)
+	defer cancel()
+	return w.abortOpen(actx)
 }
 
 // abortOpen aborts the transaction of the rows written since the last checkpoint.
@@ -342,31 +320,6 @@ func (w *txnWriter) abortOpen(ctx context.Context) error {
 	}
 	if err := p.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		return fmt.Errorf("%s: abort transaction %s: %w", w.sink.where, w.sink.txnID(w.subtask, w.epoch, w.seq), err)
-	}
-	return nil
-}
-
-// abortPrepared aborts the transaction the last checkpoint prepared, by its producer id and
-// epoch; one committed already stays committed.
-func (w *txnWriter) abortPrepared(ctx context.Context) error {
-	infos := w.pending.all()
-	w.pending, w.prepared = nil, nil
-	cl, err := kgo.NewClient(w.sink.client.opts...)
-	if err != nil {
-		return fmt.Errorf("%s: kafka client: %w", w.sink.where, err)
-	}
-	defer cl.Close()
-	for _, info := range infos {
-		err := endTxn(ctx, cl, w.sink, &info, false)
-		switch {
-		case err == nil:
-			slog.Info("kafka: a prepared transaction aborted as the job stopped before its commit", "sink", w.sink.where,
-				"transaction", info.TransactionalID, "checkpoint", info.Checkpoint)
-		case errors.Is(err, kerr.InvalidTxnState), errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch):
-			// committed already, or ended by a restored writer
-		default:
-			return err
-		}
 	}
 	return nil
 }
@@ -400,7 +353,12 @@ func (c *committer) end(ctx context.Context, infos [][]byte, commit bool) error 
 			return connector.Permanent(fmt.Errorf("%s: commit info: %w", c.sink.where, err))
 		}
 		for _, t := range info.all() {
-			if err := endTxn(ctx, cl, c.sink, &t, commit); err != nil {
+			err := endTxn(ctx, cl, c.sink, &t, commit)
+			if !commit && (errors.Is(err, kerr.InvalidTxnState) || errors.Is(err, kerr.ProducerFenced) ||
+				errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.InvalidProducerIDMapping)) {
+				continue // ended already: committed with an earlier checkpoint, or by a restored writer
+			}
+			if err != nil {
 				return err
 			}
 		}
