@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -61,6 +62,7 @@ func NewJobsWorker(c client.Client, log *slog.Logger, store checkpointstore.Stor
 		// Temporal restarted (the SDK's default is 5 s). A miss costs a replay, which
 		// continue-as-new keeps short.
 		StickyScheduleToStartTimeout: 2 * time.Second,
+		Interceptors:                 []interceptor.WorkerInterceptor{&heartbeats{}},
 	})
 	RegisterWorkflows(w)
 	RegisterCoordinatorActivities(w, &activities.Coordinator{Client: c, Log: log, Store: store, Engine: engine})

@@ -10,6 +10,11 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
+// workerHeartbeat is the heartbeat timeout of the activities the jobs workers run (the
+// workers heartbeat for them a third of it apart while they run): when a worker dies with
+// one, it is retried on another after this long, not after its start-to-close timeout.
+const workerHeartbeat = 10 * time.Second
+
 // restorePoint loads the checkpoint to start from and commits its sinks' infos again
 // (committers are idempotent: what was committed stays, what was not confirmed is made
 // visible), so the restarted tasks continue exactly after it. A failover starts from the
@@ -28,6 +33,7 @@ func (pr *pipelineRun) restorePoint(ctx workflow.Context, failover bool) (*contr
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
+		HeartbeatTimeout:    workerHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
 	var m *contract.Manifest
@@ -115,6 +121,7 @@ func (pr *pipelineRun) endInfos(ctx workflow.Context, checkpointID int64, final,
 	sort.Ints(vertices)
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
+		HeartbeatTimeout:    workerHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 10,
 			NonRetryableErrorTypes: []string{contract.CommitFailedType, contract.ConfigErrorType}},
 	})

@@ -118,6 +118,7 @@ func (j *jobRun) setState(ctx workflow.Context, s contract.JobState) {
 func (j *jobRun) plan(ctx workflow.Context, in contract.JobInput) (*contract.Plan, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
+		HeartbeatTimeout:    workerHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3,
 			NonRetryableErrorTypes: []string{contract.ConfigErrorType}},
 	})

@@ -272,6 +272,7 @@ func (f *follower) lookUpSilent(ctx workflow.Context) {
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
+		HeartbeatTimeout:    workerHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
 	var found []contract.PipelineLookup

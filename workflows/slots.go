@@ -62,6 +62,7 @@ func (pr *pipelineRun) awaitRunners(ctx workflow.Context, owner string, err erro
 func (pr *pipelineRun) requestSlots(ctx workflow.Context, owner string) (*contract.Allocation, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
+		HeartbeatTimeout:    workerHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5,
 			NonRetryableErrorTypes: []string{contract.NoEnoughResource}},
 		// canceled meanwhile, the pipeline still learns when the grant is done, so the
