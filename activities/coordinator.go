@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
@@ -261,4 +262,26 @@ func (a *Coordinator) CommitSinks(ctx context.Context, in contract.CommitInput) 
 	}
 	activity.GetLogger(ctx).Warn("commit failed, will retry", "sink", in.Vertex.Where, "error", err)
 	return fmt.Errorf("%s: commit: %w", in.Vertex.Where, err)
+}
+
+// CommitCheckpoint commits (or aborts) every sink of a checkpoint: the sinks at once, each
+// as CommitSinks would. One activity a checkpoint instead of one a sink: fewer events,
+// workflow tasks and actions on Temporal, and the sinks' commits overlap. A sink whose
+// commit cannot succeed fails it without retry; otherwise a failed one is retried with the
+// others (committers are idempotent, so those that succeeded are unchanged).
+func (a *Coordinator) CommitCheckpoint(ctx context.Context, in contract.CommitCheckpointInput) error {
+	each := in.Each()
+	errs := make([]error, len(each))
+	var wg sync.WaitGroup
+	for i := range each {
+		wg.Go(func() { errs[i] = a.CommitSinks(ctx, each[i]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		var ae *temporal.ApplicationError
+		if errors.As(err, &ae) && ae.NonRetryable() {
+			return err
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -41,6 +41,32 @@ type ManifestTask struct {
 	Key  string `json:"key"`  // the blob with its state
 }
 
+// CommitCheckpointInput asks for every sink's committer to commit (or abort) a checkpoint's
+// infos, in one activity.
+type CommitCheckpointInput struct {
+	Job          Job          `json:"job"`
+	CheckpointID int64        `json:"checkpointId"`
+	Final        bool         `json:"final"`
+	Abort        bool         `json:"abort,omitempty"`
+	Sinks        []SinkCommit `json:"sinks"`
+}
+
+// SinkCommit is one sink's part of a CommitCheckpointInput: its writers' infos in subtask
+// order.
+type SinkCommit struct {
+	Vertex *Vertex  `json:"vertex"`
+	Infos  [][]byte `json:"infos"`
+}
+
+// Each is the input as one CommitInput per sink.
+func (in CommitCheckpointInput) Each() []CommitInput {
+	out := make([]CommitInput, len(in.Sinks))
+	for i, s := range in.Sinks {
+		out[i] = CommitInput{Job: in.Job, Vertex: s.Vertex, CheckpointID: in.CheckpointID, Final: in.Final, Infos: s.Infos, Abort: in.Abort}
+	}
+	return out
+}
+
 // CommitInput asks for one sink's committer to commit a checkpoint's infos.
 type CommitInput struct {
 	Job          Job      `json:"job"`

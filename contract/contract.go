@@ -38,9 +38,12 @@ const (
 
 // Activity names, registered explicitly.
 const (
-	PlanJobActivity           = "PlanJob"
-	AllocateActivity          = "AllocateSlots"
-	CommitActivity            = "CommitSinks"
+	PlanJobActivity  = "PlanJob"
+	AllocateActivity = "AllocateSlots"
+	CommitActivity   = "CommitSinks"
+	// CommitCheckpointActivity commits (or aborts) every sink of a checkpoint in one
+	// activity, the sinks at once; CommitSinks did one sink per activity.
+	CommitCheckpointActivity  = "CommitCheckpoint"
 	DeployActivity            = "DeployTasks"
 	CancelTasksActivity       = "CancelTasks"
 	TriggerCheckpointActivity = "TriggerCheckpoint"

@@ -40,6 +40,7 @@ func RegisterCoordinatorActivities(r sdkworker.ActivityRegistry, a *activities.C
 	r.RegisterActivityWithOptions(a.PlanJob, activity.RegisterOptions{Name: contract.PlanJobActivity})
 	r.RegisterActivityWithOptions(a.AllocateSlots, activity.RegisterOptions{Name: contract.AllocateActivity})
 	r.RegisterActivityWithOptions(a.CommitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
+	r.RegisterActivityWithOptions(a.CommitCheckpoint, activity.RegisterOptions{Name: contract.CommitCheckpointActivity})
 	r.RegisterActivityWithOptions(a.PersistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
 	r.RegisterActivityWithOptions(a.LoadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
 	r.RegisterActivityWithOptions(a.DescribePipelines, activity.RegisterOptions{Name: contract.DescribePipelinesActivity})

@@ -201,3 +201,44 @@ func TestFailureAbortsNothingAManifestHolds(t *testing.T) {
 		t.Fatalf("aborted %v, want checkpoint 2's only", got)
 	}
 }
+
+// TestOneCommitActivityACheckpoint: a checkpoint of a pipeline with two sinks commits both
+// in one CommitCheckpoint activity, each sink with its own writers' infos in subtask order.
+func TestOneCommitActivityACheckpoint(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	in := checkpointingInput()
+	second := &contract.Vertex{ID: 3, Kind: contract.SinkVertex, Plugin: "Console", Inputs: []int{1}, Parallelism: 2}
+	in.Vertices = append(in.Vertices, second)
+	in.Pipeline.Vertices = append(in.Pipeline.Vertices, 3)
+	in.Pipeline.TaskGroups[0].Vertices = append(in.Pipeline.TaskGroups[0].Vertices, 3)
+	twoSinks := func(sub int, name string) contract.TaskAck {
+		a := taskAck(sub, name+"-s2")
+		a.Commits = append(a.Commits, contract.CommitInfo{Vertex: 3, Subtask: sub, Info: []byte(name + "-s3")})
+		return a
+	}
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, twoSinks(1, "b"), twoSinks(0, "a")))
+	h.at(1700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if h.checkpointCommits != 2 {
+		t.Fatalf("%d CommitCheckpoint activities, want 2 (checkpoint 1 and the final commit)", h.checkpointCommits)
+	}
+	if len(h.commits) != 3 || h.commits[0].Vertex.ID != 2 || h.commits[1].Vertex.ID != 3 {
+		t.Fatalf("commits %+v, want checkpoint 1's of sinks 2 and 3, then the final one", h.commits)
+	}
+	for i, want := range [][]string{{"a-s2", "b-s2"}, {"a-s3", "b-s3"}} {
+		got := make([]string, len(h.commits[i].Infos))
+		for j, b := range h.commits[i].Infos {
+			got[j] = string(b)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("sink %d committed %v, want %v in subtask order", h.commits[i].Vertex.ID, got, want)
+		}
+	}
+}

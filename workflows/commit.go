@@ -107,8 +107,9 @@ func (pr *pipelineRun) abortUncompleted(ctx workflow.Context) {
 	pr.cp.carried = pr.cp.carried[:pr.cp.inManifest]
 }
 
-// endInfos commits (or aborts) sinks' commit infos, one CommitSinks activity per sink in
-// vertex order.
+// endInfos commits (or aborts) sinks' commit infos: every sink in one CommitCheckpoint
+// activity (histories from before ran one CommitSinks activity per sink in vertex order, each
+// with its own events and workflow task).
 func (pr *pipelineRun) endInfos(ctx workflow.Context, checkpointID int64, final, abort bool, all []contract.CommitInfo) error {
 	infos := map[int][]contract.CommitInfo{}
 	for _, c := range all {
@@ -125,6 +126,7 @@ func (pr *pipelineRun) endInfos(ctx workflow.Context, checkpointID int64, final,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 10,
 			NonRetryableErrorTypes: []string{contract.CommitFailedType, contract.ConfigErrorType}},
 	})
+	in := contract.CommitCheckpointInput{Job: pr.in.Job, CheckpointID: checkpointID, Final: final, Abort: abort}
 	for _, vid := range vertices {
 		cs := infos[vid]
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Subtask < cs[j].Subtask })
@@ -132,14 +134,16 @@ func (pr *pipelineRun) endInfos(ctx workflow.Context, checkpointID int64, final,
 		for i, c := range cs {
 			raw[i] = c.Info
 		}
-		if err := workflow.ExecuteActivity(actx, contract.CommitActivity, contract.CommitInput{
-			Job:          pr.in.Job,
-			Vertex:       pr.in.Vertex(vid),
-			CheckpointID: checkpointID,
-			Final:        final,
-			Infos:        raw,
-			Abort:        abort,
-		}).Get(ctx, nil); err != nil {
+		in.Sinks = append(in.Sinks, contract.SinkCommit{Vertex: pr.in.Vertex(vid), Infos: raw})
+	}
+	if len(in.Sinks) == 0 {
+		return nil
+	}
+	if workflow.GetVersion(ctx, "one-commit-activity", workflow.DefaultVersion, 1) == 1 {
+		return workflow.ExecuteActivity(actx, contract.CommitCheckpointActivity, in).Get(ctx, nil)
+	}
+	for _, one := range in.Each() {
+		if err := workflow.ExecuteActivity(actx, contract.CommitActivity, one).Get(ctx, nil); err != nil {
 			return err
 		}
 	}

@@ -23,9 +23,10 @@ func planJob(context.Context, contract.PlanInput) (*contract.Plan, error) { retu
 func allocateSlots(context.Context, contract.AllocateRequest) (*contract.Allocation, error) {
 	return nil, nil
 }
-func deployTasks(context.Context, contract.Deployment) error    { return nil }
-func cancelTasks(context.Context, contract.CancelRequest) error { return nil }
-func commitSinks(context.Context, contract.CommitInput) error   { return nil }
+func deployTasks(context.Context, contract.Deployment) error                 { return nil }
+func cancelTasks(context.Context, contract.CancelRequest) error              { return nil }
+func commitSinks(context.Context, contract.CommitInput) error                { return nil }
+func commitCheckpoint(context.Context, contract.CommitCheckpointInput) error { return nil }
 
 func testPlan() *contract.Plan {
 	src := &contract.Vertex{ID: 1, Kind: contract.SourceVertex, Plugin: "FakeSource", Parallelism: 2}
@@ -41,11 +42,13 @@ func testPlan() *contract.Plan {
 
 type harness struct {
 	testsuite.WorkflowTestSuite
-	env      *testsuite.TestWorkflowEnvironment
-	commits  []contract.CommitInput
-	canceled []contract.CancelRequest
-	released []string // owners whose slots were released
-	triggers int
+	env     *testsuite.TestWorkflowEnvironment
+	commits []contract.CommitInput
+	// checkpointCommits counts the CommitCheckpoint activities (commits has a sink each)
+	checkpointCommits int
+	canceled          []contract.CancelRequest
+	released          []string // owners whose slots were released
+	triggers          int
 	// persisted are the checkpoint manifests written, in order
 	persisted []contract.PersistInput
 
@@ -78,6 +81,7 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterActivityWithOptions(deployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
 	h.env.RegisterActivityWithOptions(cancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
 	h.env.RegisterActivityWithOptions(commitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
+	h.env.RegisterActivityWithOptions(commitCheckpoint, activity.RegisterOptions{Name: contract.CommitCheckpointActivity})
 	h.env.RegisterActivityWithOptions(triggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
 	h.env.RegisterActivityWithOptions(persistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
 	h.env.RegisterActivityWithOptions(loadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
@@ -130,6 +134,20 @@ func newHarness(t *testing.T) *harness {
 			h.commits = append(h.commits, in)
 			if h.commit != nil {
 				return h.commit(in)
+			}
+			return nil
+		})
+	// one activity a checkpoint, recorded as a commit per sink
+	h.env.OnActivity(contract.CommitCheckpointActivity, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.CommitCheckpointInput) error {
+			h.checkpointCommits++
+			for _, one := range in.Each() {
+				h.commits = append(h.commits, one)
+				if h.commit != nil {
+					if err := h.commit(one); err != nil {
+						return err
+					}
+				}
 			}
 			return nil
 		})

@@ -7,6 +7,10 @@
 //	probe checkpoint <checkpoint dir> <job.conf>   runs a job with checkpoints and prints each
 //	                                               step of its checkpoints, read back from the
 //	                                               pipeline workflow's history
+//	probe scale <address> <job.conf> <most> <secs> starts STREAMING jobs on a running cluster,
+//	                                               doubling their number, and prints each
+//	                                               step's checkpoint latency and what a
+//	                                               checkpoint costs Temporal
 package main
 
 import (
@@ -39,11 +43,12 @@ import (
 var probes = map[string]func(args []string) error{
 	"phases":     phasesProbe,
 	"checkpoint": checkpointProbe,
+	"scale":      scaleProbe,
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "probe: name a probe: phases or checkpoint")
+		fmt.Fprintln(os.Stderr, "probe: name a probe: phases, checkpoint or scale")
 		os.Exit(2)
 	}
 	f, ok := probes[os.Args[1]]
@@ -283,7 +288,7 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 				all = append(all, cur)
 			case a == contract.PersistCheckpointActivity && cur != nil && !cur.ack.IsZero():
 				cur.persist = at
-			case a == contract.CommitActivity && cur != nil && !cur.ack.IsZero() && cur.commit.IsZero():
+			case isCommit(a) && cur != nil && !cur.ack.IsZero() && cur.commit.IsZero():
 				cur.commit = at
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
@@ -296,7 +301,7 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 				cur.triggerStarted = at
 			case contract.PersistCheckpointActivity:
 				cur.persistStarted = at
-			case contract.CommitActivity:
+			case contract.CommitActivity, contract.CommitCheckpointActivity:
 				if cur.commitStarted.IsZero() {
 					cur.commitStarted = at
 				}
@@ -311,7 +316,7 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 				cur.triggerDone = at
 			case contract.PersistCheckpointActivity:
 				cur.persistDone = at
-			case contract.CommitActivity:
+			case contract.CommitActivity, contract.CommitCheckpointActivity:
 				cur.commitDone = at
 			}
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
@@ -340,4 +345,10 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 		}
 	}
 	return steps
+}
+
+// isCommit reports whether an activity commits sinks: one a checkpoint, or one a sink in
+// histories from before.
+func isCommit(activity string) bool {
+	return activity == contract.CommitCheckpointActivity || activity == contract.CommitActivity
 }

@@ -126,3 +126,27 @@ func TestCheckpointSteps(t *testing.T) {
 		})
 	}
 }
+
+// The scale probe's window holds the checkpoints triggered in it that completed before the
+// next trigger, each timed from its trigger to its last step, and counts their events.
+func TestWindowCheckpoints(t *testing.T) {
+	base := time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)
+	e := &events{base: base}
+	e.checkpoint(0, true)     // before the window
+	e.checkpoint(1000, true)  // 46 ms
+	e.checkpoint(2000, false) // 36 ms
+	// triggered in the window, never acknowledged before the next trigger
+	e.activity(3000, 3003, 3007, contract.TriggerCheckpointActivity)
+	e.add(3500, enumspb.EVENT_TYPE_TIMER_STARTED, nil)
+	e.checkpoint(4000, false) // after the window
+	e.checkpoint(5000, false)
+	trips, cost := windowCheckpoints(e.list, base.Add(time.Second), base.Add(4*time.Second))
+	if len(trips) != 2 || trips[0] != 46 || trips[1] != 36 {
+		t.Fatalf("round trips %v, want [46 36]", trips)
+	}
+	// 10 and 8 events; 3 and 2 activities; one marker (the manifest by a local activity)
+	want := ckptCost{checkpoints: 2, signals: 2, activities: 5, markers: 1, events: 18}
+	if cost != want {
+		t.Fatalf("cost %+v, want %+v", cost, want)
+	}
+}
