@@ -100,10 +100,13 @@ cluster-down:
 
 # The cluster suite: jobs with exactly-once sinks on that cluster while its services, a
 # worker, a runner and a whole host are killed; it prints the recovery time of each kill
-# (also kept in bin/cluster/recovery.txt). The cluster is taken down afterwards.
+# (also kept in bin/cluster/recovery.txt), and every process's log in bin/cluster/logs. The
+# cluster is taken down afterwards.
 test-cluster: cluster-up
-	STRAIT_CLUSTER_REPORT=$(CURDIR)/bin/cluster/recovery.txt $(GO) test -count=1 -v -timeout 30m \
-		-run '^TestProductionCluster$$' ./e2e/; status=$$?; scripts/temporal-cluster.sh down; exit $$status
+	rm -rf bin/cluster/logs
+	STRAIT_CLUSTER_REPORT=$(CURDIR)/bin/cluster/recovery.txt STRAIT_TEST_LOGS=$(CURDIR)/bin/cluster/logs \
+		$(GO) test -count=1 -v -timeout 30m -run '^TestProductionCluster$$' ./e2e/; status=$$?; \
+		STRAIT_CLUSTER_LOGS=$(CURDIR)/bin/cluster/logs scripts/temporal-cluster.sh down; exit $$status
 
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once. The cluster suite runs before,

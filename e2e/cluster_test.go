@@ -80,6 +80,13 @@ func startCmd(t *testing.T, name string, cmd *exec.Cmd) *proc {
 		if t.Failed() {
 			t.Logf("--- %s output:\n%s", p.name, tail(p.output(), 40))
 		}
+		if logs := os.Getenv("STRAIT_TEST_LOGS"); logs != "" {
+			// every process's whole output, kept where the test's caller asked
+			name := fmt.Sprintf("%s-%d.log", strings.ReplaceAll(p.name, "/", "-"), p.cmd.Process.Pid)
+			if err := os.MkdirAll(logs, 0o755); err == nil {
+				_ = os.WriteFile(filepath.Join(logs, name), []byte(p.output()), 0o644)
+			}
+		}
 	})
 	return p
 }

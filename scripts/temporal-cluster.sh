@@ -286,6 +286,13 @@ down() {
 		ip netns list | grep -qw "^$(ns "$h")" && kill_host "$h"
 	done
 	network_down
+	# the Temporal services' logs are kept where STRAIT_CLUSTER_LOGS says
+	if [ -n "${STRAIT_CLUSTER_LOGS:-}" ] && [ -d "$dir" ]; then
+		mkdir -p "$STRAIT_CLUSTER_LOGS"
+		for h in "$dir"/*/; do
+			[ -f "$h/server.log" ] && cp "$h/server.log" "$STRAIT_CLUSTER_LOGS/$(basename "$h").log"
+		done
+	fi
 	# the databases, the broker's topics and the buckets go with the hosts
 	rm -rf "$dir"
 }

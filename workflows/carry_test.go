@@ -242,3 +242,43 @@ func TestOneCommitActivityACheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointExpiresAtAnIntervalTick: with a timeout of ten intervals or more a checkpoint
+// has no timer of its own: the interval timer's first tick at or past its deadline expires
+// it, and the next checkpoint starts at that tick.
+func TestCheckpointExpiresAtAnIntervalTick(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	in := checkpointingInput()
+	in.Env.CheckpointInterval, in.Env.CheckpointTimeout, in.Env.TolerableCheckpointFailures = 1000, 10500, 1
+	type trig struct {
+		id int64
+		at time.Duration
+	}
+	var got []trig
+	h.trigger = func(req contract.TriggerRequest) {
+		got = append(got, trig{req.CheckpointID, h.env.Now().Sub(t0).Round(100 * time.Millisecond)})
+	}
+	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(1200*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(0, "cp1-a")))
+	h.at(12500*time.Millisecond, contract.TaskReportSignal, ackReport(2, taskAck(0, "cp2-a"), taskAck(1, "cp2-b")))
+	h.at(12700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
+		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	// checkpoint 1 at the tick of 1 s, its deadline 11.5 s: the tick of 12 s expires it and
+	// triggers checkpoint 2
+	want := []trig{{1, time.Second}, {2, 12 * time.Second}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("triggers %v, want %v", got, want)
+	}
+	if len(h.persisted) != 1 || h.persisted[0].Manifest.Checkpoint != 2 {
+		t.Fatalf("manifests %+v, want checkpoint 2's", h.persisted)
+	}
+	if got := infoSet(h.commits[0]); !slices.Equal(got, []string{"cp1-a", "cp2-a", "cp2-b"}) {
+		t.Fatalf("checkpoint 2 committed %v, want what the expired checkpoint 1 prepared too", got)
+	}
+}

@@ -56,13 +56,18 @@ type coordinator struct {
 	// decline: this run aborts a checkpoint a runner declined at once (histories from before
 	// waited for its timeout); asked once.
 	decline, declineKnown bool
+	// tickExpiry: checkpoints expire at the interval timer's ticks, with no timer of their
+	// own, when the timeout is long beside the interval (histories from before started one
+	// a checkpoint); asked once.
+	tickExpiry, tickExpiryKnown bool
 }
 
 type pendingCheckpoint struct {
 	id        int64
 	savepoint bool
 	acks      map[contract.TaskID]contract.TaskAck
-	// deadline is when the checkpoint expires; expired fires then.
+	// deadline is when the checkpoint expires; expired fires then, or nil: the interval
+	// timer's first tick at or past the deadline expires it.
 	deadline time.Time
 	expired  workflow.Future
 	cancel   workflow.CancelFunc
@@ -92,7 +97,7 @@ func (c *coordinator) requestSavepoint(ctx workflow.Context) {
 
 // arm adds the coordinator's timers to the pipeline's selector.
 func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
-	if p := c.pending; p != nil {
+	if p := c.pending; p != nil && p.expired != nil {
 		sel.AddFuture(p.expired, func(f workflow.Future) {
 			if f.Get(ctx, nil) != nil || c.pending != p {
 				return // canceled: the checkpoint completed
@@ -110,8 +115,30 @@ func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
 	}
 	sel.AddFuture(c.timer, func(workflow.Future) {
 		c.timer = nil
+		if p := c.pending; p != nil && p.expired == nil && !workflow.Now(ctx).Before(p.deadline) {
+			c.carryAcks(ctx, p.acks)
+			c.abort(fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
+		}
 		c.trigger(ctx)
 	})
+}
+
+// tickExpiryShare: checkpoints expire at the interval timer's ticks when the interval is at
+// most this part of the timeout, so one expires at most a tenth of its timeout late.
+const tickExpiryShare = 10
+
+// ticksExpire reports whether checkpoints expire at the interval timer's ticks: a timer
+// started and cancelled a checkpoint is a Temporal action and two history events, a fifth
+// of a checkpoint's cost with a 1 s interval.
+func (c *coordinator) ticksExpire(ctx workflow.Context) bool {
+	if c.interval <= 0 || c.interval*tickExpiryShare > c.timeout {
+		return false
+	}
+	if !c.tickExpiryKnown {
+		c.tickExpiry = workflow.GetVersion(ctx, "checkpoint-expiry-on-interval-tick", workflow.DefaultVersion, 1) == 1
+		c.tickExpiryKnown = true
+	}
+	return c.tickExpiry
 }
 
 // trigger starts the next checkpoint when none is in flight and every task runs.
@@ -140,9 +167,13 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 	}
 }
 
-// expiring is a checkpoint in flight with a timer that fires at its deadline (at once when
-// the deadline has passed).
+// expiring is a checkpoint in flight that expires at its deadline: by a timer of its own
+// (at once when the deadline has passed), or at the interval timer's first tick past it.
 func (c *coordinator) expiring(ctx workflow.Context, id int64, savepoint bool, deadline time.Time) *pendingCheckpoint {
+	if c.ticksExpire(ctx) {
+		return &pendingCheckpoint{id: id, savepoint: savepoint, acks: map[contract.TaskID]contract.TaskAck{},
+			deadline: deadline, cancel: func() {}}
+	}
 	ectx, cancel := workflow.WithCancel(ctx)
 	return &pendingCheckpoint{id: id, savepoint: savepoint, acks: map[contract.TaskID]contract.TaskAck{},
 		deadline: deadline, expired: workflow.NewTimer(ectx, deadline.Sub(workflow.Now(ctx))), cancel: cancel}

@@ -24,11 +24,13 @@ var (
 	scaleWindow = flag.Int("scale-window", 20, "seconds each step of the scale benchmark measures")
 )
 
-// scaleJob is one job of the benchmark: a FakeSource of a few rows, read and idle, into
-// Console; one task, one slot, and a checkpoint every second: the control plane's cost alone.
+// scaleJob is one job of the benchmark: a FakeSource row every 100 ms for nine minutes into
+// a transactional LocalFile sink, so every checkpoint (one a second) prepares and commits a
+// transaction; one task, one slot. The rows are few: the measure is the control plane's.
 const scaleJob = `env { job.mode = "STREAMING", parallelism = 1, checkpoint.interval = 1000 }
-source { FakeSource { plugin_output = "fake", row.num = 10, schema = { fields { id = bigint, name = string } } } }
-sink { Console { plugin_input = "fake", log.print.data = false } }
+source { FakeSource { plugin_output = "fake", row.num = 5400, split.num = 5400, split.read-interval = 100,
+  schema = { fields { id = bigint, name = string } } } }
+sink { LocalFile { plugin_input = "fake", path = "%s/out", tmp_path = "%s/tmp", file_format_type = json } }
 `
 
 func scaleBench(bin, dir string) {
@@ -108,9 +110,22 @@ func scaleBench(bin, dir string) {
 		start(h, "runner", "--address", temporal, "--id", fmt.Sprintf("scale-%d", i+1), "--slots", fmt.Sprint(*scaleMost),
 			"--listen", hosts[h]+":7070", "--config", cfg)
 	}
-	time.Sleep(5 * time.Second) // registration
+	// the three runners registered
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		st, _ := exec.Command(script, "exec", "client", absBin, "cluster", "status", "--json", "--address", temporal).Output()
+		if strings.Count(string(st), `"ALIVE"`) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			fail(fmt.Errorf("scale: the runners did not register within 2 minutes: %s", st))
+		}
+	}
 	job := filepath.Join(dir, "scale.conf")
-	writeFile(job, scaleJob)
+	sinkDir, err := filepath.Abs(filepath.Join(dir, "scale-sink"))
+	if err != nil {
+		fail(err)
+	}
+	writeFile(job, fmt.Sprintf(scaleJob, sinkDir, sinkDir))
 	cmd := exec.Command(script, "exec", "client", probe, "scale", temporal, job, fmt.Sprint(*scaleMost), fmt.Sprint(*scaleWindow))
 	cmd.Stderr = os.Stderr
 	res, err := cmd.Output()
