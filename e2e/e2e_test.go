@@ -42,10 +42,18 @@ func seatunnel(parts ...string) string {
 // run runs strait with args and returns its exit code and combined output.
 func run(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	return runCmd(t, []string{strait}, nil, args...)
+}
+
+// runCmd runs strait with args, behind the command prefix (strait itself, or a wrapper
+// ending in it) and with env added to the test's environment, for at most 3 minutes, and
+// returns its exit code and combined output.
+func runCmd(t *testing.T, prefix, env []string, args ...string) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, strait, args...)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS=")
+	cmd := exec.CommandContext(ctx, prefix[0], append(prefix[1:len(prefix):len(prefix)], args...)...)
+	cmd.Env = append(append(os.Environ(), "TEMPORAL_ADDRESS="), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

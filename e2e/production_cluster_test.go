@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -139,24 +137,7 @@ func (c *prodCluster) runner(t *testing.T, host, id string) *proc {
 // cli runs the strait CLI on the client host.
 func (c *prodCluster) cli(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	full := append([]string{"exec", "client", strait}, args...)
-	full = append(full, "--address", c.temporal)
-	cmd := exec.CommandContext(ctx, clusterScript, full...)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS=")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String()
-	}
-	t.Fatalf("strait %v: %v\n%s", args, err, out.String())
-	return -1, ""
+	return runCmd(t, []string{clusterScript, "exec", "client", strait}, nil, append(args, "--address", c.temporal)...)
 }
 
 // killHost kills every process of a host with SIGKILL.

@@ -7,13 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,20 +241,5 @@ func randomHex(t *testing.T, n int) string {
 // runEnv is run with env added to the test's environment.
 func runEnv(t *testing.T, env []string, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, strait, args...)
-	cmd.Env = append(append(os.Environ(), "TEMPORAL_ADDRESS="), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String()
-	}
-	t.Fatalf("strait %v: %v\n%s", args, err, out.String())
-	return -1, ""
+	return runCmd(t, []string{strait}, env, args...)
 }
