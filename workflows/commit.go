@@ -82,8 +82,7 @@ func (pr *pipelineRun) commit(ctx workflow.Context, checkpointID int64) error {
 	return pr.commitInfos(ctx, checkpointID, true, all)
 }
 
-// commitInfos runs each sink's committer with its writers' commit infos of a checkpoint,
-// one CommitSinks activity per sink in vertex order.
+// commitInfos runs each sink's committer with its writers' commit infos of a checkpoint.
 func (pr *pipelineRun) commitInfos(ctx workflow.Context, checkpointID int64, final bool, all []contract.CommitInfo) error {
 	return pr.endInfos(ctx, checkpointID, final, false, all)
 }

@@ -68,8 +68,26 @@ func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) err
 	return c.each(ctx, req.Infos, func(gid string) error { return commitPrepared(ctx, conn, gid) })
 }
 
-// Abort rolls back prepared transactions that will never be committed.
+// Abort rolls back prepared transactions that will never be committed: each info's own,
+// the last it lists. Those it carries belong to earlier checkpoints, which a manifest may
+// hold (their commit failed after it) or which are aborted as infos of their own.
 func (c *Committer) Abort(ctx context.Context, infos [][]byte) error {
+	own := make([][]byte, 0, len(infos))
+	for _, raw := range infos {
+		if len(raw) == 0 {
+			continue
+		}
+		gids, err := c.decode(raw)
+		if err != nil {
+			return err
+		}
+		b, err := json.Marshal(commitInfo{GIDs: gids[len(gids)-1:]})
+		if err != nil {
+			return err
+		}
+		own = append(own, b)
+	}
+	infos = own
 	if len(infos) == 0 {
 		return nil
 	}

@@ -806,3 +806,48 @@ func TestSinkLostConnectionFails(t *testing.T) {
 		t.Fatalf("rows of the first checkpoint: %q", got)
 	}
 }
+
+// An abort rolls back each info's own prepared transaction only: the earlier ones an info
+// carries belong to checkpoints a manifest may hold, and a restore from one commits them.
+func TestSinkExactlyOnceAbortEndsOnlyItsOwn(t *testing.T) {
+	url, conn := testDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE sink_abort (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSink(t, genConf(url, "sink_abort")+"primary_keys = [pk_id]\nis_exactly_once = true\n", scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 43}, Epoch: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(ctx, 1); err != nil { // its commit failed: still prepared
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, scoreBatch(row.Insert, 2, "B", 2)); err != nil {
+		t.Fatal(err)
+	}
+	info2, err := w.PrepareCommit(ctx, 2) // carries checkpoint 1's transaction
+	if err != nil {
+		t.Fatal(err)
+	}
+	com, _ := s.CreateCommitter()
+	if err := com.Abort(ctx, [][]byte{info2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, conn, "SELECT gid FROM pg_prepared_xacts WHERE gid LIKE 'strait-43-%'"); !strings.HasSuffix(got, "-1)") || strings.Contains(got, " ") {
+		t.Fatalf("prepared after the abort: %s, want checkpoint 1's only", got)
+	}
+	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, conn, "SELECT pk_id FROM sink_abort ORDER BY 1"); got != "(1)" {
+		t.Fatalf("table holds %s, want checkpoint 1's row only", got)
+	}
+}

@@ -352,7 +352,14 @@ func (c *committer) end(ctx context.Context, infos [][]byte, commit bool) error 
 		if err := json.Unmarshal(raw, &info); err != nil {
 			return connector.Permanent(fmt.Errorf("%s: commit info: %w", c.sink.where, err))
 		}
-		for _, t := range info.all() {
+		txns := info.all()
+		if !commit {
+			// only the checkpoint's own transaction: those it carries belong to earlier
+			// checkpoints, which a manifest may hold (their commit failed after it) or which
+			// are aborted as infos of their own
+			txns = txns[len(txns)-1:]
+		}
+		for _, t := range txns {
 			err := endTxn(ctx, cl, c.sink, &t, commit)
 			if !commit && (errors.Is(err, kerr.InvalidTxnState) || errors.Is(err, kerr.ProducerFenced) ||
 				errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.InvalidProducerIDMapping)) {
