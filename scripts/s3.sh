@@ -81,8 +81,17 @@ start() {
 		exit 1
 	fi
 	identities >"$dir/s3.json"
+	# SeaweedFS names the unix sockets of its internal gRPC ports after the port alone, in
+	# /tmp: a second server on this machine (another network namespace, as the multi-host
+	# cluster's data host) moves its internal ports by STRAIT_S3_PORT_OFFSET, or it would
+	# take over the first one's sockets
+	local o=${STRAIT_S3_PORT_OFFSET:-0} ports=()
+	if [ "$o" -ne 0 ]; then
+		ports=(-master.port=$((9333 + o)) -volume.port=$((9340 + o)) -filer.port=$((8888 + o))
+			-s3.port.grpc=$((18333 + o)) -admin.port=$((12535 + o)) -admin.port.legacy=0)
+	fi
 	# the gateways and consoles the tests do not use are off, so they hold no ports
-	nohup "$bin" mini -dir="$dir/data" -ip=127.0.0.1 -ip.bind="$bind" -s3.port="$port" \
+	nohup "$bin" mini -dir="$dir/data" -ip=127.0.0.1 -ip.bind="$bind" -s3.port="$port" "${ports[@]}" \
 		-s3.config="$dir/s3.json" -bucket="$bucket" -webdav=false -admin.ui=false \
 		-s3.port.iceberg=0 -s3.port.lance=0 -master.telemetry=false \
 		>"$dir/server.log" 2>&1 </dev/null &

@@ -230,7 +230,7 @@ data_services() {
 	durable data
 	on data env STRAIT_KAFKA_HOST="$a" STRAIT_KAFKA_PORT=9092 STRAIT_KAFKA_DIR="$dir/data-kafka" \
 		"$root/scripts/kafka.sh" start >/dev/null
-	on data env STRAIT_S3_PORT=8333 STRAIT_S3_DIR="$dir/data-s3" STRAIT_S3_BIND=0.0.0.0 \
+	on data env STRAIT_S3_PORT=8333 STRAIT_S3_PORT_OFFSET=100 STRAIT_S3_DIR="$dir/data-s3" STRAIT_S3_BIND=0.0.0.0 \
 		"$root/scripts/s3.sh" start >/dev/null
 }
 

@@ -127,15 +127,35 @@ func (rm *resourceManager) resumeLeases(ctx workflow.Context) {
 	}
 }
 
+// leaseHeartbeatShare is the part of the lease a lease attempt may go without a heartbeat;
+// the rest is the time a second attempt has to be taken up by the runner.
+const leaseHeartbeatShare = 0.6
+
 // startLease runs a runner's lease activity on its queue; its end arrives on leaseEnds.
+//
+// A lease attempt whose heartbeats stop is followed by a second one on the runner's queue,
+// which a live runner takes up at once: heartbeats also stop while Temporal moves the
+// resource manager's history shard to another history host (seconds), and the runners then
+// keep their slots instead of every one being declared lost and every pipeline restarting.
+// A dead runner takes up nothing: it is declared lost when the second attempt's
+// schedule-to-start timeout passes, within the lease of its last heartbeat as before (60 %
+// of it without a heartbeat, 40 % for the second attempt to start). Histories from before ran
+// one attempt with the whole lease as its heartbeat timeout.
 func (rm *resourceManager) startLease(ctx workflow.Context, r *contract.RunnerSlots) {
 	in := contract.LeaseInput{RunnerID: r.Info.ID, Generation: r.Generation}
+	heartbeat, toStart := rm.st.LeaseTimeout, rm.st.LeaseTimeout
+	retry := &temporal.RetryPolicy{MaximumAttempts: 1}
+	if workflow.GetVersion(ctx, "lease-second-attempt", workflow.DefaultVersion, 1) == 1 {
+		heartbeat = time.Duration(float64(rm.st.LeaseTimeout) * leaseHeartbeatShare)
+		toStart = rm.st.LeaseTimeout - heartbeat
+		retry = &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 2}
+	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              r.Info.TaskQueue,
-		ScheduleToStartTimeout: rm.st.LeaseTimeout,
+		ScheduleToStartTimeout: toStart,
 		StartToCloseTimeout:    10 * 365 * 24 * time.Hour,
-		HeartbeatTimeout:       rm.st.LeaseTimeout,
-		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+		HeartbeatTimeout:       heartbeat,
+		RetryPolicy:            retry,
 		Summary:                "lease of runner " + r.Info.ID,
 	})
 	workflow.Go(ctx, func(gctx workflow.Context) {

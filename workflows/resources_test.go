@@ -488,3 +488,58 @@ func (a *allocated) Complete(success any, err error) {
 	}
 	*a.into, _ = success.(*contract.Allocation)
 }
+
+// A lease attempt that fails (its heartbeats stopped while Temporal moved the resource
+// manager's shard) is followed by a second on the runner's queue; a runner that takes it up
+// stays alive with its slots, where before it was declared lost at once. A runner whose
+// second attempt fails too is lost.
+func TestResourceManagerLeaseSurvivesOneLapse(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		failures  int // attempts that fail before one holds
+		wantState contract.RunnerState
+	}{
+		{"one lapse", 1, contract.RunnerStateAlive},
+		{"two lapses", 2, contract.RunnerStateLost},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			old := eventsBeforeContinue
+			eventsBeforeContinue = 2 // the registration, then a lease lost or a second registration
+			defer func() { eventsBeforeContinue = old }()
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.SetTestTimeout(time.Minute)
+			env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+			env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
+				if int(activity.GetInfo(ctx).Attempt) <= c.failures {
+					return errors.New("no heartbeat within the timeout")
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
+			env.RegisterDelayedCallback(func() {
+				env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2})
+			}, 0)
+			// once an attempt holds, a second runner registers, which ends the run
+			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+				if int(info.Attempt) > c.failures && info.ActivityType.Name == contract.RunnerLeaseActivity {
+					env.RegisterDelayedCallback(func() {
+						env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "b", Slots: 1})
+					}, 0)
+				}
+			})
+			env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
+			var can *workflow.ContinueAsNewError
+			if err := env.GetWorkflowError(); !errors.As(err, &can) {
+				t.Fatalf("want continue-as-new, got %v", err)
+			}
+			var next contract.ResourceState
+			if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+				t.Fatal(err)
+			}
+			if r := next.Runners["a"]; r == nil || r.State != c.wantState {
+				t.Fatalf("runner a %+v, want %s", r, c.wantState)
+			}
+		})
+	}
+}
