@@ -150,14 +150,7 @@ func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	}, 2)
 	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
 	err := env.GetWorkflowError()
-	var can *workflow.ContinueAsNewError
-	if !errors.As(err, &can) {
-		t.Fatalf("want continue-as-new, got %v", err)
-	}
-	var next contract.ResourceState
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	next := continuedResources(t, err)
 	if len(next.Runners) != 3 || next.Runners["a"].Free()+next.Runners["b"].Free() != 2 || len(next.Allocations) != 1 || next.Runners["c"].Generation != 1 {
 		t.Fatalf("carried state %+v", next)
 	}
@@ -266,14 +259,7 @@ func TestResourceManagerContinuesAsNewAfterAnUpdate(t *testing.T) {
 		env.UpdateWorkflow(contract.AllocateUpdate, "u1", &updateCallbacks{t: t}, contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}})
 	}, 1)
 	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("want continue-as-new after the allocation, got %v", err)
-	}
-	var next contract.ResourceState
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	next := continuedResources(t, env.GetWorkflowError())
 	if len(next.Runners) != 2 || len(next.Allocations) != 1 {
 		t.Fatalf("carried state %+v", next)
 	}
@@ -437,14 +423,7 @@ func TestResourceManagerUpdatesTags(t *testing.T) {
 			contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: map[string]string{"zone": "b"}})
 	}, 4)
 	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("want continue-as-new after the allocation, got %v", err)
-	}
-	var next contract.ResourceState
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	next := continuedResources(t, env.GetWorkflowError())
 	if u := next.TagUpdates["b"]; next.Runners["b"].Info.Tags["zone"] != "b" || u.Tags["team"] != "x" || u.Flags["zone"] != "a" {
 		t.Fatalf("the next run's state: runner b %+v, updates %+v", next.Runners["b"].Info, next.TagUpdates)
 	}
@@ -529,17 +508,25 @@ func TestResourceManagerLeaseSurvivesOneLapse(t *testing.T) {
 				}
 			})
 			env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
-			var can *workflow.ContinueAsNewError
-			if err := env.GetWorkflowError(); !errors.As(err, &can) {
-				t.Fatalf("want continue-as-new, got %v", err)
-			}
-			var next contract.ResourceState
-			if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-				t.Fatal(err)
-			}
+			next := continuedResources(t, env.GetWorkflowError())
 			if r := next.Runners["a"]; r == nil || r.State != c.wantState {
 				t.Fatalf("runner a %+v, want %s", r, c.wantState)
 			}
 		})
 	}
+}
+
+// continuedResources is the state a resource manager run that ended with err handed to the
+// next run; the run must have continued as new.
+func continuedResources(t *testing.T, err error) contract.ResourceState {
+	t.Helper()
+	var can *workflow.ContinueAsNewError
+	if !errors.As(err, &can) {
+		t.Fatalf("want continue-as-new, got %v", err)
+	}
+	var next contract.ResourceState
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	return next
 }
