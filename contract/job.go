@@ -77,6 +77,131 @@ type PipelineStatus struct {
 	// Restored are the counts as of that checkpoint, which its tasks go on from.
 	RestoredFrom int64    `json:"restoredFrom,omitempty"`
 	Restored     Counters `json:"restored,omitempty"`
+	// Checkpoints are the pipeline's checkpoints as its coordinator saw them; Failovers its
+	// newest restarts with their causes, oldest first.
+	Checkpoints *CheckpointStats `json:"checkpoints,omitempty"`
+	Failovers   []Failover       `json:"failovers,omitempty"`
+}
+
+// Checkpoint states, as a pipeline's checkpoint history shows them.
+const (
+	CheckpointInProgress = "IN_PROGRESS"
+	CheckpointCompleted  = "COMPLETED"
+	CheckpointFailed     = "FAILED"
+	// CheckpointDiscarded: the tasks stopped while it was in flight (a failover, the end of
+	// the input); not a failure.
+	CheckpointDiscarded = "DISCARDED"
+)
+
+// RecentCheckpoints and RecentFailovers bound the history a pipeline keeps in its status and
+// carries into a new run.
+const (
+	RecentCheckpoints = 20
+	RecentFailovers   = 10
+	// failureText bounds a kept failure's text.
+	failureText = 1024
+)
+
+// CheckpointStats counts a pipeline's checkpoints and keeps the newest, oldest first.
+type CheckpointStats struct {
+	Completed int64              `json:"completed"`
+	Failed    int64              `json:"failed"`
+	Recent    []CheckpointRecord `json:"recent,omitempty"`
+}
+
+// CheckpointRecord is one checkpoint: when it was triggered, how long it took to complete
+// (its manifest written and its sinks committed), the state its tasks wrote, and why it
+// failed.
+type CheckpointRecord struct {
+	ID        int64         `json:"id"`
+	Savepoint bool          `json:"savepoint,omitempty"`
+	State     string        `json:"state"`
+	Triggered time.Time     `json:"triggered"`
+	Duration  time.Duration `json:"duration,omitempty"`
+	Bytes     int64         `json:"bytes,omitempty"`
+	Acks      int           `json:"acks,omitempty"`
+	Failure   string        `json:"failure,omitempty"`
+}
+
+// Begin records a checkpoint triggered at t.
+func (s *CheckpointStats) Begin(id int64, savepoint bool, t time.Time) {
+	if s.find(id) != nil {
+		return
+	}
+	s.Recent = append(s.Recent, CheckpointRecord{ID: id, Savepoint: savepoint, State: CheckpointInProgress, Triggered: t})
+	if n := len(s.Recent) - RecentCheckpoints; n > 0 {
+		s.Recent = append(s.Recent[:0], s.Recent[n:]...)
+	}
+}
+
+// Complete records a checkpoint completed at t, with its tasks' state size and number.
+func (s *CheckpointStats) Complete(id int64, t time.Time, bytes int64, acks int) {
+	s.Completed++
+	if r := s.find(id); r != nil {
+		r.State, r.Duration, r.Bytes, r.Acks = CheckpointCompleted, t.Sub(r.Triggered), bytes, acks
+	}
+}
+
+// Fail records a checkpoint that failed at t, and why.
+func (s *CheckpointStats) Fail(id int64, t time.Time, why string) {
+	s.Failed++
+	if r := s.find(id); r != nil {
+		r.State, r.Duration, r.Failure = CheckpointFailed, t.Sub(r.Triggered), clip(why)
+	}
+}
+
+// Discard records a checkpoint dropped in flight because its tasks stopped.
+func (s *CheckpointStats) Discard(id int64, t time.Time) {
+	if r := s.find(id); r != nil && r.State == CheckpointInProgress {
+		r.State, r.Duration = CheckpointDiscarded, t.Sub(r.Triggered)
+	}
+}
+
+func (s *CheckpointStats) find(id int64) *CheckpointRecord {
+	for i := len(s.Recent) - 1; i >= 0; i-- {
+		if s.Recent[i].ID == id {
+			return &s.Recent[i]
+		}
+	}
+	return nil
+}
+
+// Copy is a copy that shares nothing with s.
+func (s *CheckpointStats) Copy() *CheckpointStats {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Recent = append([]CheckpointRecord(nil), s.Recent...)
+	return &c
+}
+
+// Failover is one restart of a pipeline: when, the attempt it ended, and its cause.
+type Failover struct {
+	At    time.Time `json:"at"`
+	Epoch int       `json:"epoch"`
+	Cause string    `json:"cause"`
+}
+
+// AddFailover keeps a restart among the newest RecentFailovers.
+func AddFailover(fs []Failover, f Failover) []Failover {
+	f.Cause = clip(f.Cause)
+	fs = append(fs, f)
+	if n := len(fs) - RecentFailovers; n > 0 {
+		fs = append(fs[:0:0], fs[n:]...)
+	}
+	return fs
+}
+
+func clip(s string) string {
+	if len(s) <= failureText {
+		return s
+	}
+	cut := failureText
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut-- // not inside a UTF-8 sequence
+	}
+	return s[:cut] + "…"
 }
 
 // PipelineState is the pipeline-state signal: a pipeline's state as it tells its job.

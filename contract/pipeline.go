@@ -54,6 +54,9 @@ type PipelineResume struct {
 	// CarriedInManifest: how many of Carried, from the first, a written manifest holds
 	// (its commit failed); those are never aborted.
 	CarriedInManifest int `json:"carriedInManifest,omitempty"`
+	// Checkpoints and Failovers are the history the pipeline's status shows.
+	Checkpoints *CheckpointStats `json:"checkpoints,omitempty"`
+	Failovers   []Failover       `json:"failovers,omitempty"`
 }
 
 // PendingResume is a checkpoint in flight carried into a new run.

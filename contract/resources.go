@@ -16,6 +16,9 @@ type RunnerInfo struct {
 	Tags      map[string]string `json:"tags,omitempty"`
 	Address   string            `json:"address,omitempty"`
 	Started   time.Time         `json:"started"`
+	// MetricsAddress is where the runner's process serves Prometheus /metrics (host:port),
+	// which the gateway's dashboard reads the tasks' live numbers from.
+	MetricsAddress string `json:"metricsAddress,omitempty"`
 }
 
 // Load is a runner's resource use as it reports it: fractions of CPU and memory in use.

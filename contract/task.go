@@ -97,10 +97,12 @@ type CheckpointAck struct {
 
 // TaskAck is one task's acknowledgement of a checkpoint.
 type TaskAck struct {
-	Task     TaskID       `json:"task"`
-	StateKey string       `json:"stateKey"`
-	Commits  []CommitInfo `json:"commits,omitempty"`
-	Counters Counters     `json:"counters"`
+	Task     TaskID `json:"task"`
+	StateKey string `json:"stateKey"`
+	// StateBytes is the size of the state the task wrote.
+	StateBytes int64        `json:"stateBytes,omitempty"`
+	Commits    []CommitInfo `json:"commits,omitempty"`
+	Counters   Counters     `json:"counters"`
 }
 
 // TriggerRequest asks a runner to start checkpoint ID at its source tasks of a pipeline.

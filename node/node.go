@@ -105,7 +105,8 @@ func Module(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
 		fx.Provide(metrics.NewRegistry, provideStore, provideServer, provideClient, provideRunner, provideNode),
-		fx.Invoke(storeFirst, startWorker, startRunner, serveMetrics),
+		// metrics first: the runners register the address it is served at
+		fx.Invoke(storeFirst, serveMetrics, startWorker, startRunner),
 	)
 }
 
@@ -382,7 +383,7 @@ func startOneRunner(lc fx.Lifecycle, c client.Client, r *taskrunner.Runner) {
 	})
 }
 
-func serveMetrics(lc fx.Lifecycle, cfg Config, reg *prometheus.Registry, n *Node) {
+func serveMetrics(lc fx.Lifecycle, cfg Config, reg *prometheus.Registry, n *Node, rs runners) {
 	if cfg.MetricsAddr == "" {
 		return
 	}
@@ -394,6 +395,9 @@ func serveMetrics(lc fx.Lifecycle, cfg Config, reg *prometheus.Registry, n *Node
 				return fmt.Errorf("metrics on %s: %w", cfg.MetricsAddr, err)
 			}
 			n.MetricsAddr = addr
+			for _, r := range rs {
+				r.SetMetricsAddress(addr)
+			}
 			return nil
 		},
 		OnStop: func(context.Context) error {

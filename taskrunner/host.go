@@ -46,6 +46,25 @@ func TuneGC() {
 
 // Info is what the runner tells the resource manager when it registers.
 func (r *Runner) Info() contract.RunnerInfo {
-	return contract.RunnerInfo{ID: r.cfg.ID, TaskQueue: contract.RunnerQueue(r.cfg.ID), Slots: r.cfg.Slots,
+	info := contract.RunnerInfo{ID: r.cfg.ID, TaskQueue: contract.RunnerQueue(r.cfg.ID), Slots: r.cfg.Slots,
 		Tags: r.cfg.Tags, Address: r.cfg.Address}
+	if a, ok := r.metricsAddr.Load().(string); ok {
+		info.MetricsAddress = a
+	}
+	return info
+}
+
+// SetMetricsAddress tells the runner where its process serves /metrics, which it registers
+// with. A listen address of any host is advertised with the host of the exchange address.
+func (r *Runner) SetMetricsAddress(listen string) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if h, _, err := net.SplitHostPort(r.cfg.Address); err == nil {
+			host = h
+		}
+	}
+	r.metricsAddr.Store(net.JoinHostPort(host, port))
 }

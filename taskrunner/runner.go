@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strait-dev/strait/checkpointstore"
@@ -67,6 +68,8 @@ type Runner struct {
 	cfg      Config
 	reporter Reporter
 	log      *slog.Logger
+	// metricsAddr is where the process serves /metrics (a string once set).
+	metricsAddr atomic.Value
 
 	mu    sync.Mutex
 	execs map[execKey]*execution

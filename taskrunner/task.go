@@ -129,7 +129,7 @@ func (t *task) checkpoint(ctx context.Context, c *chain, id int64) error {
 	// the state goes to the store off the data path: the task goes on with its rows while
 	// the blob is written (and fsynced); the acknowledgement follows the write
 	key := checkpointstore.StateKey(t.ex.d.Job.ID, t.ex.d.Pipeline.ID, id, t.id.String())
-	ack := contract.TaskAck{Task: t.id, StateKey: key, Commits: commits, Counters: t.counters()}
+	ack := contract.TaskAck{Task: t.id, StateKey: key, StateBytes: int64(len(blob)), Commits: commits, Counters: t.counters()}
 	go t.storeState(id, blob, ack, start)
 	return nil
 }

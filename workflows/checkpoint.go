@@ -103,7 +103,7 @@ func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
 				return // canceled: the checkpoint completed
 			}
 			c.carryAcks(ctx, p.acks)
-			c.abort(fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
+			c.abort(ctx, p.id, fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
 		})
 	}
 	if c.interval <= 0 {
@@ -117,7 +117,7 @@ func (c *coordinator) arm(ctx workflow.Context, sel workflow.Selector) {
 		c.timer = nil
 		if p := c.pending; p != nil && p.expired == nil && !workflow.Now(ctx).Before(p.deadline) {
 			c.carryAcks(ctx, p.acks)
-			c.abort(fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
+			c.abort(ctx, p.id, fmt.Sprintf("checkpoint %d expired before completing (timeout %s)", p.id, c.timeout))
 		}
 		c.trigger(ctx)
 	})
@@ -154,6 +154,7 @@ func (c *coordinator) trigger(ctx workflow.Context) {
 	id := c.nextID
 	c.nextID++
 	c.pending = c.expiring(ctx, id, c.savepointWanted, workflow.Now(ctx).Add(c.timeout))
+	c.stats().Begin(id, c.savepointWanted, workflow.Now(ctx))
 	for _, rid := range c.sourceRunners() {
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			TaskQueue:              c.pr.queues[rid],
@@ -247,7 +248,7 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 		// a task's state could not be stored: the checkpoint cannot complete, and what the
 		// others prepared for it goes with the next one
 		c.carryAcks(ctx, p.acks)
-		c.abort(fmt.Sprintf("checkpoint %d declined by runner %s: %s", p.id, r.RunnerID, r.Checkpoint.Declined))
+		c.abort(ctx, p.id, fmt.Sprintf("checkpoint %d declined by runner %s: %s", p.id, r.RunnerID, r.Checkpoint.Declined))
 		return
 	}
 	if len(p.acks) < len(c.pr.tasks) {
@@ -260,11 +261,16 @@ func (c *coordinator) acked(ctx workflow.Context, r contract.TaskReport) {
 		if persisted {
 			c.inManifest = len(c.carried) // the manifest holds everything carried so far
 		}
-		c.abort(fmt.Sprintf("checkpoint %d: %s", p.id, causeOf(err)))
+		c.abort(ctx, p.id, fmt.Sprintf("checkpoint %d: %s", p.id, causeOf(err)))
 		return
 	}
 	c.carried, c.inManifest = nil, 0
 	c.completed, c.completedAt = p.id, workflow.Now(ctx)
+	var bytes int64
+	for _, a := range p.acks {
+		bytes += a.StateBytes
+	}
+	c.stats().Complete(p.id, c.completedAt, bytes, len(p.acks))
 	c.failures = 0
 	if p.savepoint {
 		c.savepointDone = true
@@ -329,6 +335,7 @@ func (c *coordinator) interrupt(ctx workflow.Context) {
 	if c.pending != nil {
 		c.pending.cancel()
 		c.carryAcks(ctx, c.pending.acks)
+		c.stats().Discard(c.pending.id, workflow.Now(ctx))
 		c.pending = nil
 	}
 	if c.cancelTimer != nil {
@@ -337,18 +344,28 @@ func (c *coordinator) interrupt(ctx workflow.Context) {
 	}
 }
 
+// stats is the pipeline's checkpoint history, which its status shows.
+func (c *coordinator) stats() *contract.CheckpointStats {
+	if c.pr.status.Checkpoints == nil {
+		c.pr.status.Checkpoints = &contract.CheckpointStats{}
+	}
+	return c.pr.status.Checkpoints
+}
+
 // restoredFrom continues numbering after the checkpoint a failover restores.
 func (c *coordinator) restoredFrom(id int64) {
 	c.completed = id
 	c.nextID = max(c.nextID, id+1)
 }
 
-// abort gives up the checkpoint in flight; past the tolerable failures the pipeline fails.
-func (c *coordinator) abort(reason string) {
+// abort gives up checkpoint id, the one in flight; past the tolerable failures the pipeline
+// fails.
+func (c *coordinator) abort(ctx workflow.Context, id int64, reason string) {
 	if c.pending != nil {
 		c.pending.cancel()
 		c.pending = nil
 	}
+	c.stats().Fail(id, workflow.Now(ctx), reason)
 	c.failures++
 	if (c.failures > c.tolerable || c.savepointWanted) && c.pr.failure == "" {
 		c.pr.failure = reason // a savepoint that fails fails the stop

@@ -271,6 +271,7 @@ func (pr *pipelineRun) failOver(ctx workflow.Context, owner string) (*contract.R
 	pr.release(ctx, owner)
 	pr.restarts++
 	pr.status.Restarts, pr.status.LastFailure = pr.restarts, cause
+	pr.status.Failovers = contract.AddFailover(pr.status.Failovers, contract.Failover{At: workflow.Now(ctx), Epoch: pr.epoch, Cause: cause})
 	pr.status.State = contract.PipelineRestarting
 	if err := workflow.Sleep(ctx, time.Duration(pr.in.Env.RetryIntervalSeconds)*time.Second); err != nil {
 		return nil, pr.canceled()
@@ -348,7 +349,7 @@ func (pr *pipelineRun) resumeState() *contract.PipelineResume {
 	r := &contract.PipelineResume{Epoch: pr.epoch, Queues: pr.queues, Runners: pr.status.Runners, Restarts: pr.restarts,
 		RestoredFrom: pr.status.RestoredFrom, Restored: pr.status.Restored,
 		LastFailure: pr.status.LastFailure, NextID: cp.nextID, Completed: cp.completed, Failures: cp.failures,
-		Carried: cp.carried, CarriedInManifest: cp.inManifest}
+		Carried: cp.carried, CarriedInManifest: cp.inManifest, Checkpoints: pr.status.Checkpoints.Copy(), Failovers: pr.status.Failovers}
 	for _, t := range pr.sortedTasks() {
 		r.Tasks = append(r.Tasks, *t)
 	}
@@ -373,6 +374,7 @@ func (pr *pipelineRun) resume(ctx workflow.Context, r *contract.PipelineResume) 
 	pr.epoch, pr.restarts = r.Epoch, r.Restarts
 	pr.status.Restarts, pr.status.LastFailure, pr.status.Runners = r.Restarts, r.LastFailure, r.Runners
 	pr.status.RestoredFrom, pr.status.Restored = r.RestoredFrom, r.Restored
+	pr.status.Checkpoints, pr.status.Failovers = r.Checkpoints.Copy(), r.Failovers
 	pr.queues = r.Queues
 	if pr.queues == nil {
 		pr.queues = map[string]string{}

@@ -290,6 +290,8 @@ func taskBefore(a, b contract.TaskID) bool {
 // snapshot is the pipeline's status with its tasks in order and counters summed.
 func (pr *pipelineRun) snapshot() *contract.PipelineStatus {
 	s := pr.status
+	s.Checkpoints = pr.status.Checkpoints.Copy()
+	s.Failovers = append([]contract.Failover(nil), pr.status.Failovers...)
 	s.Tasks = s.Tasks[:0:0]
 	s.Counters = contract.Counters{}
 	s.Counters.Add(pr.status.Restored)
