@@ -6,15 +6,20 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium cluster-up cluster-down test-cluster
+.PHONY: all build ui build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium cluster-up cluster-down test-cluster
 
 all: build
 
-build:
+build: ui
 	$(GO) build -o $(BIN) ./cmd/strait
 
+# The dashboard's pages (dashboard/web, bundled by esbuild with dagre into dashboard/dist),
+# which the binary embeds; npm and Node.js come from Debian when missing.
+ui:
+	scripts/ui.sh
+
 # A worker/runner-only binary without the embedded Temporal server.
-build-noembed:
+build-noembed: ui
 	$(GO) build -tags noembed -o bin/strait-noembed ./cmd/strait
 
 run: build
@@ -23,12 +28,12 @@ run: build
 # The images (docker/Dockerfile): static binaries and a root file system staged in bin/image,
 # built FROM scratch with podman (installed from Debian when missing), tagged strait and
 # strait-dev with the version and latest.
-image:
+image: ui
 	scripts/containers.sh image
 
 # A whole cluster in containers (docker/compose.test.yaml): a job through the gateway, the
 # container of the runner hosting it killed, every row checked once; then all removed.
-test-containers:
+test-containers: ui
 	scripts/containers.sh test
 
 # Validates docker/compose.yaml and docker/compose.test.yaml.

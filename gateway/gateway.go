@@ -18,6 +18,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/strait-dev/strait/dashboard"
 	"github.com/strait-dev/strait/secret"
 
 	// the gateway checks a config with the planner before submitting it, as `strait job
@@ -45,6 +46,10 @@ func WithTimeout(d time.Duration) Option { return func(g *gateway) { g.timeout =
 
 // WithVersion is the version /overview reports as projectVersion.
 func WithVersion(v string) Option { return func(g *gateway) { g.version = v } }
+
+// WithTemporalUI is the base address of the Temporal Web UI (http://host:8233), which the
+// dashboard links each job's workflow to.
+func WithTemporalUI(base string) Option { return func(g *gateway) { g.temporalUI = base } }
 
 // WithTokens makes every request but /openapi.json carry one of the bearer tokens.
 func WithTokens(t *Tokens) Option { return func(g *gateway) { g.tokens = t } }
@@ -80,6 +85,11 @@ type gateway struct {
 	logLines  int
 	ring      *logRing // the gateway's last log lines, for /logs and /log
 	mon       *monitor
+	// temporalUI is where the Temporal Web UI is served (the dashboard links each job's
+	// workflow there); scraper and rates give the dashboard its live numbers.
+	temporalUI string
+	scraper    *scraper
+	rates      *rates
 
 	mu       sync.Mutex
 	metas    map[string]*jobMeta // by run id: a job's input and plan
@@ -90,7 +100,7 @@ type gateway struct {
 // Temporal in namespace.
 func New(c client.Client, namespace string, opts ...Option) http.Handler {
 	g := &gateway{c: c, namespace: namespace, log: slog.Default(), timeout: DefaultTimeout, version: "dev",
-		commit: buildCommit(), maxBody: DefaultMaxBody, logLines: DefaultLogLines, mon: newMonitor(), metas: map[string]*jobMeta{}, finished: map[string]*JobInfo{}}
+		commit: buildCommit(), maxBody: DefaultMaxBody, logLines: DefaultLogLines, mon: newMonitor(), scraper: newScraper(), rates: newRates(), metas: map[string]*jobMeta{}, finished: map[string]*JobInfo{}}
 	if g.namespace == "" {
 		g.namespace = "default"
 	}
@@ -110,6 +120,10 @@ func New(c client.Client, namespace string, opts ...Option) http.Handler {
 		paths.Handle(path, http.NotFoundHandler())
 	}
 	mux.Handle("/", g.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		if r.Method == http.MethodGet && (r.URL.Path == "/" || r.URL.Path == "/ui") {
+			http.Redirect(w, r, dashboard.Prefix, http.StatusFound) // a browser's way in
+			return nil
+		}
 		if _, p := paths.Handler(r); p != "" {
 			return &httpError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)}
 		}
@@ -164,7 +178,33 @@ func (g *gateway) routes() []route {
 		method, path, _ := strings.Cut(r.pattern, " ")
 		out = append(out, route{method + " " + v1Prefix + path, r.h})
 	}
-	return append(out, route{"GET /openapi.json", g.openAPI})
+	ui := dashboard.Handler()
+	return append(out,
+		route{"GET /openapi.json", g.openAPI},
+		// the dashboard's own, for what SeaTunnel's API has no shape for
+		route{"GET /job-graph/{jobId}", g.jobGraph},
+		route{"GET /job-config/{jobId}", g.jobConfig},
+		route{"GET /runners", g.runners},
+		route{"GET /ui-settings", g.uiSettings},
+		// the dashboard's pages, which hold no data: every number they show comes from the
+		// endpoints above, with the same tokens
+		route{"GET " + dashboard.Prefix, func(w http.ResponseWriter, r *http.Request) error {
+			ui.ServeHTTP(w, r)
+			return nil
+		}},
+	)
+}
+
+// UISettings are what the dashboard needs to know of the gateway: where the Temporal Web
+// UI is, the namespace, the version.
+type UISettings struct {
+	TemporalUI string `json:"temporalUI"`
+	Namespace  string `json:"namespace"`
+	Version    string `json:"version"`
+}
+
+func (g *gateway) uiSettings(w http.ResponseWriter, _ *http.Request) error {
+	return ok(w, UISettings{TemporalUI: strings.TrimRight(g.temporalUI, "/"), Namespace: g.namespace, Version: g.version})
 }
 
 // guard answers what comes before any endpoint: the client's rate, then its token.
@@ -189,10 +229,15 @@ func (g *gateway) guard(next http.Handler) http.Handler {
 	})
 }
 
-// open reports the requests served without a token: the API's description, which says
-// nothing of the cluster or its jobs.
+// open reports the requests served without a token: the API's description and the
+// dashboard's pages (and the redirects to them), which say nothing of the cluster or its
+// jobs.
 func open(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.URL.Path == "/openapi.json"
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := r.URL.Path
+	return p == "/openapi.json" || p == "/" || p == "/ui" || strings.HasPrefix(p, dashboard.Prefix)
 }
 
 // httpError is an answer other than 200: SeaTunnel's {"status":"fail","message":...}.

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	n, stop, err := node.New(context.Background(), node.Config{Worker: true, Runners: []node.RunnerSpec{{ID: "gw", Slots: 8, Tags: map[string]string{"zone": "a"}}},
-		Logger: log, CheckpointDir: ckpt})
+		Logger: log, CheckpointDir: ckpt, MetricsAddr: "127.0.0.1:0"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the embedded cluster:", err)
 		os.Exit(1)

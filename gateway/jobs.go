@@ -574,25 +574,37 @@ func (g *gateway) jobInfo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	wid, err := jobclient.WorkflowID(r.Context(), g.c, id)
+	x, found, err := g.lookup(r.Context(), id)
 	if err != nil {
+		return err
+	}
+	if !found {
 		return ok(w, map[string]string{"jobId": raw})
 	}
-	desc, err := g.c.DescribeWorkflowExecution(r.Context(), wid, "")
-	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return ok(w, map[string]string{"jobId": raw})
-		}
-		return fmt.Errorf("job %d: %w", id, err)
-	}
-	x := executionOf(desc.GetWorkflowExecutionInfo())
-	x.jobID = id
 	v, err := g.view(r.Context(), x)
 	if err != nil {
 		return err
 	}
 	return ok(w, v)
+}
+
+// lookup finds a job's newest run; found is false when there is no such job.
+func (g *gateway) lookup(ctx context.Context, id int64) (x execution, found bool, err error) {
+	wid, err := jobclient.WorkflowID(ctx, g.c, id)
+	if err != nil {
+		return x, false, nil
+	}
+	desc, err := g.c.DescribeWorkflowExecution(ctx, wid, "")
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return x, false, nil
+		}
+		return x, false, fmt.Errorf("job %d: %w", id, err)
+	}
+	x = executionOf(desc.GetWorkflowExecutionInfo())
+	x.jobID = id
+	return x, true, nil
 }
 
 // views builds the views of some runs, a few at a time.

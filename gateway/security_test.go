@@ -78,6 +78,13 @@ func TestTokensOnEveryPath(t *testing.T) {
 		{"token reads", "GET", "/job-info/4242", "", "rw-token", 200, ""},
 		{"token stops", "POST", "/stop-job", `{"jobId": 4242}`, "rw-token", 200, ""},
 		{"the API description is open", "GET", "/openapi.json", "", "", 200, ""},
+		{"the dashboard's pages are open", "GET", "/ui/", "", "", 200, ""},
+		{"the dashboard's script is open", "GET", "/ui/app.js", "", "", 200, ""},
+		{"a job's graph without a token", "GET", "/job-graph/4242", "", "", 401, "authentication required"},
+		{"a job's config without a token", "GET", "/job-config/4242", "", "", 401, "authentication required"},
+		{"the runners without a token", "GET", "/runners", "", "", 401, "authentication required"},
+		{"the dashboard's settings without a token", "GET", "/ui-settings", "", "", 401, "authentication required"},
+		{"the runners with a read-only token", "GET", "/runners", "", "ro-token", 200, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,13 +29,8 @@ type gatewaySettings struct {
 	opts                      []gateway.Option
 }
 
-// startGateway serves the gateway's HTTP API on listen, without TLS or tokens (as `strait
-// dev` serves it), and returns the address it got and a function that stops it gracefully.
-func startGateway(listen string, c client.Client, namespace string, log *slog.Logger) (string, func(context.Context) error, error) {
-	return serveGateway(gatewaySettings{listen: listen}, c, namespace, log)
-}
-
-// serveGateway serves the gateway as s says: TLS 1.2 or later when a certificate is given.
+// serveGateway serves the gateway as s says: TLS 1.2 or later when a certificate is given;
+// it returns the address it got and a function that stops it gracefully.
 func serveGateway(s gatewaySettings, c client.Client, namespace string, log *slog.Logger) (string, func(context.Context) error, error) {
 	var tlsConf *tls.Config
 	if s.certFile != "" || s.keyFile != "" {
@@ -115,6 +110,7 @@ func gatewayCmd(args []string) int {
 	listen := fs.String("listen", defaultGatewayListen, "address of the HTTP API (SeaTunnel's REST API v2)")
 	gf := addGatewayFlags(fs)
 	verbose := fs.Bool("v", false, "log every submit and stop")
+	temporalUI := fs.String("temporal-ui", "", "base address of the Temporal Web UI (http://host:8233), which the dashboard links each job's workflow to")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
@@ -123,6 +119,9 @@ func gatewayCmd(args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 2
+	}
+	if *temporalUI != "" {
+		settings.opts = append(settings.opts, gateway.WithTemporalUI(*temporalUI))
 	}
 	c, err := cf.dial()
 	if err != nil {
@@ -145,6 +144,7 @@ func gatewayCmd(args []string) int {
 		security = "bearer tokens"
 	}
 	fmt.Printf("Gateway: %s://%s (SeaTunnel REST API v2, %s), Temporal at %s (namespace %s)\n", scheme, addr, security, *cf.address, *cf.namespace)
+	fmt.Printf("Dashboard: %s://%s/ui/\n", scheme, addr)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "strait: stopping")
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

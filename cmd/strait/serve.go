@@ -16,6 +16,7 @@ import (
 
 	"github.com/strait-dev/strait/devserver"
 	"github.com/strait-dev/strait/exchange"
+	"github.com/strait-dev/strait/gateway"
 	"github.com/strait-dev/strait/node"
 	"github.com/strait-dev/strait/secret"
 )
@@ -188,7 +189,19 @@ func devCmd(args []string) int {
 		if *gw == "" {
 			return nil, nil
 		}
-		addr, stop, err := startGateway(*gw, n.Client, n.Namespace, cfg.Logger)
+		settings := gatewaySettings{listen: *gw}
+		if n.UI != "" {
+			settings.opts = append(settings.opts, gateway.WithTemporalUI("http://"+n.UI))
+		}
+		if env := os.Getenv(gateway.TokensEnv); env != "" {
+			// dev takes tokens from the environment, as the gateway does
+			toks, err := gateway.NewTokens("", env, cfg.Logger)
+			if err != nil {
+				return nil, err
+			}
+			settings.opts = append(settings.opts, gateway.WithTokens(toks))
+		}
+		addr, stop, err := serveGateway(settings, n.Client, n.Namespace, cfg.Logger)
 		if err != nil && !gwGiven {
 			// the default port is taken: dev still runs, without the gateway
 			fmt.Fprintf(os.Stderr, "strait dev: warning: %v; no gateway (give --gateway ADDR)\n", err)
@@ -210,6 +223,7 @@ func devCmd(args []string) int {
 		}
 		if gwAddr != "" {
 			fmt.Printf("Gateway: http://%s (SeaTunnel REST API v2)\n", gwAddr)
+			fmt.Printf("Dashboard: http://%s/ui/\n", gwAddr)
 		}
 		if n.MetricsAddr != "" {
 			fmt.Printf("Metrics: http://%s/metrics\n", n.MetricsAddr)
