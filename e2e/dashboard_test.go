@@ -79,6 +79,20 @@ sink { Console { plugin_input = "shaped", partition_by = ["id"], log.print.data 
 	p.await(t, "the job in the list", fmt.Sprintf(`(() => { const r = document.querySelector('tr[data-job="%s"]'); return !!r && r.innerText.includes('RUNNING') && r.innerText.includes('dashboard-slow-sink'); })()`, id))
 	p.await(t, "a link to the Temporal Web UI", fmt.Sprintf(`[...document.querySelectorAll('tr[data-job="%s"] a')].some(a => a.href.startsWith('http://127.0.0.1:%d/namespaces/default/workflows'))`, id, uiPort))
 	p.shot(t, filepath.Join(shots, "dashboard-jobs.png"))
+	// the filters: by state, by name
+	filter := func(state, name string) {
+		p.eval(t, fmt.Sprintf(`(() => { const s = document.querySelector('#state-filter'); s.value = %q; s.dispatchEvent(new Event('change'));
+			const n = document.querySelector('#name-filter'); n.value = %q; n.dispatchEvent(new Event('input')); return 1; })()`, state, name))
+	}
+	row := fmt.Sprintf(`!!document.querySelector('tr[data-job="%s"]')`, id)
+	filter("failed", "")
+	p.await(t, "the running job filtered out of the failed ones", "!"+row)
+	filter("running", "slow-sink")
+	p.await(t, "the job among the running ones, by name", row)
+	filter("running", "no such name")
+	p.await(t, "the job filtered out by name", "!"+row)
+	filter("all", "")
+	p.await(t, "the job with every filter off", row)
 
 	// the job's page: its DAG
 	p.open(t, base+"#/jobs/"+id)

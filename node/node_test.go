@@ -595,6 +595,29 @@ sink { TxnSink {} }`, rows))
 	if st.Pipelines[0].Restarts != 1 || !strings.Contains(st.Pipelines[0].LastFailure, "injected failure") {
 		t.Fatalf("restarts %d, last failure %q", st.Pipelines[0].Restarts, st.Pipelines[0].LastFailure)
 	}
+	// the pipeline's status keeps the restart's cause and its checkpoints
+	if fs := st.Pipelines[0].Failovers; len(fs) != 1 || !strings.Contains(fs[0].Cause, "injected failure") || fs[0].At.IsZero() {
+		t.Fatalf("failovers %+v", fs)
+	}
+	cps := st.Pipelines[0].Checkpoints
+	if cps == nil || cps.Completed == 0 || len(cps.Recent) == 0 {
+		t.Fatalf("checkpoints %+v", cps)
+	}
+	completed := 0
+	for _, c := range cps.Recent {
+		if c.State == contract.CheckpointCompleted {
+			completed++
+			if c.Bytes <= 0 || c.Acks != 2 || c.Duration <= 0 {
+				t.Errorf("completed checkpoint %+v", c)
+			}
+		}
+		if c.State == contract.CheckpointInProgress {
+			t.Errorf("a finished pipeline shows checkpoint %d in progress", c.ID)
+		}
+	}
+	if completed == 0 {
+		t.Errorf("no completed checkpoint among %+v", cps.Recent)
+	}
 	store, _ := checkpointstore.New(ckptDir)
 	ids, _ := checkpointstore.Completed(context.Background(), store, id, 1)
 	t.Logf("completed checkpoints kept: %v", ids)
