@@ -45,7 +45,7 @@ const (
 // S3Options are SeaTunnel's options of the bucket and how to reach it.
 type S3Options struct {
 	Bucket     string            `opt:"bucket" doc:"the bucket: s3a://name, s3n://name, s3://name or the name alone. Required (in each entry of tables_configs when that is set)"`
-	Endpoint   string            `opt:"fs.s3a.endpoint" doc:"the S3 endpoint: a host name (https, or http when hadoop_s3_properties sets fs.s3a.connection.ssl.enabled = false) or a URL; an AWS host such as s3.cn-north-1.amazonaws.com.cn also names the region. Required"`
+	Endpoint   string            `opt:"fs.s3a.endpoint" doc:"the S3 endpoint: a host name (https, or http when hadoop_s3_properties sets fs.s3a.connection.ssl.enabled = false) or a URL; an AWS host such as s3.cn-north-1.amazonaws.com.cn also names the region. Required; given empty it is AWS's endpoint of fs.s3a.endpoint.region (us-east-1 without one), S3A's default"`
 	Provider   string            `opt:"fs.s3a.aws.credentials.provider" default:"com.amazonaws.auth.InstanceProfileCredentialsProvider" doc:"how requests are signed, by class name (package optional), several separated by commas tried in order: SimpleAWSCredentialsProvider or TemporaryAWSCredentialsProvider (access_key and secret_key), InstanceProfileCredentialsProvider (the EC2 instance role), EnvironmentVariableCredentialsProvider (AWS_ACCESS_KEY_ID...), DefaultAWSCredentialsProviderChain (the AWS SDK's chain)"`
 	AccessKey  string            `opt:"access_key" doc:"the access key of SimpleAWSCredentialsProvider"`
 	SecretKey  string            `opt:"secret_key,secret" doc:"the secret key of SimpleAWSCredentialsProvider"`
@@ -111,10 +111,15 @@ func (s *S3Options) fileSystem(o *config.Options) (*FS, error) {
 		return nil, err
 	}
 	props := s.Properties
-	if strings.TrimSpace(s.Endpoint) == "" {
-		return nil, o.Errorf("fs.s3a.endpoint", "option is required")
-	}
 	endpoint := strings.TrimSpace(s.Endpoint)
+	if endpoint == "" {
+		if !o.Has("fs.s3a.endpoint") {
+			return nil, o.Errorf("fs.s3a.endpoint", "option is required")
+		}
+		// present but empty, as SeaTunnel accepts it: S3A's default, AWS in the region
+		// fs.s3a.endpoint.region names (us-east-1 without one)
+		endpoint = awsEndpoint(props["fs.s3a.endpoint.region"])
+	}
 	if !strings.Contains(endpoint, "://") && props["fs.s3a.connection.ssl.enabled"] == "false" {
 		endpoint = "http://" + endpoint
 	}
@@ -229,6 +234,18 @@ func hostOf(endpoint string) string {
 func isAWS(endpoint string) bool {
 	h := hostOf(endpoint)
 	return strings.HasSuffix(h, ".amazonaws.com") || strings.HasSuffix(h, ".amazonaws.com.cn")
+}
+
+// awsEndpoint is AWS S3's endpoint of a region (us-east-1 when none is given).
+func awsEndpoint(region string) string {
+	region = strings.TrimSpace(region)
+	if region == "" {
+		region = "us-east-1"
+	}
+	if strings.HasPrefix(region, "cn-") {
+		return "https://s3." + region + ".amazonaws.com.cn"
+	}
+	return "https://s3." + region + ".amazonaws.com"
 }
 
 // regionOf is the region an AWS endpoint names (s3.<region>.amazonaws.com), else "".

@@ -1,6 +1,7 @@
 package s3file
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/strait-dev/strait/config"
@@ -74,6 +75,21 @@ func TestAbs(t *testing.T) {
 	for in, want := range map[string]string{"/a/b": "/a/b", "a/b/": "/a/b", "s3a://b/a/b": "/a/b", "s3a://b": "/", "/a/../c": "/c", "": "/"} {
 		if got := f.Abs(in); got != want {
 			t.Errorf("Abs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAWSEndpoint(t *testing.T) {
+	for region, want := range map[string]string{
+		"":           "https://s3.us-east-1.amazonaws.com",
+		" eu-west-1": "https://s3.eu-west-1.amazonaws.com",
+		"cn-north-1": "https://s3.cn-north-1.amazonaws.com.cn",
+	} {
+		if got := awsEndpoint(region); got != want {
+			t.Errorf("awsEndpoint(%q) = %s, want %s", region, got, want)
+		}
+		if got := regionOf(awsEndpoint(region)); region != "" && got != strings.TrimSpace(region) {
+			t.Errorf("regionOf(awsEndpoint(%q)) = %s", region, got)
 		}
 	}
 }

@@ -402,6 +402,9 @@ func TestOptionErrors(t *testing.T) {
 	for _, c := range []struct{ name, conf, want string }{
 		{"no bucket", "path = \"/a\"\nfs.s3a.endpoint = \"http://127.0.0.1:1\"\n", "sink[0] S3File: bucket: option is required"},
 		{"no endpoint", "path = \"/a\"\nbucket = \"s3a://b\"\n", "sink[0] S3File: fs.s3a.endpoint: option is required"},
+		// present but empty is S3A's default endpoint, as SeaTunnel takes it: the next check
+		// is what fails
+		{"empty endpoint", "path = \"/a\"\nbucket = b\nfs.s3a.endpoint = \"\"\nhadoop_s3_properties { \"fs.s3a.multipart.size\" = \"1M\" }\n", "fs.s3a.multipart.size"},
 		{"bad provider", "path = \"/a\"\nbucket = b\nfs.s3a.endpoint = h\nfs.s3a.aws.credentials.provider = Nope\n", `fs.s3a.aws.credentials.provider: "Nope" is not served`},
 		{"simple without keys", "path = \"/a\"\nbucket = b\nfs.s3a.endpoint = h\nfs.s3a.aws.credentials.provider = \"org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider\"\n", "set both"},
 		{"bad part size", "path = \"/a\"\nbucket = b\nfs.s3a.endpoint = h\nhadoop_s3_properties { \"fs.s3a.multipart.size\" = \"1M\" }\n", "fs.s3a.multipart.size"},
