@@ -240,3 +240,21 @@ func TestSeaTunnelCheckpointBatch(t *testing.T) {
 		}
 	}
 }
+
+// The examples of SeaTunnel's documentation kept in testdata/seatunnel-docs run unchanged
+// (with the env block an example leaves out) and finish.
+func TestSeaTunnelDocExamples(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "seatunnel-docs", "*.conf"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no documentation examples in testdata/seatunnel-docs: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			code, out := run(t, "run", f)
+			if code != 0 || !strings.Contains(out, "FINISHED") {
+				t.Fatalf("exit %d\n%s", code, tail(out, 30))
+			}
+		})
+	}
+}
