@@ -33,6 +33,20 @@ func TestCLIHelp(t *testing.T) {
 	}
 }
 
+// `strait plugins Jdbc` describes both sides for every database the connector speaks.
+func TestPluginsDescribesJdbc(t *testing.T) {
+	t.Parallel()
+	code, out := run(t, "plugins", "Jdbc")
+	if code != 0 || !strings.Contains(out, "Jdbc (source)") || !strings.Contains(out, "Jdbc (sink)") {
+		t.Fatalf("exit %d\n%s", code, tail(out, 10))
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Writes rows") && !strings.Contains(line, "MySQL") {
+			t.Errorf("the sink's summary names no MySQL: %s", line)
+		}
+	}
+}
+
 const cliJob = `
 env { parallelism = 1, job.mode = BATCH }
 source { FakeSource { row.num = 10, schema = { fields { id = bigint } } } }

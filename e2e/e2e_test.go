@@ -207,6 +207,15 @@ func TestPlanCommand(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "digraph") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
+	// plan warns of options no plugin reads, as run does
+	job := writeJob(t, `
+env { job.mode = BATCH }
+source { FakeSource { row.num = 1, row_num = 5, schema = { fields { id = bigint } } } }
+sink { Console {} }`)
+	code, out = run(t, "plan", job)
+	if code != 0 || !strings.Contains(out, "warning") || !strings.Contains(out, "row_num") {
+		t.Fatalf("plan of a config with an unknown option: exit %d:\n%s", code, out)
+	}
 }
 
 func TestJSONConfig(t *testing.T) {

@@ -25,7 +25,8 @@ func planCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "strait plan: give one job config")
 		return 2
 	}
-	_, plan, code := loadPlan(pos[0], vars, "")
+	// the warnings go to stderr, as `strait run` prints them, the plan to stdout
+	_, plan, code := loadJob(pos[0], vars, "")
 	if plan == nil {
 		return code
 	}

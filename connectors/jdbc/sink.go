@@ -16,7 +16,7 @@ import (
 func init() {
 	// one sink per input table, with ${table_name} and the other table placeholders of the
 	// options replaced for it: each table's options are decoded again
-	connector.RegisterSink("Jdbc", "Writes rows to a PostgreSQL table: generated upserts and deletes applied per batch, a query per row, or COPY; with is_exactly_once, one prepared transaction per checkpoint. Save modes create or clear the table first.",
+	connector.RegisterSink("Jdbc", "Writes rows to a PostgreSQL, MySQL or MariaDB table: generated upserts and deletes applied per batch (multi-row statements on MySQL), a query per row, or COPY (PostgreSQL); with is_exactly_once, one prepared transaction (PostgreSQL) or XA transaction (MySQL) per checkpoint. Save modes create or clear the table first.",
 		func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
 			return multitable.BuildDecoded(ctx, NewSink)
 		})
