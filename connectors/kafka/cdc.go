@@ -23,6 +23,10 @@ type cdcDecoder struct {
 	parse   func(v *hocon.Value, out []change) ([]change, error)
 	tree    jsonTree
 	changes []change
+	// debezium reads Debezium's numeric forms of dates, times, timestamps and decimals
+	// (debezium.go); logical holds the logical types a record's schema names, by field.
+	debezium bool
+	logical  map[string]string
 }
 
 // change is one row change: its kind and the row object (for an update's before image,
@@ -39,6 +43,7 @@ func newCDCDecoder(format string, rt *types.RowType) (decoder, bool) {
 		d.parse = canalChanges
 	case "debezium_json":
 		d.parse = debeziumChanges
+		d.debezium, d.logical = true, map[string]string{}
 	case "maxwell_json":
 		d.parse = maxwellChanges
 	case "ogg_json":
@@ -59,6 +64,13 @@ func (d *cdcDecoder) decode(value []byte, table string, out *row.Batch) (int, er
 	}
 	if v.Kind != hocon.Object {
 		return 0, fmt.Errorf("expected a JSON object, found %s", v.Kind)
+	}
+	if d.debezium {
+		var schema *hocon.Value
+		if v.Get("payload") != nil {
+			schema = v.Get("schema")
+		}
+		d.logical = debeziumLogical(schema, d.logical)
 	}
 	changes, err := d.parse(v, d.changes[:0])
 	d.changes = changes
@@ -83,6 +95,12 @@ func (d *cdcDecoder) decode(value []byte, table string, out *row.Batch) (int, er
 // convert is converted again the general way, whose error names it.
 func (d *cdcDecoder) fill(r *row.Row, obj *hocon.Value) error {
 	for i, name := range d.rt.Names {
+		if d.debezium {
+			if v, ok := debeziumValue(obj.Get(name), d.rt.Types[i], d.logical[name]); ok {
+				r.Fields[i] = v
+				continue
+			}
+		}
 		v, err := d.conv.Convert(obj.Get(name), d.rt.Types[i])
 		if err != nil {
 			if _, slow := d.conv.ConvertFields(obj, d.rt); slow != nil {
