@@ -12,10 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/strait-dev/strait/config/hocon"
 )
 
 // SeaTunnel's own Kafka end-to-end configs (connector-kafka-e2e), kept unchanged in
@@ -350,4 +356,49 @@ func TestSeaTunnelKafkaAvroSink(t *testing.T) {
 			t.Fatalf("offset %d: c_timestamp %T", r.Offset, v["c_timestamp"])
 		}
 	}
+}
+
+// testFakeSourceToKafkaProtobufFormat and testKafkaProtobufToAssert: FakeSource's 16 rows
+// reach the topic as Person messages of the config's .proto text (read back here by
+// protocompile and dynamicpb, not by Strait), and the source reads them into rows its Assert
+// rules accept.
+func TestSeaTunnelKafkaProtobuf(t *testing.T) {
+	addr, adm := seatunnelKafka(t)
+	const sinkConfig, topic = "protobuf/fake_to_kafka_protobuf.conf", "test_protobuf_topic_fake_source"
+	prepareTopic(t, addr, adm, topic, 0, 0, nil)
+	code, out := run(t, "run", kafkaSuite(sinkConfig))
+	checkRun(t, sinkConfig, code, out, 0)
+	got := topicRecords(t, addr, adm, topic)
+	if len(got) != 16 {
+		t.Fatalf("%d records in %s, want 16", len(got), topic)
+	}
+	b, err := os.ReadFile(kafkaSuite(sinkConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := hocon.Parse(b, hocon.Options{File: sinkConfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := root.Get("sink").Get("kafka")
+	files, err := (&protocompile.Compiler{Resolver: &protocompile.SourceResolver{Accessor: protocompile.SourceAccessorFromMap(
+		map[string]string{"person.proto": sink.Get("protobuf_schema").Str})}}).Compile(context.Background(), "person.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := files[0].Messages().ByName(protoreflect.Name(sink.Get("protobuf_message_name").Str))
+	for _, r := range got {
+		m := dynamicpb.NewMessage(md)
+		if err := proto.Unmarshal(r.Value, m); err != nil {
+			t.Fatalf("offset %d: %v", r.Offset, err)
+		}
+		a := m.Get(md.Fields().ByName("address")).Message()
+		if m.Get(md.Fields().ByName("c_string")).String() == "" || a.Get(a.Descriptor().Fields().ByName("city")).String() == "" ||
+			m.Get(md.Fields().ByName("phone_numbers")).List().Len() == 0 || m.Get(md.Fields().ByName("attributes")).Map().Len() == 0 {
+			t.Fatalf("offset %d: a Person without its fields: %v", r.Offset, m)
+		}
+	}
+	const sourceConfig = "protobuf/kafka_protobuf_to_assert.conf"
+	code, out = run(t, "run", kafkaSuite(sourceConfig))
+	checkRun(t, sourceConfig, code, out, 0)
 }

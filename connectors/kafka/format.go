@@ -45,15 +45,20 @@ func newDecoder(format, delimiter string, rt *types.RowType, raw bool) (decoder,
 		return &connectDecoder{rt: rt, envelope: true}, nil
 	case formatCompatibleDebezium:
 		return nil, errors.New("format compatible_debezium_json is written by the sink only, as in SeaTunnel (read debezium_json instead)")
+	case formatProtobuf:
+		return nil, errors.New("format protobuf needs protobuf_schema and protobuf_message_name")
 	}
 	return nil, fmt.Errorf("format %s is not supported by the Kafka source (json, text, canal_json, debezium_json, "+
-		"compatible_kafka_connect_json, maxwell_json, ogg_json and avro are)", format)
+		"compatible_kafka_connect_json, maxwell_json, ogg_json, avro and protobuf are)", format)
 }
 
 // setDecoder is the decoder of a topic configuration's records.
 func setDecoder(set *topicSet) (decoder, error) {
 	if set.format == formatKafkaConnect && !set.raw {
 		return &connectDecoder{rt: set.table.RowType(), envelope: set.connectSchema}, nil
+	}
+	if set.format == formatProtobuf && !set.raw {
+		return newProtoCodec(set.protoSchema, set.protoMessage, set.table.RowType())
 	}
 	return newDecoder(set.format, set.delimiter, set.table.RowType(), set.raw)
 }
@@ -324,7 +329,7 @@ func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
 		return e, nil
 	}
 	return nil, fmt.Errorf("format %s is not supported by the Kafka sink (json, text, canal_json, debezium_json, "+
-		"compatible_debezium_json, maxwell_json, ogg_json and avro are)", format)
+		"compatible_debezium_json, maxwell_json, ogg_json, avro and protobuf are)", format)
 }
 
 // jsonEncoder writes SeaTunnel's json format: an object of the columns by name, nested rows

@@ -127,8 +127,14 @@ func (s *Sink) codec(ctx *connector.SinkContext, c *SinkConfig, t *catalog.Table
 	if c.Format == formatCompatibleDebezium {
 		return compatibleCodec(ctx, t)
 	}
-	value, err := newEncoder(c.Format, c.FieldDelimiter, rt)
-	if err != nil {
+	var value encoder
+	var err error
+	if c.Format == formatProtobuf {
+		if value, err = newProtoCodec(c.ProtobufSchema, c.ProtobufMessage, rt); err != nil {
+			key, msg := optionOf(err)
+			return nil, ctx.Options.Errorf(key, "table %s: %s", t.ID(), msg)
+		}
+	} else if value, err = newEncoder(c.Format, c.FieldDelimiter, rt); err != nil {
 		return nil, ctx.Options.Errorf("format", "table %s: %v", t.ID(), err)
 	}
 	tc := &tableCodec{value: value}
@@ -157,7 +163,13 @@ func (tc *tableCodec) keyCodec(ctx *connector.SinkContext, c *SinkConfig, t *cat
 		krt.Types = append(krt.Types, rt.Types[i])
 	}
 	var err error
-	if tc.key, err = newEncoder(c.Format, c.FieldDelimiter, krt); err != nil {
+	if c.Format == formatProtobuf {
+		// the key is a message of the same type holding the key fields, as SeaTunnel writes it
+		tc.key, err = newProtoCodec(c.ProtobufSchema, c.ProtobufMessage, krt)
+	} else {
+		tc.key, err = newEncoder(c.Format, c.FieldDelimiter, krt)
+	}
+	if err != nil {
 		return ctx.Options.Errorf("format", "table %s: key: %v", t.ID(), err)
 	}
 	tc.keyBuf = make([]row.Value, len(tc.keyIdx))

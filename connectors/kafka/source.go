@@ -15,9 +15,9 @@ import (
 
 func init() {
 	connector.RegisterSource("Kafka", "Reads records of Kafka topics (one, a list, a pattern, or several with tables_configs) as rows, "+
-		"in the json, text, avro, Kafka Connect or change-record formats; one split per topic partition whose offset is the checkpointed state, offsets committed to the "+
+		"in the json, text, avro, protobuf, Kafka Connect or change-record formats; one split per topic partition whose offset is the checkpointed state, offsets committed to the "+
 		"consumer group when a checkpoint completes. BATCH jobs read to the end offsets seen at start; STREAMING jobs run until cancelled.", NewSource)
-	connector.RegisterSink("Kafka", "Writes rows as Kafka records, in the json, text, avro or change-record formats, to a topic (taken from a field with ${field}), "+
+	connector.RegisterSink("Kafka", "Writes rows as Kafka records, in the json, text, avro, protobuf or change-record formats, to a topic (taken from a field with ${field}), "+
 		"keyed by partition_key_fields or sent to fixed partitions; EXACTLY_ONCE writes each checkpoint's records in a transaction "+
 		"that is committed, by its producer id and epoch, when the checkpoint completes.", NewSink)
 }
@@ -34,6 +34,8 @@ type topicSet struct {
 	start     startMode
 	// connectSchema: compatible_kafka_connect_json values carry their schema
 	connectSchema bool
+	// protoSchema and protoMessage are the protobuf format's .proto text and message
+	protoSchema, protoMessage string
 }
 
 type startMode struct {
@@ -107,7 +109,8 @@ func newTopicSet(tc *TopicConfig, output string) (*topicSet, error) {
 	if strings.TrimSpace(tc.Topic) == "" {
 		return nil, o.Errorf("topic", "option is required")
 	}
-	set := &topicSet{format: tc.Format, delimiter: tc.FieldDelimiter, connectSchema: tc.ValueSchemaEnabled}
+	set := &topicSet{format: tc.Format, delimiter: tc.FieldDelimiter, connectSchema: tc.ValueSchemaEnabled,
+		protoSchema: tc.ProtobufSchema, protoMessage: tc.ProtobufMessage}
 	if tc.Pattern {
 		re, err := regexp.Compile("^(?:" + tc.Topic + ")$")
 		if err != nil {
@@ -123,11 +126,11 @@ func newTopicSet(tc *TopicConfig, output string) (*topicSet, error) {
 	}
 	set.table, set.raw = table, tc.Schema == nil
 	if _, err := setDecoder(set); err != nil {
-		key := "format"
+		key, msg := optionOf(err)
 		if tc.Format == formatText {
 			key = "field_delimiter"
 		}
-		return nil, o.Errorf(key, "%v", err)
+		return nil, o.Errorf(key, "%s", msg)
 	}
 	if set.start, err = parseStartMode(tc); err != nil {
 		return nil, err
