@@ -147,18 +147,7 @@ type GraphEdge struct {
 
 // jobGraph answers GET /job-graph/{jobId}.
 func (g *gateway) jobGraph(w http.ResponseWriter, r *http.Request) error {
-	id, err := parseJobID(r.PathValue("jobId"))
-	if err != nil {
-		return err
-	}
-	x, found, err := g.lookup(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	if !found {
-		return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no job %d", id)}
-	}
-	m, err := g.meta(r.Context(), x)
+	x, m, err := g.pathJob(r)
 	if err != nil {
 		return err
 	}
@@ -169,6 +158,24 @@ func (g *gateway) jobGraph(w http.ResponseWriter, r *http.Request) error {
 		g.addLive(r.Context(), gr, st)
 	}
 	return ok(w, gr)
+}
+
+// pathJob finds the job a path's jobId names, its newest run and what its history says of
+// it; 404 when there is no such job.
+func (g *gateway) pathJob(r *http.Request) (execution, *jobMeta, error) {
+	id, err := parseJobID(r.PathValue("jobId"))
+	if err != nil {
+		return execution{}, nil, err
+	}
+	x, found, err := g.lookup(r.Context(), id)
+	if err != nil {
+		return x, nil, err
+	}
+	if !found {
+		return x, nil, &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no job %d", id)}
+	}
+	m, err := g.meta(r.Context(), x)
+	return x, m, err
 }
 
 // workflowURL is a run's page in the Temporal Web UI.
@@ -512,18 +519,7 @@ type JobConfig struct {
 
 // jobConfig answers GET /job-config/{jobId}.
 func (g *gateway) jobConfig(w http.ResponseWriter, r *http.Request) error {
-	id, err := parseJobID(r.PathValue("jobId"))
-	if err != nil {
-		return err
-	}
-	x, found, err := g.lookup(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	if !found {
-		return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no job %d", id)}
-	}
-	m, err := g.meta(r.Context(), x)
+	x, m, err := g.pathJob(r)
 	if err != nil {
 		return err
 	}
@@ -535,5 +531,5 @@ func (g *gateway) jobConfig(w http.ResponseWriter, r *http.Request) error {
 	if strings.HasSuffix(strings.ToLower(m.input.File), ".json") {
 		format = "json"
 	}
-	return ok(w, JobConfig{JobID: strconv.FormatInt(id, 10), File: m.input.File, Format: format, Config: text, Vars: vars})
+	return ok(w, JobConfig{JobID: strconv.FormatInt(x.jobID, 10), File: m.input.File, Format: format, Config: text, Vars: vars})
 }

@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
-// seaTunnelSchema reads the schema of the Kafka source of a SeaTunnel config in testdata.
-func seaTunnelSchema(t *testing.T, file string) *types.RowType {
+// seaTunnelConfig parses a SeaTunnel config in testdata.
+func seaTunnelConfig(t *testing.T, file string) *hocon.Value {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "seatunnel", file))
 	if err != nil {
@@ -22,13 +23,23 @@ func seaTunnelSchema(t *testing.T, file string) *types.RowType {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fields := root.Get("source").Get("Kafka").Get("schema").Get("fields")
-	rt := &types.RowType{}
-	for _, f := range fields.Fields {
-		rt.Names = append(rt.Names, f.Key)
-		rt.Types = append(rt.Types, types.MustParse(f.Value.Str))
+	return root
+}
+
+// seaTunnelSchema reads the schema of the Kafka source of a SeaTunnel config in testdata.
+func seaTunnelSchema(t *testing.T, file string) *types.RowType {
+	t.Helper()
+	return schemaOf(t, seaTunnelConfig(t, file).Get("source").Get("Kafka"))
+}
+
+// schemaOf reads a plugin's schema.fields.
+func schemaOf(t *testing.T, plugin *hocon.Value) *types.RowType {
+	t.Helper()
+	dt, err := catalog.TypeOf(plugin.Get("schema").Get("fields"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rt
+	return dt.Row
 }
 
 // SeaTunnel's KafkaFormatIT reads Debezium records with their schema (dates as epoch days,

@@ -1,16 +1,12 @@
 package kafka
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -19,30 +15,16 @@ import (
 // SeaTunnel config in testdata (the sink's, else the source's), and the row type of its source.
 func seaTunnelProto(t *testing.T, file string) (schema, message string, rt *types.RowType) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "seatunnel", file))
-	if err != nil {
-		t.Fatalf("fixture: %v", err)
-	}
-	root, err := hocon.Parse(b, hocon.Options{File: file})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := seaTunnelConfig(t, file)
 	kafka := root.Get("sink").Get("kafka")
 	if kafka == nil {
 		kafka = root.Get("source").Get("Kafka")
 	}
-	src := root.Get("source")
-	var fields *hocon.Value
-	for _, name := range []string{"FakeSource", "Kafka"} {
-		if p := src.Get(name); p != nil {
-			fields = p.Get("schema").Get("fields")
-		}
+	src := root.Get("source").Get("FakeSource")
+	if src == nil {
+		src = root.Get("source").Get("Kafka")
 	}
-	dt, err := catalog.TypeOf(fields)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kafka.Get("protobuf_schema").Str, kafka.Get("protobuf_message_name").Str, dt.Row
+	return kafka.Get("protobuf_schema").Str, kafka.Get("protobuf_message_name").Str, schemaOf(t, src)
 }
 
 // SeaTunnel's KafkaIT writes FakeSource's rows as Person messages and reads them back: every
