@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build ui build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium cluster-up cluster-down test-cluster
+.PHONY: all build ui zincsearch zincsearch-stop build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium cluster-up cluster-down test-cluster
 
 all: build
 
@@ -63,6 +63,17 @@ mariadb:
 mariadb-stop:
 	scripts/mariadb.sh stop
 
+# The Elasticsearch tests write to and read from ZincSearch, an Elasticsearch-compatible
+# server that scripts/zincsearch.sh builds once from the Go module proxy and starts on
+# 127.0.0.1:4080 (its API under /es/).
+export STRAIT_TEST_ELASTICSEARCH := http://admin:strait-test-secret@127.0.0.1:4080/es
+
+zincsearch:
+	scripts/zincsearch.sh start
+
+zincsearch-stop:
+	scripts/zincsearch.sh stop
+
 # The Kafka tests talk to kfake (franz-go's in-memory Kafka), which scripts/kafka.sh builds
 # into bin/tools and starts as its own process on 127.0.0.1:9092 when no broker answers there.
 export STRAIT_TEST_KAFKA := 127.0.0.1:9092
@@ -116,7 +127,7 @@ test-cluster: cluster-up
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once. The cluster suite runs before,
 # alone.
-test: build vet postgres mariadb kafka s3 temporal-cli chromium test-containers test-cluster
+test: build vet postgres mariadb kafka s3 zincsearch temporal-cli chromium test-containers test-cluster
 	$(GO) test -count=1 -parallel 4 -timeout 40m -skip '^TestProductionCluster$$' $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.

@@ -4,6 +4,7 @@ package all
 import (
 	_ "github.com/strait-dev/strait/connectors/assert"
 	_ "github.com/strait-dev/strait/connectors/console"
+	_ "github.com/strait-dev/strait/connectors/elasticsearch"
 	_ "github.com/strait-dev/strait/connectors/fake"
 	_ "github.com/strait-dev/strait/connectors/jdbc"
 	_ "github.com/strait-dev/strait/connectors/kafka"

@@ -1,0 +1,407 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/literal"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+// server is the test's search server: STRAIT_TEST_ELASTICSEARCH, the URL (credentials
+// included) of an Elasticsearch-compatible API, which `make zincsearch` starts (ZincSearch).
+func server(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("STRAIT_TEST_ELASTICSEARCH")
+	if u == "" {
+		t.Fatal("STRAIT_TEST_ELASTICSEARCH is not set: run the tests with make (make zincsearch starts the server)")
+	}
+	return u
+}
+
+var indexSeq atomic.Int64
+
+// newIndex names an index of its own for a test.
+func newIndex(t *testing.T) string {
+	return fmt.Sprintf("strait-%s-%d-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9, indexSeq.Add(1))
+}
+
+func options(t *testing.T, src, where string) *config.Options {
+	t.Helper()
+	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatalf("parse %q: %v", src, err)
+	}
+	return config.New(root, where)
+}
+
+func table(id string, cols ...string) *catalog.Table {
+	t := &catalog.Table{}
+	t.Path, _ = catalog.ParsePath(id, false)
+	for i := 0; i+1 < len(cols); i += 2 {
+		t.Columns = append(t.Columns, catalog.Column{Name: cols[i], Type: types.MustParse(cols[i+1]), Nullable: true})
+	}
+	return t
+}
+
+func buildSink(t *testing.T, conf string, inputs ...*catalog.Table) (connector.Sink, error) {
+	t.Helper()
+	build, _, ok := connector.LookupSink("Elasticsearch")
+	if !ok {
+		t.Fatal("the Elasticsearch sink is not registered")
+	}
+	return build(&connector.SinkContext{Context: context.Background(), Options: options(t, conf, "sink[0] Elasticsearch"), Job: connector.Job{ID: 7}, Inputs: inputs})
+}
+
+func buildSource(t *testing.T, conf string) (connector.Source, error) {
+	t.Helper()
+	build, _, ok := connector.LookupSource("Elasticsearch")
+	if !ok {
+		t.Fatal("the Elasticsearch source is not registered")
+	}
+	return build(&connector.SourceContext{Context: context.Background(), Options: options(t, conf, "source[0] Elasticsearch"),
+		Job: connector.Job{ID: 7, Mode: connector.Batch}, Parallelism: 1})
+}
+
+// write runs a sink's writer over batches, a checkpoint after each, as the runner does.
+func write(t *testing.T, s connector.Sink, batches ...*row.Batch) error {
+	t.Helper()
+	ctx := context.Background()
+	if su, ok := s.(connector.SinkSetup); ok {
+		if err := su.Setup(ctx); err != nil {
+			return err
+		}
+	}
+	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 7}, Epoch: 1}, nil)
+	if err != nil {
+		return err
+	}
+	defer w.Close(ctx)
+	for i, b := range batches {
+		if err := w.Write(ctx, b); err != nil {
+			return err
+		}
+		if _, err := w.PrepareCommit(ctx, int64(i+1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// docs reads an index's documents by id, once the server shows want of them (it indexes
+// in the background), and those ids when named.
+func docs(t *testing.T, index string, want int, ids ...string) map[string]map[string]any {
+	t.Helper()
+	c := testClient(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var r struct {
+			Hits struct {
+				Hits []struct {
+					ID     string         `json:"_id"`
+					Source map[string]any `json:"_source"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		q := map[string]any{"query": map[string]any{"match_all": map[string]any{}}, "size": 1000}
+		err := c.json(context.Background(), http.MethodPost, indexPath(index)+"/_search", q, &r)
+		out := map[string]map[string]any{}
+		for _, h := range r.Hits.Hits {
+			delete(h.Source, "@timestamp") // ZincSearch's own
+			out[h.ID] = h.Source
+		}
+		all := true
+		for _, id := range ids {
+			_, ok := out[id]
+			all = all && ok
+		}
+		if err == nil && len(r.Hits.Hits) == want && all {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index %s: %d documents after 30 s, want %d (%v)", index, len(r.Hits.Hits), want, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func testClient(t *testing.T) *client {
+	t.Helper()
+	c, err := newClient(&ConnOptions{Hosts: []string{server(t)}, TLSVerifyCertificate: true, TLSVerifyHostname: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func rows(tbl *catalog.Table, kinds []row.Kind, rs ...[]row.Value) *row.Batch {
+	b := row.NewBatch(len(rs) + 1)
+	for i, r := range rs {
+		k := row.Insert
+		if kinds != nil {
+			k = kinds[i]
+		}
+		copy(b.Add(k, tbl.ID(), len(r)).Fields, r)
+	}
+	return b
+}
+
+func asJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Rows become documents with every field, ids from the primary key; CDC updates replace
+// them and deletes remove them; a second table of the same sink goes to its own index.
+func TestSinkUpsertsAndDeletes(t *testing.T) {
+	index := newIndex(t)
+	orders := table("shop.orders", "id", "bigint", "region", "string", "amount", "decimal(10, 2)", "day", "date",
+		"at", "timestamp", "tags", "array<string>", "item", "{sku = string, qty = int}")
+	s, err := buildSink(t, fmt.Sprintf(`hosts = [%q]
+index = %q
+primary_keys = ["id", "region"]
+key_delimiter = "$"
+max_batch_size = 2`, server(t), index), orders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := func(s string) row.Value { v, _ := time.Parse("2006-01-02T15:04:05", s); return row.TimestampOf(v) }
+	dec := func(s string) row.Value {
+		v, err := literal.ParseDecimal(s, 10, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	item := func(sku string, qty int32) row.Value {
+		return row.RowValue([]row.Value{row.StringValue(sku), row.IntValue(qty)})
+	}
+	tags := row.ArrayValue([]row.Value{row.StringValue("a"), row.StringValue("b")})
+	day := row.DateValue(19109)
+	first := rows(orders, nil,
+		[]row.Value{row.BigIntValue(1), row.StringValue("eu"), dec("10.50"), day, ts("2022-04-27T14:30:00"), tags, item("x", 1)},
+		[]row.Value{row.BigIntValue(2), row.StringValue("us"), dec("3.00"), day, ts("2022-04-27T14:31:00"), tags, item("y", 2)},
+		[]row.Value{row.BigIntValue(3), row.StringValue("eu"), dec("7.25"), day, ts("2022-04-27T14:32:00"), tags, item("z", 3)})
+	changes := rows(orders, []row.Kind{row.UpdateBefore, row.UpdateAfter, row.Delete},
+		[]row.Value{row.BigIntValue(1), row.StringValue("eu"), dec("10.50"), day, ts("2022-04-27T14:30:00"), tags, item("x", 1)},
+		[]row.Value{row.BigIntValue(1), row.StringValue("eu"), dec("99.99"), day, ts("2022-04-27T15:00:00"), tags, item("x", 9)},
+		[]row.Value{row.BigIntValue(2), row.StringValue("us"), dec("3.00"), day, ts("2022-04-27T14:31:00"), tags, item("y", 2)})
+	if err := write(t, s, first); err != nil {
+		t.Fatal(err)
+	}
+	// ZincSearch indexes in the background and may apply a delete before an index still
+	// queued (Elasticsearch keeps their order): the changes go once the inserts are seen
+	docs(t, index, 3, "1$eu", "2$us", "3$eu")
+	if err := write(t, s, changes); err != nil {
+		t.Fatal(err)
+	}
+	got := docs(t, index, 2, "1$eu", "3$eu")
+	want := map[string]string{
+		"1$eu": `{"amount":99.99,"at":"2022-04-27T15:00","day":"2022-04-27","id":1,"item":{"qty":9,"sku":"x"},"region":"eu","tags":["a","b"]}`,
+		"3$eu": `{"amount":7.25,"at":"2022-04-27T14:32","day":"2022-04-27","id":3,"item":{"qty":3,"sku":"z"},"region":"eu","tags":["a","b"]}`,
+	}
+	for id, w := range want {
+		if g := asJSON(got[id]); g != w {
+			t.Errorf("document %s:\n got %s\nwant %s", id, g, w)
+		}
+	}
+}
+
+// ${field} picks each row's index; the save modes create the index (with a mapping) or
+// refuse to run; DROP_DATA empties it; a DELETE without primary keys is refused.
+func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
+	base := newIndex(t)
+	tbl := table("t", "id", "int", "zone", "string")
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = \"%s-${zone}\"\nprimary_keys = [id]", server(t), base), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")},
+		[]row.Value{row.IntValue(2), row.StringValue("b")}, []row.Value{row.IntValue(3), row.StringValue("a")})); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := docs(t, base+"-a", 2), docs(t, base+"-b", 1); a["1"] == nil || a["3"] == nil || b["2"] == nil {
+		t.Errorf("per-row indexes: a %v, b %v", a, b)
+	}
+
+	missing := newIndex(t)
+	s, err = buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nschema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST", server(t), missing), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s); err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), missing) {
+		t.Errorf("ERROR_WHEN_SCHEMA_NOT_EXIST on a missing index: %v", err)
+	}
+
+	idx := newIndex(t)
+	conf := fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\n", server(t), idx)
+	s, _ = buildSink(t, conf, tbl)
+	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")})); err != nil {
+		t.Fatal(err)
+	}
+	docs(t, idx, 1)
+	var mapping map[string]any
+	if err := testClient(t).json(context.Background(), http.MethodGet, indexPath(idx)+"/_mapping", nil, &mapping); err != nil || !strings.Contains(asJSON(mapping), `"zone"`) {
+		t.Errorf("the created index's mapping: %v %v", asJSON(mapping), err)
+	}
+	s, _ = buildSink(t, conf+"data_save_mode = ERROR_WHEN_DATA_EXISTS", tbl)
+	if err := write(t, s); err == nil || !strings.Contains(err.Error(), "holds 1 documents") {
+		t.Errorf("ERROR_WHEN_DATA_EXISTS on an index with a document: %v", err)
+	}
+	s, _ = buildSink(t, conf+"data_save_mode = DROP_DATA", tbl)
+	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(5), row.StringValue("z")})); err != nil {
+		t.Fatal(err)
+	}
+	if got := docs(t, idx, 1, "5"); got["5"] == nil {
+		t.Errorf("after DROP_DATA: %v", got)
+	}
+
+	s, _ = buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q", server(t), newIndex(t)), tbl)
+	err = write(t, s, rows(tbl, []row.Kind{row.Delete}, []row.Value{row.IntValue(1), row.StringValue("a")}))
+	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "primary_keys") {
+		t.Errorf("a DELETE without primary keys: %v", err)
+	}
+}
+
+// Options are checked where the config names them; a document the server refuses fails the
+// write naming its id, index and the server's reason.
+func TestSinkErrors(t *testing.T) {
+	tbl := table("t", "id", "int")
+	for _, c := range []struct{ conf, want string }{
+		{`index = x`, "hosts"},
+		{`hosts = ["localhost:1"]`, "index"},
+		{"hosts = [\"localhost:1\"]\nindex = x\nprimary_keys = [nope]", `primary_keys: table t has no field "nope"`},
+		{"hosts = [\"localhost:1\"]\nindex = x\nmax_batch_size = 0", "max_batch_size"},
+		{"hosts = [\"localhost:1\"]\nindex = x\nschema_save_mode = SOMETIMES", "schema_save_mode"},
+	} {
+		if _, err := buildSink(t, c.conf, tbl); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.conf, err, c.want)
+		}
+	}
+	// an unreachable server: the bulk request fails after its attempts, naming the plugin
+	s, err := buildSink(t, "hosts = [\"127.0.0.1:1\"]\nindex = x\nschema_save_mode = IGNORE\nmax_retry_count = 2", tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.(connector.SinkSetup).Setup(context.Background()); err != nil {
+		t.Fatalf("IGNORE with APPEND_DATA reaches out: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1)})); err == nil || !strings.Contains(err.Error(), "sink[0] Elasticsearch: bulk request of 1 documents") {
+		t.Errorf("an unreachable server: %v", err)
+	}
+	var out bulkResponse
+	_ = json.Unmarshal([]byte(`{"errors":true,"items":[{"index":{"_index":"i","_id":"7","status":400,"error":{"type":"mapper_parsing_exception","reason":"failed to parse field [id]"}}}]}`), &out)
+	w := &writer{s: &Sink{}}
+	if err := w.outcome(&out); err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), `document "7" in index i (status 400): mapper_parsing_exception: failed to parse field [id]`) {
+		t.Errorf("a refused document: %v", err)
+	}
+}
+
+// The source reads a query's hits, page by page, into rows typed by the schema or by the
+// mapping, _id included; a restored split skips what it had emitted.
+func TestSourceReadsPages(t *testing.T) {
+	index := newIndex(t)
+	tbl := table("t", "id", "bigint", "name", "string", "score", "double", "tags", "array<string>")
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in [][]row.Value
+	for i := 0; i < 25; i++ {
+		in = append(in, []row.Value{row.BigIntValue(int64(i)), row.StringValue(fmt.Sprintf("n%02d", i)), row.DoubleValue(float64(i) / 2),
+			row.ArrayValue([]row.Value{row.StringValue("t")})})
+	}
+	if err := write(t, s, rows(tbl, nil, in...)); err != nil {
+		t.Fatal(err)
+	}
+	docs(t, index, 25)
+
+	src, err := buildSource(t, fmt.Sprintf(`hosts = [%q]
+index = %q
+scroll_size = 4
+query = {"range": {"id": {"gte": 5}}}
+schema = { fields { _id = string, id = bigint, name = string, score = double, tags = "array<string>" } }`, server(t), index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, src)
+	if len(got) != 20 {
+		t.Fatalf("%d rows, want the 20 of id >= 5", len(got))
+	}
+	for _, r := range got {
+		id := r.Fields[1].I
+		want := fmt.Sprintf("%d %d n%02d %s [t]", id, id, id, row.DoubleValue(float64(id)/2))
+		if g := fmt.Sprintf("%s %s %s %s %s", r.Fields[0], r.Fields[1], r.Fields[2], r.Fields[3], r.Fields[4]); g != want {
+			t.Errorf("row %s, want %s", g, want)
+		}
+	}
+
+	// without a schema: the source fields, typed by the mapping and array_column
+	src, err = buildSource(t, fmt.Sprintf(`hosts = [%q]
+index = %q
+source = [_id, name, tags]
+array_column = { tags = "array<string>" }`, server(t), index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := src.Tables()[0].RowType(); strings.Join(tt.Names, ",") != "_id,name,tags" || tt.Types[2].String() != "array<string>" {
+		t.Errorf("table %v %v", tt.Names, tt.Types)
+	}
+	if got := readAll(t, src); len(got) != 25 {
+		t.Errorf("%d rows, want 25", len(got))
+	}
+
+	// a restored split goes on after what it had emitted
+	src, _ = buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nscroll_size = 10\nschema = { fields { id = bigint } }", server(t), index))
+	r, _ := src.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 1})
+	r.AddSplits([]connector.Split{splitState{Index: 0, Emitted: 18}.split()})
+	r.NoMoreSplits()
+	var n int
+	for {
+		b := row.NewBatch(100)
+		done, err := r.PollNext(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(b.Rows)
+		if done {
+			break
+		}
+	}
+	if n != 7 {
+		t.Errorf("a split restored after 18 of 25 hits read %d more", n)
+	}
+}
+
+func readAll(t *testing.T, src connector.Source) []row.Row {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	per, err := conntest.Rows(ctx, src, 1)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	var all []row.Row
+	for _, rs := range per {
+		all = append(all, rs...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Fields[0].String() < all[j].Fields[0].String() })
+	return all
+}
