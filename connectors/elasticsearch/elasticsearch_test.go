@@ -219,6 +219,20 @@ max_batch_size = 2`, server(t), index), orders)
 			t.Errorf("document %s:\n got %s\nwant %s", id, g, w)
 		}
 	}
+	// in one request, a document's last action is the one sent
+	ww, _ := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 7}, Epoch: 1}, nil)
+	if err := ww.Write(context.Background(), rows(orders, []row.Kind{row.Insert, row.Delete, row.Insert},
+		[]row.Value{row.BigIntValue(8), row.StringValue("eu"), dec("1.00"), day, ts("2022-04-27T14:30:00"), tags, item("q", 1)},
+		[]row.Value{row.BigIntValue(8), row.StringValue("eu"), dec("1.00"), day, ts("2022-04-27T14:30:00"), tags, item("q", 1)},
+		[]row.Value{row.BigIntValue(9), row.StringValue("eu"), dec("2.00"), day, ts("2022-04-27T14:30:00"), tags, item("r", 2)})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ww.PrepareCommit(context.Background(), 9); err != nil {
+		t.Fatal(err)
+	}
+	if d := docs(t, index, 3, "1$eu", "3$eu", "9$eu"); d["8$eu"] != nil {
+		t.Errorf("a document inserted and deleted in one request is there: %v", d)
+	}
 }
 
 // ${field} picks each row's index; the save modes create the index (with a mapping) or

@@ -244,12 +244,23 @@ func (s *Sink) CreateCommitter() (connector.Committer, error) { return nil, nil 
 // acknowledged, so nothing is lost; with primary keys a replay after a failure writes the
 // same documents again (at least once, idempotent by id).
 type writer struct {
-	s    *Sink
-	typ  string
-	body []byte // the NDJSON bulk body
-	docs int
-	ids  []string // the documents' ids, for error messages
-	buf  []byte
+	s       *Sink
+	typ     string
+	pending []byte // the buffered actions, one after the other
+	entries []entry
+	last    map[string]int // by index and id: the entry of the document's latest action
+	docs    int            // live entries
+	body    []byte         // the bulk request being sent
+	ids     []string       // its documents' ids, for error messages
+	buf     []byte
+}
+
+// entry is one buffered action: its bytes in pending, and whether a later action on the
+// same document replaced it.
+type entry struct {
+	start, end int
+	id         string
+	dead       bool
 }
 
 func (w *writer) Write(ctx context.Context, b *row.Batch) error {
@@ -282,26 +293,42 @@ func (w *writer) add(r *row.Row) error {
 		return nil // the before image of an update: its after image replaces the document
 	}
 	id := w.id(r.Fields)
-	w.body = append(w.body, `{"`...)
-	w.body = append(w.body, op...)
-	w.body = append(w.body, `":{"_index":`...)
 	w.buf = s.index.appendFor(w.buf[:0], r.Fields)
-	w.body = row.AppendJSONString(w.body, string(w.buf))
+	index := string(w.buf)
+	start := len(w.pending)
+	w.pending = append(w.pending, `{"`...)
+	w.pending = append(w.pending, op...)
+	w.pending = append(w.pending, `":{"_index":`...)
+	w.pending = row.AppendJSONString(w.pending, index)
 	if w.typ != "" {
-		w.body = append(w.body, `,"_type":`...)
-		w.body = row.AppendJSONString(w.body, w.typ)
+		w.pending = append(w.pending, `,"_type":`...)
+		w.pending = row.AppendJSONString(w.pending, w.typ)
 	}
 	if id != "" {
-		w.body = append(w.body, `,"_id":`...)
-		w.body = row.AppendJSONString(w.body, id)
+		w.pending = append(w.pending, `,"_id":`...)
+		w.pending = row.AppendJSONString(w.pending, id)
 	}
-	w.body = append(w.body, "}}\n"...)
+	w.pending = append(w.pending, "}}\n"...)
 	if op == "index" {
-		w.body = appendDoc(w.body, s.rt, r.Fields)
-		w.body = append(w.body, '\n')
+		w.pending = appendDoc(w.pending, s.rt, r.Fields)
+		w.pending = append(w.pending, '\n')
 	}
+	if id != "" {
+		// a document's later action within one request replaces its earlier one: the
+		// result is the same, and servers that index in the background (ZincSearch)
+		// could apply a delete before an index still queued
+		key := index + "\x00" + id
+		if w.last == nil {
+			w.last = map[string]int{}
+		}
+		if i, ok := w.last[key]; ok && !w.entries[i].dead {
+			w.entries[i].dead = true
+			w.docs--
+		}
+		w.last[key] = len(w.entries)
+	}
+	w.entries = append(w.entries, entry{start: start, end: len(w.pending), id: id})
 	w.docs++
-	w.ids = append(w.ids, id)
 	return nil
 }
 
@@ -374,8 +401,15 @@ type bulkItemOutcome struct {
 // flush sends the buffered documents in one bulk request, again while the server does not
 // take it, up to max_retry_count attempts.
 func (w *writer) flush(ctx context.Context) error {
-	if w.docs == 0 {
+	if len(w.entries) == 0 {
 		return nil
+	}
+	w.body, w.ids = w.body[:0], w.ids[:0]
+	for _, e := range w.entries {
+		if !e.dead {
+			w.body = append(w.body, w.pending[e.start:e.end]...)
+			w.ids = append(w.ids, e.id)
+		}
 	}
 	s := w.s
 	attempts := max(1, s.cfg.MaxRetryCount)
@@ -385,7 +419,8 @@ func (w *writer) flush(ctx context.Context) error {
 		err = s.client.do(ctx, http.MethodPost, "/_bulk", w.body, "application/x-ndjson", &resp)
 		if err == nil {
 			if err = w.outcome(&resp); err == nil {
-				w.body, w.docs, w.ids = w.body[:0], 0, w.ids[:0]
+				w.pending, w.entries, w.docs = w.pending[:0], w.entries[:0], 0
+				clear(w.last)
 				return nil
 			}
 		}
