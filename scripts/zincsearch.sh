@@ -51,7 +51,18 @@ listening() {
 	curl -sS -o /dev/null --max-time 3 "http://127.0.0.1:$port/" 2>/dev/null
 }
 
+# SeaTunnel's Elasticsearch configs reach the server as host `elasticsearch` (its tests put
+# a TLS front on port 9200 there)
+map_host() {
+	if ! getent hosts elasticsearch >/dev/null 2>&1; then
+		sudo=
+		[ "$(id -u)" -eq 0 ] || sudo=sudo
+		echo "127.0.0.1 elasticsearch" | $sudo tee -a /etc/hosts >/dev/null
+	fi
+}
+
 start() {
+	map_host
 	if answers; then
 		return
 	fi

@@ -512,8 +512,8 @@ func (w *writer) Close(context.Context) error { return nil }
 
 // mappingOf is an index mapping of a row type's fields, as SeaTunnel's type converter
 // maps them.
-// On ZincSearch, whose date type reads RFC 3339 text only, dates and timestamps map to
-// keyword.
+// On ZincSearch, whose date type reads RFC 3339 text only and which has no binary type,
+// dates, timestamps and bytes map to keyword.
 func mappingOf(rt *types.RowType, zinc bool) map[string]any {
 	props := map[string]any{}
 	for i, name := range rt.Names {
@@ -550,6 +550,9 @@ func fieldMapping(t types.DataType, zinc bool) map[string]any {
 	case types.Time:
 		return map[string]any{"type": "keyword"}
 	case types.Bytes:
+		if zinc {
+			return map[string]any{"type": "keyword"} // it has no binary type: the base64 text
+		}
 		return map[string]any{"type": "binary"}
 	case types.Array:
 		if t.Elem != nil {

@@ -488,6 +488,20 @@ func (r *reader) emit(ir *indexRead, hit *hocon.Value, out *row.Batch) error {
 		if t.Kind == types.Array && v != nil && v.Kind != hocon.Array && v.Kind != hocon.Null {
 			v = &hocon.Value{Kind: hocon.Array, Elems: []*hocon.Value{v}, Pos: v.Pos} // one value of a multi-valued field
 		}
+		if (t.Kind == types.Timestamp || t.Kind == types.Date) && v != nil && v.Kind == hocon.Number {
+			// an Elasticsearch date held as epoch milliseconds (its epoch_millis format)
+			ms, err := strconv.ParseInt(v.Str, 10, 64)
+			if err != nil {
+				out.Rows = out.Rows[:len(out.Rows)-1]
+				return fmt.Errorf("%s: %s is not epoch milliseconds", name, v.Str)
+			}
+			if t.Kind == types.Date {
+				rw.Fields[i] = row.DateOf(time.UnixMilli(ms).UTC())
+			} else {
+				rw.Fields[i] = row.TimestampOf(time.UnixMilli(ms).UTC())
+			}
+			continue
+		}
 		if t.Kind == types.String && v != nil && (v.Kind == hocon.Object || v.Kind == hocon.Array) {
 			b, _ := v.MarshalJSON()
 			rw.Fields[i] = row.StringValue(string(b))
