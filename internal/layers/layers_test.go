@@ -78,6 +78,11 @@ var rules = []rule{
 		forbid: []string{"go.temporal.io/...", "./workflows", "./activities", "./taskrunner", "./contract", "./checkpointstore"},
 	},
 	{
+		why:    "the plugins are built from the planner's plan, never the other way: a connector or transform speaks the plugin API (its tests may plan jobs)",
+		from:   []string{"./connectors/...", "./transform/..."},
+		forbid: []string{"./planner"},
+	},
+	{
 		why:    "the internal packages are helpers below the plugins: they import no connector or transform",
 		from:   []string{"./internal/..."},
 		forbid: []string{"./connectors/...", "./transform/..."},
@@ -260,6 +265,9 @@ func TestRulesNameTheBreakingImport(t *testing.T) {
 		{"transform/sql", module + "/activities", true},
 		{"taskrunner", module + "/workflows", true},
 		{"taskrunner", module + "/connector", false},
+		{"transform/sql", module + "/planner", true},
+		{"connectors/jdbc", module + "/planner", true},
+		{"e2e", module + "/planner", false},
 		{"internal/jsonscan", module + "/connectors/all", true},
 		{"internal/civil", module + "/transform/sql", true},
 		{"internal/civil", module + "/types", false},
