@@ -184,7 +184,7 @@ proto:
 # Rewrites the option tables of the docs (between <!-- options: <plugin> <kind> --> and
 # <!-- end options -->) from the plugins' specs; a test fails when they differ.
 docs:
-	$(GO) run ./internal/docgen docs/connectors.md docs/transforms.md
+	$(GO) run ./tools/docgen docs/connectors.md docs/transforms.md
 
 clean:
 	rm -rf bin

@@ -2,6 +2,15 @@ package contract
 
 import "time"
 
+// The checkpoint defaults, as SeaTunnel's engine has them: the interval of a STREAMING job
+// whose env and engine config set none, the timeout of a checkpoint, and how many completed
+// checkpoints a pipeline keeps.
+const (
+	DefaultStreamingCheckpointInterval = 30 * time.Second
+	DefaultCheckpointTimeout           = 10 * time.Minute
+	DefaultRetainedCheckpoints         = 3
+)
+
 // PersistInput asks for a checkpoint's manifest to be written (the commit point) and old
 // checkpoints beyond the retention to be deleted.
 type PersistInput struct {

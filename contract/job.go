@@ -43,6 +43,9 @@ type JobInput struct {
 	// Resume carries a running job into a new run (continue-as-new): its pipelines keep
 	// running and report to the workflow id.
 	Resume *JobResume `json:"resume,omitempty"`
+	// Tunables are the job's and its pipelines' timings and history bounds; zero fields
+	// are the defaults.
+	Tunables Tunables `json:"tunables,omitzero"`
 }
 
 // JobStatus is what the job workflow's status query answers, and its result.

@@ -18,6 +18,9 @@ type PipelineInput struct {
 	// ReportTo is the workflow id of the job that follows the pipeline by its signals
 	// (pipeline-progress); empty: the job waits for the child's end instead.
 	ReportTo string `json:"reportTo,omitempty"`
+	// Tunables are the pipeline's timings and history bounds, its job's; zero fields are
+	// the defaults.
+	Tunables Tunables `json:"tunables,omitzero"`
 }
 
 // Vertex returns the pipeline's vertex with this id, nil when it has none.

@@ -128,6 +128,9 @@ type ResourceState struct {
 	// its restarts, for as long as it registers with the flags it had when they were set; a
 	// registration with other flags drops them.
 	TagUpdates map[string]TagsUpdate `json:"tagUpdates,omitempty"`
+	// Tunables bound the manager's runs (ResourceEventsBeforeContinue); zero fields are the
+	// defaults.
+	Tunables Tunables `json:"tunables,omitzero"`
 }
 
 // RunnerSlots is the resource manager's view of one runner.

@@ -25,6 +25,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/strait-dev/strait/checkpointstore"
+	"github.com/strait-dev/strait/contract"
 )
 
 // Storage types.
@@ -60,7 +61,12 @@ type Storage struct {
 
 // Default is the configuration without a file.
 func Default() *Config {
-	return &Config{Checkpoint: Checkpoint{Interval: 30000, Timeout: 600000, MaxRetained: 3, Storage: Storage{Type: StorageLocalFile}}}
+	return &Config{Checkpoint: Checkpoint{
+		Interval:    contract.DefaultStreamingCheckpointInterval.Milliseconds(),
+		Timeout:     contract.DefaultCheckpointTimeout.Milliseconds(),
+		MaxRetained: contract.DefaultRetainedCheckpoints,
+		Storage:     Storage{Type: StorageLocalFile},
+	}}
 }
 
 // Load reads a strait.yaml, or a seatunnel.yaml (a file whose top key is `seatunnel`), over

@@ -32,6 +32,9 @@ type StartRequest struct {
 	Source  planner.Source
 	Name    string // the job's name as its plan has it
 	Restore bool
+	// Tunables are the workflows' timings and history bounds for this job; zero fields are
+	// the defaults (tests shorten them).
+	Tunables contract.Tunables
 }
 
 // Start submits or restores a job and returns its id and its run.
@@ -43,19 +46,19 @@ func Start(ctx context.Context, c client.Client, req StartRequest) (int64, clien
 	if id == 0 {
 		id = NewJobID()
 	}
-	run, err := submit(ctx, c, id, req.Source, req.Name, req.Restore)
+	run, err := submit(ctx, c, id, req.Source, req.Name, req.Restore, req.Tunables)
 	return id, run, err
 }
 
 // Submit starts the job's workflow and returns its run.
 func Submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
-	return submit(ctx, c, jobID, src, name, false)
+	return submit(ctx, c, jobID, src, name, false, contract.Tunables{})
 }
 
 // Restore starts a job again under its id, every pipeline from its latest savepoint or
 // checkpoint.
 func Restore(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
-	return submit(ctx, c, jobID, src, name, true)
+	return submit(ctx, c, jobID, src, name, true, contract.Tunables{})
 }
 
 // Savepoint asks a running job to take a savepoint and stop; Wait then returns
@@ -71,8 +74,9 @@ func Savepoint(ctx context.Context, c client.Client, jobID int64) (client.Workfl
 	return c.GetWorkflow(ctx, wid, ""), nil
 }
 
-func submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string, restore bool) (client.WorkflowRun, error) {
-	in := contract.JobInput{JobID: jobID, Config: src.Text, File: src.File, Vars: src.Vars, Name: src.Name, Submitted: time.Now(), Restore: restore}
+func submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string, restore bool, tunables contract.Tunables) (client.WorkflowRun, error) {
+	in := contract.JobInput{JobID: jobID, Config: src.Text, File: src.File, Vars: src.Vars, Name: src.Name, Submitted: time.Now(),
+		Restore: restore, Tunables: tunables}
 	if err := sealInput(&in); err != nil {
 		return nil, fmt.Errorf("submit job %d: %w", jobID, err)
 	}

@@ -19,15 +19,7 @@ import (
 	"github.com/strait-dev/strait/node"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/worker"
-	"github.com/strait-dev/strait/workflows"
 )
-
-// setFor sets a package variable for one test.
-func setFor[T any](t *testing.T, v *T, to T) {
-	old := *v
-	*v = to
-	t.Cleanup(func() { *v = old })
-}
 
 // waitFor polls cond every 20 ms until it holds, failing after d.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
@@ -57,16 +49,13 @@ func ownStatus(ctx context.Context, n *node.Node, id int64) (*contract.JobStatus
 // query counts the rows while it runs; every run's history replays.
 func TestJobContinuesAsNewWhileItsPipelinesRun(t *testing.T) {
 	n := cluster(t)
-	setFor(t, &workflows.JobEventsBeforeContinue, 3)
-	setFor(t, &workflows.ProgressInterval, 50*time.Millisecond)
 	const rows = 20000
-	id := jobclient.NewJobID()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run, err := jobclient.Submit(ctx, n.Client, id, planner.Source{File: "job.conf", Text: `
+	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: "job.conf", Text: `
 env { parallelism = 2, checkpoint.interval = 100 }
 source { SeqSource { rows = 20000, rows_per_poll = 50, poll_delay_ms = 10 } }
-sink { TxnSink {} }`}, "test")
+sink { TxnSink {} }`}, Name: "test", Tunables: contract.Tunables{JobEventsBeforeContinue: 3, ProgressInterval: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +107,13 @@ sink { TxnSink {} }`}, "test")
 // progress signal, stops its tasks and ends CANCELED.
 func TestTerminatedJobStopsItsPipelines(t *testing.T) {
 	n := cluster(t)
-	setFor(t, &workflows.ProgressHeartbeat, 300*time.Millisecond)
-	id := jobclient.NewJobID()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := jobclient.Submit(ctx, n.Client, id, planner.Source{File: "job.conf", Text: `
+	id, _, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: "job.conf", Text: `
 env { parallelism = 2, job.mode = STREAMING, checkpoint.interval = 200 }
 source { SeqSource { rows = 100000000, rows_per_poll = 10, poll_delay_ms = 20 } }
-sink { TxnSink {} }`}, "test"); err != nil {
+sink { TxnSink {} }`}, Name: "test", Tunables: contract.Tunables{ProgressHeartbeat: 300 * time.Millisecond}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, time.Minute, "the job RUNNING", func() bool {
@@ -140,7 +128,7 @@ sink { TxnSink {} }`}, "test"); err != nil {
 		d, err := n.Client.DescribeWorkflowExecution(ctx, pipeline, "")
 		return err == nil && d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
 	})
-	err := n.Client.GetWorkflow(ctx, pipeline, "").Get(ctx, nil)
+	err = n.Client.GetWorkflow(ctx, pipeline, "").Get(ctx, nil)
 	var ce *temporal.CanceledError
 	if !errors.As(err, &ce) {
 		t.Fatalf("the pipeline ended with %v, want canceled", err)

@@ -342,10 +342,16 @@ func cluster(t *testing.T) *node.Node {
 
 func runJob(t *testing.T, n *node.Node, text string) (*contract.JobStatus, int64) {
 	t.Helper()
-	id := jobclient.NewJobID()
+	return runJobWith(t, n, text, contract.Tunables{})
+}
+
+// runJobWith runs a job with the given tunables to its end.
+func runJobWith(t *testing.T, n *node.Node, text string, tunables contract.Tunables) (*contract.JobStatus, int64) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run, err := jobclient.Submit(ctx, n.Client, id, planner.Source{File: "job.conf", Text: text}, "test")
+	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: "job.conf", Text: text},
+		Name: "test", Tunables: tunables})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,14 +695,11 @@ sink { TxnSink {} }`, rows)}
 // its tasks run and checkpoint: the job ends with every row exactly once.
 func TestManyContinueAsNewCycles(t *testing.T) {
 	n := cluster(t)
-	old := workflows.PipelineEventsBeforeContinue
-	workflows.PipelineEventsBeforeContinue = 4
-	defer func() { workflows.PipelineEventsBeforeContinue = old }()
 	const rows = 20000
-	st, id := runJob(t, n, fmt.Sprintf(`
+	st, id := runJobWith(t, n, fmt.Sprintf(`
 env { parallelism = 2, checkpoint.interval = 100 }
 source { SeqSource { rows = %d, rows_per_poll = 50, poll_delay_ms = 10 } }
-sink { TxnSink {} }`, rows))
+sink { TxnSink {} }`, rows), contract.Tunables{PipelineEventsBeforeContinue: 4})
 	if st.State != contract.JobFinished {
 		t.Fatalf("state %s: %s", st.State, st.Error)
 	}

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Starts the Kafka broker the Kafka tests use: kfake (franz-go's in-memory implementation of
 # Kafka's wire protocol, with consumer groups and transactions) as a process of its own on
-# 127.0.0.1:9092 (STRAIT_KAFKA_PORT), built once into bin/tools/kfake from
-# internal/tools/kfake. The host name `kafkaCluster`, which SeaTunnel's Kafka end-to-end
-# configs use, is mapped to 127.0.0.1. A broker already answering on the port is used as it
-# is. kfake keeps its data in memory: stop clears every topic. STRAIT_KAFKA_HOST makes it listen
-# on (and advertise) another address, as the multi-host cluster does.
+# 127.0.0.1:9092 (STRAIT_KAFKA_PORT), built once into bin/tools/kfake from tools/kfake.
+# The host name `kafkaCluster`, which SeaTunnel's Kafka end-to-end configs use, is mapped
+# to 127.0.0.1. A broker already answering on the port is used as it is. kfake keeps its
+# data in memory: stop clears every topic. STRAIT_KAFKA_HOST makes it listen on (and
+# advertise) another address, as the multi-host cluster does.
 #
 #   scripts/kafka.sh start | stop | addr | build
 set -euo pipefail
@@ -20,11 +20,11 @@ sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
 build() {
-	if [ -x "$bin" ] && [ -z "$(find "$root/internal/tools/kfake" "$root/go.mod" -newer "$bin" -print -quit)" ]; then
+	if [ -x "$bin" ] && [ -z "$(find "$root/tools/kfake" "$root/go.mod" -newer "$bin" -print -quit)" ]; then
 		return
 	fi
 	mkdir -p "$(dirname "$bin")"
-	(cd "$root" && GOTOOLCHAIN=local go build -o "$bin" ./internal/tools/kfake)
+	(cd "$root" && GOTOOLCHAIN=local go build -o "$bin" ./tools/kfake)
 }
 
 answers() { "$bin" -ping "$addr" >/dev/null 2>&1; }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
 )
 
@@ -11,8 +12,8 @@ import (
 // and defaultCheckpointTimeout the timeout of one whose env sets none, as the pipeline's
 // coordinator has them.
 const (
-	defaultStreamingInterval = 30 * time.Second
-	defaultCheckpointTimeout = 10 * time.Minute
+	defaultStreamingInterval = contract.DefaultStreamingCheckpointInterval
+	defaultCheckpointTimeout = contract.DefaultCheckpointTimeout
 )
 
 // pipelineCheckpoints is what a runner sees of a pipeline's checkpoints: the triggers it got

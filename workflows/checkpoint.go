@@ -11,12 +11,9 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// Checkpoint defaults, as SeaTunnel's engine has them.
-const (
-	DefaultStreamingInterval = 30 * time.Second
-	DefaultCheckpointTimeout = 10 * time.Minute
-	DefaultRetained          = 3
-)
+// DefaultRetained is how many completed checkpoints a pipeline keeps when its env says
+// none (contract holds the checkpoint defaults).
+const DefaultRetained = contract.DefaultRetainedCheckpoints
 
 // coordinator is a pipeline's checkpoint coordinator: a timer triggers checkpoints at the
 // runners hosting source tasks, one at a time; the runners' acknowledgements complete it;
@@ -74,13 +71,13 @@ type pendingCheckpoint struct {
 }
 
 func newCoordinator(pr *pipelineRun) *coordinator {
-	c := &coordinator{pr: pr, nextID: 1, timeout: DefaultCheckpointTimeout}
+	c := &coordinator{pr: pr, nextID: 1, timeout: contract.DefaultCheckpointTimeout}
 	env := pr.in.Env
 	switch {
 	case env.CheckpointInterval > 0:
 		c.interval = time.Duration(env.CheckpointInterval) * time.Millisecond
 	case env.Mode == contract.Streaming:
-		c.interval = DefaultStreamingInterval
+		c.interval = contract.DefaultStreamingCheckpointInterval
 	}
 	if env.CheckpointTimeout > 0 {
 		c.timeout = time.Duration(env.CheckpointTimeout) * time.Millisecond

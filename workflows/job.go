@@ -45,7 +45,7 @@ func JobWorkflow(ctx workflow.Context, in contract.JobInput) (*contract.JobStatu
 		f.startFollowed(ctx, plan, in.Restore)
 		return j.endFollowed(ctx, f)
 	}
-	j.startPipelines(ctx, plan, in.Restore)
+	j.startPipelines(ctx, plan, in.Restore, in.Tunables)
 	j.wait(ctx)
 	state, cause := j.outcome(ctx)
 	return j.finish(ctx, state, cause)
@@ -141,9 +141,9 @@ func (j *jobRun) plan(ctx workflow.Context, in contract.JobInput) (*contract.Pla
 	return &plan, nil
 }
 
-// startPipelines starts one child workflow per pipeline. Cancelling the job cancels them,
-// and they clean up before they end.
-func (j *jobRun) startPipelines(ctx workflow.Context, plan *contract.Plan, restore bool) {
+// startPipelines starts one child workflow per pipeline, with the job's tunables.
+// Cancelling the job cancels them, and they clean up before they end.
+func (j *jobRun) startPipelines(ctx workflow.Context, plan *contract.Plan, restore bool, tunables contract.Tunables) {
 	childCtx, cancel := workflow.WithCancel(ctx)
 	j.stopPipelines = cancel
 	id := j.status.JobID
@@ -162,6 +162,7 @@ func (j *jobRun) startPipelines(ctx workflow.Context, plan *contract.Plan, resto
 			Pipeline: p,
 			Vertices: verticesOf(plan, p),
 			Restore:  restore,
+			Tunables: tunables,
 		}))
 		j.status.Pipelines[i].State = contract.JobScheduled
 	}

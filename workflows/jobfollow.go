@@ -11,16 +11,6 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// JobEventsBeforeContinue is how many signals and timers one run of a job workflow that
-// follows its pipelines takes before it continues as new (sooner when Temporal suggests
-// it): each costs a few history events, and a streaming job's progress signals would
-// otherwise reach Temporal's history limit.
-var JobEventsBeforeContinue = 2000
-
-// PipelineSilence is how long a job goes without a signal from a running pipeline before it
-// looks the pipeline workflow up (a pipeline sends one at least every ProgressHeartbeat).
-var PipelineSilence = 5 * time.Minute
-
 // followsBySignal: the job starts its pipelines detached (ParentClosePolicy ABANDON) and
 // follows them by their progress signals, which keeps its status query live and lets it
 // continue as new; before, it waited for the children's ends.
@@ -40,12 +30,14 @@ type follower struct {
 	states   workflow.ReceiveChannel
 	saves    workflow.ReceiveChannel
 	watchdog workflow.Future
-	// events counts what this run took in (JobEventsBeforeContinue).
+	// events counts what this run took in (the tunable JobEventsBeforeContinue).
 	events int
+	// tunables are the input's, with the defaults filled in.
+	tunables contract.Tunables
 }
 
 func newFollower(ctx workflow.Context, j *jobRun, in contract.JobInput) *follower {
-	return &follower{j: j, in: in, running: map[int]bool{}, heard: map[int]time.Time{},
+	return &follower{j: j, in: in, tunables: in.Tunables.Effective(), running: map[int]bool{}, heard: map[int]time.Time{},
 		progress: workflow.GetSignalChannel(ctx, contract.PipelineProgressSignal),
 		states:   workflow.GetSignalChannel(ctx, contract.PipelineStateSignal),
 		saves:    workflow.GetSignalChannel(ctx, contract.SavepointSignal)}
@@ -79,6 +71,7 @@ func (f *follower) startFollowed(ctx workflow.Context, plan *contract.Plan, rest
 			Vertices: verticesOf(plan, p),
 			Restore:  restore,
 			ReportTo: me,
+			Tunables: f.in.Tunables,
 		})
 		j.status.Pipelines[i].State = contract.JobScheduled
 	}
@@ -141,7 +134,7 @@ func (f *follower) follow(ctx workflow.Context) error {
 			sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
 		}
 		if f.watchdog == nil {
-			f.watchdog = workflow.NewTimer(wctx, PipelineSilence)
+			f.watchdog = workflow.NewTimer(wctx, f.tunables.PipelineSilence)
 		}
 		sel.AddFuture(f.watchdog, func(workflow.Future) {
 			f.watchdog = nil
@@ -192,7 +185,7 @@ func (f *follower) drain(ctx workflow.Context) {
 }
 
 func (f *follower) longHistory(ctx workflow.Context) bool {
-	return f.events >= JobEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
+	return f.events >= f.tunables.JobEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
 }
 
 // continued ends the run by continuing as new with the job's state.
@@ -254,14 +247,14 @@ func (f *follower) stopAll(ctx workflow.Context) {
 	}
 }
 
-// lookUpSilent looks up the running pipelines the job has not heard from within
-// PipelineSilence and takes in the end of any that closed without telling it.
+// lookUpSilent looks up the running pipelines the job has not heard from within the
+// tunable PipelineSilence and takes in the end of any that closed without telling it.
 func (f *follower) lookUpSilent(ctx workflow.Context) {
 	now := workflow.Now(ctx)
 	var wids []string
 	byWID := map[string]int{}
 	for _, p := range f.j.status.Pipelines {
-		if f.running[p.ID] && now.Sub(f.heard[p.ID]) >= PipelineSilence {
+		if f.running[p.ID] && now.Sub(f.heard[p.ID]) >= f.tunables.PipelineSilence {
 			wid := contract.PipelineWorkflowID(f.j.status.JobID, p.ID)
 			wids = append(wids, wid)
 			byWID[wid] = p.ID

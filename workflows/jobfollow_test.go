@@ -72,16 +72,14 @@ func TestJobStatusQueryCountsRunningPipelines(t *testing.T) {
 // without stopping its pipelines, handing the next run its status and the pipelines still
 // running.
 func TestJobContinuesAsNewWhileItsPipelinesRun(t *testing.T) {
-	old := JobEventsBeforeContinue
-	JobEventsBeforeContinue = 20
-	t.Cleanup(func() { JobEventsBeforeContinue = old })
 	h := newHarness(t)
 	pipeline := contract.PipelineWorkflowID(7, 1)
 	h.env.RegisterDelayedCallback(func() {
 		_ = h.env.SignalWorkflowByID(pipeline, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
 			Tasks: []contract.TaskStatus{running(0), running(1)}})
 	}, 500*time.Millisecond)
-	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7, Config: "env {}"})
+	tunables := contract.Tunables{JobEventsBeforeContinue: 20}
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7, Config: "env {}", Tunables: tunables})
 	var can *workflow.ContinueAsNewError
 	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
 		t.Fatalf("want continue-as-new, got %v", err)
@@ -91,7 +89,8 @@ func TestJobContinuesAsNewWhileItsPipelinesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := next.Resume
-	if r == nil || len(r.Running) != 1 || r.Running[0] != 1 || r.Status.JobID != 7 || r.Stopping || next.Config != "env {}" {
+	if r == nil || len(r.Running) != 1 || r.Running[0] != 1 || r.Status.JobID != 7 || r.Stopping || next.Config != "env {}" ||
+		next.Tunables != tunables {
 		t.Fatalf("handed over %+v (resume %+v)", next, r)
 	}
 	// (the test environment has no next run for the pipeline's signals to reach, so the
@@ -201,5 +200,26 @@ func TestPipelineWhoseJobIsGoneStops(t *testing.T) {
 	}
 	if len(h.canceled) != 1 {
 		t.Fatalf("tasks stopped %d times, want once", len(h.canceled))
+	}
+}
+
+// TestJobHandsItsTunablesToItsPipelines: the pipelines a job starts run with the job's
+// tunables.
+func TestJobHandsItsTunablesToItsPipelines(t *testing.T) {
+	h := newHarness(t)
+	tunables := contract.Tunables{PipelineEventsBeforeContinue: 50, ProgressInterval: time.Second}
+	var got []contract.Tunables
+	h.env.OnWorkflow(contract.PipelineWorkflowName, mock.Anything, mock.Anything).Return(
+		func(ctx workflow.Context, in contract.PipelineInput) (*contract.PipelineStatus, error) {
+			got = append(got, in.Tunables)
+			return PipelineWorkflow(ctx, in)
+		})
+	h.reportAfterDeploy(contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{closed(0, 3, "a"), closed(1, 5, "b")}})
+	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7, Tunables: tunables})
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != tunables {
+		t.Fatalf("the pipelines ran with the tunables %+v, want the job's %+v", got, tunables)
 	}
 }

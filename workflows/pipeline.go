@@ -58,16 +58,11 @@ func isContinueAsNew(err error) bool {
 // that their tasks stopped.
 const cancelWait = time.Minute
 
-// FailoverRunnerWait is how long a failover waits for slots before the pipeline fails.
-var FailoverRunnerWait = 30 * time.Second
-
-// PipelineEventsBeforeContinue is how many reports, checkpoint timers and other events one
-// pipeline run takes before it continues as new.
-var PipelineEventsBeforeContinue = 1000
-
 // pipelineRun is the state of one pipeline workflow.
 type pipelineRun struct {
-	in       contract.PipelineInput
+	in contract.PipelineInput
+	// tunables are the input's, with the defaults filled in.
+	tunables contract.Tunables
 	cp       *coordinator
 	signals  pipelineSignals
 	status   contract.PipelineStatus
@@ -110,6 +105,7 @@ func (e *ending) result() (*contract.PipelineStatus, error) { return e.status, e
 func newPipelineRun(ctx workflow.Context, in contract.PipelineInput) *pipelineRun {
 	pr := &pipelineRun{
 		in:       in,
+		tunables: in.Tunables.Effective(),
 		status:   contract.PipelineStatus{ID: in.Pipeline.ID, State: contract.JobCreated},
 		epoch:    1,
 		tasks:    map[contract.TaskID]*contract.TaskStatus{},

@@ -47,11 +47,10 @@ func (h *harness) at(d time.Duration, signal string, arg any) {
 	h.env.RegisterDelayedCallback(func() { h.env.SignalWorkflow(signal, arg) }, d)
 }
 
-// fewEventsPerRun has a pipeline run continue as new after n events, for one test.
-func fewEventsPerRun(t *testing.T, n int) {
-	old := PipelineEventsBeforeContinue
-	PipelineEventsBeforeContinue = n
-	t.Cleanup(func() { PipelineEventsBeforeContinue = old })
+// fewEventsPerRun is a pipeline's input with its runs continuing as new after n events.
+func fewEventsPerRun(in contract.PipelineInput, n int) contract.PipelineInput {
+	in.Tunables.PipelineEventsBeforeContinue = n
+	return in
 }
 
 // continuedWith is the input a run that continued as new handed to the next one.
@@ -74,14 +73,16 @@ func continuedWith(t *testing.T, h *harness) contract.PipelineInput {
 // when the run ended.
 func runWithCheckpointInFlight(t *testing.T) (contract.PipelineInput, time.Time) {
 	t.Helper()
-	fewEventsPerRun(t, 3)
 	h := newHarness(t)
 	h.env.SetStartTime(t0)
 	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
 		Tasks: []contract.TaskStatus{running(0), running(1)}})
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(0)))
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, fewEventsPerRun(checkpointingInput(), 3))
 	next := continuedWith(t, h)
+	if next.Tunables.PipelineEventsBeforeContinue != 3 {
+		t.Fatalf("the next run's tunables %+v, want the first's", next.Tunables)
+	}
 	if h.triggers != 1 || len(h.persisted) != 0 {
 		t.Fatalf("triggers %d, manifests %d: want one checkpoint in flight", h.triggers, len(h.persisted))
 	}
@@ -100,7 +101,7 @@ func runWithCheckpointInFlight(t *testing.T) (contract.PipelineInput, time.Time)
 // remaining ones arrive: one manifest with every task's state, then the sink's commit.
 func TestCheckpointInFlightCompletesAfterContinueAsNew(t *testing.T) {
 	next, ended := runWithCheckpointInFlight(t)
-	PipelineEventsBeforeContinue = 1000
+	next.Tunables.PipelineEventsBeforeContinue = 0 // the default: this run goes on to the end
 	h := newHarness(t)
 	h.env.SetStartTime(ended)
 	h.at(500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(1)))
@@ -129,7 +130,7 @@ func TestCheckpointInFlightCompletesAfterContinueAsNew(t *testing.T) {
 // the new run started; with no tolerable failures that fails the pipeline.
 func TestCheckpointInFlightExpiresAtItsDeadlineAfterContinueAsNew(t *testing.T) {
 	next, ended := runWithCheckpointInFlight(t)
-	PipelineEventsBeforeContinue = 1000
+	next.Tunables.PipelineEventsBeforeContinue = 0 // the default: this run goes on to the end
 	h := newHarness(t)
 	h.env.SetStartTime(ended)
 	var canceledAt time.Time
@@ -170,7 +171,6 @@ func (h *harness) stopsOnCancel() {
 // completes the checkpoint that brings its run to the event limit is not lost to the
 // continue-as-new: the run takes it, stops its tasks and ends SAVEPOINT_DONE.
 func TestSavepointAskedForAtContinueAsNewIsTaken(t *testing.T) {
-	fewEventsPerRun(t, 3)
 	h := newHarness(t)
 	h.stopsOnCancel()
 	h.persist = func(in contract.PersistInput) {
@@ -189,7 +189,7 @@ func TestSavepointAskedForAtContinueAsNewIsTaken(t *testing.T) {
 	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
 		Tasks: []contract.TaskStatus{running(0), running(1)}})
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(0), ack(1)))
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, fewEventsPerRun(checkpointingInput(), 3))
 	if err := h.env.GetWorkflowError(); err != nil {
 		t.Fatalf("the savepoint was not taken: %v", err)
 	}
@@ -212,7 +212,6 @@ func TestSavepointAskedForAtContinueAsNewIsTaken(t *testing.T) {
 // the run to the event limit is not lost to the continue-as-new (a new run would not know
 // of it): the run stops its tasks, releases its slots and ends CANCELED.
 func TestCancelAtContinueAsNewStopsTheTasks(t *testing.T) {
-	fewEventsPerRun(t, 3)
 	h := newHarness(t)
 	h.stopsOnCancel()
 	report := contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{running(0), running(1)}}
@@ -225,8 +224,8 @@ func TestCancelAtContinueAsNewStopsTheTasks(t *testing.T) {
 		h.env.CancelWorkflow()
 	}, 3*time.Second)
 	plan := testPlan()
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, contract.PipelineInput{JobID: 7, Env: plan.Env, Job: plan.Job,
-		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices})
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, fewEventsPerRun(contract.PipelineInput{JobID: 7, Env: plan.Env, Job: plan.Job,
+		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices}, 3))
 	if err := h.env.GetWorkflowError(); !temporal.IsCanceledError(err) {
 		t.Fatalf("error %v, want canceled", err)
 	}

@@ -8,16 +8,8 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// ProgressInterval is the least time between two progress signals of a pipeline whose state
-// or counts changed; ProgressHeartbeat the most time between two when nothing changed, so
-// its job knows it is alive and the pipeline learns soon when its job is gone.
-var (
-	ProgressInterval  = 10 * time.Second
-	ProgressHeartbeat = time.Minute
-)
-
 // progress sends a pipeline's progress to the job that follows it (contract.ReportTo):
-// when something changed, at most once per ProgressInterval, else once per
+// when something changed, at most once per the tunable ProgressInterval, else once per
 // ProgressHeartbeat, and its end last. A signal that cannot be delivered means the job
 // workflow is gone (terminated, or ended without the pipeline): the pipeline then stops
 // its tasks and ends CANCELED, as it would had the job canceled it.
@@ -80,14 +72,14 @@ func (pr *pipelineRun) armProgress(ctx workflow.Context, sel workflow.Selector) 
 		})
 	}
 	st := pr.snapshot()
-	wait := ProgressHeartbeat
+	wait := pr.tunables.ProgressHeartbeat
 	if keyOf(st) != p.sent {
-		wait = ProgressInterval
+		wait = pr.tunables.ProgressInterval
 	}
 	due := p.sentAt.Add(wait)
 	if now := workflow.Now(ctx); !due.After(now) {
 		pr.sendProgress(ctx, st, false)
-		due = workflow.Now(ctx).Add(ProgressHeartbeat)
+		due = workflow.Now(ctx).Add(pr.tunables.ProgressHeartbeat)
 	}
 	if p.timer == nil || !p.due.Equal(due) {
 		if p.cancel != nil {

@@ -51,7 +51,8 @@ func TestRecordResourceManagerHistories(t *testing.T) {
 }
 
 // rmScenario is one recorded run: what the test does to the resource manager, and how many
-// events the run takes in before it continues as new (eventsBeforeContinue).
+// events the run takes in before it continues as new (the tunable
+// ResourceEventsBeforeContinue).
 type rmScenario struct {
 	name   string
 	events int
@@ -114,6 +115,9 @@ type rmRecorder struct {
 	c client.Client
 	// afterContinue checks the run the recorded one continued as
 	afterContinue func(t *testing.T)
+	// events is the recorded scenario's ResourceEventsBeforeContinue, which the manager
+	// starts with
+	events int
 }
 
 func (rr *rmRecorder) startWorker(queue string, jobs bool) worker.Worker {
@@ -143,9 +147,7 @@ func (rr *rmRecorder) startWorker(queue string, jobs bool) worker.Worker {
 // record plays a scenario on a fresh resource manager, waits for the run to continue as new
 // and writes its history.
 func (rr *rmRecorder) record(t *testing.T, s rmScenario) {
-	old := eventsBeforeContinue
-	eventsBeforeContinue = s.events
-	t.Cleanup(func() { eventsBeforeContinue = old })
+	rr.events = s.events
 	wid := contract.ResourceManagerID
 	_ = rr.c.TerminateWorkflow(context.Background(), wid, "", "the next recording starts") // the last scenario's next run
 	s.play(t, rr, wid)
@@ -182,7 +184,7 @@ func (rr *rmRecorder) register(t *testing.T, info contract.RunnerInfo) {
 	info.Started = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	_, err := rr.c.SignalWithStartWorkflow(context.Background(), contract.ResourceManagerID, contract.RegisterRunnerSignal, info,
 		client.StartWorkflowOptions{ID: contract.ResourceManagerID, TaskQueue: contract.JobsQueue},
-		contract.ResourceManagerWorkflowName, contract.ResourceState{})
+		contract.ResourceManagerWorkflowName, contract.ResourceState{Tunables: contract.Tunables{ResourceEventsBeforeContinue: rr.events}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func (rr *rmRecorder) write(t *testing.T, name, wid, runID string) {
 		}
 		h.Events = append(h.Events, e)
 	}
-	rep := worker.NewWorkflowReplayer() // eventsBeforeContinue is still as recorded
+	rep := worker.NewWorkflowReplayer() // the input carries the tunables it was recorded with
 	rep.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
 	if err := rep.ReplayWorkflowHistory(nil, h); err != nil {
 		t.Fatalf("replay %s: %v", name, err)

@@ -42,7 +42,6 @@ func TestRecordPipelineHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	fewEventsPerRun(t, recordedEventsPerRun)
 	r := &recorder{t: t, c: c, seen: make(chan string, 100)}
 	for _, queue := range []string{contract.JobsQueue, contract.RunnerQueue("r1")} {
 		w := r.startWorker(queue, queue == contract.JobsQueue)
@@ -132,8 +131,10 @@ func (r *recorder) signal(t *testing.T, wid, name string, arg any) {
 	}
 }
 
+// start starts a pipeline whose runs continue as new after recordedEventsPerRun events.
 func (r *recorder) start(t *testing.T, in contract.PipelineInput) (wid, runID string) {
 	t.Helper()
+	in = fewEventsPerRun(in, recordedEventsPerRun)
 	wid = contract.PipelineWorkflowID(in.JobID, in.Pipeline.ID)
 	run, err := r.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: wid, TaskQueue: contract.JobsQueue},
 		contract.PipelineWorkflowName, in)
@@ -172,7 +173,7 @@ func (r *recorder) write(t *testing.T, name, wid, runID string) {
 		}
 		h.Events = append(h.Events, e)
 	}
-	rep := worker.NewWorkflowReplayer() // PipelineEventsBeforeContinue is still as recorded
+	rep := worker.NewWorkflowReplayer() // the input carries the tunables it was recorded with
 	rep.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
 	if err := rep.ReplayWorkflowHistory(nil, h); err != nil {
 		t.Fatalf("replay %s: %v", name, err)

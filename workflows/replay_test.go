@@ -11,7 +11,7 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// recordedEventsPerRun is PipelineEventsBeforeContinue in the histories
+// recordedEventsPerRun is the tunable PipelineEventsBeforeContinue of the histories
 // TestRecordPipelineHistories records: a run continues as new after three events, and its
 // replay must count the same.
 const recordedEventsPerRun = 3
@@ -24,9 +24,11 @@ const recordedEventsPerRun = 3
 func TestReplayRecordedHistories(t *testing.T) {
 	for _, h := range []struct {
 		name string
-		// eventsPerRun is PipelineEventsBeforeContinue when it was recorded; 0 the default
+		// eventsPerRun is the tunable PipelineEventsBeforeContinue when it was recorded; 0 the
+		// default
 		eventsPerRun int
-		// rmEventsPerRun is the resource manager's eventsBeforeContinue when it was recorded
+		// rmEventsPerRun is the resource manager's ResourceEventsBeforeContinue when it was
+		// recorded
 		rmEventsPerRun int
 		// followed: recorded by node.TestJobContinuesAsNewWhileItsPipelinesRun, with its
 		// JobEventsBeforeContinue and ProgressInterval
@@ -63,21 +65,13 @@ func TestReplayRecordedHistories(t *testing.T) {
 		{name: "resources_tags_history.json", rmEventsPerRun: 6},
 	} {
 		t.Run(h.name, func(t *testing.T) {
-			if h.eventsPerRun > 0 {
-				fewEventsPerRun(t, h.eventsPerRun)
-			}
+			recorded := contract.Tunables{PipelineEventsBeforeContinue: h.eventsPerRun,
+				ResourceEventsBeforeContinue: h.rmEventsPerRun}
 			if h.followed {
-				recordedFollowing(t)
-			}
-			if h.rmEventsPerRun > 0 {
-				old := eventsBeforeContinue
-				eventsBeforeContinue = h.rmEventsPerRun
-				t.Cleanup(func() { eventsBeforeContinue = old })
+				recorded.JobEventsBeforeContinue, recorded.ProgressInterval = followedEventsPerRun, followedProgressInterval
 			}
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
-			r.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
-			r.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+			registerRecorded(r, recorded)
 			r.RegisterWorkflowWithOptions(ScheduledJobWorkflow, workflow.RegisterOptions{Name: contract.ScheduledJobWorkflowName})
 			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", h.name)); err != nil {
 				t.Fatal(err)
@@ -86,10 +80,35 @@ func TestReplayRecordedHistories(t *testing.T) {
 	}
 }
 
-// recordedFollowing sets JobEventsBeforeContinue and ProgressInterval to what
-// node.TestJobContinuesAsNewWhileItsPipelinesRun records the followed histories with.
-func recordedFollowing(t *testing.T) {
-	events, interval := JobEventsBeforeContinue, ProgressInterval
-	JobEventsBeforeContinue, ProgressInterval = 3, 50*time.Millisecond
-	t.Cleanup(func() { JobEventsBeforeContinue, ProgressInterval = events, interval })
+// followedEventsPerRun and followedProgressInterval are the tunables
+// JobEventsBeforeContinue and ProgressInterval node.TestJobContinuesAsNewWhileItsPipelinesRun
+// records the followed histories with.
+const (
+	followedEventsPerRun     = 3
+	followedProgressInterval = 50 * time.Millisecond
+)
+
+// registerRecorded registers the job, pipeline and resource manager workflows with a
+// replayer, each run taking the tunables it was recorded with when its input carries none:
+// the histories recorded before the inputs carried the tunables ran with settings of the
+// recording test's own, which their inputs do not show.
+func registerRecorded(r worker.WorkflowReplayer, recorded contract.Tunables) {
+	or := func(in contract.Tunables) contract.Tunables {
+		if in == (contract.Tunables{}) {
+			return recorded
+		}
+		return in
+	}
+	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in contract.JobInput) (*contract.JobStatus, error) {
+		in.Tunables = or(in.Tunables)
+		return JobWorkflow(ctx, in)
+	}, workflow.RegisterOptions{Name: contract.JobWorkflowName})
+	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in contract.PipelineInput) (*contract.PipelineStatus, error) {
+		in.Tunables = or(in.Tunables)
+		return PipelineWorkflow(ctx, in)
+	}, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
+	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in contract.ResourceState) error {
+		in.Tunables = or(in.Tunables)
+		return ResourceManagerWorkflow(ctx, in)
+	}, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
 }

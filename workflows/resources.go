@@ -14,8 +14,8 @@ import (
 // ResourceManagerWorkflow is the singleton slot table: runners register by signal and keep
 // a lease alive by activity heartbeats (kept outside history), slots are allocated through
 // an update (called from an activity) and released by signal. A runner whose lease lapses
-// is declared lost and every pipeline holding its slots is told. Past eventsBeforeContinue
-// events the manager continues as new with its whole state.
+// is declared lost and every pipeline holding its slots is told. Past the tunable
+// ResourceEventsBeforeContinue events the manager continues as new with its whole state.
 func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) error {
 	rm := newResourceManager(ctx, in)
 	if err := workflow.SetQueryHandler(ctx, contract.ClusterQuery, rm.onCluster); err != nil {
@@ -48,16 +48,11 @@ func ResourceManagerWorkflow(ctx workflow.Context, in contract.ResourceState) er
 				continue
 			}
 		}
-		if rm.events >= eventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		if rm.events >= rm.st.Tunables.Effective().ResourceEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			return rm.continueAsNew(ctx)
 		}
 	}
 }
-
-// eventsBeforeContinue bounds one run's history: after this many signals, updates and lease
-// ends the workflow continues as new, well before Temporal's limits (10,000 signals,
-// 51,200 events).
-var eventsBeforeContinue = 1000
 
 // resourceManager is the state of one resource manager run.
 type resourceManager struct {

@@ -127,9 +127,7 @@ func TestSlotRatioPrefersTheEmptiestRunner(t *testing.T) {
 }
 
 func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
-	old := eventsBeforeContinue
-	eventsBeforeContinue = 4 // two registrations, the allocation, the third registration
-	defer func() { eventsBeforeContinue = old }()
+	bound := 4 // two registrations, the allocation, the third registration
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute) // the default 3 s of wall time is short on a loaded machine
@@ -148,7 +146,7 @@ func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "c", Slots: 1})
 	}, 2)
-	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
+	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, boundedResources(bound))
 	err := env.GetWorkflowError()
 	next := continuedResources(t, err)
 	if len(next.Runners) != 3 || next.Runners["a"].Free()+next.Runners["b"].Free() != 2 || len(next.Allocations) != 1 || next.Runners["c"].Generation != 1 {
@@ -240,9 +238,7 @@ func TestSystemLoadPrefersTheIdlestRunner(t *testing.T) {
 // the run waited for a signal after it, and one that never came left it running past its
 // bound.
 func TestResourceManagerContinuesAsNewAfterAnUpdate(t *testing.T) {
-	old := eventsBeforeContinue
-	eventsBeforeContinue = 3 // two registrations and the allocation
-	defer func() { eventsBeforeContinue = old }()
+	bound := 3 // two registrations and the allocation
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
@@ -258,7 +254,7 @@ func TestResourceManagerContinuesAsNewAfterAnUpdate(t *testing.T) {
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(contract.AllocateUpdate, "u1", &updateCallbacks{t: t}, contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}})
 	}, 1)
-	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
+	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, boundedResources(bound))
 	next := continuedResources(t, env.GetWorkflowError())
 	if len(next.Runners) != 2 || len(next.Allocations) != 1 {
 		t.Fatalf("carried state %+v", next)
@@ -378,9 +374,7 @@ func (r *rejections) Complete(success any, err error) {
 // cluster query shows them beside the flags', the next allocation filters on them, the next
 // run keeps them, and an update that names no runner it knows is refused without a trace.
 func TestResourceManagerUpdatesTags(t *testing.T) {
-	old := eventsBeforeContinue
-	eventsBeforeContinue = 4 // two registrations, the tags, the allocation
-	defer func() { eventsBeforeContinue = old }()
+	bound := 4 // two registrations, the tags, the allocation
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute)
@@ -422,7 +416,7 @@ func TestResourceManagerUpdatesTags(t *testing.T) {
 		env.UpdateWorkflow(contract.AllocateUpdate, "alloc", &allocated{t: t, into: &grant},
 			contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 1}}, TagFilter: map[string]string{"zone": "b"}})
 	}, 4)
-	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
+	env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, boundedResources(bound))
 	next := continuedResources(t, env.GetWorkflowError())
 	if u := next.TagUpdates["b"]; next.Runners["b"].Info.Tags["zone"] != "b" || u.Tags["team"] != "x" || u.Flags["zone"] != "a" {
 		t.Fatalf("the next run's state: runner b %+v, updates %+v", next.Runners["b"].Info, next.TagUpdates)
@@ -482,9 +476,7 @@ func TestResourceManagerLeaseSurvivesOneLapse(t *testing.T) {
 		{"two lapses", 2, contract.RunnerStateLost},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			old := eventsBeforeContinue
-			eventsBeforeContinue = 2 // the registration, then a lease lost or a second registration
-			defer func() { eventsBeforeContinue = old }()
+			bound := 2 // the registration, then a lease lost or a second registration
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestWorkflowEnvironment()
 			env.SetTestTimeout(time.Minute)
@@ -507,13 +499,19 @@ func TestResourceManagerLeaseSurvivesOneLapse(t *testing.T) {
 					}, 0)
 				}
 			})
-			env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, contract.ResourceState{})
+			env.ExecuteWorkflow(contract.ResourceManagerWorkflowName, boundedResources(bound))
 			next := continuedResources(t, env.GetWorkflowError())
 			if r := next.Runners["a"]; r == nil || r.State != c.wantState {
 				t.Fatalf("runner a %+v, want %s", r, c.wantState)
 			}
 		})
 	}
+}
+
+// boundedResources is the input of a resource manager whose runs continue as new after
+// bound events.
+func boundedResources(bound int) contract.ResourceState {
+	return contract.ResourceState{Tunables: contract.Tunables{ResourceEventsBeforeContinue: bound}}
 }
 
 // continuedResources is the state a resource manager run that ended with err handed to the

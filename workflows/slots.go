@@ -47,7 +47,7 @@ func (pr *pipelineRun) allocate(ctx workflow.Context, owner string) (*contract.A
 // granted or FailoverRunnerWait has passed; it returns the last answer.
 func (pr *pipelineRun) awaitRunners(ctx workflow.Context, owner string, err error) (*contract.Allocation, error) {
 	var alloc *contract.Allocation
-	deadline := workflow.Now(ctx).Add(FailoverRunnerWait)
+	deadline := workflow.Now(ctx).Add(pr.tunables.FailoverRunnerWait)
 	for wait := time.Second; err != nil && isNoResource(err) && workflow.Now(ctx).Before(deadline); wait = min(wait*2, 8*time.Second) {
 		pr.status.State, pr.status.Error = contract.JobPending, causeOf(err)
 		if serr := workflow.Sleep(ctx, wait); serr != nil {

@@ -20,7 +20,7 @@ func (pr *pipelineRun) watch(ctx workflow.Context) (canceled bool) {
 	events := 0
 	handOver := false
 	for !pr.allEnded() && !pr.cp.savepointDone {
-		if !pr.cp.savepointWanted && (events >= PipelineEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+		if !pr.cp.savepointWanted && (events >= pr.tunables.PipelineEventsBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
 			pr.continueAsNew, handOver = true, true
 			break
 		}

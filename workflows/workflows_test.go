@@ -326,12 +326,9 @@ func TestSlotWaitKeepsThePipelinePending(t *testing.T) {
 }
 
 func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
-	old := PipelineEventsBeforeContinue
-	PipelineEventsBeforeContinue = 3
-	defer func() { PipelineEventsBeforeContinue = old }()
 	plan := testPlan()
 	in := contract.PipelineInput{JobID: 7, Env: plan.Env, Job: contract.Job{ID: 7, Name: "t", Mode: contract.Batch},
-		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices}
+		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices, Tunables: contract.Tunables{PipelineEventsBeforeContinue: 3}}
 	running := func(sub int) contract.TaskStatus {
 		return contract.TaskStatus{Task: contract.TaskID{Group: 1, Subtask: sub}, State: contract.TaskRunning}
 	}
@@ -358,6 +355,9 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 	if deploys != 1 || next.Resume == nil || next.Resume.Epoch != 1 || len(next.Resume.Tasks) != 2 ||
 		next.Resume.Tasks[0].State != contract.TaskRunning || next.Resume.Queues["r1"] == "" {
 		t.Fatalf("deploys %d, resume %+v", deploys, next.Resume)
+	}
+	if next.Tunables != in.Tunables {
+		t.Fatalf("the next run's tunables %+v, want the first's %+v", next.Tunables, in.Tunables)
 	}
 
 	// second run: no deploy; the tasks' reports finish it and the sinks commit

@@ -77,6 +77,22 @@ var rules = []rule{
 		from:   []string{"./planner"},
 		forbid: []string{"go.temporal.io/...", "./workflows", "./activities", "./taskrunner", "./contract", "./checkpointstore"},
 	},
+	{
+		why:    "the plugins are built from the planner's plan, never the other way: a connector or transform speaks the plugin API (its tests may plan jobs)",
+		from:   []string{"./connectors/...", "./transform/..."},
+		forbid: []string{"./planner"},
+	},
+	{
+		why:    "the internal packages are helpers below the plugins: they import no connector or transform",
+		from:   []string{"./internal/..."},
+		forbid: []string{"./connectors/...", "./transform/..."},
+	},
+	{
+		why:    "tools/ holds programs for the project's own build and tests; nothing imports them",
+		from:   []string{"./..."},
+		except: []string{"./tools/..."},
+		forbid: []string{"./tools/..."},
+	},
 }
 
 // pkg is what go list says of one package.
@@ -249,6 +265,14 @@ func TestRulesNameTheBreakingImport(t *testing.T) {
 		{"transform/sql", module + "/activities", true},
 		{"taskrunner", module + "/workflows", true},
 		{"taskrunner", module + "/connector", false},
+		{"transform/sql", module + "/planner", true},
+		{"connectors/jdbc", module + "/planner", true},
+		{"e2e", module + "/planner", false},
+		{"internal/jsonscan", module + "/connectors/all", true},
+		{"internal/civil", module + "/transform/sql", true},
+		{"internal/civil", module + "/types", false},
+		{"cmd/strait", module + "/tools/docgen", true},
+		{"tools/docgen", module + "/connectors/all", false},
 	}
 	for _, c := range cases {
 		t.Run(c.pkg+" imports "+c.imp, func(t *testing.T) {

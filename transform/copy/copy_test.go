@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/copy"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
@@ -182,7 +184,7 @@ func TestCopyBadRowWidth(t *testing.T) {
 }
 
 func TestCopyOptions(t *testing.T) {
-	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
 		{Block: `Copy { plugin_input = src, plugin_output = out, fields { n = name } }`},
 		{Block: `Copy { src_field = name, dest_field = n }`},
 		{Block: `Copy { fields { n = name }, feilds { m = name } }`, Warning: `unknown option "feilds.m"`},
@@ -190,4 +192,13 @@ func TestCopyOptions(t *testing.T) {
 		{Block: `Copy { feilds { n = name } }`, Err: "transform[0] Copy: fields: option is required"},
 		{Block: `Copy { src_field = name }`, Err: "transform[0] Copy: dest_field: option is required"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

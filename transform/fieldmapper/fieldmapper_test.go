@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/fieldmapper"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
@@ -116,10 +118,19 @@ func BenchmarkFieldMapper(b *testing.B) {
 }
 
 func TestFieldMapperOptions(t *testing.T) {
-	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
 		{Block: `FieldMapper { plugin_input = src, plugin_output = out, parallelism = 1, field_mapper { id = key } }`},
 		{Block: `FieldMapper { field_mapper { id = key }, field_maper { name = n } }`, Warning: `unknown option "field_maper.name"`},
 		{Block: `FieldMapper { field_mapper { id = key }, field_mappr = x }`, Warning: `unknown option "field_mappr" (did you mean "field_mapper"?)`},
 		{Block: `FieldMapper { field_maper { id = key } }`, Err: "transform[0] FieldMapper: field_mapper: option is required"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/filter"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
@@ -193,11 +195,20 @@ func TestFilterTwoTables(t *testing.T) {
 }
 
 func TestFilterOptions(t *testing.T) {
-	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
 		{Block: `Filter { plugin_input = src, plugin_output = out, include_fields = [id] }`},
 		{Block: `Filter { fields = [id] }`},
 		{Block: `Filter { exclude_fields = [id], exclude_field = [name] }`, Warning: `unknown option "exclude_field" (did you mean "exclude_fields"?)`},
 		{Block: `Filter { include_fields = [id], inclde_fields = [name] }`, Warning: `unknown option "inclde_fields" (did you mean "include_fields"?)`},
 		{Block: `Filter { field = [id] }`, Err: "transform[0] Filter: set one of include_fields and exclude_fields"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -113,11 +114,20 @@ func BenchmarkFilterRowKind(b *testing.B) {
 }
 
 func TestFilterRowKindOptions(t *testing.T) {
-	optiontest.Check(t, `id = int`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int`, []optiontest.Case{
 		{Block: `FilterRowKind { plugin_input = src, plugin_output = out, include_kinds = [INSERT] }`},
 		{Block: `FilterRowKind { exclude_kinds = [DELETE], exclude_kind = [INSERT] }`, Warning: `unknown option "exclude_kind" (did you mean "exclude_kinds"?)`},
 		{Block: `FilterRowKind { include_kind = [INSERT] }`, Err: "transform[0] FilterRowKind: set one of include_kinds and exclude_kinds"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }
 
 // A change of the input's columns passes through as it is.

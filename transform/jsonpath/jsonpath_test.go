@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -307,11 +309,20 @@ func TestJsonPathErrorPosition(t *testing.T) {
 }
 
 func TestJsonPathOptions(t *testing.T) {
-	optiontest.Check(t, `data = string`, []optiontest.Case{
+	optiontest.Check(t, plan, `data = string`, []optiontest.Case{
 		{Block: `JsonPath { plugin_input = src, plugin_output = out, row_error_handle_way = skip, columns = [{src_field = data, path = "$.a", dest_field = a, dest_type = int, column_error_handle_way = SKIP_ROW}] }`},
 		{Block: `JsonPath { columns = [{src_field = data, path = "$.a", dest_field = a}], row_error_handle = SKIP }`, Warning: `unknown option "row_error_handle" (did you mean "row_error_handle_way"?)`},
 		{Block: `JsonPath { columns = [{src_field = data, path = "$.a", dest_field = a}, {src_field = data, path = "$.b", dest_field = b, dest_typ = int}] }`, Warning: `unknown option "columns[1].dest_typ" (did you mean "columns[1].dest_type"?) at job.conf:4:`},
 		{Block: `JsonPath { column = [{src_field = data, path = "$.a", dest_field = a}] }`, Err: "transform[0] JsonPath: columns: option is required"},
 		{Block: `JsonPath { columns = [{src_field = data, dest_field = a}] }`, Err: "transform[0] JsonPath: columns[0].path: option is required"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

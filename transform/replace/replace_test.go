@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -143,9 +145,18 @@ func BenchmarkReplace(b *testing.B) {
 }
 
 func TestReplaceOptions(t *testing.T) {
-	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
 		{Block: `Replace { plugin_input = src, plugin_output = out, replace_field = name, pattern = a, replacement = b, is_regex = true, replace_first = true }`},
 		{Block: `Replace { replace_field = name, pattern = a, replacement = b, is_regx = true }`, Warning: `unknown option "is_regx" (did you mean "is_regex"?)`},
 		{Block: `Replace { replace_field = name, pattern = a, replacment = b }`, Err: "transform[0] Replace: replacement: option is required"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

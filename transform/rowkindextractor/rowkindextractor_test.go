@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -105,10 +107,19 @@ func BenchmarkRowKindExtractor(b *testing.B) {
 
 // RowKindExtractor has no required option: its block may be empty.
 func TestRowKindExtractorOptions(t *testing.T) {
-	optiontest.Check(t, `id = int`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int`, []optiontest.Case{
 		{Block: `RowKindExtractor {}`},
 		{Block: `RowKindExtractor { plugin_input = src, plugin_output = out, custom_field_name = kind, transform_type = full }`},
 		{Block: `RowKindExtractor { custom_fild_name = kind }`, Warning: `unknown option "custom_fild_name" (did you mean "custom_field_name"?)`},
 		{Block: `RowKindExtractor { transform_type = LONG }`, Err: `transform[0] RowKindExtractor: transform_type: unknown value "LONG"; expected one of SHORT, FULL`},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -121,9 +123,18 @@ func BenchmarkSplit(b *testing.B) {
 }
 
 func TestSplitOptions(t *testing.T) {
-	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
 		{Block: `Split { plugin_input = src, plugin_output = out, separator = " ", split_field = name, output_fields = [a, b] }`},
 		{Block: `Split { separator = " ", split_field = name, output_fields = [a], output_field = [b] }`, Warning: `unknown option "output_field" (did you mean "output_fields"?)`},
 		{Block: `Split { separator = " ", splitfield = name, output_fields = [a] }`, Err: "transform[0] Split: split_field: option is required"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

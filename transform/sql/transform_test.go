@@ -9,6 +9,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -424,9 +425,18 @@ func TestBatchMatchesRowByRow(t *testing.T) {
 }
 
 func TestSqlOptions(t *testing.T) {
-	optiontest.Check(t, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
 		{Block: `Sql { plugin_input = src, plugin_output = out, query = "select id from src", engine = zeta }`},
 		{Block: `Sql { query = "select id from src", engin = zeta }`, Warning: `unknown option "engin" (did you mean "engine"?)`},
 		{Block: `Sql { qeury = "select id from src" }`, Err: "transform[0] Sql: query: option is required"},
 	})
+}
+
+// plan plans a job as `strait run` does, for optiontest.Check.
+func plan(text string) ([]string, error) {
+	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	if err != nil {
+		return nil, err
+	}
+	return pp.Warnings, nil
 }

@@ -1,16 +1,17 @@
 // Package optiontest checks a transform's declared options as the planner uses them: it
 // plans a job of FakeSource, the transform and Console and compares the planner's error and
 // warnings (unknown options, with the nearest known name) with what a case expects.
+//
+// The planner builds its plan from the plugins, so the plugins never import it: the test
+// that calls Check hands the planning over as a Plan (test files may import the planner).
 package optiontest
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/console" // the Console sink
 	_ "github.com/strait-dev/strait/connectors/fake"    // FakeSource
-	"github.com/strait-dev/strait/planner"
 )
 
 // A Case is one transform block and what planning it gives.
@@ -20,25 +21,24 @@ type Case struct {
 	Err     string // a text the planning error holds; empty: it plans
 }
 
-// Plan plans FakeSource (a table of the given schema fields, `id = int, name = string`),
-// the transform block and Console, and returns the plan's warnings.
-func Plan(fields, block string) ([]string, error) {
-	text := "env { job.mode = BATCH }\n" +
+// A Plan plans the text of a job (named job.conf in its errors) as `strait run` does and
+// returns the plan's warnings.
+type Plan func(text string) (warnings []string, err error)
+
+// Job is the text of a job of FakeSource (a table of the given schema fields,
+// `id = int, name = string`), the transform block and Console.
+func Job(fields, block string) string {
+	return "env { job.mode = BATCH }\n" +
 		"source { FakeSource { plugin_output = src, row.num = 1, schema = { fields { " + fields + " } } } }\n" +
 		"transform {\n" + block + "\n}\n" +
 		"sink { Console { log.print.data = false } }\n"
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }
 
 // Check plans every case on an input of the given schema fields.
-func Check(t *testing.T, fields string, cases []Case) {
+func Check(t *testing.T, plan Plan, fields string, cases []Case) {
 	t.Helper()
 	for _, c := range cases {
-		warnings, err := Plan(fields, c.Block)
+		warnings, err := plan(Job(fields, c.Block))
 		switch {
 		case c.Err != "":
 			if err == nil || !strings.Contains(err.Error(), c.Err) {
