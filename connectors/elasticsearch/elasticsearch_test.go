@@ -419,3 +419,23 @@ func readAll(t *testing.T, src connector.Source) []row.Row {
 	sort.Slice(all, func(i, j int) bool { return all[i].Fields[0].String() < all[j].Fields[0].String() })
 	return all
 }
+
+// A document the server refuses (a value its mapping cannot read) fails the write, naming
+// the document's id, its index and the server's reason, and is not retried.
+func TestSinkRefusedDocument(t *testing.T) {
+	index := newIndex(t)
+	body := map[string]any{"mappings": map[string]any{"properties": map[string]any{"n": map[string]any{"type": "integer"}}}}
+	if err := testClient(t).json(context.Background(), http.MethodPut, indexPath(index), body, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl := table("t", "id", "int", "n", "string")
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("5")}, []row.Value{row.IntValue(2), row.StringValue("not a number")}))
+	want := fmt.Sprintf(`the server refused the index of document "2" in index %s`, index)
+	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "not a number") {
+		t.Errorf("a document the mapping refuses: %v\nwant a permanent error with %q and the value", err, want)
+	}
+}
