@@ -439,3 +439,36 @@ func TestSinkRefusedDocument(t *testing.T) {
 		t.Errorf("a document the mapping refuses: %v\nwant a permanent error with %q and the value", err, want)
 	}
 }
+
+// RECREATE_SCHEMA deletes the index with its documents and mapping and creates it with the
+// table's fields.
+func TestSinkRecreateSchema(t *testing.T) {
+	index := newIndex(t)
+	old := table("t", "id", "int", "zone", "string")
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(old, nil, []row.Value{row.IntValue(1), row.StringValue("a")}, []row.Value{row.IntValue(2), row.StringValue("b")})); err != nil {
+		t.Fatal(err)
+	}
+	docs(t, index, 2)
+	tbl := table("t", "id", "int", "amount", "double")
+	s, err = buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\nschema_save_mode = RECREATE_SCHEMA", server(t), index), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(3), row.DoubleValue(1.5)})); err != nil {
+		t.Fatal(err)
+	}
+	if got := docs(t, index, 1, "3"); asJSON(got["3"]) != `{"amount":1.5,"id":3}` {
+		t.Errorf("after RECREATE_SCHEMA: %s", asJSON(got))
+	}
+	var mapping map[string]any
+	if err := testClient(t).json(context.Background(), http.MethodGet, indexPath(index)+"/_mapping", nil, &mapping); err != nil {
+		t.Fatal(err)
+	}
+	if m := asJSON(mapping); strings.Contains(m, `"zone"`) || !strings.Contains(m, `"amount"`) {
+		t.Errorf("the recreated index's mapping: %s", m)
+	}
+}

@@ -157,7 +157,7 @@ func (s *Sink) setup(ctx context.Context, index string) error {
 	switch c.SchemaSaveMode {
 	case "RECREATE_SCHEMA":
 		if exists {
-			if err := s.client.do(ctx, http.MethodDelete, indexPath(index), nil, "", nil); err != nil {
+			if err := s.client.deleteIndex(ctx, index); err != nil {
 				return fmt.Errorf("delete the index: %w", err)
 			}
 		}
