@@ -420,6 +420,81 @@ func readAll(t *testing.T, src connector.Source) []row.Row {
 	return all
 }
 
+// Every SeaTunnel type goes through the sink as SeaTunnel writes it (decimals as numbers,
+// dates, times and timestamps as ISO text, bytes as base64, rows and maps as objects) and
+// comes back through the source, typed by the schema, as the value written.
+func TestTypesRoundTrip(t *testing.T) {
+	ts, _ := time.Parse(time.RFC3339Nano, "2024-02-29T13:14:15.123Z")
+	dec, err := literal.ParseDecimal("123456.789", 12, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, typ string
+		v         row.Value
+		json      string // the document's field
+	}{
+		{"c_boolean", "boolean", row.BoolValue(true), `true`},
+		{"c_tinyint", "tinyint", row.TinyIntValue(-7), `-7`},
+		{"c_smallint", "smallint", row.SmallIntValue(-300), `-300`},
+		{"c_int", "int", row.IntValue(70000), `70000`},
+		{"c_bigint", "bigint", row.BigIntValue(4_000_000_000_123), `4000000000123`},
+		{"c_float", "float", row.FloatValue(1.5), `1.5`},
+		{"c_double", "double", row.DoubleValue(-2.25e-3), `-0.00225`},
+		{"c_decimal", "decimal(12, 3)", dec, `123456.789`},
+		{"c_string", "string", row.StringValue(`héllo "q" \ ü`), `"héllo \"q\" \\ ü"`},
+		{"c_date", "date", row.DateOf(ts), `"2024-02-29"`},
+		{"c_time", "time", row.TimeOf(ts), `"13:14:15.123"`},
+		{"c_timestamp", "timestamp", row.TimestampOf(ts), `"2024-02-29T13:14:15.123"`},
+		{"c_bytes", "bytes", row.BytesValue([]byte{0, 1, 0xfe, 'a'}), `"AAH+YQ=="`},
+		{"c_array", "array<int>", row.ArrayValue([]row.Value{row.IntValue(1), row.IntValue(2)}), `[1,2]`},
+		{"c_map", "map<string, int>", row.MapOfValues(&row.MapValue{Keys: []row.Value{row.StringValue("k")}, Vals: []row.Value{row.IntValue(3)}}), `{"k":3}`},
+		{"c_row", "{x = int, y = string}", row.RowValue([]row.Value{row.IntValue(4), row.StringValue("z")}), `{"x":4,"y":"z"}`},
+		{"c_null", "string", row.NullValue(), `null`},
+	}
+	cols := []string{"id", "int"}
+	fields := []row.Value{row.IntValue(1)}
+	schema := "id = int"
+	for _, c := range cases {
+		cols = append(cols, c.name, c.typ)
+		fields = append(fields, c.v)
+		schema += fmt.Sprintf(", %s = %q", c.name, c.typ)
+	}
+	tbl := table("t", cols...)
+	index := newIndex(t)
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(tbl, nil, fields)); err != nil {
+		t.Fatal(err)
+	}
+	doc := docs(t, index, 1, "1")["1"]
+	for _, c := range cases {
+		t.Run("sink/"+c.name, func(t *testing.T) {
+			if g := asJSON(doc[c.name]); g != c.json {
+				t.Errorf("document field %s = %s, want %s", c.name, g, c.json)
+			}
+		})
+	}
+
+	src, err := buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nschema = { fields { %s } }", server(t), index, schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, src)
+	if len(got) != 1 {
+		t.Fatalf("%d rows, want 1", len(got))
+	}
+	for i, c := range cases {
+		t.Run("source/"+c.name, func(t *testing.T) {
+			if g, w := got[0].Fields[i+1].String(), c.v.String(); g != w {
+				t.Errorf("field %s read as %s, want %s", c.name, g, w)
+			}
+		})
+	}
+}
+
 // A document the server refuses (a value its mapping cannot read) fails the write, naming
 // the document's id, its index and the server's reason, and is not retried.
 func TestSinkRefusedDocument(t *testing.T) {
