@@ -16,8 +16,10 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	_ "github.com/strait-dev/strait/connectors/fake"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/literal"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -545,5 +547,24 @@ func TestSinkRecreateSchema(t *testing.T) {
 	}
 	if m := asJSON(mapping); strings.Contains(m, `"zone"`) || !strings.Contains(m, `"amount"`) {
 		t.Errorf("the recreated index's mapping: %s", m)
+	}
+}
+
+// The example job plans: its options are the sink's.
+func TestExampleJobPlans(t *testing.T) {
+	text, err := os.ReadFile("../../examples/fake_to_elasticsearch.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := planner.Plan(planner.Source{File: "fake_to_elasticsearch.conf", Text: string(text)}, connector.Job{ID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Pipelines) != 1 {
+		t.Errorf("%d pipelines, want 1", len(plan.Pipelines))
+	}
+	bad := strings.Replace(string(text), "max_batch_size = 100", "max_batch_size = 0", 1)
+	if _, err := planner.Plan(planner.Source{File: "fake_to_elasticsearch.conf", Text: bad}, connector.Job{ID: 1}); err == nil || !strings.Contains(err.Error(), "max_batch_size") {
+		t.Errorf("max_batch_size = 0 planned: %v", err)
 	}
 }
