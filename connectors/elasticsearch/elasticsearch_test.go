@@ -39,7 +39,24 @@ var indexSeq atomic.Int64
 
 // newIndex names an index of its own for a test.
 func newIndex(t *testing.T) string {
-	return fmt.Sprintf("strait-%s-%d-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9, indexSeq.Add(1))
+	name := fmt.Sprintf("strait-%s-%d-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9, indexSeq.Add(1))
+	dropIndexes(t, name)
+	return name
+}
+
+// dropIndexes deletes indexes when the test ends (those that exist).
+func dropIndexes(t *testing.T, names ...string) {
+	t.Cleanup(func() {
+		c := testClient(t)
+		ctx := context.Background()
+		for _, n := range names {
+			if ok, _ := c.exists(ctx, n); ok {
+				if err := c.deleteIndex(ctx, n); err != nil {
+					t.Errorf("delete index %s: %v", n, err)
+				}
+			}
+		}
+	})
 }
 
 func options(t *testing.T, src, where string) *config.Options {
@@ -250,6 +267,7 @@ func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
 		[]row.Value{row.IntValue(2), row.StringValue("b")}, []row.Value{row.IntValue(3), row.StringValue("a")})); err != nil {
 		t.Fatal(err)
 	}
+	dropIndexes(t, base+"-a", base+"-b")
 	if a, b := docs(t, base+"-a", 2), docs(t, base+"-b", 1); a["1"] == nil || a["3"] == nil || b["2"] == nil {
 		t.Errorf("per-row indexes: a %v, b %v", a, b)
 	}
@@ -382,6 +400,19 @@ array_column = { tags = "array<string>" }`, server(t), index))
 	}
 	if got := readAll(t, src); len(got) != 25 {
 		t.Errorf("%d rows, want 25", len(got))
+	}
+
+	// no source fields: every field of the mapping (on ZincSearch, whose mapping has one
+	// numeric type, numbers are doubles)
+	src, err = buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nsource = []", server(t), index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := src.Tables()[0].RowType(); strings.Join(tt.Names, ",") != "id,name,score,tags" {
+		t.Errorf("the fields of the mapping: %v", tt.Names)
+	}
+	if got := readAll(t, src); len(got) != 25 || got[0].Fields[1].String() != "n00" {
+		t.Errorf("%d rows, want 25; the first %v", len(got), got[0].Fields)
 	}
 
 	// a restored split goes on after what it had emitted
