@@ -142,12 +142,17 @@ func (e *statusError) Error() string {
 // do sends a request with a JSON (or NDJSON) body and decodes a JSON answer into out (when
 // not nil). Hosts are tried in turn while they cannot be reached.
 func (c *client) do(ctx context.Context, method, path string, body []byte, contentType string, out any) error {
+	return c.send(ctx, func(h *url.URL) string { return h.String() + path }, method, path, body, contentType, out)
+}
+
+// send is do with the URL of each host made by at.
+func (c *client) send(ctx context.Context, at func(*url.URL) string, method, path string, body []byte, contentType string, out any) error {
 	var last error
 	n := len(c.hosts)
 	first := int(c.next.Load())
 	for i := 0; i < n; i++ {
 		h := c.hosts[(first+i)%n]
-		req, err := http.NewRequestWithContext(ctx, method, h.String()+path, bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, method, at(h), bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -211,6 +216,26 @@ func (c *client) isZinc(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return info.Name == "zinc", nil
+}
+
+// deleteIndex deletes an index. ZincSearch's Elasticsearch API has no such request (it
+// answers 404): there the index is deleted with its own API, /api/index/<name>, which it
+// serves beside /es.
+func (c *client) deleteIndex(ctx context.Context, index string) error {
+	err := c.do(ctx, http.MethodDelete, indexPath(index), nil, "", nil)
+	var se *statusError
+	if !errors.As(err, &se) || se.status != http.StatusNotFound {
+		return err
+	}
+	if zinc, zerr := c.isZinc(ctx); zerr != nil || !zinc {
+		return err
+	}
+	path := "/api/index" + indexPath(index)
+	return c.send(ctx, func(h *url.URL) string {
+		u := *h
+		u.Path = strings.TrimSuffix(u.Path, "/es")
+		return u.String() + path
+	}, http.MethodDelete, path, nil, "", nil)
 }
 
 // indexPath is an index's path segment.

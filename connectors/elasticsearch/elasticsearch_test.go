@@ -16,8 +16,10 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	_ "github.com/strait-dev/strait/connectors/fake"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/literal"
+	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -37,7 +39,24 @@ var indexSeq atomic.Int64
 
 // newIndex names an index of its own for a test.
 func newIndex(t *testing.T) string {
-	return fmt.Sprintf("strait-%s-%d-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9, indexSeq.Add(1))
+	name := fmt.Sprintf("strait-%s-%d-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9, indexSeq.Add(1))
+	dropIndexes(t, name)
+	return name
+}
+
+// dropIndexes deletes indexes when the test ends (those that exist).
+func dropIndexes(t *testing.T, names ...string) {
+	t.Cleanup(func() {
+		c := testClient(t)
+		ctx := context.Background()
+		for _, n := range names {
+			if ok, _ := c.exists(ctx, n); ok {
+				if err := c.deleteIndex(ctx, n); err != nil {
+					t.Errorf("delete index %s: %v", n, err)
+				}
+			}
+		}
+	})
 }
 
 func options(t *testing.T, src, where string) *config.Options {
@@ -106,6 +125,35 @@ func write(t *testing.T, s connector.Sink, batches ...*row.Batch) error {
 // in the background), and those ids when named.
 func docs(t *testing.T, index string, want int, ids ...string) map[string]map[string]any {
 	t.Helper()
+	return docsUntil(t, index, fmt.Sprintf("%d documents with ids %v", want, ids), func(got map[string]map[string]any) bool {
+		for _, id := range ids {
+			if got[id] == nil {
+				return false
+			}
+		}
+		return len(got) == want
+	})
+}
+
+// docsAre waits until an index holds exactly the documents want (by id, as JSON).
+func docsAre(t *testing.T, index string, want map[string]string) {
+	t.Helper()
+	docsUntil(t, index, fmt.Sprintf("the documents %v", want), func(got map[string]map[string]any) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for id, w := range want {
+			if got[id] == nil || asJSON(got[id]) != w {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// docsUntil reads an index's documents by id until ok holds of them, for 30 seconds.
+func docsUntil(t *testing.T, index, what string, ok func(map[string]map[string]any) bool) map[string]map[string]any {
+	t.Helper()
 	c := testClient(t)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -124,16 +172,11 @@ func docs(t *testing.T, index string, want int, ids ...string) map[string]map[st
 			delete(h.Source, "@timestamp") // ZincSearch's own
 			out[h.ID] = h.Source
 		}
-		all := true
-		for _, id := range ids {
-			_, ok := out[id]
-			all = all && ok
-		}
-		if err == nil && len(r.Hits.Hits) == want && all {
+		if err == nil && ok(out) {
 			return out
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("index %s: %d documents after 30 s, want %d (%v)", index, len(r.Hits.Hits), want, err)
+			t.Fatalf("index %s: after 30 s it holds %s (%v), want %s", index, asJSON(out), err, what)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -209,16 +252,11 @@ max_batch_size = 2`, server(t), index), orders)
 	if err := write(t, s, changes); err != nil {
 		t.Fatal(err)
 	}
-	got := docs(t, index, 2, "1$eu", "3$eu")
-	want := map[string]string{
+	// the server may show the delete before the update: wait for both
+	docsAre(t, index, map[string]string{
 		"1$eu": `{"amount":99.99,"at":"2022-04-27T15:00","day":"2022-04-27","id":1,"item":{"qty":9,"sku":"x"},"region":"eu","tags":["a","b"]}`,
 		"3$eu": `{"amount":7.25,"at":"2022-04-27T14:32","day":"2022-04-27","id":3,"item":{"qty":3,"sku":"z"},"region":"eu","tags":["a","b"]}`,
-	}
-	for id, w := range want {
-		if g := asJSON(got[id]); g != w {
-			t.Errorf("document %s:\n got %s\nwant %s", id, g, w)
-		}
-	}
+	})
 	// in one request, a document's last action is the one sent
 	ww, _ := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 7}, Epoch: 1}, nil)
 	if err := ww.Write(context.Background(), rows(orders, []row.Kind{row.Insert, row.Delete, row.Insert},
@@ -248,6 +286,7 @@ func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
 		[]row.Value{row.IntValue(2), row.StringValue("b")}, []row.Value{row.IntValue(3), row.StringValue("a")})); err != nil {
 		t.Fatal(err)
 	}
+	dropIndexes(t, base+"-a", base+"-b")
 	if a, b := docs(t, base+"-a", 2), docs(t, base+"-b", 1); a["1"] == nil || a["3"] == nil || b["2"] == nil {
 		t.Errorf("per-row indexes: a %v, b %v", a, b)
 	}
@@ -382,6 +421,19 @@ array_column = { tags = "array<string>" }`, server(t), index))
 		t.Errorf("%d rows, want 25", len(got))
 	}
 
+	// no source fields: every field of the mapping (on ZincSearch, whose mapping has one
+	// numeric type, numbers are doubles)
+	src, err = buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nsource = []", server(t), index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := src.Tables()[0].RowType(); strings.Join(tt.Names, ",") != "id,name,score,tags" {
+		t.Errorf("the fields of the mapping: %v", tt.Names)
+	}
+	if got := readAll(t, src); len(got) != 25 || got[0].Fields[1].String() != "n00" {
+		t.Errorf("%d rows, want 25; the first %v", len(got), got[0].Fields)
+	}
+
 	// a restored split goes on after what it had emitted
 	src, _ = buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nscroll_size = 10\nschema = { fields { id = bigint } }", server(t), index))
 	r, _ := src.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 1})
@@ -418,4 +470,151 @@ func readAll(t *testing.T, src connector.Source) []row.Row {
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Fields[0].String() < all[j].Fields[0].String() })
 	return all
+}
+
+// Every SeaTunnel type goes through the sink as SeaTunnel writes it (decimals as numbers,
+// dates, times and timestamps as ISO text, bytes as base64, rows and maps as objects) and
+// comes back through the source, typed by the schema, as the value written.
+func TestTypesRoundTrip(t *testing.T) {
+	ts, _ := time.Parse(time.RFC3339Nano, "2024-02-29T13:14:15.123Z")
+	dec, err := literal.ParseDecimal("123456.789", 12, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, typ string
+		v         row.Value
+		json      string // the document's field
+	}{
+		{"c_boolean", "boolean", row.BoolValue(true), `true`},
+		{"c_tinyint", "tinyint", row.TinyIntValue(-7), `-7`},
+		{"c_smallint", "smallint", row.SmallIntValue(-300), `-300`},
+		{"c_int", "int", row.IntValue(70000), `70000`},
+		{"c_bigint", "bigint", row.BigIntValue(4_000_000_000_123), `4000000000123`},
+		{"c_float", "float", row.FloatValue(1.5), `1.5`},
+		{"c_double", "double", row.DoubleValue(-2.25e-3), `-0.00225`},
+		{"c_decimal", "decimal(12, 3)", dec, `123456.789`},
+		{"c_string", "string", row.StringValue(`héllo "q" \ ü`), `"héllo \"q\" \\ ü"`},
+		{"c_date", "date", row.DateOf(ts), `"2024-02-29"`},
+		{"c_time", "time", row.TimeOf(ts), `"13:14:15.123"`},
+		{"c_timestamp", "timestamp", row.TimestampOf(ts), `"2024-02-29T13:14:15.123"`},
+		{"c_bytes", "bytes", row.BytesValue([]byte{0, 1, 0xfe, 'a'}), `"AAH+YQ=="`},
+		{"c_array", "array<int>", row.ArrayValue([]row.Value{row.IntValue(1), row.IntValue(2)}), `[1,2]`},
+		{"c_map", "map<string, int>", row.MapOfValues(&row.MapValue{Keys: []row.Value{row.StringValue("k")}, Vals: []row.Value{row.IntValue(3)}}), `{"k":3}`},
+		{"c_row", "{x = int, y = string}", row.RowValue([]row.Value{row.IntValue(4), row.StringValue("z")}), `{"x":4,"y":"z"}`},
+		{"c_null", "string", row.NullValue(), `null`},
+	}
+	cols := []string{"id", "int"}
+	fields := []row.Value{row.IntValue(1)}
+	schema := "id = int"
+	for _, c := range cases {
+		cols = append(cols, c.name, c.typ)
+		fields = append(fields, c.v)
+		schema += fmt.Sprintf(", %s = %q", c.name, c.typ)
+	}
+	tbl := table("t", cols...)
+	index := newIndex(t)
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(tbl, nil, fields)); err != nil {
+		t.Fatal(err)
+	}
+	doc := docs(t, index, 1, "1")["1"]
+	for _, c := range cases {
+		t.Run("sink/"+c.name, func(t *testing.T) {
+			if g := asJSON(doc[c.name]); g != c.json {
+				t.Errorf("document field %s = %s, want %s", c.name, g, c.json)
+			}
+		})
+	}
+
+	src, err := buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nschema = { fields { %s } }", server(t), index, schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, src)
+	if len(got) != 1 {
+		t.Fatalf("%d rows, want 1", len(got))
+	}
+	for i, c := range cases {
+		t.Run("source/"+c.name, func(t *testing.T) {
+			if g, w := got[0].Fields[i+1].String(), c.v.String(); g != w {
+				t.Errorf("field %s read as %s, want %s", c.name, g, w)
+			}
+		})
+	}
+}
+
+// A document the server refuses (a value its mapping cannot read) fails the write, naming
+// the document's id, its index and the server's reason, and is not retried.
+func TestSinkRefusedDocument(t *testing.T) {
+	index := newIndex(t)
+	body := map[string]any{"mappings": map[string]any{"properties": map[string]any{"n": map[string]any{"type": "integer"}}}}
+	if err := testClient(t).json(context.Background(), http.MethodPut, indexPath(index), body, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl := table("t", "id", "int", "n", "string")
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("5")}, []row.Value{row.IntValue(2), row.StringValue("not a number")}))
+	want := fmt.Sprintf(`the server refused the index of document "2" in index %s`, index)
+	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "not a number") {
+		t.Errorf("a document the mapping refuses: %v\nwant a permanent error with %q and the value", err, want)
+	}
+}
+
+// RECREATE_SCHEMA deletes the index with its documents and mapping and creates it with the
+// table's fields.
+func TestSinkRecreateSchema(t *testing.T) {
+	index := newIndex(t)
+	old := table("t", "id", "int", "zone", "string")
+	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(old, nil, []row.Value{row.IntValue(1), row.StringValue("a")}, []row.Value{row.IntValue(2), row.StringValue("b")})); err != nil {
+		t.Fatal(err)
+	}
+	docs(t, index, 2)
+	tbl := table("t", "id", "int", "amount", "double")
+	s, err = buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\nschema_save_mode = RECREATE_SCHEMA", server(t), index), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(3), row.DoubleValue(1.5)})); err != nil {
+		t.Fatal(err)
+	}
+	if got := docs(t, index, 1, "3"); asJSON(got["3"]) != `{"amount":1.5,"id":3}` {
+		t.Errorf("after RECREATE_SCHEMA: %s", asJSON(got))
+	}
+	var mapping map[string]any
+	if err := testClient(t).json(context.Background(), http.MethodGet, indexPath(index)+"/_mapping", nil, &mapping); err != nil {
+		t.Fatal(err)
+	}
+	if m := asJSON(mapping); strings.Contains(m, `"zone"`) || !strings.Contains(m, `"amount"`) {
+		t.Errorf("the recreated index's mapping: %s", m)
+	}
+}
+
+// The example job plans: its options are the sink's.
+func TestExampleJobPlans(t *testing.T) {
+	text, err := os.ReadFile("../../examples/fake_to_elasticsearch.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := planner.Plan(planner.Source{File: "fake_to_elasticsearch.conf", Text: string(text)}, connector.Job{ID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Pipelines) != 1 {
+		t.Errorf("%d pipelines, want 1", len(plan.Pipelines))
+	}
+	bad := strings.Replace(string(text), "max_batch_size = 100", "max_batch_size = 0", 1)
+	if _, err := planner.Plan(planner.Source{File: "fake_to_elasticsearch.conf", Text: bad}, connector.Job{ID: 1}); err == nil || !strings.Contains(err.Error(), "max_batch_size") {
+		t.Errorf("max_batch_size = 0 planned: %v", err)
+	}
 }

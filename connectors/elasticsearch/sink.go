@@ -157,7 +157,7 @@ func (s *Sink) setup(ctx context.Context, index string) error {
 	switch c.SchemaSaveMode {
 	case "RECREATE_SCHEMA":
 		if exists {
-			if err := s.client.do(ctx, http.MethodDelete, indexPath(index), nil, "", nil); err != nil {
+			if err := s.client.deleteIndex(ctx, index); err != nil {
 				return fmt.Errorf("delete the index: %w", err)
 			}
 		}
@@ -386,8 +386,9 @@ func appendValue(buf []byte, t types.DataType, v row.Value) []byte {
 type bulkResponse struct {
 	Errors bool                         `json:"errors"`
 	Items  []map[string]bulkItemOutcome `json:"items"`
-	// Error is ZincSearch's report of a document it did not index although its item says
-	// it did (a value its mapping cannot parse)
+	// Error is ZincSearch's report of the document it did not index (a value its mapping
+	// cannot parse): the last item, whose status says it did; the documents after it are
+	// not answered and not indexed
 	Error json.RawMessage `json:"error"`
 }
 
@@ -459,7 +460,13 @@ func retryable(err error) bool {
 // naming its index, id and the server's reason; a delete of a missing document is done.
 func (w *writer) outcome(r *bulkResponse) error {
 	if e := strings.TrimSpace(string(r.Error)); e != "" && e != "null" && e != "{}" && e != `""` {
-		return connector.Permanent(fmt.Errorf("the server refused a document of the bulk request: %s", reason(r.Error)))
+		// ZincSearch stops at the document it cannot index and reports it here; its item,
+		// the last one answered, says "created"
+		for op, o := range lastItem(r.Items) {
+			return connector.Permanent(fmt.Errorf("the server refused the %s of document %q in index %s: %s",
+				op, o.ID, o.Index, reason(r.Error)))
+		}
+		return connector.Permanent(fmt.Errorf("the server refused the bulk request: %s", reason(r.Error)))
 	}
 	var busy int
 	for i, item := range r.Items {
@@ -483,6 +490,13 @@ func (w *writer) outcome(r *bulkResponse) error {
 		return retryError{fmt.Errorf("%d documents not taken: the server is busy", busy)}
 	}
 	return nil
+}
+
+func lastItem(items []map[string]bulkItemOutcome) map[string]bulkItemOutcome {
+	if len(items) == 0 {
+		return nil
+	}
+	return items[len(items)-1]
 }
 
 // reason is the text of a bulk item's error: its type and reason.

@@ -144,10 +144,19 @@ func (s *Source) mappedTable(ctx context.Context, c *IndexConfig) (*catalog.Tabl
 	if err := s.client.json(ctx, http.MethodGet, indexPath(c.Index)+"/_mapping", nil, &m); err != nil {
 		return nil, fmt.Errorf("the mapping of %s (a schema or source is needed without one): %w", c.Index, err)
 	}
+	// ZincSearch's mappings list its own fields, every document's _id and the @timestamp
+	// of its indexing (a field of the hit, not of _source): not the documents' fields
+	zinc := false
+	if len(c.Source) == 0 {
+		zinc, _ = s.client.isZinc(ctx)
+	}
 	typeOf := map[string]string{}
 	var all []string
 	for _, idx := range m {
 		for f, p := range idx.Mappings.Properties {
+			if zinc && (f == "_id" || f == "@timestamp") {
+				continue
+			}
 			if _, seen := typeOf[f]; !seen {
 				all = append(all, f)
 			}
