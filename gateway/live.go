@@ -80,9 +80,6 @@ func newScraper() *scraper {
 // job reads the runners at addrs (at once, each within scrapeTimeout) and returns the job's
 // task samples, with the reads that failed.
 func (s *scraper) job(ctx context.Context, addrs []string, job int64) ([]taskSample, []error) {
-	type result struct {
-		read *runnerRead
-	}
 	out := make([]*runnerRead, len(addrs))
 	var wg sync.WaitGroup
 	for i, a := range addrs {
