@@ -144,7 +144,7 @@ test: build vet postgres mariadb kafka s3 zincsearch redis temporal-cli chromium
 	$(GO) test -count=1 -parallel 4 -timeout 40m -skip '^TestProductionCluster$$' $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.
-e2e: build postgres
+e2e: build postgres redis
 	$(GO) test -count=1 -timeout 30m -run 'TestSeaTunnel' ./e2e/
 
 fuzz:
