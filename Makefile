@@ -6,7 +6,7 @@ BIN     := bin/strait
 PKGS    := ./...
 export GOTOOLCHAIN := local
 
-.PHONY: all build ui zincsearch zincsearch-stop build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop temporal-cli chromium cluster-up cluster-down test-cluster
+.PHONY: all build ui zincsearch zincsearch-stop build-noembed image test-containers compose-config run test test-short e2e vet fuzz bench proto docs clean postgres postgres-stop mariadb mariadb-stop kafka kafka-stop s3 s3-stop redis redis-stop temporal-cli chromium cluster-up cluster-down test-cluster
 
 all: build
 
@@ -74,6 +74,19 @@ zincsearch:
 zincsearch-stop:
 	scripts/zincsearch.sh stop
 
+# The Redis tests write to and read from Debian's redis-server, which scripts/redis.sh installs
+# and starts on 127.0.0.1:6379 with SeaTunnel's test password (and the host name redis-e2e),
+# and a three-master Redis Cluster of the same binary on 127.0.0.1:7379-7381.
+export STRAIT_TEST_REDIS := redis://:SeaTunnel@127.0.0.1:6379/0
+export STRAIT_TEST_REDIS_CLUSTER := 127.0.0.1:7379,127.0.0.1:7380,127.0.0.1:7381
+
+redis:
+	scripts/redis.sh start
+	scripts/redis.sh start-cluster
+
+redis-stop:
+	scripts/redis.sh stop
+
 # The Kafka tests talk to kfake (franz-go's in-memory Kafka), which scripts/kafka.sh builds
 # into bin/tools and starts as its own process on 127.0.0.1:9092 when no broker answers there.
 export STRAIT_TEST_KAFKA := 127.0.0.1:9092
@@ -127,11 +140,11 @@ test-cluster: cluster-up
 # The end-to-end kill tests run clusters of their own processes that mostly wait (leases,
 # read limits), so four of them share the two cores at once. The cluster suite runs before,
 # alone.
-test: build vet postgres mariadb kafka s3 zincsearch temporal-cli chromium test-containers test-cluster
+test: build vet postgres mariadb kafka s3 zincsearch redis temporal-cli chromium test-containers test-cluster
 	$(GO) test -count=1 -parallel 4 -timeout 40m -skip '^TestProductionCluster$$' $(PKGS)
 
 # The SeaTunnel end-to-end configs kept in testdata, run unchanged by the built binary.
-e2e: build postgres
+e2e: build postgres redis
 	$(GO) test -count=1 -timeout 30m -run 'TestSeaTunnel' ./e2e/
 
 fuzz:

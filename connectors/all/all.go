@@ -11,5 +11,6 @@ import (
 	_ "github.com/strait-dev/strait/connectors/localfile"
 	_ "github.com/strait-dev/strait/connectors/mysqlcdc"
 	_ "github.com/strait-dev/strait/connectors/postgrescdc"
+	_ "github.com/strait-dev/strait/connectors/redis"
 	_ "github.com/strait-dev/strait/connectors/s3file"
 )
