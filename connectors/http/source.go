@@ -191,8 +191,10 @@ func (e *enumerator) AddSplitsBack(splits []connector.Split, _ int) error {
 	return nil
 }
 
-func (e *enumerator) Snapshot(int64) ([]byte, error) { return json.Marshal(e.assigned && e.back == nil) }
-func (e *enumerator) Close() error                   { return nil }
+func (e *enumerator) Snapshot(int64) ([]byte, error) {
+	return json.Marshal(e.assigned && e.back == nil)
+}
+func (e *enumerator) Close() error { return nil }
 
 // CreateReader makes the reader of one subtask; only subtask 0 gets the split.
 func (s *Source) CreateReader(ctx connector.ReaderContext) (connector.Reader, error) {
