@@ -253,3 +253,39 @@ func AppendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
+
+// AppendJSONObject appends a row as a JSON object of its fields by name, in SeaTunnel's
+// json format: nested rows as objects, arrays of rows as arrays of objects, every other
+// value as AppendJSON writes it. The sinks that write documents (Kafka's json, Http,
+// Redis, Elasticsearch) share it.
+func AppendJSONObject(buf []byte, fields []Value, rt *types.RowType) []byte {
+	buf = append(buf, '{')
+	for i := range fields {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = AppendJSONString(buf, rt.Names[i])
+		buf = append(buf, ':')
+		buf = AppendJSONAs(buf, fields[i], rt.Types[i])
+	}
+	return append(buf, '}')
+}
+
+// AppendJSONAs appends a value of type t as AppendJSONObject writes a field: a row that has
+// its type's fields as an object, an array of rows as objects, the rest as AppendJSON.
+func AppendJSONAs(buf []byte, v Value, t types.DataType) []byte {
+	switch {
+	case v.T == types.Row && t.Kind == types.Row && t.Row != nil && len(v.Fields()) == t.Row.Len():
+		return AppendJSONObject(buf, v.Fields(), t.Row)
+	case v.T == types.Array && t.Kind == types.Array && t.Elem != nil && t.Elem.Kind == types.Row:
+		buf = append(buf, '[')
+		for i, e := range v.Elems() {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = AppendJSONAs(buf, e, *t.Elem)
+		}
+		return append(buf, ']')
+	}
+	return AppendJSON(buf, v)
+}

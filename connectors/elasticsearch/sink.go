@@ -293,8 +293,11 @@ func (w *writer) add(r *row.Row) error {
 		return nil // the before image of an update: its after image replaces the document
 	}
 	id := w.id(r.Fields)
-	w.buf = s.index.appendFor(w.buf[:0], r.Fields)
-	index := string(w.buf)
+	index, static := s.index.static()
+	if !static {
+		w.buf = s.index.appendFor(w.buf[:0], r.Fields)
+		index = string(w.buf)
+	}
 	start := len(w.pending)
 	w.pending = append(w.pending, `{"`...)
 	w.pending = append(w.pending, op...)
@@ -310,7 +313,7 @@ func (w *writer) add(r *row.Row) error {
 	}
 	w.pending = append(w.pending, "}}\n"...)
 	if op == "index" {
-		w.pending = appendDoc(w.pending, s.rt, r.Fields)
+		w.pending = row.AppendJSONObject(w.pending, r.Fields, s.rt)
 		w.pending = append(w.pending, '\n')
 	}
 	if id != "" {
@@ -345,41 +348,6 @@ func (w *writer) id(fields []row.Value) string {
 		w.buf = row.AppendText(w.buf, fields[k])
 	}
 	return string(w.buf)
-}
-
-// appendDoc appends a row as a JSON document: its fields by name, nested rows as objects.
-func appendDoc(buf []byte, rt *types.RowType, fields []row.Value) []byte {
-	buf = append(buf, '{')
-	for i, name := range rt.Names {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = row.AppendJSONString(buf, name)
-		buf = append(buf, ':')
-		buf = appendValue(buf, rt.Types[i], fields[i])
-	}
-	return append(buf, '}')
-}
-
-func appendValue(buf []byte, t types.DataType, v row.Value) []byte {
-	switch {
-	case v.IsNull():
-		return append(buf, "null"...)
-	case t.Kind == types.Row && t.Row != nil:
-		return appendDoc(buf, t.Row, v.Fields())
-	case t.Kind == types.Array && t.Elem != nil && t.Elem.Kind == types.Row:
-		buf = append(buf, '[')
-		for i, e := range v.Elems() {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendValue(buf, *t.Elem, e)
-		}
-		return append(buf, ']')
-	case t.Kind == types.Decimal:
-		return row.AppendText(buf, v) // a number, not text
-	}
-	return row.AppendJSON(buf, v)
 }
 
 // bulkResponse is the bulk API's answer.

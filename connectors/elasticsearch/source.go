@@ -14,6 +14,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/splitassign"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -256,84 +257,30 @@ func (st splitState) split() connector.Split {
 
 // CreateEnumerator hands each index to a reader, in turn.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	e := &enumerator{src: s, ctx: ctx, pending: map[int][]connector.Split{}, assigned: map[string]bool{}}
+	var assigned []string
 	if len(state) > 0 {
-		var ids []string
-		if err := json.Unmarshal(state, &ids); err != nil {
+		if err := json.Unmarshal(state, &assigned); err != nil {
 			return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
 		}
-		for _, id := range ids {
-			e.assigned[id] = true
-		}
 	}
-	return e, nil
+	return &enumerator{Static: splitassign.New(ctx, assigned), src: s}, nil
 }
 
 type enumerator struct {
-	src      *Source
-	ctx      connector.EnumeratorContext
-	pending  map[int][]connector.Split
-	assigned map[string]bool
-	ran      bool
+	*splitassign.Static
+	src *Source
 }
-
-func (e *enumerator) Open(context.Context) error { return nil }
 
 func (e *enumerator) Run(context.Context) error {
-	p := max(1, e.ctx.Parallelism())
+	splits := make([]connector.Split, len(e.src.indexes))
 	for i := range e.src.indexes {
-		sp := splitState{Index: i}.split()
-		if !e.assigned[sp.ID] {
-			e.pending[i%p] = append(e.pending[i%p], sp)
-		}
+		splits[i] = splitState{Index: i}.split()
 	}
-	e.ran = true
-	for _, r := range e.ctx.RegisteredReaders() {
-		e.assign(r)
-	}
+	e.Start(splits)
 	return nil
 }
 
-func (e *enumerator) assign(reader int) {
-	if !e.ran {
-		return
-	}
-	sp := e.pending[reader]
-	delete(e.pending, reader)
-	for _, s := range sp {
-		e.assigned[s.ID] = true
-	}
-	if len(sp) > 0 {
-		e.ctx.Assign(reader, sp...)
-	}
-	e.ctx.SignalNoMoreSplits(reader)
-}
-
-func (e *enumerator) RegisterReader(reader int) error {
-	e.assign(reader)
-	return nil
-}
-
-func (e *enumerator) HandleSplitRequest(int) error { return nil }
-
-func (e *enumerator) AddSplitsBack(splits []connector.Split, reader int) error {
-	for _, s := range splits {
-		delete(e.assigned, s.ID)
-	}
-	e.pending[reader] = append(e.pending[reader], splits...)
-	return nil
-}
-
-func (e *enumerator) Snapshot(int64) ([]byte, error) {
-	ids := make([]string, 0, len(e.assigned))
-	for id := range e.assigned {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return json.Marshal(ids)
-}
-
-func (e *enumerator) Close() error { return nil }
+func (e *enumerator) Snapshot(int64) ([]byte, error) { return json.Marshal(e.Assigned()) }
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {

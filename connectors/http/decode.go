@@ -3,10 +3,7 @@ package http
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 
@@ -166,71 +163,5 @@ func newFieldPaths(fields map[string]string) ([]string, []*jsonpath.Path, error)
 	return names, paths, nil
 }
 
-// parseJSON reads one JSON text into a value tree, objects keeping their fields in order.
-// An empty text is nil.
-func parseJSON(s string) (*hocon.Value, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	v, err := jsonValue(dec, 0)
-	if err != nil {
-		return nil, fmt.Errorf("bad JSON: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("bad JSON: more than one value")
-	}
-	return v, nil
-}
-
-const maxDepth = 1000
-
-func jsonValue(dec *json.Decoder, depth int) (*hocon.Value, error) {
-	if depth > maxDepth {
-		return nil, errors.New("nested too deeply")
-	}
-	tok, err := dec.Token()
-	if err == io.EOF {
-		return nil, io.ErrUnexpectedEOF
-	} else if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if t == '{' {
-			obj := &hocon.Value{Kind: hocon.Object}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string)
-				val, err := jsonValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				obj.Fields = append(obj.Fields, hocon.Field{Key: key, Value: val})
-			}
-			_, err := dec.Token()
-			return obj, err
-		}
-		arr := &hocon.Value{Kind: hocon.Array}
-		for dec.More() {
-			val, err := jsonValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			arr.Elems = append(arr.Elems, val)
-		}
-		_, err := dec.Token()
-		return arr, err
-	case string:
-		return &hocon.Value{Kind: hocon.String, Str: t}, nil
-	case json.Number:
-		return &hocon.Value{Kind: hocon.Number, Str: string(t)}, nil
-	case bool:
-		return &hocon.Value{Kind: hocon.Bool, Bool: t}, nil
-	}
-	return &hocon.Value{Kind: hocon.Null}, nil
-}
+// parseJSON reads one JSON text into a value tree (hocon.ParseJSON).
+func parseJSON(s string) (*hocon.Value, error) { return hocon.ParseJSON([]byte(s)) }

@@ -10,7 +10,6 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/types"
 )
 
 // Sink is a configured Http sink.
@@ -89,7 +88,7 @@ func (w *writer) Write(ctx context.Context, b *row.Batch) error {
 		if t == nil || len(t.Columns) != len(r.Fields) {
 			return connector.Permanent(fmt.Errorf("%s: a row of table %s, which is not among the sink's inputs", w.sink.where, r.Table))
 		}
-		w.buf = appendObject(w.buf[:0], r.Fields, t.RowType())
+		w.buf = row.AppendJSONObject(w.buf[:0], r.Fields, t.RowType())
 		req := &request{method: nethttp.MethodPost, url: u, headers: w.sink.cfg.Headers,
 			body: w.buf, contentType: "application/json"}
 		if _, err := w.client.do(ctx, req); err != nil {
@@ -102,38 +101,6 @@ func (w *writer) Write(ctx context.Context, b *row.Batch) error {
 		}
 	}
 	return nil
-}
-
-// appendObject writes a row as a JSON object named by its table's columns; values are
-// written as SeaTunnel's json format writes them, nested rows as objects.
-func appendObject(buf []byte, fields []row.Value, rt *types.RowType) []byte {
-	buf = append(buf, '{')
-	for i := range fields {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = row.AppendJSONString(buf, rt.Names[i])
-		buf = append(buf, ':')
-		buf = appendValue(buf, fields[i], rt.Types[i])
-	}
-	return append(buf, '}')
-}
-
-func appendValue(buf []byte, v row.Value, t types.DataType) []byte {
-	switch {
-	case v.T == types.Row && t.Kind == types.Row && t.Row != nil && len(v.Fields()) == t.Row.Len():
-		return appendObject(buf, v.Fields(), t.Row)
-	case v.T == types.Array && t.Kind == types.Array && t.Elem != nil && t.Elem.Kind == types.Row:
-		buf = append(buf, '[')
-		for i, e := range v.Elems() {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendValue(buf, e, *t.Elem)
-		}
-		return append(buf, ']')
-	}
-	return row.AppendJSON(buf, v)
 }
 
 func (w *writer) PrepareCommit(context.Context, int64) ([]byte, error) { return nil, nil }

@@ -38,7 +38,7 @@ func inserts(k row.Kind) bool { return k == row.Insert || k == row.UpdateAfter }
 func (e *cdcEncoder) encode(buf []byte, kind row.Kind, fields []row.Value) ([]byte, error) {
 	if !e.debezium {
 		buf = append(buf, `{"data":`...)
-		buf = appendJSONRow(buf, fields, e.rt)
+		buf = row.AppendJSONObject(buf, fields, e.rt)
 		if inserts(kind) {
 			return append(buf, `,"type":"INSERT"}`...), nil
 		}
@@ -46,11 +46,11 @@ func (e *cdcEncoder) encode(buf []byte, kind row.Kind, fields []row.Value) ([]by
 	}
 	if inserts(kind) {
 		buf = append(buf, `{"before":null,"after":`...)
-		buf = appendJSONRow(buf, fields, e.rt)
+		buf = row.AppendJSONObject(buf, fields, e.rt)
 		return append(buf, `,"op":"c"}`...), nil
 	}
 	buf = append(buf, `{"before":`...)
-	buf = appendJSONRow(buf, fields, e.rt)
+	buf = row.AppendJSONObject(buf, fields, e.rt)
 	return append(buf, `,"after":null,"op":"d"}`...), nil
 }
 

@@ -1,11 +1,8 @@
 package kafka
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/strait-dev/strait/config/hocon"
@@ -122,79 +119,11 @@ func (d *jsonDecoder) decode(value []byte, table string, out *row.Batch) (int, e
 	return len(elems), nil
 }
 
-// parseJSON reads one JSON text into a value tree, objects keeping their fields in order.
-// An empty text is nil.
-func parseJSON(b []byte) (*hocon.Value, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := jsonValue(dec, 0)
-	if err != nil {
-		return nil, fmt.Errorf("bad JSON: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("bad JSON: more than one value")
-	}
-	return v, nil
-}
+// parseJSON reads one JSON text into a value tree (hocon.ParseJSON).
+var parseJSON = hocon.ParseJSON
 
+// maxJSONDepth bounds the nesting the record readers follow, as hocon.ParseJSON does.
 const maxJSONDepth = 256
-
-func jsonValue(dec *json.Decoder, depth int) (*hocon.Value, error) {
-	if depth > maxJSONDepth {
-		return nil, errors.New("nested too deeply")
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := &hocon.Value{Kind: hocon.Object}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string)
-				val, err := jsonValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				obj.Fields = append(obj.Fields, hocon.Field{Key: key, Value: val})
-			}
-			_, err := dec.Token()
-			return obj, err
-		case '[':
-			arr := &hocon.Value{Kind: hocon.Array}
-			for dec.More() {
-				val, err := jsonValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr.Elems = append(arr.Elems, val)
-			}
-			_, err := dec.Token()
-			return arr, err
-		}
-	case string:
-		return &hocon.Value{Kind: hocon.String, Str: t}, nil
-	case json.Number:
-		return &hocon.Value{Kind: hocon.Number, Str: string(t)}, nil
-	case bool:
-		return &hocon.Value{Kind: hocon.Bool, Bool: t}, nil
-	case nil:
-		return &hocon.Value{Kind: hocon.Null}, nil
-	}
-	return nil, fmt.Errorf("unexpected %v", tok)
-}
 
 // textSeparators are SeaTunnel's text format separators: the field delimiter, then \x02 to
 // \x07 for the levels inside arrays, maps and rows.
@@ -353,44 +282,14 @@ func newJSONEncoder(rt *types.RowType) *jsonEncoder {
 
 func (e *jsonEncoder) encode(buf []byte, _ row.Kind, fields []row.Value) ([]byte, error) {
 	if len(fields) != len(e.keys) {
-		return appendJSONRow(buf, fields, e.rt), nil
+		return row.AppendJSONObject(buf, fields, e.rt), nil
 	}
 	buf = append(buf, '{')
 	for i := range fields {
 		buf = append(buf, e.keys[i]...)
-		buf = appendJSONValue(buf, fields[i], e.rt.Types[i])
+		buf = row.AppendJSONAs(buf, fields[i], e.rt.Types[i])
 	}
 	return append(buf, '}'), nil
-}
-
-func appendJSONRow(buf []byte, fields []row.Value, rt *types.RowType) []byte {
-	buf = append(buf, '{')
-	for i := range fields {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = row.AppendJSONString(buf, rt.Names[i])
-		buf = append(buf, ':')
-		buf = appendJSONValue(buf, fields[i], rt.Types[i])
-	}
-	return append(buf, '}')
-}
-
-func appendJSONValue(buf []byte, v row.Value, t types.DataType) []byte {
-	switch {
-	case v.T == types.Row && t.Kind == types.Row && t.Row != nil && len(v.Fields()) == t.Row.Len():
-		return appendJSONRow(buf, v.Fields(), t.Row)
-	case v.T == types.Array && t.Kind == types.Array && t.Elem != nil && t.Elem.Kind == types.Row:
-		buf = append(buf, '[')
-		for i, e := range v.Elems() {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONValue(buf, e, *t.Elem)
-		}
-		return append(buf, ']')
-	}
-	return row.AppendJSON(buf, v)
 }
 
 // textEncoder writes SeaTunnel's text format: fields joined with the delimiter, nulls as

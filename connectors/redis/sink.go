@@ -249,7 +249,7 @@ func (w *writer) encode(fields []row.Value) []byte {
 	if w.s.cfg.Format == "text" {
 		return appendTextRow(w.buf[:0], fields, w.s.cfg.FieldDelimiter)
 	}
-	return appendJSONRow(w.buf[:0], fields, w.s.rt)
+	return row.AppendJSONObject(w.buf[:0], fields, w.s.rt)
 }
 
 // fieldText is a field's value as text: strings as they are, dates and times in ISO form,
@@ -261,7 +261,7 @@ func fieldText(v row.Value, t types.DataType) string {
 	case types.Boolean, types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Float, types.Double, types.Decimal:
 		return string(row.AppendText(nil, v))
 	}
-	b := appendJSONValue(nil, v, t)
+	b := row.AppendJSONAs(nil, v, t)
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if json.Unmarshal(b, &s) == nil {
@@ -378,38 +378,6 @@ func (w *writer) PrepareCommit(ctx context.Context, _ int64) ([]byte, error) {
 func (w *writer) SnapshotState(int64) ([]byte, error) { return nil, nil }
 
 func (w *writer) Close(context.Context) error { return w.client.Close() }
-
-// appendJSONRow appends a row in SeaTunnel's json format: an object of the fields by name,
-// nested rows as objects, dates and timestamps as ISO text, bytes as base64.
-func appendJSONRow(buf []byte, fields []row.Value, rt *types.RowType) []byte {
-	buf = append(buf, '{')
-	for i := range fields {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = row.AppendJSONString(buf, rt.Names[i])
-		buf = append(buf, ':')
-		buf = appendJSONValue(buf, fields[i], rt.Types[i])
-	}
-	return append(buf, '}')
-}
-
-func appendJSONValue(buf []byte, v row.Value, t types.DataType) []byte {
-	switch {
-	case v.T == types.Row && t.Kind == types.Row && t.Row != nil && len(v.Fields()) == t.Row.Len():
-		return appendJSONRow(buf, v.Fields(), t.Row)
-	case v.T == types.Array && t.Kind == types.Array && t.Elem != nil && t.Elem.Kind == types.Row:
-		buf = append(buf, '[')
-		for i, e := range v.Elems() {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONValue(buf, e, *t.Elem)
-		}
-		return append(buf, ']')
-	}
-	return row.AppendJSON(buf, v)
-}
 
 // appendTextRow appends a row in the text format: each field's text (nothing for null,
 // timestamps as yyyy-MM-dd HH:mm:ss, bytes as they are) joined by the delimiter.

@@ -15,6 +15,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/splitassign"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -139,33 +140,26 @@ func (st splitState) split() connector.Split {
 
 // CreateEnumerator hands each server to scan to a reader, in turn.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	e := &enumerator{src: s, ctx: ctx, pending: map[int][]connector.Split{}, assigned: map[string]bool{}}
+	var st enumState
 	if len(state) > 0 {
-		var st struct {
-			Nodes    []string `json:"nodes"`
-			Assigned []string `json:"assigned"`
-		}
 		if err := json.Unmarshal(state, &st); err != nil {
 			return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
 		}
-		e.nodes = st.Nodes
-		for _, id := range st.Assigned {
-			e.assigned[id] = true
-		}
 	}
-	return e, nil
+	return &enumerator{Static: splitassign.New(ctx, st.Assigned), src: s, nodes: st.Nodes}, nil
+}
+
+// enumState is the enumerator's snapshot: the servers scanned and the splits handed out.
+type enumState struct {
+	Nodes    []string `json:"nodes"`
+	Assigned []string `json:"assigned"`
 }
 
 type enumerator struct {
-	src      *Source
-	ctx      connector.EnumeratorContext
-	nodes    []string // the servers scanned: found once, kept in the snapshot
-	pending  map[int][]connector.Split
-	assigned map[string]bool
-	ran      bool
+	*splitassign.Static
+	src   *Source
+	nodes []string // the servers scanned: found once, kept in the snapshot
 }
-
-func (e *enumerator) Open(context.Context) error { return nil }
 
 func (e *enumerator) Run(ctx context.Context) error {
 	if e.nodes == nil {
@@ -175,63 +169,17 @@ func (e *enumerator) Run(ctx context.Context) error {
 		}
 		e.nodes = nodes
 	}
-	p := max(1, e.ctx.Parallelism())
+	splits := make([]connector.Split, len(e.nodes))
 	for i, n := range e.nodes {
-		sp := splitState{Node: n}.split()
-		if !e.assigned[sp.ID] {
-			e.pending[i%p] = append(e.pending[i%p], sp)
-		}
+		splits[i] = splitState{Node: n}.split()
 	}
-	e.ran = true
-	for _, r := range e.ctx.RegisteredReaders() {
-		e.assign(r)
-	}
-	return nil
-}
-
-func (e *enumerator) assign(reader int) {
-	if !e.ran {
-		return
-	}
-	sp := e.pending[reader]
-	delete(e.pending, reader)
-	for _, s := range sp {
-		e.assigned[s.ID] = true
-	}
-	if len(sp) > 0 {
-		e.ctx.Assign(reader, sp...)
-	}
-	e.ctx.SignalNoMoreSplits(reader)
-}
-
-func (e *enumerator) RegisterReader(reader int) error {
-	e.assign(reader)
-	return nil
-}
-
-func (e *enumerator) HandleSplitRequest(int) error { return nil }
-
-func (e *enumerator) AddSplitsBack(splits []connector.Split, reader int) error {
-	for _, s := range splits {
-		delete(e.assigned, s.ID)
-	}
-	e.pending[reader] = append(e.pending[reader], splits...)
+	e.Start(splits)
 	return nil
 }
 
 func (e *enumerator) Snapshot(int64) ([]byte, error) {
-	ids := make([]string, 0, len(e.assigned))
-	for id := range e.assigned {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return json.Marshal(struct {
-		Nodes    []string `json:"nodes"`
-		Assigned []string `json:"assigned"`
-	}{e.nodes, ids})
+	return json.Marshal(enumState{Nodes: e.nodes, Assigned: e.Assigned()})
 }
-
-func (e *enumerator) Close() error { return nil }
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {

@@ -1,0 +1,54 @@
+package splitassign
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
+)
+
+func splits(ids ...string) []connector.Split {
+	out := make([]connector.Split, len(ids))
+	for i, id := range ids {
+		out[i] = connector.Split{ID: id}
+	}
+	return out
+}
+
+func ids(sp []connector.Split) []string {
+	var out []string
+	for _, s := range sp {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+// Splits go round robin to the readers, each once, before and after the readers register;
+// a restored snapshot's splits are not handed out again; a failed reader gets its back.
+func TestStatic(t *testing.T) {
+	ec := conntest.NewEnumContext(2)
+	ec.Registered = []int{0}
+	s := New(ec, []string{"c"})
+	s.Start(splits("a", "b", "c", "d"))
+	if got := ids(ec.Assigned[0]); !reflect.DeepEqual(got, []string{"a"}) || !ec.NoMore[0] {
+		t.Fatalf("reader 0 got %v (no more: %v)", got, ec.NoMore[0])
+	}
+	if err := s.RegisterReader(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(ec.Assigned[1]); !reflect.DeepEqual(got, []string{"b", "d"}) || !ec.NoMore[1] {
+		t.Fatalf("reader 1 got %v", got)
+	}
+	if got := s.Assigned(); !reflect.DeepEqual(got, []string{"a", "b", "c", "d"}) {
+		t.Fatalf("assigned %v", got)
+	}
+	_ = s.AddSplitsBack(splits("b"), 1)
+	if got := s.Assigned(); !reflect.DeepEqual(got, []string{"a", "c", "d"}) {
+		t.Fatalf("assigned after a failure %v", got)
+	}
+	_ = s.RegisterReader(1)
+	if got := ids(ec.Assigned[1]); !reflect.DeepEqual(got, []string{"b", "d", "b"}) {
+		t.Fatalf("reader 1 after registering again got %v", got)
+	}
+}
