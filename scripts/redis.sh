@@ -98,9 +98,17 @@ start() {
 
 cluster_ok() { cli "$cport" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
+# every node of the cluster sees every slot served (the nodes agree a moment after the create)
+all_nodes_ok() {
+	local p
+	for p in $(cluster_ports); do
+		cli "$p" cluster info 2>/dev/null | grep -q '^cluster_state:ok' || return 1
+	done
+}
+
 start_cluster() {
 	install
-	cluster_ok && return
+	all_nodes_ok && return
 	local p nodes=()
 	for p in $(cluster_ports); do
 		local dir=$base-cluster-$p
@@ -119,10 +127,8 @@ start_cluster() {
 			{ echo "redis: redis-cli --cluster create failed:" >&2; tail -n 20 "$base-cluster-$cport/create.log" >&2; exit 1; }
 	fi
 	local i
-	for i in $(seq 1 200); do
-		if cluster_ok && for p in $(cluster_ports); do cli "$p" cluster info | grep -q '^cluster_state:ok' || exit 1; done; then
-			return
-		fi
+	for i in $(seq 1 300); do
+		all_nodes_ok && return
 		sleep 0.1
 	done
 	echo "redis: the cluster on ports $(cluster_ports) is not ok:" >&2
