@@ -163,11 +163,13 @@ fuzz:
 
 # The whole-job comparisons (bench/e2e) run beside their anchors, bare Go programs doing the
 # same work (bench/anchors), and the in-process probes of start-up and checkpoints
-# (bench/probe), built here in the same run; results go to bin/bench/results-<date>.
-bench: build build-noembed postgres mariadb s3
+# (bench/probe), and Benthos v4 doing the same jobs (bench/benthos, a module of its own fetched
+# from the module proxy), built here in the same run; results go to bin/bench/results-<date>.
+bench: build build-noembed postgres mariadb s3 kafka
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) build -o bin/bench-anchors ./bench/anchors
 	$(GO) build -o bin/bench-probe ./bench/probe
+	cd bench/benthos && $(GO) build -o $(CURDIR)/bin/bench-benthos .
 	$(GO) run ./bench/e2e -strait $(BIN) -out bin/bench
 	STRAIT_PARQUET_JOB_BENCH=1 STRAIT_PARQUET_BENCH_MB=1024 GOMAXPROCS=1 $(GO) test -run='^$$' -bench='^BenchmarkParquetJob$$' -benchtime=1x ./connectors/localfile/
 

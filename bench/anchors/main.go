@@ -4,12 +4,12 @@
 //
 //	anchors pgcopy <url> <query> <table>   a pgx query's typed rows streamed into CopyFrom
 //	anchors json <in> <out>                JSON lines decoded into typed fields and encoded again
+//	anchors jsonmap <in> <out>             the same with the field mapping of the Benthos comparison
+//	anchors generate <rows>                rows of random values made and dropped
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -18,13 +18,15 @@ import (
 )
 
 var anchors = map[string]func(args []string) error{
-	"pgcopy": pgCopy,
-	"json":   jsonCopy,
+	"pgcopy":   pgCopy,
+	"json":     jsonCopy,
+	"jsonmap":  jsonMapCopy,
+	"generate": generate,
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "anchors: name an anchor: pgcopy or json")
+		fmt.Fprintln(os.Stderr, "anchors: name an anchor: pgcopy, json, jsonmap or generate")
 		os.Exit(2)
 	}
 	f, ok := anchors[os.Args[1]]
@@ -80,54 +82,4 @@ func pgCopy(args []string) error {
 	})
 	_, err = out.CopyFrom(ctx, pgx.Identifier{args[2]}, []string{"id", "name", "score", "created"}, src)
 	return err
-}
-
-// jsonLine is a line of the input, as the anchor decodes it.
-type jsonLine struct {
-	ID     int64   `json:"id"`
-	Name   string  `json:"name"`
-	City   string  `json:"city"`
-	Score  float64 `json:"score"`
-	Active bool    `json:"active"`
-	Note   string  `json:"note"`
-}
-
-// jsonCopy reads JSON lines, decodes each into typed fields, encodes it again and writes
-// it to a file, synced at the end as the LocalFile sink's commit is.
-func jsonCopy(args []string) error {
-	if len(args) != 2 {
-		return fmt.Errorf("want the input and the output file")
-	}
-	in, err := os.Open(args[0])
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(args[1])
-	if err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(bufio.NewReaderSize(in, 1<<20))
-	w := bufio.NewWriterSize(out, 1<<20)
-	enc := json.NewEncoder(w)
-	var line jsonLine
-	for n := 1; sc.Scan(); n++ {
-		line = jsonLine{}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		if err := enc.Encode(&line); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		return err
-	}
-	return out.Close()
 }

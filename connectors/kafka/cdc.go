@@ -207,14 +207,15 @@ func debeziumChanges(v *hocon.Value, out []change) ([]change, error) {
 // update.
 func maxwellChanges(v *hocon.Value, out []change) ([]change, error) {
 	data := v.Get("data")
-	switch typ := strings.ToLower(text(v.Get("type"))); typ {
-	case "insert", "bootstrap-insert":
+	// the type in any case, compared without making a lower-case copy of it
+	switch typ := text(v.Get("type")); {
+	case strings.EqualFold(typ, "insert"), strings.EqualFold(typ, "bootstrap-insert"):
 		return append(out, change{row.Insert, data}), nil
-	case "delete":
+	case strings.EqualFold(typ, "delete"):
 		return append(out, change{row.Delete, data}), nil
-	case "update":
+	case strings.EqualFold(typ, "update"):
 		return append(out, change{row.UpdateBefore, merged(data, v.Get("old"))}, change{row.UpdateAfter, data}), nil
-	case "":
+	case typ == "":
 		return nil, fmt.Errorf("a maxwell message without a type")
 	}
 	return out, nil // DDL and bootstrap markers
@@ -225,26 +226,26 @@ func maxwellChanges(v *hocon.Value, out []change) ([]change, error) {
 // instead, INSERT or DELETE: that is read too.
 func oggChanges(v *hocon.Value, out []change) ([]change, error) {
 	if v.Get("op_type") == nil && v.Get("data") != nil {
-		switch typ := strings.ToUpper(text(v.Get("type"))); typ {
-		case "INSERT":
+		switch typ := text(v.Get("type")); {
+		case strings.EqualFold(typ, "INSERT"):
 			return append(out, change{row.Insert, v.Get("data")}), nil
-		case "DELETE":
+		case strings.EqualFold(typ, "DELETE"):
 			return append(out, change{row.Delete, v.Get("data")}), nil
 		default:
-			return nil, fmt.Errorf("unknown ogg type %q", typ)
+			return nil, fmt.Errorf("unknown ogg type %q", strings.ToUpper(typ))
 		}
 	}
 	before, after := v.Get("before"), v.Get("after")
-	switch op := strings.ToUpper(text(v.Get("op_type"))); op {
-	case "I":
+	switch op := text(v.Get("op_type")); {
+	case strings.EqualFold(op, "I"):
 		return append(out, change{row.Insert, after}), nil
-	case "U":
+	case strings.EqualFold(op, "U"):
 		return append(out, change{row.UpdateBefore, before}, change{row.UpdateAfter, after}), nil
-	case "D":
+	case strings.EqualFold(op, "D"):
 		return append(out, change{row.Delete, before}), nil
-	case "T":
+	case strings.EqualFold(op, "T"):
 		return out, nil
 	default:
-		return nil, fmt.Errorf("unknown ogg op_type %q", op)
+		return nil, fmt.Errorf("unknown ogg op_type %q", strings.ToUpper(op))
 	}
 }
