@@ -19,11 +19,11 @@ func TestCharsets(t *testing.T) {
 	const values = "'中文', 'カナ漢字', '中文', '한국어', 'Łódź', 'Привет', 'déjà €'"
 	db.exec(t, "INSERT INTO cs VALUES (1, "+values+")")
 	h := newHarness(t, mustSource(t, db.conf("cs", ""), connector.Streaming), 1, nil, nil)
-	h.until("the snapshot", time.Minute, func() bool { return len(h.rows) == 1 })
+	h.Until("the snapshot", time.Minute, func() bool { return len(h.Rows) == 1 })
 	db.exec(t, "INSERT INTO cs VALUES (2, "+values+")")
-	h.until("the change", time.Minute, func() bool { return len(h.rows) == 2 })
+	h.Until("the change", time.Minute, func() bool { return len(h.Rows) == 2 })
 	want := []string{"+I 1,中文,カナ漢字,中文,한국어,Łódź,Привет,déjà €", "+I 2,中文,カナ漢字,中文,한국어,Łódź,Привет,déjà €"}
-	if got := show(h.rows); !reflect.DeepEqual(got, want) {
+	if got := show(h.Rows); !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows\n got %q\nwant %q", got, want)
 	}
 }

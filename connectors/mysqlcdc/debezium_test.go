@@ -61,8 +61,8 @@ func TestCompatibleDebeziumJSON(t *testing.T) {
 		t.Fatalf("the format's table: %+v", cols)
 	}
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("the snapshot", time.Minute, func() bool { return len(h.rows) == 1 })
-	r := h.rows[0]
+	h.Until("the snapshot", time.Minute, func() bool { return len(h.Rows) == 1 })
+	r := h.Rows[0]
 	if r.Table != db.name+".t" || r.Fields[0].Str() != "mysql_binlog_source."+db.name+".t" {
 		t.Fatalf("table %s, topic %s", r.Table, r.Fields[0].Str())
 	}
@@ -95,11 +95,11 @@ func TestCompatibleDebeziumJSON(t *testing.T) {
 		t.Fatalf("schema of after: %s %v", after.Field, types)
 	}
 
-	h.rows = nil
+	h.Rows = nil
 	db.exec(t, "INSERT INTO t (id, name) VALUES (2, 'b')", "UPDATE t SET name = 'c' WHERE id = 2", "DELETE FROM t WHERE id = 1")
-	h.until("the changes", time.Minute, func() bool { return len(h.rows) >= 3 })
+	h.Until("the changes", time.Minute, func() bool { return len(h.Rows) >= 3 })
 	var ops []string
-	for _, r := range h.rows {
+	for _, r := range h.Rows {
 		parseJSON(t, r.Fields[2].Str(), &rec)
 		env = dbzEnvelope{}
 		parseJSON(t, string(rec.Payload), &env)
@@ -139,9 +139,9 @@ debezium {
   database.server.name = "srv"
 }`), connector.Streaming)
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("the snapshot", time.Minute, func() bool { return len(h.rows) == 2 })
+	h.Until("the snapshot", time.Minute, func() bool { return len(h.Rows) == 2 })
 	got := map[string]string{}
-	for _, r := range h.rows {
+	for _, r := range h.Rows {
 		got[r.Fields[0].Str()] = r.Fields[1].String()
 		var env dbzEnvelope
 		parseJSON(t, r.Fields[2].Str(), &env)

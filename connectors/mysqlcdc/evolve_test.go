@@ -44,7 +44,7 @@ func TestSchemaChangesFollowed(t *testing.T) {
 	db := newTestDB(t)
 	db.exec(t, "CREATE TABLE ev (id INT PRIMARY KEY, name VARCHAR(20))", "INSERT INTO ev VALUES (1, 'one')")
 	h := newHarness(t, mustSource(t, db.conf("ev", "schema-changes.enabled = true"), connector.Streaming), 1, nil, nil)
-	h.until("the snapshot", time.Minute, func() bool { return len(h.rows) == 1 && h.readers[0].(*reader).stream != nil })
+	h.Until("the snapshot", time.Minute, func() bool { return len(h.Rows) == 1 && h.Readers[0].(*reader).stream != nil })
 	steps := []string{
 		"INSERT INTO ev VALUES (2, 'two')",
 		"ALTER TABLE ev ADD COLUMN score INT NOT NULL DEFAULT 7 AFTER id, ADD note TEXT",
@@ -58,7 +58,7 @@ func TestSchemaChangesFollowed(t *testing.T) {
 		"INSERT INTO ev VALUES ('n6', 6, NULL)",
 	}
 	db.exec(t, steps...)
-	h.until("the changes", time.Minute, func() bool { return len(h.rows) == 8 })
+	h.Until("the changes", time.Minute, func() bool { return len(h.Rows) == 8 })
 	want := []string{
 		"+I 1,one",
 		"+I 2,two",
@@ -68,7 +68,7 @@ func TestSchemaChangesFollowed(t *testing.T) {
 		"+I n5,5,50",
 		"+I n6,6,null",
 	}
-	if got := show(h.rows); strings.Join(got, "|") != strings.Join(want, "|") {
+	if got := show(h.Rows); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	type seen struct {
@@ -76,11 +76,11 @@ func TestSchemaChangesFollowed(t *testing.T) {
 		desc  string
 	}
 	var got []seen
-	for _, c := range h.changes {
-		if c.c.Table != db.name+".ev" || c.c.Dialect != "MySQL" || !strings.HasPrefix(c.c.ID, db.name+".ev@") {
-			t.Fatalf("change %+v", c.c)
+	for _, c := range h.Changes {
+		if c.Change.Table != db.name+".ev" || c.Change.Dialect != "MySQL" || !strings.HasPrefix(c.Change.ID, db.name+".ev@") {
+			t.Fatalf("change %+v", c.Change)
 		}
-		got = append(got, seen{c.after, describeChange(c.c)})
+		got = append(got, seen{c.After, describeChange(c.Change)})
 	}
 	wantChanges := []seen{
 		{2, "ADD score int int not null default 7 after id; ADD note string text"},
@@ -90,12 +90,12 @@ func TestSchemaChangesFollowed(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(wantChanges) {
 		t.Fatalf("changes\n%v\nwant\n%v", got, wantChanges)
 	}
-	if h.changes[0].c.Statement != steps[1] {
-		t.Fatalf("statement %q", h.changes[0].c.Statement)
+	if h.Changes[0].Change.Statement != steps[1] {
+		t.Fatalf("statement %q", h.Changes[0].Change.Statement)
 	}
 	// the source's catalog table follows: its columns now
 	var names []string
-	for _, c := range h.readers[0].(*reader).src.byID[db.name+".ev"].table.Columns {
+	for _, c := range h.Readers[0].(*reader).src.byID[db.name+".ev"].table.Columns {
 		names = append(names, c.Name+":"+c.Type.String())
 	}
 	if strings.Join(names, " ") != "note:string id:int points:bigint" {
@@ -111,10 +111,10 @@ func TestSchemaChangesRestored(t *testing.T) {
 	db.exec(t, "CREATE TABLE ev (id INT PRIMARY KEY, name VARCHAR(20))")
 	conf := db.conf("ev", "schema-changes.enabled = true")
 	h := newHarness(t, mustSource(t, conf, connector.Streaming), 1, nil, nil)
-	h.until("the stream", time.Minute, func() bool { return h.readers[0].(*reader).stream != nil })
+	h.Until("the stream", time.Minute, func() bool { return h.Readers[0].(*reader).stream != nil })
 	db.exec(t, "ALTER TABLE ev ADD COLUMN score INT", "INSERT INTO ev VALUES (1, 'one', 10)")
-	h.until("the first change", time.Minute, func() bool { return len(h.rows) == 1 })
-	es, states := h.checkpoint(1)
+	h.Until("the first change", time.Minute, func() bool { return len(h.Rows) == 1 })
+	es, states := h.Checkpoint(1)
 	var split splitData
 	for _, sp := range states[0] {
 		if sp.ID == streamSplitID {
@@ -127,20 +127,20 @@ func TestSchemaChangesRestored(t *testing.T) {
 		t.Fatalf("the log split keeps no tables: %+v", split.Stream)
 	}
 	db.exec(t, "INSERT INTO ev VALUES (2, 'two', 20)", "ALTER TABLE ev DROP COLUMN name", "INSERT INTO ev VALUES (3, 30)")
-	h.until("the second change", time.Minute, func() bool { return len(h.rows) == 3 })
-	h.close()
+	h.Until("the second change", time.Minute, func() bool { return len(h.Rows) == 3 })
+	h.Close()
 
 	// the server's table is (id, score) now; the restored source starts from (id, name, score)
 	r := newHarness(t, mustSource(t, conf, connector.Streaming), 1, es, states)
-	if tables := r.readers[0].(connector.SchemaChangeReader).Tables(); len(tables) != 1 || len(tables[0].Columns) != 3 {
+	if tables := r.Readers[0].(connector.SchemaChangeReader).Tables(); len(tables) != 1 || len(tables[0].Columns) != 3 {
 		t.Fatalf("the restored reader's tables %+v, want the checkpoint's (id, name, score)", tables)
 	}
-	r.until("the rows after the checkpoint", time.Minute, func() bool { return len(r.rows) == 2 })
-	if got := strings.Join(show(r.rows), "|"); got != "+I 2,two,20|+I 3,30" {
+	r.Until("the rows after the checkpoint", time.Minute, func() bool { return len(r.Rows) == 2 })
+	if got := strings.Join(show(r.Rows), "|"); got != "+I 2,two,20|+I 3,30" {
 		t.Fatalf("restored rows %s", got)
 	}
-	if len(r.changes) != 1 || r.changes[0].after != 1 || describeChange(r.changes[0].c) != "DROP name" {
-		t.Fatalf("restored changes %+v", r.changes)
+	if len(r.Changes) != 1 || r.Changes[0].After != 1 || describeChange(r.Changes[0].Change) != "DROP name" {
+		t.Fatalf("restored changes %+v", r.Changes)
 	}
 }
 
@@ -160,13 +160,13 @@ func TestSchemaChangesRefused(t *testing.T) {
 			db.exec(t, "CREATE TABLE "+table+" (id INT, name TEXT)")
 			h := newHarness(t, mustSource(t, db.conf(table, `debezium { include.schema.changes = true }
 table-names-config = [{ table = "`+db.name+"."+table+`", primaryKeys = [id] }]`), connector.Streaming), 1, nil, nil)
-			h.until("the stream", time.Minute, func() bool { return h.readers[0].(*reader).stream != nil })
+			h.Until("the stream", time.Minute, func() bool { return h.Readers[0].(*reader).stream != nil })
 			stmt := strings.ReplaceAll(c.ddl, "%s", table)
 			db.exec(t, stmt)
 			if strings.HasPrefix(stmt, "DROP") {
 				stmt = "DROP TABLE `" + table + "`" // as the server logs it
 			}
-			err := h.untilErr(time.Minute)
+			err := h.UntilErr(time.Minute)
 			if !strings.Contains(err.Error(), stmt) || !strings.Contains(err.Error(), c.why) {
 				t.Fatalf("got %v, want the statement and %q", err, c.why)
 			}

@@ -8,8 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
-
+	
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/strait-dev/strait/config"
@@ -38,7 +37,7 @@ func newTestDB(t testing.TB) *testDB {
 	t.Helper()
 	dsn := os.Getenv(testEnv)
 	if dsn == "" {
-		t.Skipf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s=test:test@tcp(127.0.0.1:3306)/", testEnv, testEnv)
+		t.Fatalf("%s is not set: make mariadb starts the test server (make test sets %s=test:test@tcp(127.0.0.1:3306)/)", testEnv, testEnv)
 	}
 	mc, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -129,156 +128,11 @@ func mustSource(t testing.TB, conf string, mode connector.JobMode) *Source {
 	return s
 }
 
-// harness runs a source's enumerator and readers in the test's goroutine, as the task
-// runner does.
-type harness struct {
-	t         *testing.T
-	src       *Source
-	ec        *conntest.EnumContext
-	en        connector.Enumerator
-	readers   []connector.Reader
-	delivered []int
-	noMore    []bool
-	done      []bool
-	requests  []int
-	batch     int
-	rows      []row.Row
-	// changes are the schema changes the readers passed on, each with the number of rows
-	// read before it
-	changes []seenChange
-}
-
-// seenChange is a schema change and how many rows came before it.
-type seenChange struct {
-	after int
-	c     *connector.SchemaChange
-}
-
-func newHarness(t *testing.T, src *Source, p int, enumState []byte, readerStates [][]connector.Split) *harness {
+// newHarness steps the source's enumerator and p readers in the test's goroutine
+// (conntest.Harness), 64 rows a poll.
+func newHarness(t *testing.T, src *Source, p int, enumState []byte, readerStates [][]connector.Split) *conntest.Harness {
 	t.Helper()
-	h := &harness{t: t, src: src, ec: conntest.NewEnumContext(p), batch: 64,
-		delivered: make([]int, p), noMore: make([]bool, p), done: make([]bool, p)}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	en, err := src.CreateEnumerator(h.ec, enumState)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.en = en
-	for i := 0; i < p; i++ {
-		r, err := src.CreateReader(connector.ReaderContext{Index: i, Parallelism: p, Job: connector.Job{ID: 1},
-			RequestSplit: func() { h.requests = append(h.requests, i) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if readerStates != nil && len(readerStates[i]) > 0 {
-			r.AddSplits(readerStates[i])
-		}
-		h.readers = append(h.readers, r)
-	}
-	t.Cleanup(h.close)
-	if err := en.Run(ctx); err != nil {
-		t.Fatalf("enumerator: %v", err)
-	}
-	return h
-}
-
-func (h *harness) close() {
-	for _, r := range h.readers {
-		r.Close()
-	}
-	h.readers = nil
-}
-
-func (h *harness) step(ctx context.Context) error {
-	for _, r := range h.requests {
-		if err := h.en.HandleSplitRequest(r); err != nil {
-			return err
-		}
-	}
-	h.requests = nil
-	for i, r := range h.readers {
-		if a := h.ec.Assigned[i]; len(a) > h.delivered[i] {
-			r.AddSplits(a[h.delivered[i]:])
-			h.delivered[i] = len(a)
-		}
-		if h.ec.NoMore[i] && !h.noMore[i] {
-			h.noMore[i] = true
-			r.NoMoreSplits()
-		}
-		if h.done[i] {
-			continue
-		}
-		b := row.NewBatch(h.batch)
-		done, err := r.PollNext(ctx, b)
-		for j := range b.Rows {
-			h.rows = append(h.rows, b.Rows[j].Clone())
-		}
-		b.Release()
-		if sc, ok := r.(connector.SchemaChangeReader); ok {
-			for _, c := range sc.SchemaChanges() {
-				h.changes = append(h.changes, seenChange{after: len(h.rows), c: c})
-			}
-		}
-		if err != nil {
-			return err
-		}
-		h.done[i] = done
-	}
-	return nil
-}
-
-func (h *harness) until(what string, timeout time.Duration, cond func() bool) {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	for !cond() {
-		if err := h.step(ctx); err != nil {
-			h.t.Fatalf("%s: %v", what, err)
-		}
-		if ctx.Err() != nil {
-			h.t.Fatalf("%s: not within %s (%d rows)", what, timeout, len(h.rows))
-		}
-	}
-}
-
-func (h *harness) untilErr(timeout time.Duration) error {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	for ctx.Err() == nil {
-		if err := h.step(ctx); err != nil {
-			return err
-		}
-	}
-	h.t.Fatalf("no error within %s", timeout)
-	return nil
-}
-
-func (h *harness) allDone() bool {
-	for _, d := range h.done {
-		if !d {
-			return false
-		}
-	}
-	return true
-}
-
-func (h *harness) checkpoint(id int64) ([]byte, [][]connector.Split) {
-	h.t.Helper()
-	var states [][]connector.Split
-	for _, r := range h.readers {
-		st, err := r.SnapshotState(id)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		states = append(states, st)
-	}
-	es, err := h.en.Snapshot(id)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return es, states
+	return conntest.NewHarness(t, src, p, 64, enumState, readerStates)
 }
 
 // show formats rows as kind and fields, for comparisons.

@@ -42,11 +42,11 @@ func TestBytesBehind(t *testing.T) {
 	db.exec(t, "CREATE TABLE lag (id INT PRIMARY KEY, pad VARCHAR(200))")
 	src := mustSource(t, db.conf("lag", ""), connector.Streaming)
 	h := newHarness(t, src, 1, nil, nil)
-	rd := h.readers[0].(*reader)
+	rd := h.Readers[0].(*reader)
 	if _, known := rd.BytesBehind(); known {
 		t.Fatal("lag known before the log was read")
 	}
-	h.until("the lag known", 30*time.Second, func() bool { _, known := rd.BytesBehind(); return known })
+	h.Until("the lag known", 30*time.Second, func() bool { _, known := rd.BytesBehind(); return known })
 	var b strings.Builder
 	b.WriteString("INSERT INTO lag VALUES ")
 	const rows = 10000
@@ -66,6 +66,6 @@ func TestBytesBehind(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	h.batch = 4096
-	h.until("the transaction read", time.Minute, func() bool { return len(h.rows) >= rows })
+	h.Batch = 4096
+	h.Until("the transaction read", time.Minute, func() bool { return len(h.Rows) >= rows })
 }

@@ -26,25 +26,25 @@ func TestSnapshotThenChanges(t *testing.T) {
 		t.Fatalf("table %+v", tbl)
 	}
 	h := newHarness(t, src, 2, nil, nil)
-	h.until("snapshot", time.Minute, func() bool { return len(h.rows) >= 30 })
+	h.Until("snapshot", time.Minute, func() bool { return len(h.Rows) >= 30 })
 	keys := map[string]bool{}
-	for _, r := range h.rows {
+	for _, r := range h.Rows {
 		if r.Kind != row.Insert || r.Table != db.name+".items" {
 			t.Fatalf("snapshot row %v", show([]row.Row{r}))
 		}
 		keys[r.Fields[0].String()] = true
 	}
-	if len(keys) != 30 || len(h.rows) != 30 {
-		t.Fatalf("snapshot: %d rows, %d keys, want 30", len(h.rows), len(keys))
+	if len(keys) != 30 || len(h.Rows) != 30 {
+		t.Fatalf("snapshot: %d rows, %d keys, want 30", len(h.Rows), len(keys))
 	}
-	h.rows = nil
+	h.Rows = nil
 	db.exec(t, "INSERT INTO items VALUES (31, 'new', 4294967295)",
 		"UPDATE items SET name = 'renamed' WHERE id = 2",
 		"UPDATE items SET id = 40 WHERE id = 3",
 		"DELETE FROM items WHERE id = 4")
-	h.until("changes", time.Minute, func() bool { return len(h.rows) >= 6 })
+	h.Until("changes", time.Minute, func() bool { return len(h.Rows) >= 6 })
 	want := []string{"+I 31,new,4294967295", "-U 2,item2,20", "+U 2,renamed,20", "-D 3,item3,30", "+I 40,item3,30", "-D 4,item4,40"}
-	if got := show(h.rows); !reflect.DeepEqual(got, want) {
+	if got := show(h.Rows); !reflect.DeepEqual(got, want) {
 		t.Fatalf("changes:\n got %v\nwant %v", got, want)
 	}
 }
@@ -54,8 +54,8 @@ func TestBatchReadsTheSnapshotAndEnds(t *testing.T) {
 	db.exec(t, "CREATE TABLE nokey (a INT, b VARCHAR(5))", "INSERT INTO nokey VALUES (1, 'x'), (2, 'y'), (NULL, NULL)")
 	src := mustSource(t, db.conf("nokey", ""), connector.Batch)
 	h := newHarness(t, src, 2, nil, nil)
-	h.until("snapshot", time.Minute, h.allDone)
-	got := show(h.rows)
+	h.Until("snapshot", time.Minute, h.AllDone)
+	got := show(h.Rows)
 	sort.Strings(got)
 	if want := []string{"+I 1,x", "+I 2,y", "+I null,null"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
@@ -69,7 +69,7 @@ func TestRestoreFromCheckpoint(t *testing.T) {
 	db.exec(t, "CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 1)")
 	src := mustSource(t, db.conf("t", ""), connector.Streaming)
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("snapshot", time.Minute, func() bool { return len(h.rows) == 1 })
+	h.Until("snapshot", time.Minute, func() bool { return len(h.Rows) == 1 })
 	var b strings.Builder
 	b.WriteString("INSERT INTO t VALUES ")
 	for i := 2; i <= 101; i++ {
@@ -79,17 +79,17 @@ func TestRestoreFromCheckpoint(t *testing.T) {
 		fmt.Fprintf(&b, "(%d, %d)", i, i)
 	}
 	db.exec(t, b.String(), "UPDATE t SET v = v + 1000 WHERE id <= 10")
-	h.batch = 30
-	h.until("some changes", time.Minute, func() bool { return len(h.rows) >= 31 })
-	enumState, states := h.checkpoint(1)
-	before := append([]row.Row(nil), h.rows...)
-	h.close()
+	h.Batch = 30
+	h.Until("some changes", time.Minute, func() bool { return len(h.Rows) >= 31 })
+	enumState, states := h.Checkpoint(1)
+	before := append([]row.Row(nil), h.Rows...)
+	h.Close()
 	db.exec(t, "DELETE FROM t WHERE id = 50")
 
 	h2 := newHarness(t, mustSource(t, db.conf("t", ""), connector.Streaming), 1, enumState, states)
 	want := 1 + 100 + 20 + 1
-	h2.until("the rest", time.Minute, func() bool { return len(before)+len(h2.rows) >= want })
-	all := append(before, h2.rows...)
+	h2.Until("the rest", time.Minute, func() bool { return len(before)+len(h2.Rows) >= want })
+	all := append(before, h2.Rows...)
 	if len(all) != want {
 		t.Fatalf("got %d rows, want %d", len(all), want)
 	}
@@ -121,7 +121,7 @@ func TestWatermarkSwitchUnderConcurrentWrites(t *testing.T) {
 	db.exec(t, b.String())
 	src := mustSource(t, db.conf("w", "snapshot.split.size = 300"), connector.Streaming)
 	h := newHarness(t, src, 1, nil, nil)
-	h.batch = 100
+	h.Batch = 100
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -158,7 +158,7 @@ func TestWatermarkSwitchUnderConcurrentWrites(t *testing.T) {
 	state := map[string]string{}
 	applied := 0
 	apply := func() {
-		for _, r := range h.rows[applied:] {
+		for _, r := range h.Rows[applied:] {
 			k, v := r.Fields[0].String(), r.Fields[1].String()
 			switch r.Kind {
 			case row.Insert:
@@ -177,13 +177,13 @@ func TestWatermarkSwitchUnderConcurrentWrites(t *testing.T) {
 			applied++
 		}
 	}
-	h.batch = 10
-	h.until("the snapshot under writes", 2*time.Minute, func() bool {
+	h.Batch = 10
+	h.Until("the snapshot under writes", 2*time.Minute, func() bool {
 		apply()
-		return len(h.readers[0].(*reader).queue) == 0 && h.readers[0].(*reader).stream != nil
+		return len(h.Readers[0].(*reader).queue) == 0 && h.Readers[0].(*reader).stream != nil
 	})
 	during := writes.Load()
-	h.until("more writes while streaming", time.Minute, func() bool { apply(); return writes.Load() > during+200 })
+	h.Until("more writes while streaming", time.Minute, func() bool { apply(); return writes.Load() > during+200 })
 	close(stop)
 	wg.Wait()
 	if writeErr != nil {
@@ -202,7 +202,7 @@ func TestWatermarkSwitchUnderConcurrentWrites(t *testing.T) {
 		want[k] = v
 	}
 	rows.Close()
-	h.until("the table", time.Minute, func() bool {
+	h.Until("the table", time.Minute, func() bool {
 		apply()
 		return reflect.DeepEqual(state, want)
 	})
@@ -225,17 +225,17 @@ func TestTypes(t *testing.T) {
 	db.exec(t, "INSERT INTO ty VALUES (1, "+values+")")
 	src := mustSource(t, db.conf("ty", ""), connector.Streaming)
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("snapshot", time.Minute, func() bool { return len(h.rows) == 1 })
+	h.Until("snapshot", time.Minute, func() bool { return len(h.Rows) == 1 })
 	db.exec(t, "INSERT INTO ty VALUES (2, "+values+")")
-	h.until("the change", time.Minute, func() bool { return len(h.rows) == 2 })
-	snap, log := h.rows[0], h.rows[1]
+	h.Until("the change", time.Minute, func() bool { return len(h.Rows) == 2 })
+	snap, log := h.Rows[0], h.Rows[1]
 	for i := 1; i < len(snap.Fields); i++ {
 		if !row.Equal(snap.Fields[i], log.Fields[i]) || snap.Fields[i].T != log.Fields[i].T {
 			t.Errorf("column %s: snapshot %v (%s), log %v (%s)", src.tables[0].cols[i].name, snap.Fields[i], snap.Fields[i].T, log.Fields[i], log.Fields[i].T)
 		}
 	}
 	want := `1,true,-2,255,65535,16777215,4294967295,-9000000000,18446744073709551615,1.5,2.25,-1234567.125,999.99,2024-02-29,23:59:59.125,2024-02-29T13:45:56.654321,2024-01-02T03:04:05.678,1999,true,[2, 1],c,x,z,ab,héllo,café,[1, 2],[-1, 0],text,{"k": [1, "two"]},[0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -16, 63, 0, 0, 0, 0, 0, 0, 0, 64],null`
-	if got := show(h.rows[:1])[0]; got != "+I "+want {
+	if got := show(h.Rows[:1])[0]; got != "+I "+want {
 		t.Errorf("snapshot row:\n got %s\nwant +I %s", got, want)
 	}
 	types := []string{}
@@ -275,16 +275,16 @@ func TestBadInput(t *testing.T) {
 	}
 	t.Run("a TIME that is not a time of day", func(t *testing.T) {
 		h := newHarness(t, mustSource(t, db.conf("tm", ""), connector.Streaming), 1, nil, nil)
-		err := h.untilErr(time.Minute)
+		err := h.UntilErr(time.Minute)
 		if !strings.Contains(err.Error(), `column "t"`) || !strings.Contains(err.Error(), "-01:00:00") {
 			t.Fatalf("got %v", err)
 		}
 	})
 	t.Run("a DDL of a captured table", func(t *testing.T) {
 		h := newHarness(t, mustSource(t, db.conf("ok", ""), connector.Streaming), 1, nil, nil)
-		h.until("the stream", time.Minute, func() bool { return h.readers[0].(*reader).stream != nil })
+		h.Until("the stream", time.Minute, func() bool { return h.Readers[0].(*reader).stream != nil })
 		db.exec(t, "ALTER TABLE ok ADD COLUMN extra INT")
-		err := h.untilErr(time.Minute)
+		err := h.UntilErr(time.Minute)
 		if !strings.Contains(err.Error(), "ALTER TABLE ok ADD COLUMN extra INT") {
 			t.Fatalf("got %v, want the statement named", err)
 		}
@@ -292,9 +292,9 @@ func TestBadInput(t *testing.T) {
 	t.Run("a DDL of a captured table with schema-changes.enabled", func(t *testing.T) {
 		db.exec(t, "CREATE TABLE ev (id INT PRIMARY KEY)")
 		h := newHarness(t, mustSource(t, db.conf("ev", "schema-changes.enabled = true"), connector.Streaming), 1, nil, nil)
-		h.until("the stream", time.Minute, func() bool { return h.readers[0].(*reader).stream != nil })
+		h.Until("the stream", time.Minute, func() bool { return h.Readers[0].(*reader).stream != nil })
 		db.exec(t, "ALTER TABLE ev DROP PRIMARY KEY")
-		err := h.untilErr(time.Minute)
+		err := h.UntilErr(time.Minute)
 		if !strings.Contains(err.Error(), "ALTER TABLE ev DROP PRIMARY KEY") || !strings.Contains(err.Error(), "the primary key changes") {
 			t.Fatalf("got %v, want the statement named and why it is not passed on", err)
 		}

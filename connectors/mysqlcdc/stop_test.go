@@ -53,9 +53,9 @@ stop.specific-offset.pos = %d`, file, from, stopFile, stop)), connector.Streamin
 		t.Fatal("a source with a stop is not bounded")
 	}
 	h := newHarness(t, src, 2, nil, nil)
-	h.until("the stop", time.Minute, h.allDone)
+	h.Until("the stop", time.Minute, h.AllDone)
 	want := []string{"+I 1,a", "+I 2,b", "-U 2,b", "+U 2,c"}
-	if got := show(h.rows); !reflect.DeepEqual(got, want) {
+	if got := show(h.Rows); !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows:\n got %v\nwant %v", got, want)
 	}
 }
@@ -68,18 +68,18 @@ func TestStopModeLatest(t *testing.T) {
 	db.exec(t, "CREATE TABLE s (id INT PRIMARY KEY)", "INSERT INTO s VALUES (1), (2), (3)")
 	src := mustSource(t, db.conf("s", "stop.mode = latest"), connector.Streaming)
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("the snapshot", time.Minute, func() bool { return len(h.rows) == 3 })
-	es, rs := h.checkpoint(1)
-	h.until("the stop", time.Minute, h.allDone)
-	if got := strings.Join(show(h.rows), " "); got != "+I 1 +I 2 +I 3" {
+	h.Until("the snapshot", time.Minute, func() bool { return len(h.Rows) == 3 })
+	es, rs := h.Checkpoint(1)
+	h.Until("the stop", time.Minute, h.AllDone)
+	if got := strings.Join(show(h.Rows), " "); got != "+I 1 +I 2 +I 3" {
 		t.Fatalf("rows %s", got)
 	}
-	h.close()
+	h.Close()
 	db.exec(t, "INSERT INTO s VALUES (4)") // after the stop
 	again := newHarness(t, mustSource(t, db.conf("s", "stop.mode = latest"), connector.Streaming), 1, es, rs)
-	again.until("the stop after a restore", time.Minute, again.allDone)
-	if len(again.rows) != 0 {
-		t.Fatalf("the restored source read past its stop: %v", show(again.rows))
+	again.Until("the stop after a restore", time.Minute, again.AllDone)
+	if len(again.Rows) != 0 {
+		t.Fatalf("the restored source read past its stop: %v", show(again.Rows))
 	}
 }
 
@@ -197,8 +197,8 @@ stop.mode = specific
 stop.specific-offset.file = %q
 stop.specific-offset.pos = %d`, (before+1)*1000, file, end)), connector.Streaming)
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("the stop", 2*time.Minute, h.allDone)
-	if got := strings.Join(show(h.rows), " "); got != "+I 2" {
+	h.Until("the stop", 2*time.Minute, h.AllDone)
+	if got := strings.Join(show(h.Rows), " "); got != "+I 2" {
 		t.Fatalf("rows %q, want only the insert after the timestamp", got)
 	}
 }

@@ -15,18 +15,18 @@ func TestBytesBehind(t *testing.T) {
 	db.exec(t, tableT)
 	src := mustSource(t, db.options([]string{"t"}, ""), connector.Streaming, 1)
 	h := newHarness(t, src, 1, nil, nil)
-	rd := h.readers[0].(*reader)
+	rd := h.Readers[0].(*reader)
 	if _, known := rd.BytesBehind(); known {
 		t.Fatal("lag known before the stream was read")
 	}
 	caughtUp := func() bool { n, known := rd.BytesBehind(); return known && n == 0 }
-	h.until("the reader reads the stream and is caught up", 30*time.Second, caughtUp)
+	h.Until("the reader reads the stream and is caught up", 30*time.Second, caughtUp)
 	db.exec(t, `INSERT INTO t SELECT g, 'n' || g, g FROM generate_series(1, 20000) g`)
-	h.batch = 1
-	h.until("the reader is behind", 30*time.Second, func() bool { n, _ := rd.BytesBehind(); return n > 0 })
-	h.batch = 4096
-	h.until("the reader caught up again", 60*time.Second, caughtUp)
-	if err := h.step(context.Background()); err != nil {
+	h.Batch = 1
+	h.Until("the reader is behind", 30*time.Second, func() bool { n, _ := rd.BytesBehind(); return n > 0 })
+	h.Batch = 4096
+	h.Until("the reader caught up again", 60*time.Second, caughtUp)
+	if err := h.Step(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }

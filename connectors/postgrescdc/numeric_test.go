@@ -41,7 +41,7 @@ ALTER TABLE nums REPLICA IDENTITY FULL;`)
 		t.Errorf("numeric is %s in the catalog", got)
 	}
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
+	h.Until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
 	insert(101)
 	inserted := numericTexts(t, db)
 	db.exec(t, `UPDATE nums SET nu = nu * 1.0 WHERE id = 101`)
@@ -49,11 +49,11 @@ ALTER TABLE nums REPLICA IDENTITY FULL;`)
 	if updated[0] != "500.0" {
 		t.Fatalf("the updated value is %s in PostgreSQL", updated[0])
 	}
-	h.until("the changes", 10*time.Second, func() bool { return len(h.rows) == len(values)*2+2 })
-	if h.rows[len(h.rows)-1].Kind != row.UpdateAfter {
-		t.Fatalf("last row %s", h.rows[len(h.rows)-1].Kind)
+	h.Until("the changes", 10*time.Second, func() bool { return len(h.Rows) == len(values)*2+2 })
+	if h.Rows[len(h.Rows)-1].Kind != row.UpdateAfter {
+		t.Fatalf("last row %s", h.Rows[len(h.Rows)-1].Kind)
 	}
-	for i, r := range h.rows {
+	for i, r := range h.Rows {
 		id := r.Fields[0].String()
 		want, ok := inserted[id]
 		if r.Kind == row.UpdateAfter {

@@ -94,7 +94,7 @@ func TestSnapshotThenChanges(t *testing.T) {
 	}
 	h := newHarness(t, src, 2, nil, nil)
 	ctx := context.Background()
-	if err := h.step(ctx); err != nil {
+	if err := h.Step(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// changes while the snapshot is being read
@@ -103,8 +103,8 @@ func TestSnapshotThenChanges(t *testing.T) {
 	db.exec(t, `DELETE FROM t WHERE id = 2`)
 	db.exec(t, `UPDATE t SET id = 300 WHERE id = 3`)
 	db.exec(t, `BEGIN; INSERT INTO t VALUES (101, 'a', NULL); UPDATE t SET name = 'b' WHERE id = 101; COMMIT`)
-	h.until("the changes", 20*time.Second, func() bool { return h.streamAt >= 0 && len(h.rows)-h.streamAt >= 9 })
-	for _, r := range h.rows[:h.streamAt] {
+	h.Until("the changes", 20*time.Second, func() bool { return h.streamAt >= 0 && len(h.Rows)-h.streamAt >= 9 })
+	for _, r := range h.Rows[:h.streamAt] {
 		if r.Kind != row.Insert || r.Table != db.table("t") {
 			t.Fatalf("snapshot row %s of %s", r.Kind, r.Table)
 		}
@@ -113,24 +113,24 @@ func TestSnapshotThenChanges(t *testing.T) {
 		t.Errorf("%d snapshot rows", n)
 	}
 	snapshots := 0
-	for _, a := range h.ec.Assigned {
+	for _, a := range h.EC.Assigned {
 		for _, sp := range a {
 			if sp.ID != streamSplitID {
 				snapshots++
 			}
 		}
 	}
-	if snapshots != 5 || len(h.ec.Assigned[0]) == 0 || len(h.ec.Assigned[1]) == 0 {
-		t.Errorf("snapshot splits: %v", h.ec.Assigned)
+	if snapshots != 5 || len(h.EC.Assigned[0]) == 0 || len(h.EC.Assigned[1]) == 0 {
+		t.Errorf("snapshot splits: %v", h.EC.Assigned)
 	}
 	want := "+I 100 new 1 | -U 1 n1 10 | +U 1 n1 -1 | -D 2 n2 20 | -D 3 n3 30 | +I 300 n3 30 | +I 101 a null | -U 101 a null | +U 101 b null"
-	if got := render(h.rows[h.streamAt:]); got != want {
+	if got := render(h.Rows[h.streamAt:]); got != want {
 		t.Errorf("changes:\n got %s\nwant %s", got, want)
 	}
-	if got, want := apply(h.rows), tableRows(t, db, "t"); got != want {
+	if got, want := apply(h.Rows), tableRows(t, db, "t"); got != want {
 		t.Errorf("applied rows differ from the table:\n got %s\nwant %s", got, want)
 	}
-	for _, r := range h.rows {
+	for _, r := range h.Rows {
 		if r.Table != db.table("t") {
 			t.Fatalf("row of table %s", r.Table)
 		}
@@ -148,12 +148,12 @@ CREATE TABLE nokey (id int, name text, score int); INSERT INTO nokey VALUES (1, 
 		t.Fatal("a BATCH source is unbounded")
 	}
 	h := newHarness(t, src, 2, nil, nil)
-	h.until("the end", 20*time.Second, h.allDone)
-	if len(h.rows) != 26 {
-		t.Fatalf("%d rows", len(h.rows))
+	h.Until("the end", 20*time.Second, h.AllDone)
+	if len(h.Rows) != 26 {
+		t.Fatalf("%d rows", len(h.Rows))
 	}
 	var tRows []row.Row
-	for _, r := range h.rows {
+	for _, r := range h.Rows {
 		if r.Table == db.table("t") {
 			tRows = append(tRows, r)
 		}
@@ -196,39 +196,39 @@ func TestRestoreStream(t *testing.T) {
 	db.exec(t, tableT)
 	conf := db.options([]string{"t"}, "startup.mode = latest")
 	h := newHarness(t, mustSource(t, conf, connector.Streaming, 1), 1, nil, nil)
-	h.until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
+	h.Until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
 	db.exec(t, `INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)`)
-	h.until("T1", 10*time.Second, func() bool { return len(h.rows) == 2 })
-	es1, rs1 := h.checkpoint(1)
-	h.complete(1)
+	h.Until("T1", 10*time.Second, func() bool { return len(h.Rows) == 2 })
+	es1, rs1 := h.Checkpoint(1)
+	h.Complete(1)
 	db.exec(t, `INSERT INTO t VALUES (3, 'c', 3), (4, 'd', 4), (5, 'e', 5)`)
-	h.batch = 1
-	h.until("part of T2", 10*time.Second, func() bool { return len(h.rows) == 3 })
-	es2, rs2 := h.checkpoint(2)
-	h.complete(2)
-	h.close()
-	if got, want := render(h.rows), "+I 1 a 1 | +I 2 b 2 | +I 3 c 3"; got != want {
+	h.Batch = 1
+	h.Until("part of T2", 10*time.Second, func() bool { return len(h.Rows) == 3 })
+	es2, rs2 := h.Checkpoint(2)
+	h.Complete(2)
+	h.Close()
+	if got, want := render(h.Rows), "+I 1 a 1 | +I 2 b 2 | +I 3 c 3"; got != want {
 		t.Fatalf("before the restore: %s, want %s", got, want)
 	}
 	db.exec(t, `INSERT INTO t VALUES (6, 'f', 6)`)
 
 	h2 := newHarness(t, mustSource(t, conf, connector.Streaming, 1), 1, es2, rs2)
-	h2.until("the rest", 10*time.Second, func() bool { return len(h2.rows) >= 3 })
+	h2.Until("the rest", 10*time.Second, func() bool { return len(h2.Rows) >= 3 })
 	deadline := time.Now().Add(time.Second)
-	h2.until("a pause", 5*time.Second, func() bool { return time.Now().After(deadline) })
-	if got, want := render(h2.rows), "+I 4 d 4 | +I 5 e 5 | +I 6 f 6"; got != want {
+	h2.Until("a pause", 5*time.Second, func() bool { return time.Now().After(deadline) })
+	if got, want := render(h2.Rows), "+I 4 d 4 | +I 5 e 5 | +I 6 f 6"; got != want {
 		t.Errorf("after the restore: %s, want %s", got, want)
 	}
 	// the slot let go of checkpoint 1's position: restoring it fails
-	_, rs3 := h2.checkpoint(3)
-	h2.complete(3)
-	h2.close()
+	_, rs3 := h2.Checkpoint(3)
+	h2.Complete(3)
+	h2.Close()
 	if streamLSN(t, rs3) <= streamLSN(t, rs1) {
 		t.Fatalf("the position did not move: %s, %s", streamLSN(t, rs3), streamLSN(t, rs1))
 	}
 	db.exec(t, `INSERT INTO t VALUES (7, 'g', 7)`)
 	h3 := newHarness(t, mustSource(t, conf, connector.Streaming, 1), 1, es1, rs1)
-	if err := h3.untilErr(20 * time.Second); !strings.Contains(err.Error(), "beyond the position to resume from") {
+	if err := h3.UntilErr(20 * time.Second); !strings.Contains(err.Error(), "beyond the position to resume from") {
 		t.Errorf("restore of an old checkpoint: %v", err)
 	}
 }
@@ -239,28 +239,28 @@ func TestConfirmedFlush(t *testing.T) {
 	db.exec(t, tableT)
 	h := newHarness(t, mustSource(t, db.options([]string{"t"}, "startup.mode = latest"), connector.Streaming, 1), 1, nil, nil)
 	start := db.confirmedFlush(t)
-	h.until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
+	h.Until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
 	db.exec(t, `INSERT INTO t VALUES (1, 'a', 1)`)
-	h.until("T1", 10*time.Second, func() bool { return len(h.rows) == 1 })
-	_, rs := h.checkpoint(1)
+	h.Until("T1", 10*time.Second, func() bool { return len(h.Rows) == 1 })
+	_, rs := h.Checkpoint(1)
 	saved := streamLSN(t, rs)
 	db.exec(t, `INSERT INTO t VALUES (2, 'b', 2)`)
-	h.until("T2", 10*time.Second, func() bool { return len(h.rows) == 2 })
+	h.Until("T2", 10*time.Second, func() bool { return len(h.Rows) == 2 })
 	pause := time.Now().Add(1500 * time.Millisecond)
-	h.until("a pause", 5*time.Second, func() bool { return time.Now().After(pause) })
+	h.Until("a pause", 5*time.Second, func() bool { return time.Now().After(pause) })
 	if got := db.confirmedFlush(t); got != start {
 		t.Fatalf("confirmed %s before a checkpoint completed; the slot started at %s", got, start)
 	}
-	h.complete(1)
-	h.until("the confirmation", 10*time.Second, func() bool { return db.confirmedFlush(t) == saved })
+	h.Complete(1)
+	h.Until("the confirmation", 10*time.Second, func() bool { return db.confirmedFlush(t) == saved })
 	db.exec(t, `INSERT INTO t VALUES (3, 'c', 3)`)
 	pause = time.Now().Add(1500 * time.Millisecond)
-	h.until("a pause", 5*time.Second, func() bool { return time.Now().After(pause) })
+	h.Until("a pause", 5*time.Second, func() bool { return time.Now().After(pause) })
 	if got := db.confirmedFlush(t); got != saved {
 		t.Fatalf("confirmed %s, beyond checkpoint 1's %s", got, saved)
 	}
-	if len(h.rows) != 3 {
-		t.Errorf("%d rows", len(h.rows))
+	if len(h.Rows) != 3 {
+		t.Errorf("%d rows", len(h.Rows))
 	}
 }
 
@@ -285,13 +285,13 @@ ALTER TABLE ty ALTER COLUMN big SET STORAGE EXTERNAL;`)
 		t.Errorf("numeric is %s", got)
 	}
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
+	h.Until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
 	db.exec(t, `INSERT INTO ty VALUES (2, `+values+`)`)
 	db.exec(t, `UPDATE ty SET s = 1 WHERE id = 2`)
-	h.until("the changes", 10*time.Second, func() bool { return len(h.rows) == 4 })
-	snap, ins, after := h.rows[0], h.rows[1], h.rows[3]
-	if h.rows[2].Kind != row.UpdateBefore || after.Kind != row.UpdateAfter {
-		t.Fatalf("kinds %s %s", h.rows[2].Kind, after.Kind)
+	h.Until("the changes", 10*time.Second, func() bool { return len(h.Rows) == 4 })
+	snap, ins, after := h.Rows[0], h.Rows[1], h.Rows[3]
+	if h.Rows[2].Kind != row.UpdateBefore || after.Kind != row.UpdateAfter {
+		t.Fatalf("kinds %s %s", h.Rows[2].Kind, after.Kind)
 	}
 	cols := src.Tables()[0].Columns
 	for j := 1; j < len(cols); j++ {
@@ -325,12 +325,12 @@ INSERT INTO nokey VALUES (1, 'a', 1);`)
 		t.Fatalf("primary key %v", pk)
 	}
 	h := newHarness(t, src, 1, nil, nil)
-	h.until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
+	h.Until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
 	db.exec(t, `UPDATE nokey SET id = 2 WHERE id = 1`)
 	db.exec(t, `UPDATE nokey SET name = 'b' WHERE id = 2`)
 	db.exec(t, `DELETE FROM nokey`)
-	h.until("the changes", 10*time.Second, func() bool { return len(h.rows) == 6 })
-	if got, want := render(h.rows), "+I 1 a 1 | -D 1 a 1 | +I 2 a 1 | -U 2 a 1 | +U 2 b 1 | -D 2 b 1"; got != want {
+	h.Until("the changes", 10*time.Second, func() bool { return len(h.Rows) == 6 })
+	if got, want := render(h.Rows), "+I 1 a 1 | -D 1 a 1 | +I 2 a 1 | -U 2 a 1 | +U 2 b 1 | -D 2 b 1"; got != want {
 		t.Errorf("rows:\n got %s\nwant %s", got, want)
 	}
 }
@@ -376,7 +376,7 @@ func TestErrors(t *testing.T) {
 	slotBusyWait = time.Second
 	conf := db.options([]string{"t"}, "startup.mode = latest")
 	h := newHarness(t, mustSource(t, conf, connector.Streaming, 1), 1, nil, nil)
-	h.until("the slot in use", 10*time.Second, func() bool {
+	h.Until("the slot in use", 10*time.Second, func() bool {
 		var active bool
 		_ = db.conn.QueryRow(context.Background(), "SELECT active FROM pg_replication_slots WHERE slot_name = $1", db.slot).Scan(&active)
 		return active
@@ -399,9 +399,9 @@ func TestToastWithoutFullIdentity(t *testing.T) {
 ALTER TABLE big ALTER COLUMN v SET STORAGE EXTERNAL;
 INSERT INTO big VALUES (1, 1, repeat('x', 10000));`)
 	h := newHarness(t, mustSource(t, db.options([]string{"big"}, "startup.mode = latest"), connector.Streaming, 1), 1, nil, nil)
-	h.until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
+	h.Until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
 	db.exec(t, `UPDATE big SET s = 2`)
-	if err := h.untilErr(10 * time.Second); !strings.Contains(err.Error(), `unchanged value of column "v"`) || !strings.Contains(err.Error(), "REPLICA IDENTITY FULL") {
+	if err := h.UntilErr(10 * time.Second); !strings.Contains(err.Error(), `unchanged value of column "v"`) || !strings.Contains(err.Error(), "REPLICA IDENTITY FULL") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -413,24 +413,24 @@ func TestRestoreDuringSnapshot(t *testing.T) {
 	db.exec(t, tableT+`INSERT INTO t SELECT g, 'n' || g, g FROM generate_series(1, 50) g; ANALYZE t;`)
 	conf := db.options([]string{"t"}, "snapshot.split.size = 10")
 	h := newHarness(t, mustSource(t, conf, connector.Streaming, 2), 2, nil, nil)
-	h.batch = 4
-	h.until("some rows", 10*time.Second, func() bool { return len(h.rows) >= 12 })
+	h.Batch = 4
+	h.Until("some rows", 10*time.Second, func() bool { return len(h.Rows) >= 12 })
 	db.exec(t, `UPDATE t SET score = -1 WHERE id IN (1, 49); DELETE FROM t WHERE id = 25; INSERT INTO t VALUES (60, 'x', 60)`)
-	es, rs := h.checkpoint(1)
-	h.complete(1)
+	es, rs := h.Checkpoint(1)
+	h.Complete(1)
 	if h.streamAt >= 0 {
 		t.Fatal("the stream started before the snapshot was read")
 	}
-	before := h.rows
-	h.close()
+	before := h.Rows
+	h.Close()
 	db.exec(t, `UPDATE t SET name = 'late' WHERE id = 50`)
 
 	h2 := newHarness(t, mustSource(t, conf, connector.Streaming, 2), 2, es, rs)
-	h2.until("the changes", 20*time.Second, func() bool { return h2.streamAt >= 0 && len(h2.rows)-h2.streamAt >= 8 })
-	if got, want := apply(append(before, h2.rows...)), tableRows(t, db, "t"); got != want {
+	h2.Until("the changes", 20*time.Second, func() bool { return h2.streamAt >= 0 && len(h2.Rows)-h2.streamAt >= 8 })
+	if got, want := apply(append(before, h2.Rows...)), tableRows(t, db, "t"); got != want {
 		t.Errorf("applied rows differ from the table:\n got %s\nwant %s", got, want)
 	}
-	if got, want := render(h2.rows[h2.streamAt:]), "-U 1 n1 1 | +U 1 n1 -1 | -U 49 n49 49 | +U 49 n49 -1 | -D 25 n25 25 | +I 60 x 60 | -U 50 n50 50 | +U 50 late 50"; got != want {
+	if got, want := render(h2.Rows[h2.streamAt:]), "-U 1 n1 1 | +U 1 n1 -1 | -U 49 n49 49 | +U 49 n49 -1 | -D 25 n25 25 | +I 60 x 60 | -U 50 n50 50 | +U 50 late 50"; got != want {
 		t.Errorf("changes:\n got %s\nwant %s", got, want)
 	}
 }
@@ -442,18 +442,18 @@ func TestRestoreAddsTable(t *testing.T) {
 	db.exec(t, tableT+`CREATE TABLE u (id int PRIMARY KEY, name text, score int); ALTER TABLE u REPLICA IDENTITY FULL;
 INSERT INTO t VALUES (1, 'a', 1); INSERT INTO u VALUES (1, 'u', 1);`)
 	h := newHarness(t, mustSource(t, db.options([]string{"t"}, ""), connector.Streaming, 1), 1, nil, nil)
-	h.until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
-	es, rs := h.checkpoint(1)
-	h.complete(1)
-	h.close()
+	h.Until("the stream", 10*time.Second, func() bool { return h.streamAt >= 0 })
+	es, rs := h.Checkpoint(1)
+	h.Complete(1)
+	h.Close()
 	db.exec(t, `INSERT INTO t VALUES (2, 'b', 2); INSERT INTO u VALUES (2, 'v', 2)`)
 
 	h2 := newHarness(t, mustSource(t, db.options([]string{"t", "u"}, ""), connector.Streaming, 1), 1, es, rs)
-	h2.until("the stream", 10*time.Second, func() bool { return h2.streamAt >= 0 })
+	h2.Until("the stream", 10*time.Second, func() bool { return h2.streamAt >= 0 })
 	db.exec(t, `UPDATE u SET score = 3 WHERE id = 1; INSERT INTO t VALUES (3, 'c', 3)`)
-	h2.until("the changes", 10*time.Second, func() bool { return len(h2.rows)-h2.streamAt >= 4 })
+	h2.Until("the changes", 10*time.Second, func() bool { return len(h2.Rows)-h2.streamAt >= 4 })
 	var got []string
-	for _, r := range h2.rows {
+	for _, r := range h2.Rows {
 		got = append(got, r.Table[strings.LastIndexByte(r.Table, '.')+1:]+" "+render([]row.Row{r}))
 	}
 	want := "u +I 1 u 1 | u +I 2 v 2 | t +I 2 b 2 | u -U 1 u 1 | u +U 1 u 3 | t +I 3 c 3"
