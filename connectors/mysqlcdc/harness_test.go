@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-	
+
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/strait-dev/strait/config"
