@@ -32,21 +32,26 @@ func beside(path, name string) string {
 // runAnchor runs an anchor as a process on procs cores and returns its time (as it measured
 // it, start-up excluded) and its peak RSS.
 func runAnchor(name string, procs int, args ...string) (secs float64, rssMB int64) {
-	path := beside(*anchorsBin, "bench-anchors")
-	cmd := exec.Command(path, append([]string{name}, args...)...)
+	return runTimed(beside(*anchorsBin, "bench-anchors"), "anchor-secs ", procs, append([]string{name}, args...)...)
+}
+
+// runTimed runs a program that prints its own time after prefix, on procs cores, and returns
+// that time and the process's peak RSS.
+func runTimed(path, prefix string, procs int, args ...string) (secs float64, rssMB int64) {
+	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		fail(fmt.Errorf("anchor %s (%s): %v\n%s", name, path, err, out.String()))
+		fail(fmt.Errorf("%s %s: %v\n%s", path, strings.Join(args, " "), err, out.String()))
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, "anchor-secs "); ok {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
 			fmt.Sscan(v, &secs)
 		}
 	}
 	if secs == 0 {
-		fail(fmt.Errorf("anchor %s: no time in its output:\n%s", name, out.String()))
+		fail(fmt.Errorf("%s %s: no time in its output:\n%s", path, strings.Join(args, " "), out.String()))
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rssMB = ru.Maxrss / 1024

@@ -2,16 +2,13 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -229,51 +226,15 @@ output:
 		}, "job time")
 }
 
-// bareMapCopy reads rows records of in, decodes each with encoding/json, maps it, encodes
-// it and produces it to out, with the source's consumer and the sink's producer settings.
+// bareMapCopy is bareCopy decoding each record with encoding/json, mapping it and encoding it.
 func bareMapCopy(addr, in, out string, rows, procs int) float64 {
-	return onCores(procs, func() error {
-		src, err := kgo.NewClient(consumerOpts(addr, in)...)
-		if err != nil {
-			return err
+	var line records.Line
+	return bareCopyWith(addr, in, out, rows, procs, func(v []byte) ([]byte, error) {
+		line = records.Line{}
+		if err := json.Unmarshal(v, &line); err != nil {
+			return nil, err
 		}
-		defer src.Close()
-		dst, err := kgo.NewClient(producerOpts(addr, out)...)
-		if err != nil {
-			return err
-		}
-		defer dst.Close()
-		var first error
-		promise := func(_ *kgo.Record, err error) {
-			if err != nil && first == nil {
-				first = err
-			}
-		}
-		ctx := context.Background()
-		var line records.Line
-		for n := 0; n < rows; {
-			fs := src.PollFetches(ctx)
-			if errs := fs.Errors(); len(errs) > 0 {
-				return errs[0].Err
-			}
-			for it := fs.RecordIter(); !it.Done() && first == nil; {
-				r := it.Next()
-				n++
-				line = records.Line{}
-				if err := json.Unmarshal(r.Value, &line); err != nil {
-					return fmt.Errorf("record %d: %w", r.Offset, err)
-				}
-				v, err := json.Marshal(records.Map(&line))
-				if err != nil {
-					return err
-				}
-				dst.Produce(ctx, &kgo.Record{Key: r.Key, Value: v}, promise)
-			}
-		}
-		if err := dst.Flush(ctx); err != nil {
-			return err
-		}
-		return first
+		return json.Marshal(records.Map(&line))
 	})
 }
 
@@ -282,26 +243,7 @@ func bareMapCopy(addr, in, out string, rows, procs int) float64 {
 func runBenthos(dir, yaml string, procs int) (secs float64, rssMB int64) {
 	conf := filepath.Join(dir, fmt.Sprintf("benthos-%d.yaml", time.Now().UnixNano()))
 	writeFile(conf, yaml)
-	path := beside(*benthosBin, "bench-benthos")
-	cmd := exec.Command(path, conf)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		fail(fmt.Errorf("benthos %s (%s): %v\n%s", conf, path, err, out.String()))
-	}
-	for _, line := range strings.Split(out.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, "benthos-secs "); ok {
-			fmt.Sscan(v, &secs)
-		}
-	}
-	if secs == 0 {
-		fail(fmt.Errorf("benthos %s: no time in its output:\n%s", conf, out.String()))
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rssMB = ru.Maxrss / 1024
-	}
-	return secs, rssMB
+	return runTimed(beside(*benthosBin, "bench-benthos"), "benthos-secs ", procs, conf)
 }
 
 // countLines fails the run unless the file, or the files of the folder, hold want lines.

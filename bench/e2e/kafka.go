@@ -277,6 +277,11 @@ func bareConsume(addr, topic string, rows, procs int) float64 {
 
 // bareCopy reads rows records of in and writes them to out with one client each.
 func bareCopy(addr, in, out string, rows, procs int) float64 {
+	return bareCopyWith(addr, in, out, rows, procs, nil)
+}
+
+// bareCopyWith is bareCopy with each record's value made anew by conv (nil: as it was read).
+func bareCopyWith(addr, in, out string, rows, procs int, conv func([]byte) ([]byte, error)) float64 {
 	return onCores(procs, func() error {
 		src, err := kgo.NewClient(consumerOpts(addr, in)...)
 		if err != nil {
@@ -300,10 +305,17 @@ func bareCopy(addr, in, out string, rows, procs int) float64 {
 			if errs := fs.Errors(); len(errs) > 0 {
 				return errs[0].Err
 			}
-			fs.EachRecord(func(r *kgo.Record) {
+			for it := fs.RecordIter(); !it.Done(); {
+				r := it.Next()
 				n++
-				dst.Produce(ctx, &kgo.Record{Key: r.Key, Value: r.Value}, promise)
-			})
+				v := r.Value
+				if conv != nil {
+					if v, err = conv(v); err != nil {
+						return fmt.Errorf("record %d: %w", r.Offset, err)
+					}
+				}
+				dst.Produce(ctx, &kgo.Record{Key: r.Key, Value: v}, promise)
+			}
 		}
 		if err := dst.Flush(ctx); err != nil {
 			return err
