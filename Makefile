@@ -165,7 +165,7 @@ fuzz:
 # same work (bench/anchors), and the in-process probes of start-up and checkpoints
 # (bench/probe), and Benthos v4 doing the same jobs (bench/benthos, a module of its own fetched
 # from the module proxy), built here in the same run; results go to bin/bench/results-<date>.
-bench: build build-noembed postgres mariadb s3 kafka
+bench: build build-noembed postgres mariadb s3 kafka zincsearch redis
 	$(GO) test -run='^$$' -bench=. -benchmem ./row/... ./exchange/ ./taskrunner/ ./connectors/... ./transform/...
 	$(GO) build -o bin/bench-anchors ./bench/anchors
 	$(GO) build -o bin/bench-probe ./bench/probe

@@ -38,7 +38,7 @@ var (
 	procs    = flag.Int("procs", 1, "GOMAXPROCS for the job (1 = one core)")
 	hopRows  = flag.Int("hop-rows", 10_000_000, "rows for the exchange-hop comparison (0 skips it)")
 	fileRows = flag.Int("file-rows", 2_000_000, "JSON lines for the LocalFile benchmarks (0 skips them)")
-	only     = flag.String("only", "", "comma-separated sections to run (fused, sql, files, cluster, kafka, pg, mysql, s3file, startup, checkpoint, scale, benthos); all when empty")
+	only     = flag.String("only", "", "comma-separated sections to run (fused, sql, files, cluster, kafka, pg, mysql, s3file, startup, checkpoint, scale, benthos, sinks); all when empty")
 	outDir   = flag.String("out", "bin/bench", "the folder the results files go to")
 )
 
@@ -75,6 +75,7 @@ func main() {
 		{"mysql", func() { mysqlBench(*bin, dir, *procs) }},
 		{"scale", func() { scaleBench(*bin, dir) }},
 		{"benthos", func() { benthosBench(*bin, dir, *procs) }},
+		{"sinks", func() { sinkBench(*bin, dir, *procs) }},
 		{"s3file", func() {
 			if *fileRows > 0 {
 				s3FileJobs(*bin, dir, *fileRows, *procs)
