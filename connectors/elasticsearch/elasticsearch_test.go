@@ -6,22 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/fake"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/types"
 )
 
 // server is the test's search server: STRAIT_TEST_ELASTICSEARCH, the URL (credentials
@@ -57,68 +53,6 @@ func dropIndexes(t *testing.T, names ...string) {
 			}
 		}
 	})
-}
-
-func options(t *testing.T, src, where string) *config.Options {
-	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return config.New(root, where)
-}
-
-func table(id string, cols ...string) *catalog.Table {
-	t := &catalog.Table{}
-	t.Path, _ = catalog.ParsePath(id, false)
-	for i := 0; i+1 < len(cols); i += 2 {
-		t.Columns = append(t.Columns, catalog.Column{Name: cols[i], Type: types.MustParse(cols[i+1]), Nullable: true})
-	}
-	return t
-}
-
-func buildSink(t *testing.T, conf string, inputs ...*catalog.Table) (connector.Sink, error) {
-	t.Helper()
-	build, _, ok := connector.LookupSink("Elasticsearch")
-	if !ok {
-		t.Fatal("the Elasticsearch sink is not registered")
-	}
-	return build(&connector.SinkContext{Context: context.Background(), Options: options(t, conf, "sink[0] Elasticsearch"), Job: connector.Job{ID: 7}, Inputs: inputs})
-}
-
-func buildSource(t *testing.T, conf string) (connector.Source, error) {
-	t.Helper()
-	build, _, ok := connector.LookupSource("Elasticsearch")
-	if !ok {
-		t.Fatal("the Elasticsearch source is not registered")
-	}
-	return build(&connector.SourceContext{Context: context.Background(), Options: options(t, conf, "source[0] Elasticsearch"),
-		Job: connector.Job{ID: 7, Mode: connector.Batch}, Parallelism: 1})
-}
-
-// write runs a sink's writer over batches, a checkpoint after each, as the runner does.
-func write(t *testing.T, s connector.Sink, batches ...*row.Batch) error {
-	t.Helper()
-	ctx := context.Background()
-	if su, ok := s.(connector.SinkSetup); ok {
-		if err := su.Setup(ctx); err != nil {
-			return err
-		}
-	}
-	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 7}, Epoch: 1}, nil)
-	if err != nil {
-		return err
-	}
-	defer w.Close(ctx)
-	for i, b := range batches {
-		if err := w.Write(ctx, b); err != nil {
-			return err
-		}
-		if _, err := w.PrepareCommit(ctx, int64(i+1)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // docs reads an index's documents by id, once the server shows want of them (it indexes
@@ -212,9 +146,9 @@ func asJSON(v any) string {
 // them and deletes remove them; a second table of the same sink goes to its own index.
 func TestSinkUpsertsAndDeletes(t *testing.T) {
 	index := newIndex(t)
-	orders := table("shop.orders", "id", "bigint", "region", "string", "amount", "decimal(10, 2)", "day", "date",
+	orders := conntest.Table("shop.orders", "id", "bigint", "region", "string", "amount", "decimal(10, 2)", "day", "date",
 		"at", "timestamp", "tags", "array<string>", "item", "{sku = string, qty = int}")
-	s, err := buildSink(t, fmt.Sprintf(`hosts = [%q]
+	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf(`hosts = [%q]
 index = %q
 primary_keys = ["id", "region"]
 key_delimiter = "$"
@@ -243,13 +177,13 @@ max_batch_size = 2`, server(t), index), orders)
 		[]row.Value{row.BigIntValue(1), row.StringValue("eu"), dec("10.50"), day, ts("2022-04-27T14:30:00"), tags, item("x", 1)},
 		[]row.Value{row.BigIntValue(1), row.StringValue("eu"), dec("99.99"), day, ts("2022-04-27T15:00:00"), tags, item("x", 9)},
 		[]row.Value{row.BigIntValue(2), row.StringValue("us"), dec("3.00"), day, ts("2022-04-27T14:31:00"), tags, item("y", 2)})
-	if err := write(t, s, first); err != nil {
+	if err := conntest.Write(t, s, first); err != nil {
 		t.Fatal(err)
 	}
 	// ZincSearch indexes in the background and may apply a delete before an index still
 	// queued (Elasticsearch keeps their order): the changes go once the inserts are seen
 	docs(t, index, 3, "1$eu", "2$us", "3$eu")
-	if err := write(t, s, changes); err != nil {
+	if err := conntest.Write(t, s, changes); err != nil {
 		t.Fatal(err)
 	}
 	// the server may show the delete before the update: wait for both
@@ -277,12 +211,12 @@ max_batch_size = 2`, server(t), index), orders)
 // refuse to run; DROP_DATA empties it; a DELETE without primary keys is refused.
 func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
 	base := newIndex(t)
-	tbl := table("t", "id", "int", "zone", "string")
-	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = \"%s-${zone}\"\nprimary_keys = [id]", server(t), base), tbl)
+	tbl := conntest.Table("t", "id", "int", "zone", "string")
+	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = \"%s-${zone}\"\nprimary_keys = [id]", server(t), base), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")},
+	if err := conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")},
 		[]row.Value{row.IntValue(2), row.StringValue("b")}, []row.Value{row.IntValue(3), row.StringValue("a")})); err != nil {
 		t.Fatal(err)
 	}
@@ -292,18 +226,18 @@ func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
 	}
 
 	missing := newIndex(t)
-	s, err = buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nschema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST", server(t), missing), tbl)
+	s, err = conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nschema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST", server(t), missing), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := write(t, s); err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), missing) {
+	if err := conntest.Write(t, s); err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), missing) {
 		t.Errorf("ERROR_WHEN_SCHEMA_NOT_EXIST on a missing index: %v", err)
 	}
 
 	idx := newIndex(t)
 	conf := fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\n", server(t), idx)
-	s, _ = buildSink(t, conf, tbl)
-	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")})); err != nil {
+	s, _ = conntest.BuildSink(t, "Elasticsearch", conf, tbl)
+	if err := conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")})); err != nil {
 		t.Fatal(err)
 	}
 	docs(t, idx, 1)
@@ -311,20 +245,20 @@ func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
 	if err := testClient(t).json(context.Background(), http.MethodGet, indexPath(idx)+"/_mapping", nil, &mapping); err != nil || !strings.Contains(asJSON(mapping), `"zone"`) {
 		t.Errorf("the created index's mapping: %v %v", asJSON(mapping), err)
 	}
-	s, _ = buildSink(t, conf+"data_save_mode = ERROR_WHEN_DATA_EXISTS", tbl)
-	if err := write(t, s); err == nil || !strings.Contains(err.Error(), "holds 1 documents") {
+	s, _ = conntest.BuildSink(t, "Elasticsearch", conf+"data_save_mode = ERROR_WHEN_DATA_EXISTS", tbl)
+	if err := conntest.Write(t, s); err == nil || !strings.Contains(err.Error(), "holds 1 documents") {
 		t.Errorf("ERROR_WHEN_DATA_EXISTS on an index with a document: %v", err)
 	}
-	s, _ = buildSink(t, conf+"data_save_mode = DROP_DATA", tbl)
-	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(5), row.StringValue("z")})); err != nil {
+	s, _ = conntest.BuildSink(t, "Elasticsearch", conf+"data_save_mode = DROP_DATA", tbl)
+	if err := conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(5), row.StringValue("z")})); err != nil {
 		t.Fatal(err)
 	}
 	if got := docs(t, idx, 1, "5"); got["5"] == nil {
 		t.Errorf("after DROP_DATA: %v", got)
 	}
 
-	s, _ = buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q", server(t), newIndex(t)), tbl)
-	err = write(t, s, rows(tbl, []row.Kind{row.Delete}, []row.Value{row.IntValue(1), row.StringValue("a")}))
+	s, _ = conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q", server(t), newIndex(t)), tbl)
+	err = conntest.Write(t, s, rows(tbl, []row.Kind{row.Delete}, []row.Value{row.IntValue(1), row.StringValue("a")}))
 	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "primary_keys") {
 		t.Errorf("a DELETE without primary keys: %v", err)
 	}
@@ -333,7 +267,7 @@ func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
 // Options are checked where the config names them; a document the server refuses fails the
 // write naming its id, index and the server's reason.
 func TestSinkErrors(t *testing.T) {
-	tbl := table("t", "id", "int")
+	tbl := conntest.Table("t", "id", "int")
 	for _, c := range []struct{ conf, want string }{
 		{`index = x`, "hosts"},
 		{`hosts = ["localhost:1"]`, "index"},
@@ -341,12 +275,12 @@ func TestSinkErrors(t *testing.T) {
 		{"hosts = [\"localhost:1\"]\nindex = x\nmax_batch_size = 0", "max_batch_size"},
 		{"hosts = [\"localhost:1\"]\nindex = x\nschema_save_mode = SOMETIMES", "schema_save_mode"},
 	} {
-		if _, err := buildSink(t, c.conf, tbl); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := conntest.BuildSink(t, "Elasticsearch", c.conf, tbl); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.conf, err, c.want)
 		}
 	}
 	// an unreachable server: the bulk request fails after its attempts, naming the plugin
-	s, err := buildSink(t, "hosts = [\"127.0.0.1:1\"]\nindex = x\nschema_save_mode = IGNORE\nmax_retry_count = 2", tbl)
+	s, err := conntest.BuildSink(t, "Elasticsearch", "hosts = [\"127.0.0.1:1\"]\nindex = x\nschema_save_mode = IGNORE\nmax_retry_count = 2", tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +290,7 @@ func TestSinkErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1)})); err == nil || !strings.Contains(err.Error(), "sink[0] Elasticsearch: bulk request of 1 documents") {
+	if err := conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1)})); err == nil || !strings.Contains(err.Error(), "sink[0] Elasticsearch: bulk request of 1 documents") {
 		t.Errorf("an unreachable server: %v", err)
 	}
 	var out bulkResponse
@@ -371,8 +305,8 @@ func TestSinkErrors(t *testing.T) {
 // mapping, _id included; a restored split skips what it had emitted.
 func TestSourceReadsPages(t *testing.T) {
 	index := newIndex(t)
-	tbl := table("t", "id", "bigint", "name", "string", "score", "double", "tags", "array<string>")
-	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	tbl := conntest.Table("t", "id", "bigint", "name", "string", "score", "double", "tags", "array<string>")
+	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +315,7 @@ func TestSourceReadsPages(t *testing.T) {
 		in = append(in, []row.Value{row.BigIntValue(int64(i)), row.StringValue(fmt.Sprintf("n%02d", i)), row.DoubleValue(float64(i) / 2),
 			row.ArrayValue([]row.Value{row.StringValue("t")})})
 	}
-	if err := write(t, s, rows(tbl, nil, in...)); err != nil {
+	if err := conntest.Write(t, s, rows(tbl, nil, in...)); err != nil {
 		t.Fatal(err)
 	}
 	docs(t, index, 25)
@@ -394,7 +328,7 @@ schema = { fields { _id = string, id = bigint, name = string, score = double, ta
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := readAll(t, src)
+	got := conntest.AllRows(t, src, 1)
 	if len(got) != 20 {
 		t.Fatalf("%d rows, want the 20 of id >= 5", len(got))
 	}
@@ -417,7 +351,7 @@ array_column = { tags = "array<string>" }`, server(t), index))
 	if tt := src.Tables()[0].RowType(); strings.Join(tt.Names, ",") != "_id,name,tags" || tt.Types[2].String() != "array<string>" {
 		t.Errorf("table %v %v", tt.Names, tt.Types)
 	}
-	if got := readAll(t, src); len(got) != 25 {
+	if got := conntest.AllRows(t, src, 1); len(got) != 25 {
 		t.Errorf("%d rows, want 25", len(got))
 	}
 
@@ -430,7 +364,7 @@ array_column = { tags = "array<string>" }`, server(t), index))
 	if tt := src.Tables()[0].RowType(); strings.Join(tt.Names, ",") != "id,name,score,tags" {
 		t.Errorf("the fields of the mapping: %v", tt.Names)
 	}
-	if got := readAll(t, src); len(got) != 25 || got[0].Fields[1].String() != "n00" {
+	if got := conntest.AllRows(t, src, 1); len(got) != 25 || got[0].Fields[1].String() != "n00" {
 		t.Errorf("%d rows, want 25; the first %v", len(got), got[0].Fields)
 	}
 
@@ -454,22 +388,6 @@ array_column = { tags = "array<string>" }`, server(t), index))
 	if n != 7 {
 		t.Errorf("a split restored after 18 of 25 hits read %d more", n)
 	}
-}
-
-func readAll(t *testing.T, src connector.Source) []row.Row {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	per, err := conntest.Rows(ctx, src, 1)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	var all []row.Row
-	for _, rs := range per {
-		all = append(all, rs...)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].Fields[0].String() < all[j].Fields[0].String() })
-	return all
 }
 
 // Every SeaTunnel type goes through the sink as SeaTunnel writes it (decimals as numbers,
@@ -512,13 +430,13 @@ func TestTypesRoundTrip(t *testing.T) {
 		fields = append(fields, c.v)
 		schema += fmt.Sprintf(", %s = %q", c.name, c.typ)
 	}
-	tbl := table("t", cols...)
+	tbl := conntest.Table("t", cols...)
 	index := newIndex(t)
-	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := write(t, s, rows(tbl, nil, fields)); err != nil {
+	if err := conntest.Write(t, s, rows(tbl, nil, fields)); err != nil {
 		t.Fatal(err)
 	}
 	doc := docs(t, index, 1, "1")["1"]
@@ -534,7 +452,7 @@ func TestTypesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := readAll(t, src)
+	got := conntest.AllRows(t, src, 1)
 	if len(got) != 1 {
 		t.Fatalf("%d rows, want 1", len(got))
 	}
@@ -555,12 +473,12 @@ func TestSinkRefusedDocument(t *testing.T) {
 	if err := testClient(t).json(context.Background(), http.MethodPut, indexPath(index), body, nil); err != nil {
 		t.Fatal(err)
 	}
-	tbl := table("t", "id", "int", "n", "string")
-	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
+	tbl := conntest.Table("t", "id", "int", "n", "string")
+	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("5")}, []row.Value{row.IntValue(2), row.StringValue("not a number")}))
+	err = conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("5")}, []row.Value{row.IntValue(2), row.StringValue("not a number")}))
 	want := fmt.Sprintf(`the server refused the index of document "2" in index %s`, index)
 	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("a document the mapping refuses: %v\nwant a permanent error with %q and the value", err, want)
@@ -571,21 +489,21 @@ func TestSinkRefusedDocument(t *testing.T) {
 // table's fields.
 func TestSinkRecreateSchema(t *testing.T) {
 	index := newIndex(t)
-	old := table("t", "id", "int", "zone", "string")
-	s, err := buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), old)
+	old := conntest.Table("t", "id", "int", "zone", "string")
+	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := write(t, s, rows(old, nil, []row.Value{row.IntValue(1), row.StringValue("a")}, []row.Value{row.IntValue(2), row.StringValue("b")})); err != nil {
+	if err := conntest.Write(t, s, rows(old, nil, []row.Value{row.IntValue(1), row.StringValue("a")}, []row.Value{row.IntValue(2), row.StringValue("b")})); err != nil {
 		t.Fatal(err)
 	}
 	docs(t, index, 2)
-	tbl := table("t", "id", "int", "amount", "double")
-	s, err = buildSink(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\nschema_save_mode = RECREATE_SCHEMA", server(t), index), tbl)
+	tbl := conntest.Table("t", "id", "int", "amount", "double")
+	s, err = conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\nschema_save_mode = RECREATE_SCHEMA", server(t), index), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := write(t, s, rows(tbl, nil, []row.Value{row.IntValue(3), row.DoubleValue(1.5)})); err != nil {
+	if err := conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(3), row.DoubleValue(1.5)})); err != nil {
 		t.Fatal(err)
 	}
 	if got := docs(t, index, 1, "3"); asJSON(got["3"]) != `{"amount":1.5,"id":3}` {
@@ -617,4 +535,9 @@ func TestExampleJobPlans(t *testing.T) {
 	if _, err := planner.Plan(planner.Source{File: "fake_to_elasticsearch.conf", Text: bad}, connector.Job{ID: 1}); err == nil || !strings.Contains(err.Error(), "max_batch_size") {
 		t.Errorf("max_batch_size = 0 planned: %v", err)
 	}
+}
+
+// buildSource builds the Elasticsearch source of a batch job with one reader.
+func buildSource(t *testing.T, conf string) (connector.Source, error) {
+	return conntest.BuildSource(t, "Elasticsearch", conf, connector.Batch, 1)
 }

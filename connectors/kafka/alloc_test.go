@@ -6,6 +6,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -57,7 +58,7 @@ func TestSinkRecordAllocatesNothingPerRow(t *testing.T) {
 			in := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
 			f, _, _ := connector.LookupSink("Kafka")
 			s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 1},
-				Options: pluginOptionsAt(t, "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format, "sink[0] Kafka"),
+				Options: conntest.Options(t, "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format, "sink[0] Kafka"),
 				Inputs:  []*catalog.Table{in}})
 			if err != nil {
 				t.Fatal(err)

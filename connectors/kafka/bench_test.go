@@ -70,7 +70,7 @@ func BenchmarkSinkRecord(b *testing.B) {
 			in := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
 			f, _, _ := connector.LookupSink("Kafka")
 			s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 1},
-				Options: pluginOptionsAt(b, "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format, "sink[0] Kafka"),
+				Options: conntest.Options(b, "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format, "sink[0] Kafka"),
 				Inputs:  []*catalog.Table{in}})
 			if err != nil {
 				b.Fatal(err)
@@ -131,7 +131,7 @@ func benchSink(b *testing.B, addr, out string) (*Sink, *catalog.Table) {
 	in := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
 	f, _, _ := connector.LookupSink("Kafka")
 	s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 1, Mode: connector.Batch},
-		Options: pluginOptionsAt(b, fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nsemantics = AT_LEAST_ONCE", addr, out), "sink[0] Kafka"),
+		Options: conntest.Options(b, fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nsemantics = AT_LEAST_ONCE", addr, out), "sink[0] Kafka"),
 		Inputs:  []*catalog.Table{in}})
 	if err != nil {
 		b.Fatal(err)

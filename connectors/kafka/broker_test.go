@@ -15,8 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 )
 
 // envKafka names the broker the tests use: kfake, which `make test` starts with
@@ -180,16 +180,7 @@ func consumeAll(t testing.TB, addr, topic string, readCommitted bool) []consumed
 // pluginOptions reads a plugin block written in HOCON.
 func pluginOptions(t testing.TB, block string) *config.Options {
 	t.Helper()
-	return pluginOptionsAt(t, block, "source[0] Kafka")
-}
-
-func pluginOptionsAt(t testing.TB, block, where string) *config.Options {
-	t.Helper()
-	v, err := hocon.Parse([]byte(block), hocon.Options{File: "test.conf"})
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, block)
-	}
-	return config.New(v, where)
+	return conntest.Options(t, block, "source[0] Kafka")
 }
 
 // buildSource builds the source through the registry, as the planner does.

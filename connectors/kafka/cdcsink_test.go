@@ -11,6 +11,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -171,7 +172,7 @@ func TestSinkCompatibleDebeziumJSON(t *testing.T) {
 	})
 	f, _, _ := connector.LookupSink("Kafka")
 	s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 7, Mode: connector.Batch},
-		Options: pluginOptionsAt(t, fmt.Sprintf("bootstrap.servers = %q\ntopic = ignored\nformat = compatible_debezium_json", addr), "sink[0] Kafka"),
+		Options: conntest.Options(t, fmt.Sprintf("bootstrap.servers = %q\ntopic = ignored\nformat = compatible_debezium_json", addr), "sink[0] Kafka"),
 		Inputs:  []*catalog.Table{in}})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +196,7 @@ func TestSinkCompatibleDebeziumJSON(t *testing.T) {
 	}
 	bad := catalog.FromRowType(catalog.TablePath{Table: "x"}, &types.RowType{Names: []string{"topic"}, Types: []types.DataType{types.Of(types.String)}})
 	if _, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 7},
-		Options: pluginOptionsAt(t, fmt.Sprintf("bootstrap.servers = %q\ntopic = t\nformat = compatible_debezium_json", addr), "sink[0] Kafka"),
+		Options: conntest.Options(t, fmt.Sprintf("bootstrap.servers = %q\ntopic = t\nformat = compatible_debezium_json", addr), "sink[0] Kafka"),
 		Inputs:  []*catalog.Table{bad}}); err == nil || !strings.Contains(err.Error(), "no key") {
 		t.Fatalf("an input without key and value: %v", err)
 	}

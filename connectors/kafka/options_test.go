@@ -7,13 +7,14 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 )
 
 // unknownOptions builds the plugin as the planner does (offline: neither factory reaches
 // the broker) and returns the warnings about options its spec does not know.
 func unknownOptions(t *testing.T, kind, block string) []string {
 	t.Helper()
-	o := pluginOptionsAt(t, block, kind+"[0] Kafka")
+	o := conntest.Options(t, block, kind+"[0] Kafka")
 	var err error
 	switch kind {
 	case "source":
@@ -36,10 +37,10 @@ func TestUnknownOptionsAreWarned(t *testing.T) {
 		want            []string
 	}{
 		{"source options", "source", "bootstrap.servers = b\ntopic = t\nresult_table_name = x\nstart_mode = specific_offsets\nstart_mode.offsets = { t-0 = 5 }\nkafka.config = { client.id = c }", nil},
-		{"a misspelt source option", "source", "bootstrap.servers = b\ntopic = t\nconsumer.gruop = g", []string{`unknown option "consumer.gruop" (did you mean "consumer.group"?) at test.conf:3:18`}},
-		{"a misspelt option of a table", "source", "bootstrap.servers = b\ntables_configs = [{ topic = t, fromat = json }]", []string{`unknown option "tables_configs[0].fromat" (did you mean "tables_configs[0].format"?) at test.conf:2:41`}},
+		{"a misspelt source option", "source", "bootstrap.servers = b\ntopic = t\nconsumer.gruop = g", []string{`unknown option "consumer.gruop" (did you mean "consumer.group"?) at job.conf:3:18`}},
+		{"a misspelt option of a table", "source", "bootstrap.servers = b\ntables_configs = [{ topic = t, fromat = json }]", []string{`unknown option "tables_configs[0].fromat" (did you mean "tables_configs[0].format"?) at job.conf:2:41`}},
 		{"sink options", "sink", "bootstrap.servers = b\ntopic = t\nsemantics = EXACTLY_ONCE\npartition_key_fields = [id]\nsource_table_name = x", nil},
-		{"a misspelt sink option", "sink", "bootstrap.servers = b\ntopic = t\nsemantic = EXACTLY_ONCE", []string{`unknown option "semantic" (did you mean "semantics"?) at test.conf:3:12`}},
+		{"a misspelt sink option", "sink", "bootstrap.servers = b\ntopic = t\nsemantic = EXACTLY_ONCE", []string{`unknown option "semantic" (did you mean "semantics"?) at job.conf:3:12`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := unknownOptions(t, tc.kind, tc.src); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
@@ -51,7 +52,7 @@ func TestUnknownOptionsAreWarned(t *testing.T) {
 
 func TestOptionErrors(t *testing.T) {
 	for _, tc := range []struct{ kind, src, want string }{
-		{"source", "topic = t", "source[0] Kafka: bootstrap.servers: option is required (at test.conf:1:1)"},
+		{"source", "topic = t", "source[0] Kafka: bootstrap.servers: option is required (at job.conf:1:1)"},
 		{"source", "bootstrap.servers = b", "source[0] Kafka: topic: option is required (or tables_configs)"},
 		{"source", "bootstrap.servers = b\ntopic = t\nstart_mode = sometime", `source[0] Kafka: start_mode: unknown value "sometime"`},
 		{"source", "bootstrap.servers = b\ntopic = t\nstart_mode = timestamp", "source[0] Kafka: start_mode.timestamp: option is required with start_mode = timestamp"},
@@ -62,13 +63,13 @@ func TestOptionErrors(t *testing.T) {
 		{"sink", "bootstrap.servers = b\ntopic = t\nformat = compatible_debezium_json", "sink[0] Kafka: format: table in: format compatible_debezium_json needs the fields topic, key and value"},
 		{"source", "bootstrap.servers = b\ntopic = t\nformat_error_handle_way = ignore", `source[0] Kafka: format_error_handle_way: unknown value "ignore"`},
 		{"source", "bootstrap.servers = b\ntopic = t\nkafka.config = { acks = 1, isolation.level = dirty }", "source[0] Kafka: kafka.config: kafka.config.isolation.level: want read_committed or read_uncommitted"},
-		{"sink", "bootstrap.servers = b", "sink[0] Kafka: topic: option is required (at test.conf:1:1)"},
+		{"sink", "bootstrap.servers = b", "sink[0] Kafka: topic: option is required (at job.conf:1:1)"},
 		{"sink", "bootstrap.servers = b\ntopic = t\nsemantics = TWICE", `sink[0] Kafka: semantics: unknown value "TWICE"`},
 		{"sink", "bootstrap.servers = b\ntopic = t\npartition_key_fields = [nope]", `sink[0] Kafka: partition_key_fields: table in has no field "nope"`},
 		{"sink", "bootstrap.servers = b\ntopic = \"t_${nope}\"", `sink[0] Kafka: topic: table in has no field "nope"`},
 		{"sink", "bootstrap.servers = b\ntopic = t\npartition = 1\nassign_partitions = [a]", "sink[0] Kafka: assign_partitions: set either partition or assign_partitions"},
 	} {
-		o := pluginOptionsAt(t, tc.src, tc.kind+"[0] Kafka")
+		o := conntest.Options(t, tc.src, tc.kind+"[0] Kafka")
 		var err error
 		if tc.kind == "source" {
 			f, _, _ := connector.LookupSource("Kafka")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -43,7 +44,7 @@ func buildSink(t testing.TB, mode connector.JobMode, block string) (connector.Si
 	if !ok {
 		t.Fatal("Kafka sink not registered")
 	}
-	o := pluginOptionsAt(t, block, "sink[0] Kafka")
+	o := conntest.Options(t, block, "sink[0] Kafka")
 	return f(&connector.SinkContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 7, Name: "test", Mode: mode},
 		Inputs: []*catalog.Table{sinkTable()}})
 }

@@ -61,21 +61,6 @@ func rowText(r row.Row) string {
 	return strings.Join(parts, " ")
 }
 
-func readRows(t *testing.T, src connector.Source, p int) []row.Row {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	per, err := conntest.Rows(ctx, src, p)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	var all []row.Row
-	for _, rs := range per {
-		all = append(all, rs...)
-	}
-	return all
-}
-
 func ids(rows []row.Row) []int64 {
 	out := make([]int64, len(rows))
 	for i, r := range rows {
@@ -134,7 +119,7 @@ format = %s
 start_mode = earliest
 %s
 %s`, addr, topic, c.format, c.extra, seatunnelSchema))
-			rows := readRows(t, src, 2)
+			rows := conntest.AllRows(t, src, 2)
 			if got := ids(rows); !equalIDs(got, span(0, 30)) {
 				t.Fatalf("ids %v, want 0..29", got)
 			}
@@ -161,7 +146,7 @@ start_mode = earliest`, addr, topic))
 	if cols := src.Tables()[0].Columns; len(cols) != 1 || cols[0].Name != "content" {
 		t.Fatalf("columns %+v", cols)
 	}
-	rows := readRows(t, src, 1)
+	rows := conntest.AllRows(t, src, 1)
 	if len(rows) != 2 || rows[0].Fields[0].S != "a,b" || rows[1].Fields[0].S != `{"x":1}` {
 		t.Fatalf("rows %v", rows)
 	}
@@ -208,7 +193,7 @@ func TestSourceStartModes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := mustSource(t, connector.Batch, 1, fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nschema = { fields { id = bigint } }\n%s", addr, topic, c.extra))
-			if got := ids(readRows(t, src, 1)); !equalIDs(got, c.want) {
+			if got := ids(conntest.AllRows(t, src, 1)); !equalIDs(got, c.want) {
 				t.Fatalf("ids %v, want %v", got, c.want)
 			}
 		})
@@ -343,7 +328,7 @@ func TestSourceBadRecord(t *testing.T) {
 		t.Fatalf("error %v, want a permanent one naming %q", err, want)
 	}
 	src = mustSource(t, connector.Batch, 1, block+"format_error_handle_way = skip")
-	if got := ids(readRows(t, src, 1)); !equalIDs(got, []int64{0, 3}) {
+	if got := ids(conntest.AllRows(t, src, 1)); !equalIDs(got, []int64{0, 3}) {
 		t.Fatalf("ids %v, want 0 and 3", got)
 	}
 }
@@ -397,7 +382,7 @@ tables_configs = [
 		t.Fatalf("tables %+v", tables)
 	}
 	byTable := map[string][]int64{}
-	for _, r := range readRows(t, src, 2) {
+	for _, r := range conntest.AllRows(t, src, 2) {
 		byTable[r.Table] = append(byTable[r.Table], r.Fields[0].I)
 	}
 	if fmt.Sprint(byTable[a]) != "[2 3]" || fmt.Sprint(byTable[b]) != "[10 11]" {

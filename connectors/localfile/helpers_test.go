@@ -12,7 +12,6 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
@@ -23,15 +22,6 @@ import (
 // e2e/localfile_suite_test.go runs the suite's configs on them through the strait binary.
 const seatunnelDir = "testdata/seatunnel"
 
-func options(t testing.TB, src, where string) *config.Options {
-	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return config.New(root, where)
-}
-
 // newTestSink builds the sink through the registry, as the planner does; with one input
 // table it is that table's *Sink.
 func newTestSink(t testing.TB, src string, inputs ...*catalog.Table) (*Sink, error) {
@@ -40,7 +30,7 @@ func newTestSink(t testing.TB, src string, inputs ...*catalog.Table) (*Sink, err
 	if !ok {
 		t.Fatal("the LocalFile sink is not registered")
 	}
-	s, err := build(&connector.SinkContext{Options: options(t, src, "sink[0] LocalFile"), Job: connector.Job{ID: 7}, Inputs: inputs})
+	s, err := build(&connector.SinkContext{Options: conntest.Options(t, src, "sink[0] LocalFile"), Job: connector.Job{ID: 7}, Inputs: inputs})
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +45,7 @@ func newTestSink(t testing.TB, src string, inputs ...*catalog.Table) (*Sink, err
 // each input table, on the options as they are.
 func newTableSink(t testing.TB, src string, inputs ...*catalog.Table) (connector.Sink, error) {
 	t.Helper()
-	o := options(t, src, "sink[0] LocalFile")
+	o := conntest.Options(t, src, "sink[0] LocalFile")
 	c, err := config.Decode[SinkConfig](o)
 	if err != nil {
 		return nil, err
@@ -74,7 +64,7 @@ func mustSink(t testing.TB, src string, inputs ...*catalog.Table) *Sink {
 
 func newTestSource(t testing.TB, src string) (*Source, error) {
 	t.Helper()
-	o := options(t, src, "source[0] LocalFile")
+	o := conntest.Options(t, src, "source[0] LocalFile")
 	out, _ := o.String("result_table_name", "")
 	build, _, ok := connector.LookupSource("LocalFile")
 	if !ok {

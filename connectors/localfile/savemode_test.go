@@ -10,6 +10,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 )
 
 // layout describes what lies at path: "<missing>", "<file>", or the paths below the
@@ -91,7 +92,7 @@ func TestSaveModes(t *testing.T) {
 			path := filepath.Join(dir, "out")
 			prepare[c.before](t, path)
 			conf := sinkConf(dir, "schema_save_mode = "+c.schema+"\ndata_save_mode = "+c.data)
-			s, err := f(&connector.SinkContext{Options: options(t, conf, "sink[0] LocalFile"), Job: connector.Job{ID: 7}, Inputs: []*catalog.Table{tbl}})
+			s, err := f(&connector.SinkContext{Options: conntest.Options(t, conf, "sink[0] LocalFile"), Job: connector.Job{ID: 7}, Inputs: []*catalog.Table{tbl}})
 			if err != nil {
 				t.Fatal(err)
 			}

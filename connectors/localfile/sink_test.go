@@ -14,6 +14,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 
@@ -110,7 +111,7 @@ func TestSinkDefaultsAndSpellings(t *testing.T) {
 		t.Errorf("blank options: %+v", s.cfg)
 	}
 	// the documented gates SeaTunnel's code ignores are read and ignored
-	o := options(t, sinkConf(dir, "custom_filename = true\nhave_partition = true\nschema_save_mode = IGNORE"), "sink[0] LocalFile")
+	o := conntest.Options(t, sinkConf(dir, "custom_filename = true\nhave_partition = true\nschema_save_mode = IGNORE"), "sink[0] LocalFile")
 	build, _, _ := connector.LookupSink("LocalFile")
 	if _, err := build(&connector.SinkContext{Options: o, Inputs: []*catalog.Table{tbl}}); err != nil {
 		t.Fatal(err)
@@ -512,7 +513,7 @@ func TestMultiTableSink(t *testing.T) {
 		t.Fatal("LocalFile is not registered")
 	}
 	conf := "path = " + quote(filepath.Join(dir, "${database_name}", "${table_name}")) + "\ntmp_path = " + quote(filepath.Join(dir, "tmp")) + "\nfile_format_type = csv"
-	s, err := f(&connector.SinkContext{Options: options(t, conf, "sink[0] LocalFile"), Job: connector.Job{ID: 5}, Inputs: []*catalog.Table{users, orders}})
+	s, err := f(&connector.SinkContext{Options: conntest.Options(t, conf, "sink[0] LocalFile"), Job: connector.Job{ID: 5}, Inputs: []*catalog.Table{users, orders}})
 	if err != nil {
 		t.Fatal(err)
 	}

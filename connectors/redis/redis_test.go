@@ -12,13 +12,9 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/types"
 )
 
 // server is the test's Redis: STRAIT_TEST_REDIS (redis://:password@host:port/db), which
@@ -98,79 +94,6 @@ func deleteKeys(c goredis.Cmdable, pattern string) {
 	}
 }
 
-func options(t *testing.T, src, where string) *config.Options {
-	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return config.New(root, where)
-}
-
-func table(id string, cols ...string) *catalog.Table {
-	t := &catalog.Table{}
-	t.Path, _ = catalog.ParsePath(id, false)
-	for i := 0; i+1 < len(cols); i += 2 {
-		t.Columns = append(t.Columns, catalog.Column{Name: cols[i], Type: types.MustParse(cols[i+1]), Nullable: true})
-	}
-	return t
-}
-
-func buildSink(t *testing.T, conf string, inputs ...*catalog.Table) (connector.Sink, error) {
-	t.Helper()
-	build, _, ok := connector.LookupSink("Redis")
-	if !ok {
-		t.Fatal("the Redis sink is not registered")
-	}
-	return build(&connector.SinkContext{Context: context.Background(), Options: options(t, conf, "sink[0] Redis"), Job: connector.Job{ID: 7}, Inputs: inputs})
-}
-
-func buildSource(t *testing.T, conf string) (connector.Source, error) {
-	t.Helper()
-	build, _, ok := connector.LookupSource("Redis")
-	if !ok {
-		t.Fatal("the Redis source is not registered")
-	}
-	return build(&connector.SourceContext{Context: context.Background(), Options: options(t, conf, "source[0] Redis"),
-		Job: connector.Job{ID: 7, Mode: connector.Batch}, Parallelism: 1})
-}
-
-// write runs a sink's writer over batches, a checkpoint after each, as the runner does.
-func write(t *testing.T, s connector.Sink, batches ...*row.Batch) error {
-	t.Helper()
-	ctx := context.Background()
-	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 7}, Epoch: 1}, nil)
-	if err != nil {
-		return err
-	}
-	defer w.Close(ctx)
-	for i, b := range batches {
-		if err := w.Write(ctx, b); err != nil {
-			return err
-		}
-		if _, err := w.PrepareCommit(ctx, int64(i+1)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readAll reads a source to its end with p readers.
-func readAll(t *testing.T, src connector.Source, p int) []row.Row {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	per, err := conntest.Rows(ctx, src, p)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	var all []row.Row
-	for _, rs := range per {
-		all = append(all, rs...)
-	}
-	return all
-}
-
 // rowText is a row's fields as SeaTunnel prints them, for comparing and sorting.
 func rowText(fields []row.Value) string {
 	var b []byte
@@ -205,7 +128,7 @@ func equalStrings(t *testing.T, what string, got, want []string) {
 }
 
 // people is the sink tests' input: ids 1..3, a null score in the third.
-var peopleTable = table("people", "id", "bigint", "k", "string", "name", "string", "ok", "boolean", "score", "double", "day", "date", "ts", "timestamp")
+var peopleTable = conntest.Table("people", "id", "bigint", "k", "string", "name", "string", "ok", "boolean", "score", "double", "day", "date", "ts", "timestamp")
 
 func people(k string) *row.Batch {
 	b := row.NewBatch(8)
@@ -375,7 +298,7 @@ func TestSinkDataTypes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := prefix(t, tc.db)
 			conf := conn(t) + strings.ReplaceAll(tc.conf, "%[1]s", p)
-			s, err := buildSink(t, conf, peopleTable)
+			s, err := conntest.BuildSink(t, "Redis", conf, peopleTable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -385,7 +308,7 @@ func TestSinkDataTypes(t *testing.T) {
 			first.AddRow(&all.Rows[0])
 			first.AddRow(&all.Rows[1])
 			second.AddRow(&all.Rows[2])
-			if err := write(t, s, first, second); err != nil {
+			if err := conntest.Write(t, s, first, second); err != nil {
 				t.Fatal(err)
 			}
 			tc.check(t, client(t, tc.db), p)
@@ -400,11 +323,11 @@ func TestSinkErrors(t *testing.T) {
 	p := prefix(t)
 	c := client(t, 0)
 	c.Set(ctx, p+":taken", "a string", 0)
-	s, err := buildSink(t, conn(t)+fmt.Sprintf("key = %q\ndata_type = list\n", p+":taken"), peopleTable)
+	s, err := conntest.BuildSink(t, "Redis", conn(t)+fmt.Sprintf("key = %q\ndata_type = list\n", p+":taken"), peopleTable)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = write(t, s, people(p))
+	err = conntest.Write(t, s, people(p))
 	if err == nil || !strings.Contains(err.Error(), p+":taken") || !strings.Contains(err.Error(), "data_type list") ||
 		!strings.Contains(err.Error(), "WRONGTYPE") || !connector.IsPermanent(err) {
 		t.Errorf("writing a list to a string key: %v", err)
@@ -412,11 +335,11 @@ func TestSinkErrors(t *testing.T) {
 
 	nulls := people(p)
 	nulls.Rows[1].Fields[4] = row.NullValue()
-	s, err = buildSink(t, conn(t)+fmt.Sprintf("key = %q\nsupport_custom_key = true\ndata_type = key\n", p+":${score}"), peopleTable)
+	s, err = conntest.BuildSink(t, "Redis", conn(t)+fmt.Sprintf("key = %q\nsupport_custom_key = true\ndata_type = key\n", p+":${score}"), peopleTable)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := write(t, s, nulls); err == nil || !strings.Contains(err.Error(), "option key") || !strings.Contains(err.Error(), "field score") {
+	if err := conntest.Write(t, s, nulls); err == nil || !strings.Contains(err.Error(), "option key") || !strings.Contains(err.Error(), "field score") {
 		t.Errorf("a null key field: %v", err)
 	}
 
@@ -429,12 +352,12 @@ func TestSinkErrors(t *testing.T) {
 		{"key = a\ndata_type = list\nmode = cluster\nnodes = [\"127.0.0.1:1\"]\ndb_num = 2", "db_num"},
 		{"key = a\ndata_type = list\nmode = cluster\nnodes = [\"nohostport\"]", "nodes"},
 	} {
-		_, err := buildSink(t, conn(t)+tc.conf, peopleTable)
+		_, err := conntest.BuildSink(t, "Redis", conn(t)+tc.conf, peopleTable)
 		if err == nil || !strings.Contains(err.Error(), tc.option) {
 			t.Errorf("%q: %v, want an error naming %s", tc.conf, err, tc.option)
 		}
 	}
-	if _, err := buildSink(t, "key = a\ndata_type = list\n", peopleTable); err == nil || !strings.Contains(err.Error(), "host") {
+	if _, err := conntest.BuildSink(t, "Redis", "key = a\ndata_type = list\n", peopleTable); err == nil || !strings.Contains(err.Error(), "host") {
 		t.Errorf("no host: %v", err)
 	}
 }
@@ -539,7 +462,7 @@ func TestSourceDataTypes(t *testing.T) {
 				want = append(want, strings.ReplaceAll(w, "%[1]s", p))
 			}
 			sort.Strings(want)
-			rows := readAll(t, src, 1)
+			rows := conntest.AllRows(t, src, 1)
 			equalStrings(t, "rows", sortedTexts(rows), want)
 			for _, r := range rows {
 				if r.Table != src.Tables()[0].ID() || r.Kind != row.Insert {
@@ -554,12 +477,12 @@ func TestSourceDataTypes(t *testing.T) {
 // value; a value that is not JSON fails naming its key.
 func TestRoundTrip(t *testing.T) {
 	p := prefix(t)
-	s, err := buildSink(t, conn(t)+fmt.Sprintf("key = %q\nsupport_custom_key = true\ndata_type = key\n", p+":${id}"), peopleTable)
+	s, err := conntest.BuildSink(t, "Redis", conn(t)+fmt.Sprintf("key = %q\nsupport_custom_key = true\ndata_type = key\n", p+":${id}"), peopleTable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := people(p)
-	if err := write(t, s, in); err != nil {
+	if err := conntest.Write(t, s, in); err != nil {
 		t.Fatal(err)
 	}
 	src, err := buildSource(t, conn(t)+fmt.Sprintf(`keys = %q
@@ -568,7 +491,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := readAll(t, src, 1)
+	got := conntest.AllRows(t, src, 1)
 	sort.Slice(got, func(i, j int) bool { return got[i].Fields[0].I < got[j].Fields[0].I })
 	if len(got) != len(in.Rows) {
 		t.Fatalf("%d rows, want %d", len(got), len(in.Rows))
@@ -691,7 +614,7 @@ func TestCluster(t *testing.T) {
 		quoted[i] = fmt.Sprintf("%q", n)
 	}
 	connConf := fmt.Sprintf("mode = cluster\nnodes = [%s]\nauth = %q\n", strings.Join(quoted, ", "), o.Password)
-	tbl := table("t", "id", "int", "name", "string")
+	tbl := conntest.Table("t", "id", "int", "name", "string")
 	b := row.NewBatch(64)
 	for i := 0; i < 50; i++ {
 		r := b.Add(row.Insert, tbl.ID(), 2)
@@ -699,11 +622,11 @@ func TestCluster(t *testing.T) {
 		r.Fields[1] = row.StringValue(fmt.Sprintf("n%02d", i))
 	}
 	for _, dt := range []string{"key", "list"} {
-		s, err := buildSink(t, connConf+fmt.Sprintf("key = %q\nsupport_custom_key = true\ndata_type = %s\nbatch_size = 7\nexpire = 600\nvalue_field = name\n", p+":"+dt+":${id}", dt), tbl)
+		s, err := conntest.BuildSink(t, "Redis", connConf+fmt.Sprintf("key = %q\nsupport_custom_key = true\ndata_type = %s\nbatch_size = 7\nexpire = 600\nvalue_field = name\n", p+":"+dt+":${id}", dt), tbl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := write(t, s, b); err != nil {
+		if err := conntest.Write(t, s, b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -734,10 +657,15 @@ func TestCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readAll(t, src, 2)
+	rows := conntest.AllRows(t, src, 2)
 	var want []string
 	for i := 0; i < 50; i++ {
 		want = append(want, fmt.Sprintf("n%02d", i))
 	}
 	equalStrings(t, "rows", sortedTexts(rows), want)
+}
+
+// buildSource builds the Redis source of a batch job with one reader.
+func buildSource(t *testing.T, conf string) (connector.Source, error) {
+	return conntest.BuildSource(t, "Redis", conf, connector.Batch, 1)
 }

@@ -20,8 +20,6 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
@@ -154,15 +152,6 @@ func (s *server) put(t testing.TB, k string, body []byte) {
 	}
 }
 
-func options(t testing.TB, src, where string) *config.Options {
-	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return config.New(root, where)
-}
-
 // buildSink builds the S3File sink through the registry, as the planner does.
 func buildSink(t testing.TB, src string, job int64, inputs ...*catalog.Table) (connector.Sink, error) {
 	t.Helper()
@@ -170,7 +159,7 @@ func buildSink(t testing.TB, src string, job int64, inputs ...*catalog.Table) (c
 	if !ok {
 		t.Fatal("the S3File sink is not registered")
 	}
-	return build(&connector.SinkContext{Options: options(t, src, "sink[0] S3File"), Job: connector.Job{ID: job}, Inputs: inputs})
+	return build(&connector.SinkContext{Options: conntest.Options(t, src, "sink[0] S3File"), Job: connector.Job{ID: job}, Inputs: inputs})
 }
 
 func mustSink(t testing.TB, src string, job int64, inputs ...*catalog.Table) connector.Sink {
@@ -189,7 +178,7 @@ func buildSource(t testing.TB, src string) (connector.Source, error) {
 	if !ok {
 		t.Fatal("the S3File source is not registered")
 	}
-	return build(&connector.SourceContext{Options: options(t, src, "source[0] S3File"), Job: connector.Job{ID: 7, Mode: connector.Batch}, Parallelism: 1})
+	return build(&connector.SourceContext{Options: conntest.Options(t, src, "source[0] S3File"), Job: connector.Job{ID: 7, Mode: connector.Batch}, Parallelism: 1})
 }
 
 func readRows(t testing.TB, src string) []row.Row {

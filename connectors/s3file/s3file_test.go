@@ -459,7 +459,7 @@ func TestEndpointRules(t *testing.T) {
 // testFS is the file system of the test bucket with extra options.
 func testFS(t testing.TB, extra string) *FS {
 	t.Helper()
-	o := options(t, bucketConf(t)+extra, "sink[0] S3File")
+	o := conntest.Options(t, bucketConf(t)+extra, "sink[0] S3File")
 	c, err := config.Decode[S3Options](o)
 	if err != nil {
 		t.Fatal(err)
@@ -595,7 +595,7 @@ func TestRenameCopiesLargeObjectsInParts(t *testing.T) {
 
 func TestMultipartThresholdRange(t *testing.T) {
 	for _, v := range []string{"1M", "6G", "lots"} {
-		o := options(t, bucketConf(t)+`hadoop_s3_properties { "fs.s3a.multipart.threshold" = "`+v+`" }`+"\n", "sink[0] S3File")
+		o := conntest.Options(t, bucketConf(t)+`hadoop_s3_properties { "fs.s3a.multipart.threshold" = "`+v+`" }`+"\n", "sink[0] S3File")
 		c, err := config.Decode[S3Options](o)
 		if err != nil {
 			t.Fatal(err)
