@@ -283,8 +283,13 @@ func (w *writer) flush(ctx context.Context) error {
 		cmd goredis.Cmder
 		key string
 	}
-	var cmds []sent
-	keys := map[string]bool{}
+	cmds := make([]sent, 0, len(w.ops))
+	// the keys of a collection type get their time to live after their writes, once each
+	keyTTL := expire > 0 && s.cfg.DataType != typeKey && s.cfg.DataType != typeString
+	var keys map[string]bool
+	if keyTTL {
+		keys = map[string]bool{}
+	}
 	var order []string
 	p := w.client.Pipeline()
 	for i := 0; i < len(w.ops); {
@@ -320,13 +325,13 @@ func (w *writer) flush(ctx context.Context) error {
 			c = p.ZAdd(ctx, o.key, zs...)
 		}
 		cmds = append(cmds, sent{c, o.key})
-		if !keys[o.key] {
+		if keyTTL && !keys[o.key] {
 			keys[o.key] = true
 			order = append(order, o.key)
 		}
 		i = j
 	}
-	if expire > 0 && s.cfg.DataType != typeKey && s.cfg.DataType != typeString {
+	if keyTTL {
 		for _, k := range order {
 			cmds = append(cmds, sent{p.Expire(ctx, k, secs(expire)), k})
 		}
