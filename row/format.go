@@ -201,6 +201,65 @@ func AppendDecimal(buf []byte, v Value) []byte {
 	return append(buf, digits[len(digits)-scale:]...)
 }
 
+// AppendJavaDecimal writes a decimal as Java's BigDecimal.toString does, as SeaTunnel prints
+// and writes decimals as text: plain notation unless the scale is negative or the value is
+// smaller than 1E-6, then scientific notation with an explicit exponent sign (1.23E-8, 1E+3).
+// A null decimal is written as null.
+func AppendJavaDecimal(b []byte, v Value) []byte {
+	u := v.Unscaled()
+	if u == nil {
+		return append(b, "null"...)
+	}
+	scale := int64(v.DecimalScale())
+	start := len(b)
+	b = u.Append(b, 10)
+	neg := b[start] == '-'
+	ds := start
+	if neg {
+		ds++
+	}
+	n := int64(len(b) - ds)
+	adjusted := -scale + n - 1
+	if scale >= 0 && adjusted >= -6 {
+		switch {
+		case scale == 0:
+			return b
+		case n > scale:
+			// insert the point scale digits from the end
+			b = append(b, 0)
+			p := len(b) - 1 - int(scale)
+			copy(b[p+1:], b[p:len(b)-1])
+			b[p] = '.'
+			return b
+		default:
+			// 0.000ddd: move the digits right by 2+scale-n
+			pad := int(2 + scale - n)
+			digits := int(n)
+			for i := 0; i < pad; i++ {
+				b = append(b, 0)
+			}
+			copy(b[ds+pad:], b[ds:ds+digits])
+			b[ds] = '0'
+			b[ds+1] = '.'
+			for i := ds + 2; i < ds+pad; i++ {
+				b[i] = '0'
+			}
+			return b
+		}
+	}
+	// d.dddE±x
+	if n > 1 {
+		b = append(b, 0)
+		copy(b[ds+2:], b[ds+1:len(b)-1])
+		b[ds+1] = '.'
+	}
+	b = append(b, 'E')
+	if adjusted >= 0 {
+		b = append(b, '+')
+	}
+	return strconv.AppendInt(b, adjusted, 10)
+}
+
 // AppendDate writes days since the epoch as LocalDate.toString does: yyyy-MM-dd.
 func AppendDate(buf []byte, days int64) []byte { return javatime.AppendLocalDate(buf, days) }
 

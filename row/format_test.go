@@ -97,3 +97,27 @@ func TestAppendJSONString(t *testing.T) {
 		t.Fatal("a huge exponent must be refused")
 	}
 }
+
+func TestAppendJavaDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		unscaled int64
+		scale    int
+		want     string
+	}{
+		{12345, 2, "123.45"},
+		{-12345, 2, "-123.45"},
+		{0, 2, "0.00"},
+		{7, 0, "7"},
+		{1, 6, "0.000001"},
+		{1, 7, "1E-7"},
+		{-123, 8, "-0.00000123"},
+		{-123, 9, "-1.23E-7"},
+		{1, -3, "1E+3"},
+		{15, -2, "1.5E+3"},
+		{123456789, 4, "12345.6789"},
+	} {
+		if got := string(AppendJavaDecimal(nil, DecimalValue(big.NewInt(tc.unscaled), tc.scale))); got != tc.want {
+			t.Errorf("%dE-%d: %q, want %q (BigDecimal.toString)", tc.unscaled, tc.scale, got, tc.want)
+		}
+	}
+}

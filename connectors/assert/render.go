@@ -20,7 +20,7 @@ func appendJava(buf []byte, v row.Value) []byte {
 	case types.Null:
 		return append(buf, "null"...)
 	case types.Decimal:
-		return appendBigDecimal(buf, v)
+		return row.AppendJavaDecimal(buf, v)
 	case types.Time:
 		return appendLocalTime(buf, v.I)
 	case types.Timestamp:
@@ -114,36 +114,6 @@ func pad(buf []byte, n int64, width int) []byte {
 		buf = append(buf, '0')
 	}
 	return append(buf, s...)
-}
-
-// appendBigDecimal renders Java's BigDecimal.toString: plain unless the scale is negative or
-// the adjusted exponent is below -6, then scientific (1E-8, 1.5E+3).
-func appendBigDecimal(buf []byte, v row.Value) []byte {
-	u := v.Unscaled()
-	if u == nil {
-		return append(buf, "null"...)
-	}
-	scale := v.DecimalScale()
-	digits := u.String()
-	neg := strings.HasPrefix(digits, "-")
-	digits = strings.TrimPrefix(digits, "-")
-	adjusted := -scale + len(digits) - 1
-	if scale >= 0 && adjusted >= -6 {
-		return row.AppendDecimal(buf, v)
-	}
-	if neg {
-		buf = append(buf, '-')
-	}
-	buf = append(buf, digits[0])
-	if len(digits) > 1 {
-		buf = append(buf, '.')
-		buf = append(buf, digits[1:]...)
-	}
-	buf = append(buf, 'E')
-	if adjusted >= 0 {
-		buf = append(buf, '+')
-	}
-	return strconv.AppendInt(buf, int64(adjusted), 10)
 }
 
 // javaLength is String.valueOf(value).length(): UTF-16 code units; null counts as "".

@@ -50,7 +50,7 @@ func (e *textEncoder) appendValue(b []byte, v *row.Value, level int) []byte {
 	case types.Double:
 		return row.AppendJavaFloat(b, v.Float64(), 64)
 	case types.Decimal:
-		return appendJavaDecimal(b, *v)
+		return row.AppendJavaDecimal(b, *v)
 	case types.Date:
 		return e.date.Append(b, javatime.Date(v.I))
 	case types.Time:
@@ -101,63 +101,6 @@ func textDepth(t types.DataType, level int) int {
 	return level
 }
 
-// appendJavaDecimal writes a decimal as Java's BigDecimal.toString does: plain notation
-// unless the scale is negative or the value is smaller than 1E-6, then scientific
-// notation with an explicit exponent sign (1.23E-8, 1E+3).
-func appendJavaDecimal(b []byte, v row.Value) []byte {
-	u := v.Unscaled()
-	if u == nil {
-		return b
-	}
-	scale := int64(v.DecimalScale())
-	start := len(b)
-	b = u.Append(b, 10)
-	neg := b[start] == '-'
-	ds := start
-	if neg {
-		ds++
-	}
-	n := int64(len(b) - ds)
-	adjusted := -scale + n - 1
-	if scale >= 0 && adjusted >= -6 {
-		switch {
-		case scale == 0:
-			return b
-		case n > scale:
-			// insert the point scale digits from the end
-			b = append(b, 0)
-			p := len(b) - 1 - int(scale)
-			copy(b[p+1:], b[p:len(b)-1])
-			b[p] = '.'
-			return b
-		default:
-			// 0.000ddd: move the digits right by 2+scale-n
-			pad := int(2 + scale - n)
-			digits := int(n)
-			for i := 0; i < pad; i++ {
-				b = append(b, 0)
-			}
-			copy(b[ds+pad:], b[ds:ds+digits])
-			b[ds] = '0'
-			b[ds+1] = '.'
-			for i := ds + 2; i < ds+pad; i++ {
-				b[i] = '0'
-			}
-			return b
-		}
-	}
-	// d.dddE±x
-	if n > 1 {
-		b = append(b, 0)
-		copy(b[ds+2:], b[ds+1:len(b)-1])
-		b[ds+1] = '.'
-	}
-	b = append(b, 'E')
-	if adjusted >= 0 {
-		b = append(b, '+')
-	}
-	return strconv.AppendInt(b, adjusted, 10)
-}
 
 // appendJSONFloat writes a float as Jackson does: Java's toString, and NaN and the
 // infinities as quoted strings.
@@ -191,7 +134,7 @@ func appendJSONValue(b []byte, v *row.Value, t *types.DataType) []byte {
 		if v.Unscaled() == nil {
 			return append(b, "null"...)
 		}
-		return appendJavaDecimal(b, *v)
+		return row.AppendJavaDecimal(b, *v)
 	case types.Bytes:
 		b = append(b, '"')
 		b = base64.StdEncoding.AppendEncode(b, []byte(v.S))

@@ -363,7 +363,7 @@ func (x *excelWriter) value(v *row.Value, t *types.DataType) (any, error) {
 	case types.Double:
 		return v.Float64(), nil
 	case types.Decimal:
-		text := string(appendJavaDecimal(nil, *v))
+		text := string(row.AppendJavaDecimal(nil, *v))
 		if t.Precision <= excelDoubleBits {
 			if f, err := strconv.ParseFloat(text, 64); err == nil {
 				return f, nil

@@ -431,7 +431,7 @@ func (x *xmlSink) appendValue(b []byte, v *row.Value, t *types.DataType) []byte 
 	case types.Double:
 		return row.AppendJavaFloat(b, v.Float64(), 64)
 	case types.Decimal:
-		return appendJavaDecimal(b, *v)
+		return row.AppendJavaDecimal(b, *v)
 	case types.Date:
 		return javatime.AppendLocalDate(b, v.I)
 	case types.Time:

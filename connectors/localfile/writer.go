@@ -328,7 +328,7 @@ func (w *writer) partitionDir(b []byte, r *row.Row) []byte {
 // appendPartitionValue writes a partition value as Java's toString does; null as "null".
 func appendPartitionValue(b []byte, v row.Value) []byte {
 	if v.T == types.Decimal {
-		return appendJavaDecimal(b, v)
+		return row.AppendJavaDecimal(b, v)
 	}
 	return row.AppendText(b, v)
 }

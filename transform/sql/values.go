@@ -30,7 +30,7 @@ func appendText(buf []byte, v row.Value) []byte {
 	case types.Double:
 		return row.AppendJavaFloat(buf, v.Float64(), 64)
 	case types.Decimal:
-		return appendJavaDecimal(buf, v)
+		return row.AppendJavaDecimal(buf, v)
 	case types.Date:
 		return javatime.AppendLocalDate(buf, v.I)
 	case types.Time:
@@ -247,41 +247,6 @@ func toDecimal(v row.Value) (*big.Int, int, error) {
 		return u, int(v.I), nil
 	}
 	return nil, 0, fmt.Errorf("%s is not a number", v.T)
-}
-
-// appendJavaDecimal writes a decimal as Java's BigDecimal.toString: plain unless the scale is
-// negative or the number is very small, then in scientific notation (1E-8, 1.5E+3).
-func appendJavaDecimal(buf []byte, v row.Value) []byte {
-	u := v.Unscaled()
-	if u == nil {
-		return append(buf, "null"...)
-	}
-	scale := int(v.I)
-	digits := u.String()
-	neg := digits[0] == '-'
-	if neg {
-		digits = digits[1:]
-	}
-	adjusted := -scale + len(digits) - 1
-	if scale >= 0 && adjusted >= -6 {
-		return row.AppendDecimal(buf, v)
-	}
-	if neg {
-		buf = append(buf, '-')
-	}
-	buf = append(buf, digits[0])
-	if len(digits) > 1 {
-		buf = append(buf, '.')
-		buf = append(buf, digits[1:]...)
-	}
-	if adjusted != 0 {
-		buf = append(buf, 'E')
-		if adjusted > 0 {
-			buf = append(buf, '+')
-		}
-		buf = strconv.AppendInt(buf, int64(adjusted), 10)
-	}
-	return buf
 }
 
 // compareNumeric compares two numeric values exactly where it can (integers, decimals) and as
