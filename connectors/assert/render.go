@@ -22,7 +22,7 @@ func appendJava(buf []byte, v row.Value) []byte {
 	case types.Decimal:
 		return row.AppendJavaDecimal(buf, v)
 	case types.Time:
-		return appendLocalTime(buf, v.I)
+		return row.AppendTime(buf, v.I)
 	case types.Timestamp:
 		const day = int64(24 * time.Hour)
 		days := v.I / day
@@ -31,7 +31,7 @@ func appendJava(buf []byte, v row.Value) []byte {
 		}
 		buf = row.AppendDate(buf, days)
 		buf = append(buf, 'T')
-		return appendLocalTime(buf, v.I-days*day)
+		return row.AppendTime(buf, v.I-days*day)
 	case types.Array:
 		buf = append(buf, '[')
 		for i, e := range v.Elems() {
@@ -76,44 +76,6 @@ func appendRow(buf []byte, table, kind string, fields []row.Value) []byte {
 		buf = appendJava(buf, f)
 	}
 	return append(buf, "]}"...)
-}
-
-// appendLocalTime renders Java's LocalTime.toString: HH:mm, then :ss unless the seconds and
-// the fraction are zero, then the fraction in groups of three digits.
-func appendLocalTime(buf []byte, nanos int64) []byte {
-	h := nanos / int64(time.Hour)
-	m := nanos / int64(time.Minute) % 60
-	s := nanos / int64(time.Second) % 60
-	n := nanos % int64(time.Second)
-	buf = pad(buf, h, 2)
-	buf = append(buf, ':')
-	buf = pad(buf, m, 2)
-	if s == 0 && n == 0 {
-		return buf
-	}
-	buf = append(buf, ':')
-	buf = pad(buf, s, 2)
-	switch {
-	case n == 0:
-	case n%1_000_000 == 0:
-		buf = append(buf, '.')
-		buf = pad(buf, n/1_000_000, 3)
-	case n%1_000 == 0:
-		buf = append(buf, '.')
-		buf = pad(buf, n/1_000, 6)
-	default:
-		buf = append(buf, '.')
-		buf = pad(buf, n, 9)
-	}
-	return buf
-}
-
-func pad(buf []byte, n int64, width int) []byte {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s); i < width; i++ {
-		buf = append(buf, '0')
-	}
-	return append(buf, s...)
 }
 
 // javaLength is String.valueOf(value).length(): UTF-16 code units; null counts as "".

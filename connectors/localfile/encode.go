@@ -101,7 +101,6 @@ func textDepth(t types.DataType, level int) int {
 	return level
 }
 
-
 // appendJSONFloat writes a float as Jackson does: Java's toString, and NaN and the
 // infinities as quoted strings.
 func appendJSONFloat(b []byte, f float64, bits int) []byte {
