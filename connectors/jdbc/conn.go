@@ -37,12 +37,13 @@ type ConnOptions struct {
 // properties and connection_check_timeout_sec.
 type connConfig struct {
 	pgwire.ConnConfig
+	pgDialect
 }
 
 // connOf checks the connection options shared by the source and the sink.
 func connOf(c *ConnOptions) (*connConfig, error) {
 	o := c.At
-	if _, err := dialectName(o, c.URL, c.Driver); err != nil {
+	if _, err := driverOf(o, c.URL, c.Driver); err != nil {
 		return nil, err
 	}
 	pc, err := pgwire.ParseURL(c.URL)

@@ -20,6 +20,7 @@ import (
 // myConn is how to reach a MySQL or MariaDB server: the driver's configuration made from
 // the JDBC url, the user and password options and the properties.
 type myConn struct {
+	mysqlDialect
 	cfg      *mysql.Config
 	Database string // the url's database, "" when it names none
 	Timeout  time.Duration
@@ -193,7 +194,7 @@ func (c *myConn) property(k, v string) (unknown bool, err error) {
 // mysqlConnOf checks the connection options of a MySQL or MariaDB database.
 func mysqlConnOf(c *ConnOptions) (*myConn, error) {
 	o := c.At
-	if _, err := dialectName(o, c.URL, c.Driver); err != nil {
+	if _, err := driverOf(o, c.URL, c.Driver); err != nil {
 		return nil, err
 	}
 	mc, unknown, err := parseMySQLURL(c.URL)

@@ -155,7 +155,7 @@ func (c *sinkConfig) mysqlCreateDDL() (string, error) {
 	}
 	var defs []string
 	for i, col := range c.input.Columns {
-		t, err := c.dialect.columnType(col)
+		t, err := c.db.columnType(col)
 		if err != nil {
 			return "", fmt.Errorf("column %s: %w", col.Name, err)
 		}

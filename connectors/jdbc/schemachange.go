@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/strait-dev/strait/catalog"
@@ -376,77 +377,12 @@ func (c *sinkConfig) pgAlter(ch *connector.SchemaChange, have map[string]bool, t
 	return out, nil
 }
 
-// ---- the writers ----
+// ---- PostgreSQL ----
 
-// schemaWriter is what applying a schema change needs of a writer of either dialect.
-type schemaWriter interface {
-	config() **sinkConfig
-	failed() error
-	fail(err error) error
-	// settle writes and commits every row buffered or prepared
-	settle(ctx context.Context) error
-	// alterTarget alters the table for the change, returning its columns after it
-	alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error)
-	// rebuild prepares the statements of the writer's columns again
-	rebuild(ctx context.Context) error
-}
-
-// prepareSchemaChange writes and commits every row before the change.
-func prepareSchemaChange(ctx context.Context, w schemaWriter) error {
-	if err := w.failed(); err != nil {
-		return err
-	}
-	if err := w.settle(ctx); err != nil {
-		return w.fail(err)
-	}
-	return nil
-}
-
-// applySchemaChange settles the rows before the change, alters the table and rebuilds the
-// writer's statements for the new columns (see the top of this file).
-func applySchemaChange(ctx context.Context, w schemaWriter, ch *connector.SchemaChange) error {
-	if err := w.failed(); err != nil {
-		return err
-	}
-	cfg := w.config()
-	in, renames, err := (*cfg).evolve(ch)
-	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: %w", (*cfg).where, err)))
-	}
-	if err := w.settle(ctx); err != nil {
-		return w.fail(err)
-	}
-	have, err := w.alterTarget(ctx, ch)
-	if err != nil {
-		return w.fail(err)
-	}
-	next, err := (*cfg).withInput(in, renames, have)
-	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", (*cfg).where, (*cfg).target, err)))
-	}
-	next.evolved = true
-	*cfg = next
-	if err := w.rebuild(ctx); err != nil {
-		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", next.where, ch, err))
-	}
-	return nil
-}
-
-// PrepareSchemaChange writes and commits every row before the change.
-func (w *writer) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
-	return prepareSchemaChange(ctx, w)
-}
-
-// ApplySchemaChange applies a change of the input's columns to the table (applySchemaChange).
-func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
-	return applySchemaChange(ctx, w, ch)
-}
-
-func (w *writer) config() **sinkConfig { return &w.cfg }
-func (w *writer) failed() error        { return w.err }
 func (w *writer) alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
 	return w.applyChange(ctx, ch)
 }
+
 func (w *writer) rebuild(ctx context.Context) error { return w.reprepare(ctx) }
 
 // applyChange alters the table as the change says, unless it shows it applied; it returns
@@ -474,47 +410,27 @@ func (w *writer) applyChange(ctx context.Context, ch *connector.SchemaChange) (m
 	}
 }
 
-// settle sends and waits for everything buffered and commits the open transaction and the
-// prepared ones: nothing of the writer holds the table then.
-func (w *writer) settle(ctx context.Context) error {
-	if err := w.flush(ctx); err != nil {
-		return err
-	}
-	if err := w.drain(ctx); err != nil {
-		return err
-	}
-	if w.inTx {
-		w.inTx = false
-		if _, err := w.conn.Exec(ctx, "COMMIT"); err != nil {
-			return fmt.Errorf("%s: commit before a schema change: %w", w.cfg.where, err)
-		}
-	}
-	for _, gid := range w.pending {
-		if err := commitPrepared(ctx, w.conn, gid); err != nil {
-			return fmt.Errorf("%s: before a schema change: %w", w.cfg.where, err)
-		}
-	}
-	w.pending = nil
-	return nil
-}
-
 // targetColumns are the columns the table has, by lower-case name.
 func (w *writer) targetColumns(ctx context.Context) (map[string]bool, error) {
-	rows, err := w.conn.Query(ctx, "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped", w.cfg.target.Quoted())
+	return pgTargetColumns(ctx, w.conn, w.cfg)
+}
+
+func pgTargetColumns(ctx context.Context, conn *pgx.Conn, c *sinkConfig) (map[string]bool, error) {
+	rows, err := conn.Query(ctx, "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped", c.target.Quoted())
 	if err != nil {
-		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
+		return nil, fmt.Errorf("%s: table %s: read its columns: %w", c.where, c.target, err)
 	}
 	defer rows.Close()
 	have := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
+			return nil, fmt.Errorf("%s: table %s: read its columns: %w", c.where, c.target, err)
 		}
 		have[strings.ToLower(name)] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
+		return nil, fmt.Errorf("%s: table %s: read its columns: %w", c.where, c.target, err)
 	}
 	return have, nil
 }
@@ -558,50 +474,13 @@ func (w *writer) reprepare(ctx context.Context) error {
 	return nil
 }
 
-// PrepareSchemaChange writes and commits every row before the change.
-func (w *myWriter) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
-	return prepareSchemaChange(ctx, w)
-}
+// ---- MySQL ----
 
-// ApplySchemaChange applies a change of the input's columns to the table (applySchemaChange).
-func (w *myWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
-	return applySchemaChange(ctx, w, ch)
-}
-
-func (w *myWriter) config() **sinkConfig { return &w.cfg }
-func (w *myWriter) failed() error        { return w.err }
 func (w *myWriter) alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
 	return w.alter(ctx, ch)
 }
-func (w *myWriter) rebuild(ctx context.Context) error { return w.prepare(ctx) }
 
-// settle sends what is buffered and commits the open transaction (an XA transaction in one
-// phase) and the prepared ones: nothing of the writer holds the table then.
-func (w *myWriter) settle(ctx context.Context) error {
-	if err := w.flush(ctx); err != nil {
-		return err
-	}
-	if w.inTx {
-		w.inTx = false
-		stmts := []string{"COMMIT"}
-		if w.cfg.exactlyOnce {
-			x := xidLiteral(w.xid)
-			stmts = []string{"XA END " + x, "XA COMMIT " + x + " ONE PHASE"}
-		}
-		for _, s := range stmts {
-			if _, err := w.conn.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("%s: %s before a schema change: %w", w.cfg.where, s, err)
-			}
-		}
-	}
-	for _, xid := range w.pending {
-		if err := xaCommit(ctx, w.conn, xid); err != nil {
-			return fmt.Errorf("%s: before a schema change: %w", w.cfg.where, err)
-		}
-	}
-	w.pending = nil
-	return nil
-}
+func (w *myWriter) rebuild(ctx context.Context) error { return w.prepare(ctx) }
 
 // alter runs the change's ALTER TABLE, unless the table shows it applied; it returns the
 // table's columns after it. A writer of the same table that applied it meanwhile (the

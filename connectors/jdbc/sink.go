@@ -121,9 +121,9 @@ type sinkConfig struct {
 	// tag tells this sink's prepared transactions from other sinks' of the same job
 	tag string
 
-	// dialect is the database's SQL; my is how to reach a MySQL database (conn is unset then)
-	dialect dialect
-	my      *myConn
+	// db is the database's driver; my is it when it is MySQL (conn is unset then)
+	db database
+	my *myConn
 	// myQuery is a MySQL query cut at its placeholders: the literals of queryFields go
 	// between its parts
 	myQuery []string
@@ -143,15 +143,17 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 
 func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) {
 	o := sc.At
-	c := &sinkConfig{where: o.Where(), dialect: pgDialect{}}
-	var err error
-	if isMySQL(&sc.ConnOptions) {
-		c.dialect = mysqlDialect{}
-		if c.my, err = mysqlConnOf(&sc.ConnOptions); err != nil {
-			return nil, err
-		}
-	} else if c.conn, err = connOf(&sc.ConnOptions); err != nil {
+	c := &sinkConfig{where: o.Where()}
+	db, err := databaseOf(&sc.ConnOptions)
+	if err != nil {
 		return nil, err
+	}
+	c.db = db
+	switch d := db.(type) {
+	case *myConn:
+		c.my = d
+	case *connConfig:
+		c.conn = d
 	}
 	if len(inputs) != 1 {
 		return nil, o.Errorf("", "Jdbc needs one input table to write, got %d", len(inputs))
@@ -210,7 +212,7 @@ func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) 
 		if !c.prepare {
 			break
 		}
-		if _, err := c.dialect.columnType(col); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
+		if _, err := c.db.columnType(col); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
 			return nil, o.Errorf("schema_save_mode", "cannot create column %q: %v", col.Name, err)
 		}
 	}
@@ -482,6 +484,12 @@ func rewritePlaceholders(q string, at func(b *strings.Builder, rest string) int)
 		}
 	}
 	return b.String(), nil
+}
+
+// CreateWriter connects a writer and prepares its statements; restored from states, it
+// first settles the prepared transactions they list and those this subtask left behind.
+func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
+	return s.cfg.db.newWriter(s.cfg, ctx, states)
 }
 
 // CreateCommitter returns the committer of prepared transactions, or nil when the sink

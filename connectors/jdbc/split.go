@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 // srcSplit is what a split of the Jdbc source carries: the table (its id) and the part of
@@ -44,51 +40,13 @@ func (d *srcSplit) split(index int) connector.Split {
 	return connector.Split{ID: d.Table + "-" + strconv.Itoa(index), Data: b}
 }
 
-// statement is the SQL that reads the split's rows of table t.
-func (d *srcSplit) statement(t *srcTable) string {
-	cond := d.condition(t)
+// statement is the SQL that reads the split's rows of table t, whose condition db writes.
+func (d *srcSplit) statement(db sourceDB, t *srcTable) string {
+	cond := db.condition(d, t)
 	if cond == "" {
 		return t.sql
 	}
 	return "SELECT * FROM (" + t.sql + "\n) st_jdbc_splitter WHERE " + cond
-}
-
-// condition is the WHERE condition of the split's rows, "" for all of them.
-func (d *srcSplit) condition(t *srcTable) string {
-	if d.Key == "" {
-		return ""
-	}
-	if d.Lo != nil || d.Hi != nil {
-		return pgwire.RangeCondition(d.Key, d.Lo, d.Hi, d.Nulls)
-	}
-	expr := pgwire.QuoteIdent(d.Key)
-	if t != nil && t.key == d.Key {
-		expr = t.split.expr
-	}
-	var conds []string
-	switch {
-	case d.Hash != nil:
-		conds = append(conds, fmt.Sprintf("abs(hashtext(%s::text)::int8) %% %d = %d", pgwire.QuoteIdent(d.Key), d.Mod, *d.Hash))
-	default:
-		if d.From != nil {
-			conds = append(conds, expr+" >= "+quoteLiteral(*d.From))
-		}
-		if d.To != nil {
-			op := " < "
-			if d.ToIncl {
-				op = " <= "
-			}
-			conds = append(conds, expr+op+quoteLiteral(*d.To))
-		}
-	}
-	if len(conds) == 0 {
-		return "" // the NULLs too
-	}
-	cond := strings.Join(conds, " AND ")
-	if d.Nulls {
-		cond = "(" + cond + ") OR " + pgwire.QuoteIdent(d.Key) + " IS NULL"
-	}
-	return cond
 }
 
 func rangeSplits(table, key string, ranges [][2]int64) []srcSplit {
@@ -182,23 +140,23 @@ func (e *sourceEnumerator) Run(ctx context.Context) error {
 	return nil
 }
 
-// plan plans the splits of every table, in the order of the options.
+// plan plans the splits of every table, in the order of the options, on one connection.
 func (s *Source) plan(ctx context.Context) ([]connector.Split, error) {
-	var pg *pgx.Conn
+	var conn sourceConn
 	defer func() {
-		if pg != nil {
-			pg.Close(context.Background())
+		if conn != nil {
+			conn.close()
 		}
 	}()
 	var out []connector.Split
 	for _, t := range s.tables {
-		if t.key != "" && pg == nil {
+		if t.key != "" && conn == nil {
 			var err error
-			if pg, err = s.conn.connect(ctx); err != nil {
+			if conn, err = s.db.openSource(ctx); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.where, err)
 			}
 		}
-		splits, err := s.planSplits(ctx, pg, t)
+		splits, err := s.planSplits(ctx, conn, t)
 		if err != nil {
 			return nil, err
 		}
