@@ -8,6 +8,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -33,6 +34,8 @@ type dialect interface {
 	name() string
 	// quoteIdent quotes one identifier.
 	quoteIdent(s string) string
+	// quoteTable quotes a table's name (PostgreSQL's schema.table, MySQL's database.table).
+	quoteTable(t pgwire.TableName) string
 	// upsertClause is what follows an INSERT INTO t (cols) VALUES ... so that a row whose
 	// key exists updates it: cols are the quoted columns, pk the indexes of the key's.
 	upsertClause(cols []string, pk []int) string
@@ -60,9 +63,37 @@ type sourceDB interface {
 
 // sinkDB is what the sink asks of a driver.
 type sinkDB interface {
+	// bindQuery reads the placeholders of a sink's query: n positional ones (?), else the
+	// fields of the named ones (:field) in order; q is the query as the writer runs it.
+	bindQuery(query string) (q sinkQuery, n int, names []string, err error)
+	// target is the table the sink writes, from the database and table options (table as
+	// the options or the input name it, its prefix, suffix and field_ide not applied yet).
+	target(sc *SinkConfig, table string) (pgwire.TableName, error)
+	// openSink opens a connection to prepare the table and commit prepared transactions on.
+	openSink(ctx context.Context) (sinkConn, error)
 	// newWriter connects a writer of config c; restored from states, it first settles the
 	// prepared transactions they list and those its subtask left behind.
 	newWriter(c *sinkConfig, ctx connector.WriterContext, states [][]byte) (connector.Writer, error)
+}
+
+// sinkConn is a connection of the sink's setup and committer.
+type sinkConn interface {
+	// tableExists looks the target up.
+	tableExists(ctx context.Context, c *sinkConfig) (bool, error)
+	exec(ctx context.Context, q string) error
+	queryRow(ctx context.Context, q string, args ...any) rowScanner
+	// createTable creates the target from the input's columns and key.
+	createTable(ctx context.Context, c *sinkConfig) error
+	commitPrepared(ctx context.Context, gid string) error
+	rollbackPrepared(ctx context.Context, gid string) error
+	close()
+}
+
+// sinkQuery is a sink's query as its driver runs it: PostgreSQL's text with $n
+// placeholders, or MySQL's parts, between which each row's literals go.
+type sinkQuery struct {
+	sql   string
+	parts []string
 }
 
 // sourceConn is a connection of the source: it learns a table's columns and keys, and

@@ -100,7 +100,7 @@ func (w *myWriter) prepare(ctx context.Context) error {
 		w.isPK[i] = true
 	}
 	w.cols = cols
-	t := c.mysqlTarget()
+	t := c.db.quoteTable(c.target)
 	w.target = t
 	w.insertHead = "INSERT INTO " + t + " (" + strings.Join(cols, ", ") + ") VALUES "
 	if c.mode == modeUpsert {
@@ -221,7 +221,7 @@ func (w *myWriter) send(ctx context.Context) error {
 
 // queries builds each row's query.
 func (w *myWriter) queries(ctx context.Context) error {
-	parts := w.cfg.myQuery
+	parts := w.cfg.query.parts
 	for _, e := range w.entries {
 		lits := w.split(e)
 		w.stmt = append(w.stmt, parts[0]...)

@@ -106,7 +106,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		return fmt.Errorf("prepare COMMIT: %w", err)
 	}
 	if c.mode == modeQuery {
-		if w.main, err = w.conn.Prepare(ctx, "strait_query", c.query); err != nil {
+		if w.main, err = w.conn.Prepare(ctx, "strait_query", c.query.sql); err != nil {
 			return fmt.Errorf("query: %w", err)
 		}
 		if len(w.main.ParamOIDs) != len(c.queryFields) {

@@ -65,9 +65,15 @@ type writeSession interface {
 	prepared(ctx context.Context) (map[string]bool, error)
 	commitPrepared(ctx context.Context, gid string) error
 	rollbackPrepared(ctx context.Context, gid string) error
-	// alterTarget alters the table for a schema change unless it shows it applied,
-	// returning its columns after it (by lower-case name).
-	alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error)
+	// targetColumns are the columns the table has, by lower-case name.
+	targetColumns(ctx context.Context) (map[string]bool, error)
+	// alterStatements are a schema change's statements, none when the target's columns
+	// (have, updated as the statements change them) show it applied.
+	alterStatements(ctx context.Context, ch *connector.SchemaChange, have map[string]bool) ([]string, error)
+	// execAlter runs a change's statements.
+	execAlter(ctx context.Context, stmts []string) error
+	// raced reports the server's refusal of a change another writer applied meanwhile.
+	raced(err error) bool
 	// rebuild prepares the statements of the writer's columns again.
 	rebuild(ctx context.Context) error
 }
@@ -284,7 +290,7 @@ func (w *txWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaCh
 	if err := w.settle(ctx); err != nil {
 		return w.fail(err)
 	}
-	have, err := w.s.alterTarget(ctx, ch)
+	have, err := w.alterTarget(ctx, ch)
 	if err != nil {
 		return w.fail(err)
 	}
