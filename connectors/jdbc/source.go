@@ -58,7 +58,8 @@ type ListedTable struct {
 const defaultSplitSize = 8096
 
 // Source is a configured Jdbc source: it reads the rows of one or more queries or tables of a
-// PostgreSQL database once, split into key ranges read in parallel.
+// database once, split into key ranges read in parallel. What follows is said of
+// PostgreSQL; MySQL's driver reads the same with MySQL's catalog (mysql_source.go).
 //
 // What it reads, per table (one for query or table_path, one per entry of table_list):
 //
