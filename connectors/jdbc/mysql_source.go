@@ -108,12 +108,9 @@ func (c *mySourceConn) resolve(ctx context.Context, where string, e srcEntry, _ 
 	fromTable := e.query == ""
 	base := "SELECT * FROM " + mysqlQuote(dbName) + "." + mysqlQuote(name)
 	if !fromTable {
-		base = "SELECT * FROM (" + e.query + "\n) st_jdbc_query"
+		base = e.fromQuery()
 	}
-	t.sql = base
-	if e.where != "" {
-		t.sql = "SELECT * FROM (" + base + "\n) tmp " + e.where
-	}
+	t.sql = e.filtered(base)
 	var err error
 	if fromTable {
 		if cols, err = mysqlTableColumns(ctx, conn, dbName, name); err != nil {
@@ -144,7 +141,6 @@ func (c *mySourceConn) resolve(ctx context.Context, where string, e srcEntry, _ 
 		if err := mysqlTableKeys(ctx, conn, dbName, name, tbl); err != nil {
 			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", where, dbName, name, err)
 		}
-		keepPresentKeys(tbl)
 	}
 	t.table = tbl
 	return t, nil
@@ -283,30 +279,6 @@ func mysqlTableKeys(ctx context.Context, conn *sql.Conn, db, table string, t *ca
 		t.ConstraintKeys[i].Columns = append(t.ConstraintKeys[i].Columns, catalog.ConstraintCol{Name: col, Sort: sort})
 	}
 	return rows.Err()
-}
-
-// keepPresentKeys drops the keys some of whose columns the table does not read.
-func keepPresentKeys(t *catalog.Table) {
-	has := func(c string) bool { return t.ColumnIndex(c) >= 0 }
-	if t.PrimaryKey != nil {
-		for _, c := range t.PrimaryKey.Columns {
-			if !has(c) {
-				t.PrimaryKey = nil
-				break
-			}
-		}
-	}
-	kept := t.ConstraintKeys[:0]
-	for _, k := range t.ConstraintKeys {
-		ok := true
-		for _, c := range k.Columns {
-			ok = ok && has(c.Name)
-		}
-		if ok {
-			kept = append(kept, k)
-		}
-	}
-	t.ConstraintKeys = kept
 }
 
 // simpleFrom finds the table of a query that reads one: select ... from [db.]table.

@@ -81,15 +81,12 @@ func (c *pgSourceConn) resolve(ctx context.Context, where string, e srcEntry, na
 		if _, err := pgwire.DescribeSQL(ctx, pg, e.query); err != nil {
 			return nil, e.o.Errorf("query", "PostgreSQL rejects the query: %s", pgwire.ErrorText(err))
 		}
-		base = "SELECT * FROM (" + e.query + "\n) st_jdbc_query"
+		base = e.fromQuery()
 		if _, err := pgwire.DescribeSQL(ctx, pg, base); err != nil {
 			return nil, e.o.Errorf("query", "must be a SELECT whose rows can be read as a subquery: %s", pgwire.ErrorText(err))
 		}
 	}
-	t.sql = base
-	if e.where != "" {
-		t.sql = "SELECT * FROM (" + base + "\n) tmp " + e.where
-	}
+	t.sql = e.filtered(base)
 	fields, err := pgwire.DescribeSQL(ctx, pg, t.sql)
 	if err != nil {
 		return nil, e.o.Errorf("where_condition", "PostgreSQL rejects %q: %s", e.where, pgwire.ErrorText(err))
@@ -141,7 +138,6 @@ func (c *pgSourceConn) resolve(ctx context.Context, where string, e srcEntry, na
 		if err := pgwire.ReadTableKeys(ctx, pg, rel.OID, tbl); err != nil {
 			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", where, rel.Schema, rel.Name, err)
 		}
-		pgwire.KeepPresentKeys(tbl)
 	}
 	t.table = tbl
 	if rel != nil && fromTable && e.where == "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 func init() {
@@ -190,6 +191,7 @@ func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source,
 		if err != nil {
 			return nil, err
 		}
+		pgwire.KeepPresentKeys(t.table) // a query may read some of a key's columns only
 		t.id = t.table.ID()
 		if err := s.resolveSplit(t, e, fixed); err != nil {
 			return nil, err
@@ -293,6 +295,17 @@ func srcEntryOf(o *config.Options, t *SourceTable, where string) (srcEntry, erro
 		}
 	}
 	return e, nil
+}
+
+// fromQuery is the SELECT of every row of the entry's query, nested.
+func (e srcEntry) fromQuery() string { return "SELECT * FROM (" + e.query + "\n) st_jdbc_query" }
+
+// filtered is the SELECT of every row of base that where_condition keeps.
+func (e srcEntry) filtered(base string) string {
+	if e.where == "" {
+		return base
+	}
+	return "SELECT * FROM (" + base + "\n) tmp " + e.where
 }
 
 // trimSourceQuery drops the spaces and semicolons that end a query, so it can be nested.
