@@ -2,6 +2,9 @@ package jdbc
 
 import (
 	"context"
+	"math"
+	"sort"
+	"time"
 
 	"github.com/strait-dev/strait/config"
 )
@@ -21,6 +24,29 @@ type ConnOptions struct {
 	XADataSource   string `opt:"xa_data_source_class_name,noeffect" doc:"the XA data source of exactly-once writes; Strait speaks XA to MySQL itself (XA START, END, PREPARE, COMMIT) and uses PostgreSQL's prepared transactions"`
 
 	At *config.Options `opt:"."`
+}
+
+// propertyNames are the names of the properties option, in order: they apply one after
+// the other, after the url's.
+func (c *ConnOptions) propertyNames() []string {
+	keys := make([]string, 0, len(c.Properties))
+	for k := range c.Properties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// attempts checks connection_check_timeout_sec and max_retries: how long an attempt to
+// connect may take, and how many more follow a failed one.
+func (c *ConnOptions) attempts() (time.Duration, int, error) {
+	if c.Timeout < 1 {
+		return 0, 0, c.At.Errorf("connection_check_timeout_sec", "must be at least 1, got %d", c.Timeout)
+	}
+	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
+		return 0, 0, c.At.Errorf("max_retries", "must be between 0 and %d, got %d", math.MaxInt32, c.MaxRetries)
+	}
+	return time.Duration(c.Timeout) * time.Second, int(c.MaxRetries), nil
 }
 
 // planContext is the context a factory checks the database within: its caller's planning

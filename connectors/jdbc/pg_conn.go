@@ -3,9 +3,6 @@ package jdbc
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -40,22 +37,12 @@ func connOf(c *ConnOptions) (*connConfig, error) {
 	if c.Password != nil {
 		cc.Password = *c.Password
 	}
-	keys := make([]string, 0, len(c.Properties))
-	for k := range c.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range c.propertyNames() {
 		cc.Property(k, c.Properties[k])
 	}
-	if c.Timeout < 1 {
-		return nil, o.Errorf("connection_check_timeout_sec", "must be at least 1, got %d", c.Timeout)
+	if cc.Timeout, cc.Retries, err = c.attempts(); err != nil {
+		return nil, err
 	}
-	cc.Timeout = time.Duration(c.Timeout) * time.Second
-	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
-		return nil, o.Errorf("max_retries", "must be between 0 and %d, got %d", math.MaxInt32, c.MaxRetries)
-	}
-	cc.Retries = int(c.MaxRetries)
 	return cc, nil
 }
 
