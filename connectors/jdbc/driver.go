@@ -55,8 +55,15 @@ type sourceDB interface {
 	// collated is a string split column's expression compared in a collation (the
 	// charset_based splitting's).
 	collated(expr, collation string) string
-	// condition is the WHERE condition of a split's rows of table t, "" for all of them.
-	condition(d *srcSplit, t *srcTable) string
+	// text is the SQL of an expression's value as text (splitting reads values as text).
+	text(expr string, kind keyKind) string
+	// literal is a split column's value as an SQL literal.
+	literal(kind keyKind, v string) string
+	// boundExpr is what a split's bounds are compared with: the split column's expression,
+	// as t's split key says.
+	boundExpr(t *srcTable) string
+	// hashCondition keeps the rows of a string column col whose hash is h modulo mod.
+	hashCondition(col string, mod, h int) string
 	// newCursor makes what one reader reads its splits with.
 	newCursor() splitCursor
 }
@@ -105,10 +112,6 @@ type sourceConn interface {
 	queryRow(ctx context.Context, q string, args ...any) rowScanner
 	// queryStrings runs a query of one text column.
 	queryStrings(ctx context.Context, q string) ([]string, error)
-	// text is the SQL of an expression's value as text (splitting reads values as text).
-	text(expr string, kind keyKind) string
-	// literal is a split column's value as an SQL literal.
-	literal(kind keyKind, v string) string
 	// estimate is a table's row count by its statistics, 0 when they say nothing.
 	estimate(ctx context.Context, t *srcTable) (int64, error)
 	// days counts the days from lo to hi, both included.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math/big"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -36,7 +35,7 @@ func (c *mySourceConn) queryStrings(ctx context.Context, q string) ([]string, er
 }
 
 // text reads timestamps with their microseconds, anything else cast to text.
-func (c *mySourceConn) text(e string, kind keyKind) string {
+func (c *myConn) text(e string, kind keyKind) string {
 	if kind == keyTime {
 		return "DATE_FORMAT(" + e + ", '%Y-%m-%d %H:%i:%s.%f')"
 	}
@@ -44,7 +43,7 @@ func (c *mySourceConn) text(e string, kind keyKind) string {
 }
 
 // literal is a boundary as SQL: a number as it is, anything else as a UTF-8 string.
-func (c *mySourceConn) literal(kind keyKind, v string) string { return mysqlBoundLiteral(kind, v) }
+func (c *myConn) literal(kind keyKind, v string) string { return mysqlBoundLiteral(kind, v) }
 
 func (c *mySourceConn) explain(err error) error { return err }
 
@@ -135,49 +134,15 @@ func mysqlBoundLiteral(kind keyKind, v string) string {
 	return string(mysqlStringLiteral(nil, v))
 }
 
-// condition is the WHERE condition of a split's rows in MySQL's SQL, "" for all of them.
-func (c *myConn) condition(d *srcSplit, t *srcTable) string {
-	if d.Key == "" {
-		return ""
+// boundExpr is the split column, compared byte by byte for charset_based splits.
+func (c *myConn) boundExpr(t *srcTable) string {
+	if t.split.charset {
+		return "BINARY " + t.split.expr
 	}
-	col := mysqlQuote(d.Key)
-	kind := keyString
-	if t != nil && t.key == d.Key {
-		kind = t.split.kind
-	}
-	var conds []string
-	switch {
-	case d.Lo != nil || d.Hi != nil:
-		if d.Lo != nil {
-			conds = append(conds, col+" >= "+strconv.FormatInt(*d.Lo, 10))
-		}
-		if d.Hi != nil {
-			conds = append(conds, col+" <= "+strconv.FormatInt(*d.Hi, 10))
-		}
-	case d.Hash != nil:
-		conds = append(conds, fmt.Sprintf("MOD(CRC32(%s), %d) = %d", col, d.Mod, *d.Hash))
-	default:
-		expr := col
-		if t != nil && t.split.charset && t.key == d.Key {
-			expr = "BINARY " + col // charset_based bounds compare byte by byte
-		}
-		if d.From != nil {
-			conds = append(conds, expr+" >= "+mysqlBoundLiteral(kind, *d.From))
-		}
-		if d.To != nil {
-			op := " < "
-			if d.ToIncl {
-				op = " <= "
-			}
-			conds = append(conds, expr+op+mysqlBoundLiteral(kind, *d.To))
-		}
-	}
-	if len(conds) == 0 {
-		return ""
-	}
-	cond := strings.Join(conds, " AND ")
-	if d.Nulls {
-		cond = "(" + cond + ") OR " + col + " IS NULL"
-	}
-	return cond
+	return t.split.expr
+}
+
+// hashCondition buckets a string column by CRC32.
+func (c *myConn) hashCondition(col string, mod, h int) string {
+	return fmt.Sprintf("MOD(CRC32(%s), %d) = %d", col, mod, h)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -26,9 +25,9 @@ func (c *pgSourceConn) queryStrings(ctx context.Context, q string) ([]string, er
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-func (c *pgSourceConn) text(expr string, _ keyKind) string { return expr + "::text" }
+func (c *connConfig) text(expr string, _ keyKind) string { return expr + "::text" }
 
-func (c *pgSourceConn) literal(_ keyKind, v string) string { return quoteLiteral(v) }
+func (c *connConfig) literal(_ keyKind, v string) string { return quoteLiteral(v) }
 
 // explain is PostgreSQL's error with its detail and hint.
 func (c *pgSourceConn) explain(err error) error { return errors.New(pgwire.ErrorText(err)) }
@@ -75,41 +74,11 @@ func (c *pgSourceConn) sample(ctx context.Context, t *srcTable, rate int64) ([]s
 	return out, true, err
 }
 
-// condition is the WHERE condition of a split's rows in PostgreSQL's SQL, "" for all of
-// them.
-func (c *connConfig) condition(d *srcSplit, t *srcTable) string {
-	if d.Key == "" {
-		return ""
-	}
-	if d.Lo != nil || d.Hi != nil {
-		return pgwire.RangeCondition(d.Key, d.Lo, d.Hi, d.Nulls)
-	}
-	expr := pgwire.QuoteIdent(d.Key)
-	if t != nil && t.key == d.Key {
-		expr = t.split.expr
-	}
-	var conds []string
-	switch {
-	case d.Hash != nil:
-		conds = append(conds, fmt.Sprintf("abs(hashtext(%s::text)::int8) %% %d = %d", pgwire.QuoteIdent(d.Key), d.Mod, *d.Hash))
-	default:
-		if d.From != nil {
-			conds = append(conds, expr+" >= "+quoteLiteral(*d.From))
-		}
-		if d.To != nil {
-			op := " < "
-			if d.ToIncl {
-				op = " <= "
-			}
-			conds = append(conds, expr+op+quoteLiteral(*d.To))
-		}
-	}
-	if len(conds) == 0 {
-		return "" // the NULLs too
-	}
-	cond := strings.Join(conds, " AND ")
-	if d.Nulls {
-		cond = "(" + cond + ") OR " + pgwire.QuoteIdent(d.Key) + " IS NULL"
-	}
-	return cond
+// boundExpr is the split column's expression: cast to text, collated for charset_based
+// splits.
+func (c *connConfig) boundExpr(t *srcTable) string { return t.split.expr }
+
+// hashCondition buckets a string column by hashtext, as SeaTunnel's fixed splitter does.
+func (c *connConfig) hashCondition(col string, mod, h int) string {
+	return fmt.Sprintf("abs(hashtext(%s::text)::int8) %% %d = %d", col, mod, h)
 }

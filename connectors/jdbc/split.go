@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/strait-dev/strait/connector"
 )
@@ -40,13 +41,56 @@ func (d *srcSplit) split(index int) connector.Split {
 	return connector.Split{ID: d.Table + "-" + strconv.Itoa(index), Data: b}
 }
 
-// statement is the SQL that reads the split's rows of table t, whose condition db writes.
-func (d *srcSplit) statement(db sourceDB, t *srcTable) string {
-	cond := db.condition(d, t)
+// statement is the SQL that reads the split's rows of table t, in db's SQL.
+func (d *srcSplit) statement(db database, t *srcTable) string {
+	cond := d.condition(db, t)
 	if cond == "" {
 		return t.sql
 	}
 	return "SELECT * FROM (" + t.sql + "\n) st_jdbc_splitter WHERE " + cond
+}
+
+// condition is the WHERE condition of the split's rows of table t, "" for all of them.
+func (d *srcSplit) condition(db database, t *srcTable) string {
+	if d.Key == "" {
+		return ""
+	}
+	col := db.quoteIdent(d.Key)
+	var conds []string
+	switch {
+	case d.Lo != nil || d.Hi != nil:
+		if d.Lo != nil {
+			conds = append(conds, col+" >= "+strconv.FormatInt(*d.Lo, 10))
+		}
+		if d.Hi != nil {
+			conds = append(conds, col+" <= "+strconv.FormatInt(*d.Hi, 10))
+		}
+	case d.Hash != nil:
+		conds = append(conds, db.hashCondition(col, d.Mod, *d.Hash))
+	default:
+		expr, kind := col, keyString
+		if t != nil && t.key == d.Key {
+			expr, kind = db.boundExpr(t), t.split.kind
+		}
+		if d.From != nil {
+			conds = append(conds, expr+" >= "+db.literal(kind, *d.From))
+		}
+		if d.To != nil {
+			op := " < "
+			if d.ToIncl {
+				op = " <= "
+			}
+			conds = append(conds, expr+op+db.literal(kind, *d.To))
+		}
+	}
+	if len(conds) == 0 {
+		return "" // the NULLs too
+	}
+	cond := strings.Join(conds, " AND ")
+	if d.Nulls {
+		cond = "(" + cond + ") OR " + col + " IS NULL"
+	}
+	return cond
 }
 
 func rangeSplits(table, key string, ranges [][2]int64) []srcSplit {

@@ -39,7 +39,7 @@ func TestSplitConditions(t *testing.T) {
 		{srcSplit{Table: "t", Key: "s", Nulls: true}, ``},
 		{srcSplit{Table: "t", Key: "s", Hash: &h, Mod: 5, Nulls: true}, `(abs(hashtext("s"::text)::int8) % 5 = 2) OR "s" IS NULL`},
 	} {
-		if got := (&connConfig{}).condition(&tc.d, tbl); got != tc.want {
+		if got := tc.d.condition(&connConfig{}, tbl); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.d, got, tc.want)
 		}
 	}

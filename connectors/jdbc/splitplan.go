@@ -48,7 +48,7 @@ func (p *splitPlanner) from() string { return "(" + p.t.sql + "\n) st_jdbc_split
 // column holds no value.
 func (p *splitPlanner) minMax(ctx context.Context) (lo, hi *string, err error) {
 	e, k := p.t.split.expr, p.t.split.kind
-	err = p.conn.queryRow(ctx, "SELECT "+p.conn.text("min("+e+")", k)+", "+p.conn.text("max("+e+")", k)+" FROM "+p.from()).Scan(&lo, &hi)
+	err = p.conn.queryRow(ctx, "SELECT "+p.s.db.text("min("+e+")", k)+", "+p.s.db.text("max("+e+")", k)+" FROM "+p.from()).Scan(&lo, &hi)
 	if err != nil {
 		return nil, nil, p.fail("read the range", err)
 	}
@@ -420,16 +420,16 @@ func (p *splitPlanner) queriedSplits(ctx context.Context, lo, hi string) ([]srcS
 // nextBound is the boundary after prev; nil once it would reach hi.
 func (p *splitPlanner) nextBound(ctx context.Context, prev, hi string) (*string, error) {
 	e, k, from := p.t.split.expr, p.t.split.kind, p.from()
-	prevLit, hiLit := p.conn.literal(k, prev), p.conn.literal(k, hi)
+	prevLit, hiLit := p.s.db.literal(k, prev), p.s.db.literal(k, hi)
 	q := fmt.Sprintf("SELECT %s, v >= %s FROM (SELECT max(s) AS v FROM (SELECT %s AS s FROM %s WHERE %s >= %s ORDER BY s LIMIT %d) x) y",
-		p.conn.text("v", k), hiLit, e, from, e, prevLit, p.s.splitSize)
+		p.s.db.text("v", k), hiLit, e, from, e, prevLit, p.s.splitSize)
 	var v *string
 	var last *bool
 	if err := p.conn.queryRow(ctx, q).Scan(&v, &last); err != nil {
 		return nil, p.fail("find a split boundary", err)
 	}
 	if v != nil && *v == prev {
-		q = fmt.Sprintf("SELECT %s, min(%s) >= %s FROM %s WHERE %s > %s", p.conn.text("min("+e+")", k), e, hiLit, from, e, prevLit)
+		q = fmt.Sprintf("SELECT %s, min(%s) >= %s FROM %s WHERE %s > %s", p.s.db.text("min("+e+")", k), e, hiLit, from, e, prevLit)
 		if err := p.conn.queryRow(ctx, q).Scan(&v, &last); err != nil {
 			return nil, p.fail("find a split boundary", err)
 		}
