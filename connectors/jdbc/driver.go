@@ -104,14 +104,13 @@ type sinkQuery struct {
 }
 
 // sourceConn is a connection of the source: it learns a table's columns and keys, and
-// runs the queries of split planning, whose SQL it writes.
+// runs the queries of split planning (those the core writes with the sourceDB's SQL, and
+// its own).
 type sourceConn interface {
 	// resolve learns the columns, keys and statement of the table e names.
 	resolve(ctx context.Context, where string, e srcEntry, narrow bool) (*srcTable, error)
 	// queryRow runs a query of one row.
 	queryRow(ctx context.Context, q string, args ...any) rowScanner
-	// queryStrings runs a query of one text column.
-	queryStrings(ctx context.Context, q string) ([]string, error)
 	// estimate is a table's row count by its statistics, 0 when they say nothing.
 	estimate(ctx context.Context, t *srcTable) (int64, error)
 	// days counts the days from lo to hi, both included.

@@ -17,23 +17,6 @@ func (c *mySourceConn) queryRow(ctx context.Context, q string, args ...any) rowS
 	return c.conn.QueryRowContext(ctx, q, args...)
 }
 
-func (c *mySourceConn) queryStrings(ctx context.Context, q string) ([]string, error) {
-	rows, err := c.conn.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // text reads timestamps with their microseconds, anything else cast to text.
 func (c *myConn) text(e string, kind keyKind) string {
 	if kind == keyTime {
