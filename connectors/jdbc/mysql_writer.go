@@ -404,7 +404,10 @@ func (w *myWriter) waitSessionEnded(ctx context.Context, id int64) error {
 	if id == 0 {
 		return nil
 	}
-	timeout := sessionTimeout(w.cfg.db.connectTimeout())
+	timeout := w.cfg.db.connectTimeout()
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
 	deadline := time.Now().Add(timeout)
 	pause := time.Millisecond
 	for {

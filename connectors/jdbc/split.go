@@ -124,16 +124,11 @@ type sourceEnumerator struct {
 // CreateEnumerator makes the enumerator; a restored one hands out only the splits it had not
 // handed out, without planning again.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	return newSourceEnumerator(s.where, s.plan, ctx, state)
-}
-
-// newSourceEnumerator makes the enumerator of a source whose splits plan plans.
-func newSourceEnumerator(where string, plan func(context.Context) ([]connector.Split, error), ctx connector.EnumeratorContext, state []byte) (*sourceEnumerator, error) {
-	e := &sourceEnumerator{where: where, planFn: plan, ctx: ctx, pending: map[int][]connector.Split{}}
+	e := &sourceEnumerator{where: s.where, planFn: s.plan, ctx: ctx, pending: map[int][]connector.Split{}}
 	if len(state) > 0 {
 		var st srcEnumState
 		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: bad enumerator state: %v", where, err)
+			return nil, fmt.Errorf("%s: bad enumerator state: %v", s.where, err)
 		}
 		e.planned = st.Planned
 		for r, splits := range st.Pending {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"time"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -304,12 +303,4 @@ func (w *txWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaCh
 		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", next.where, ch, err))
 	}
 	return nil
-}
-
-// sessionTimeout bounds the waits of a writer's session.
-func sessionTimeout(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 30 * time.Second
-	}
-	return d
 }
