@@ -1,11 +1,9 @@
 package jdbc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/strait-dev/strait/connector"
 )
@@ -57,15 +55,12 @@ func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) err
 	if len(req.Infos) == 0 {
 		return nil
 	}
-	if c.cfg.my != nil {
-		return c.mysqlEach(ctx, req.Infos, xaCommit)
-	}
-	conn, err := c.cfg.conn.connect(ctx)
+	conn, err := c.cfg.db.openSink(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.cfg.where, err)
 	}
-	defer conn.Close(context.Background())
-	return c.each(ctx, req.Infos, func(gid string) error { return commitPrepared(ctx, conn, gid) })
+	defer conn.close()
+	return c.each(ctx, req.Infos, func(gid string) error { return conn.commitPrepared(ctx, gid) })
 }
 
 // Abort rolls back prepared transactions that will never be committed: each info's own,
@@ -91,15 +86,10 @@ func (c *Committer) Abort(ctx context.Context, infos [][]byte) error {
 	if len(infos) == 0 {
 		return nil
 	}
-	if c.cfg.my != nil {
-		return c.mysqlEach(ctx, infos, xaRollback)
-	}
-	conn, err := c.cfg.conn.connect(ctx)
+	conn, err := c.cfg.db.openSink(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.cfg.where, err)
 	}
-	defer conn.Close(context.Background())
-	return c.each(ctx, infos, func(gid string) error { return rollbackPrepared(ctx, conn, gid) })
+	defer conn.close()
+	return c.each(ctx, infos, func(gid string) error { return conn.rollbackPrepared(ctx, gid) })
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -2,19 +2,12 @@ package jdbc
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sort"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
-
-// PostgreSQL's JDBC driver class.
-const postgresDriver = "org.postgresql.Driver"
 
 // ConnOptions are the options of the source and the sink that say how to reach the database.
 type ConnOptions struct {
@@ -33,61 +26,27 @@ type ConnOptions struct {
 	At *config.Options `opt:"."`
 }
 
-// connConfig is how to reach the database: SeaTunnel's url, driver, user, password,
-// properties and connection_check_timeout_sec.
-type connConfig struct {
-	pgwire.ConnConfig
-}
-
-// connOf checks the connection options shared by the source and the sink.
-func connOf(c *ConnOptions) (*connConfig, error) {
-	o := c.At
-	if _, err := dialectName(o, c.URL, c.Driver); err != nil {
-		return nil, err
-	}
-	pc, err := pgwire.ParseURL(c.URL)
-	if err != nil {
-		return nil, o.Errorf("url", "%v", err)
-	}
-	cc := &connConfig{ConnConfig: *pc}
-	// user and password options win over the url's
-	if c.User != "" {
-		cc.User = c.User
-	}
-	if c.Password != nil {
-		cc.Password = *c.Password
-	}
+// propertyNames are the names of the properties option, in order: they apply one after
+// the other, after the url's.
+func (c *ConnOptions) propertyNames() []string {
 	keys := make([]string, 0, len(c.Properties))
 	for k := range c.Properties {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		cc.Property(k, c.Properties[k])
-	}
-	if c.Timeout < 1 {
-		return nil, o.Errorf("connection_check_timeout_sec", "must be at least 1, got %d", c.Timeout)
-	}
-	cc.Timeout = time.Duration(c.Timeout) * time.Second
-	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
-		return nil, o.Errorf("max_retries", "must be between 0 and %d, got %d", math.MaxInt32, c.MaxRetries)
-	}
-	cc.Retries = int(c.MaxRetries)
-	return cc, nil
+	return keys
 }
 
-// connect opens a connection, trying again up to max_retries times a second apart. Its
-// errors name the host and port.
-func (c *connConfig) connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := c.Connect(ctx)
-	if err != nil {
-		if err == ctx.Err() {
-			// given up between attempts: the error is the context's alone
-			return nil, fmt.Errorf("jdbc: connect to %s as %s: %w", c.Addr(), c.User, err)
-		}
-		return nil, fmt.Errorf("jdbc: %w", err)
+// attempts checks connection_check_timeout_sec and max_retries: how long an attempt to
+// connect may take, and how many more follow a failed one.
+func (c *ConnOptions) attempts() (time.Duration, int, error) {
+	if c.Timeout < 1 {
+		return 0, 0, c.At.Errorf("connection_check_timeout_sec", "must be at least 1, got %d", c.Timeout)
 	}
-	return conn, nil
+	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
+		return 0, 0, c.At.Errorf("max_retries", "must be between 0 and %d, got %d", math.MaxInt32, c.MaxRetries)
+	}
+	return time.Duration(c.Timeout) * time.Second, int(c.MaxRetries), nil
 }
 
 // planContext is the context a factory checks the database within: its caller's planning

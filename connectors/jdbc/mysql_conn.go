@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"net/url"
 	"sort"
@@ -20,6 +19,7 @@ import (
 // myConn is how to reach a MySQL or MariaDB server: the driver's configuration made from
 // the JDBC url, the user and password options and the properties.
 type myConn struct {
+	mysqlDialect
 	cfg      *mysql.Config
 	Database string // the url's database, "" when it names none
 	Timeout  time.Duration
@@ -193,7 +193,7 @@ func (c *myConn) property(k, v string) (unknown bool, err error) {
 // mysqlConnOf checks the connection options of a MySQL or MariaDB database.
 func mysqlConnOf(c *ConnOptions) (*myConn, error) {
 	o := c.At
-	if _, err := dialectName(o, c.URL, c.Driver); err != nil {
+	if _, err := driverOf(o, c.URL, c.Driver); err != nil {
 		return nil, err
 	}
 	mc, unknown, err := parseMySQLURL(c.URL)
@@ -206,12 +206,7 @@ func mysqlConnOf(c *ConnOptions) (*myConn, error) {
 	if c.Password != nil {
 		mc.cfg.Passwd = *c.Password
 	}
-	keys := make([]string, 0, len(c.Properties))
-	for k := range c.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range c.propertyNames() {
 		bad, err := mc.property(k, c.Properties[k])
 		if err != nil {
 			return nil, o.Errorf("properties", "%v", err)
@@ -223,17 +218,12 @@ func mysqlConnOf(c *ConnOptions) (*myConn, error) {
 	if len(unknown) > 0 {
 		slog.Info("MySQL connection properties without effect", "where", o.Where(), "properties", strings.Join(unknown, ", "))
 	}
-	if c.Timeout < 1 {
-		return nil, o.Errorf("connection_check_timeout_sec", "must be at least 1, got %d", c.Timeout)
+	if mc.Timeout, mc.Retries, err = c.attempts(); err != nil {
+		return nil, err
 	}
-	mc.Timeout = time.Duration(c.Timeout) * time.Second
 	if mc.cfg.Timeout == 0 {
 		mc.cfg.Timeout = mc.Timeout
 	}
-	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
-		return nil, o.Errorf("max_retries", "must be between 0 and %d, got %d", math.MaxInt32, c.MaxRetries)
-	}
-	mc.Retries = int(c.MaxRetries)
 	// what every session of the connector relies on: UTF-8 text, timestamps read and
 	// written in UTC, statements of many rows, values interpolated as literals (the text
 	// protocol, whose values stream)

@@ -9,40 +9,50 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
-// parseMySQLTarget reads the table a MySQL sink writes: database (default the url's) and
-// table (default the input table's name; database.table names its database too), with
-// tablePrefix, tableSuffix and field_ide applied to the table's name.
-func (c *sinkConfig) parseMySQLTarget(sc *SinkConfig) error {
+// The sink's MySQL driver: the target's name, the query's placeholders, the save modes'
+// table and the committer's XA transactions.
+
+// target reads database.table or table, in the database option's database (default the
+// url's): a MySQL sink may write any database of the server.
+func (mc *myConn) target(sc *SinkConfig, table string) (pgwire.TableName, error) {
 	o := sc.At
 	db := strings.TrimSpace(sc.Database)
 	if db == "" {
-		db = c.my.Database
+		db = mc.Database
 	}
-	table := strings.TrimSpace(sc.Table)
-	if table == "" {
-		table = c.input.Path.Table
-	}
-	if table == "" {
-		return o.Errorf("table", "is required when generate_sink_sql is true and the input table has no name")
-	}
+	table = strings.TrimSpace(table)
 	if d, t, ok := strings.Cut(table, "."); ok {
 		db, table = unquoteMySQL(d), t
 	}
 	table = unquoteMySQL(table)
 	if db == "" {
-		return o.Errorf("database", "is required: the url names no database")
+		return pgwire.TableName{}, o.Errorf("database", "is required: the url names no database")
 	}
-	c.target = pgwire.TableName{Schema: db, Table: applyIde(sc.TablePrefix+table+sc.TableSuffix, sc.FieldIde)}
-	c.tag = tagOf(c.target.String())
-	return nil
+	return pgwire.TableName{Schema: db, Table: table}, nil
 }
 
-// mysqlTarget is the quoted `database`.`table` the sink writes.
-func (c *sinkConfig) mysqlTarget() string {
-	return mysqlQuote(c.target.Schema) + "." + mysqlQuote(c.target.Table)
+// quoteTable is the quoted `database`.`table`.
+func (mysqlDialect) quoteTable(t pgwire.TableName) string {
+	return mysqlQuote(t.Schema) + "." + mysqlQuote(t.Table)
+}
+
+// bindQuery cuts a query at its placeholders: each row's statement is its parts with the
+// row's literals between them.
+func (mc *myConn) bindQuery(query string) (sinkQuery, int, []string, error) {
+	parts, _, err := mysqlQueryParts(query, true)
+	if err == nil && len(parts) > 1 {
+		return sinkQuery{parts: parts}, len(parts) - 1, nil, nil
+	}
+	var names []string
+	if err == nil {
+		// no ? placeholders: SeaTunnel's named ones, :field
+		parts, names, err = mysqlQueryParts(query, false)
+	}
+	return sinkQuery{parts: parts}, 0, names, err
 }
 
 // mysqlQueryParts cuts a query at its placeholders (? when positional, else :name), so
@@ -112,70 +122,69 @@ func mysqlQueryParts(q string, positional bool) (parts, names []string, err erro
 	return append(parts, b.String()), names, nil
 }
 
-// mysqlSetup applies the save modes to a MySQL table (see Sink.Setup).
-func (c *sinkConfig) mysqlSetup(ctx context.Context) error {
-	db, err := c.my.open(ctx, 1)
+// openSink opens a connection of the setup or the committer.
+func (mc *myConn) openSink(ctx context.Context) (sinkConn, error) {
+	db, err := mc.open(ctx, 1)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.where, err)
+		return nil, err
 	}
-	defer db.Close()
-	if err := c.mysqlPrepareTable(ctx, db); err != nil {
-		return fmt.Errorf("%s: table %s: %w", c.where, c.target, err)
-	}
-	return nil
+	return mySinkConn{db}, nil
 }
 
-func (c *sinkConfig) mysqlPrepareTable(ctx context.Context, db *sql.DB) error {
+// mySinkConn is a connection of the sink's setup or committer.
+type mySinkConn struct{ db *sql.DB }
+
+func (c mySinkConn) close() { c.db.Close() }
+
+func (c mySinkConn) exec(ctx context.Context, q string) error {
+	_, err := c.db.ExecContext(ctx, q)
+	return err
+}
+
+func (c mySinkConn) queryRow(ctx context.Context, q string, args ...any) rowScanner {
+	return c.db.QueryRowContext(ctx, q, args...)
+}
+
+func (c mySinkConn) commitPrepared(ctx context.Context, xid string) error {
+	return xaCommit(ctx, c.db, xid)
+}
+
+func (c mySinkConn) rollbackPrepared(ctx context.Context, xid string) error {
+	return xaRollback(ctx, c.db, xid)
+}
+
+func (c mySinkConn) tableExists(ctx context.Context, sc *sinkConfig) (bool, error) {
 	var n int
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", c.target.Schema, c.target.Table).Scan(&n); err != nil {
-		return fmt.Errorf("look it up: %w", err)
+	if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", sc.target.Schema, sc.target.Table).Scan(&n); err != nil {
+		return false, fmt.Errorf("look it up: %w", err)
 	}
-	return c.applySaveModes(ctx, n > 0, saveTarget{
-		quoted: c.mysqlTarget(),
-		exec: func(ctx context.Context, q string) error {
-			_, err := db.ExecContext(ctx, q)
-			return err
-		},
-		hasRows: func(ctx context.Context, q string) (bool, error) {
-			var any bool
-			err := db.QueryRowContext(ctx, q).Scan(&any)
-			return any, err
-		},
-		create: func(ctx context.Context) error { return c.mysqlCreateTable(ctx, db) },
-	})
+	return n > 0, nil
 }
 
-// mysqlCreateDDL is the CREATE TABLE of the input's columns, their nullability and the
-// primary key. A key column of a text or blob kind, which MySQL cannot index whole, is
-// created as varchar(255) or varbinary(255).
-func (c *sinkConfig) mysqlCreateDDL() (string, error) {
+// createTable creates the database and the table. A key column of a text or blob kind,
+// which MySQL cannot index whole, is created as varchar(255) or varbinary(255).
+func (c mySinkConn) createTable(ctx context.Context, sc *sinkConfig) error {
 	isPK := map[int]bool{}
-	for _, i := range c.pk {
+	for _, i := range sc.pk {
 		isPK[i] = true
 	}
-	var defs []string
-	for i, col := range c.input.Columns {
-		t, err := c.dialect.columnType(col)
-		if err != nil {
-			return "", fmt.Errorf("column %s: %w", col.Name, err)
-		}
-		if isPK[i] {
+	ddl, err := sc.createDDL(func(i int, col catalog.Column) (string, error) {
+		t, err := sc.db.columnType(col)
+		if err == nil && isPK[i] {
 			t = indexableType(t)
 		}
-		d := mysqlQuote(c.columns[i]) + " " + t
-		if !col.Nullable || isPK[i] {
-			d += " NOT NULL"
-		}
-		defs = append(defs, d)
+		return t, err
+	})
+	if err != nil {
+		return err
 	}
-	if len(c.pk) > 0 {
-		var pk []string
-		for _, i := range c.pk {
-			pk = append(pk, mysqlQuote(c.columns[i]))
-		}
-		defs = append(defs, "PRIMARY KEY ("+strings.Join(pk, ", ")+")")
+	if _, err := c.db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+mysqlQuote(sc.target.Schema)); err != nil {
+		return fmt.Errorf("create database %s: %w", sc.target.Schema, err)
 	}
-	return "CREATE TABLE IF NOT EXISTS " + c.mysqlTarget() + " (\n  " + strings.Join(defs, ",\n  ") + "\n)", nil
+	if _, err := c.db.ExecContext(ctx, ddl); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	return nil
 }
 
 func indexableType(t string) string {
@@ -186,20 +195,6 @@ func indexableType(t string) string {
 		return "varbinary(255)"
 	}
 	return t
-}
-
-func (c *sinkConfig) mysqlCreateTable(ctx context.Context, db *sql.DB) error {
-	ddl, err := c.mysqlCreateDDL()
-	if err != nil {
-		return err
-	}
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+mysqlQuote(c.target.Schema)); err != nil {
-		return fmt.Errorf("create database %s: %w", c.target.Schema, err)
-	}
-	if _, err := db.ExecContext(ctx, ddl); err != nil {
-		return fmt.Errorf("create: %w", err)
-	}
-	return nil
 }
 
 // ---- XA ----
@@ -261,14 +256,4 @@ type execer interface {
 
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// mysqlEach opens a connection and runs do for every XA id of the commit infos.
-func (c *Committer) mysqlEach(ctx context.Context, infos [][]byte, do func(ctx context.Context, conn execer, xid string) error) error {
-	db, err := c.cfg.my.open(ctx, 1)
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.cfg.where, err)
-	}
-	defer db.Close()
-	return c.each(ctx, infos, func(xid string) error { return do(ctx, db, xid) })
 }

@@ -10,102 +10,57 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
-// mySource is the Jdbc source on a MySQL or MariaDB database. It reads what the Source
-// documentation describes, with MySQL's catalog: a table_path is database.table (or table,
-// in the url's database), a query's columns are typed by the server (a temporary table of
-// its shape, LIMIT 0), and a split's rows stream from the server as they are read.
-type mySource struct {
-	where       string
-	conn        *myConn
-	tables      []*myTable
-	byID        map[string]*myTable
-	splitSize   int64
-	tuning      splitTuning
-	parallelism int
+// The source's MySQL and MariaDB driver. It reads what the Source documentation
+// describes, with MySQL's catalog: a table_path is database.table (or table, in the url's
+// database), a query's columns are typed by the server (a temporary table of its shape,
+// LIMIT 0), and a split's rows stream from the server as they are read.
+
+func (c *myConn) dbName() string                { return c.Database }
+func (c *myConn) connectTimeout() time.Duration { return c.Timeout }
+
+// collated leaves the column as it is: charset_based bounds are compared byte by byte
+// (condition).
+func (c *myConn) collated(expr, _ string) string { return expr }
+
+// openSource opens a connection of the source.
+func (c *myConn) openSource(ctx context.Context) (sourceConn, error) {
+	db, err := c.open(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &mySourceConn{cfg: c, db: db, conn: conn}, nil
 }
 
-// myTable is one table the source reads.
-type myTable struct {
-	table *catalog.Table
-	id    string
-	sql   string // SELECT of every row, where_condition applied
-	cols  []mysqlColumn
-	// whole is database.table when the table is read whole, whose statistics estimate its
-	// row count; "" when rows are counted instead
-	whole string
-	key   string
-	kind  keyKind
-	null  bool // the split column is nullable
-	// charset cuts a string split column in ranges of even width compared byte by byte
-	// (split.string_split_mode = charset_based)
-	charset bool
-	fixed   bool
-	parts   int
-	lower   *string
-	upper   *string
+// mySourceConn is a connection the source describes tables and plans splits on.
+type mySourceConn struct {
+	cfg  *myConn
+	db   *sql.DB
+	conn *sql.Conn
 }
 
-// newMySQLSource builds the source on a MySQL database: it connects to learn the columns,
-// keys and split columns of every table.
-func newMySQLSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
-	o := c.At
-	s := &mySource{where: o.Where(), byID: map[string]*myTable{}, parallelism: max(ctx.Parallelism, 1)}
-	var err error
-	if s.conn, err = mysqlConnOf(&c.ConnOptions); err != nil {
-		return nil, err
-	}
-	if c.FetchSize < 0 {
-		return nil, o.Errorf("fetch_size", "must not be negative, got %d", c.FetchSize)
-	}
-	if s.splitSize = c.SplitSize; s.splitSize < 1 {
-		return nil, o.Errorf("split.size", "must be at least 1, got %d", s.splitSize)
-	}
-	if s.tuning, err = splitTuningOf(c); err != nil {
-		return nil, err
-	}
-	where, err := whereCondition(o, c.Where, "")
-	if err != nil {
-		return nil, err
-	}
-	entries, fixed, err := srcEntries(c, where)
-	if err != nil {
-		return nil, err
-	}
-	cctx, cancel := context.WithTimeout(planContext(ctx.Context), s.conn.Timeout+time.Minute)
-	defer cancel()
-	db, err := s.conn.open(cctx, 1)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.where, err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(cctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.where, err)
-	}
-	defer conn.Close()
-	for i, e := range entries {
-		t, err := s.resolve(cctx, conn, e, fixed)
-		if err != nil {
-			return nil, err
-		}
-		if s.byID[t.id] != nil {
-			return nil, o.Errorf(fmt.Sprintf("table_list[%d]", i), "a second entry reads table %s; give each entry its own table_path", t.id)
-		}
-		s.byID[t.id] = t
-		s.tables = append(s.tables, t)
-	}
-	return s, nil
+func (c *mySourceConn) close() {
+	c.conn.Close()
+	c.db.Close()
 }
+
+// mysqlColumns are the columns of a table read from MySQL.
+type mysqlColumns []mysqlColumn
 
 // splitMySQLPath reads database.table or table (in the url's database).
-func (s *mySource) splitMySQLPath(p string) (db, table string, err error) {
+func splitMySQLPath(p, database string) (db, table string, err error) {
 	parts := strings.Split(p, ".")
 	switch len(parts) {
 	case 1:
-		db, table = s.conn.Database, parts[0]
+		db, table = database, parts[0]
 	case 2:
 		db, table = parts[0], parts[1]
 	default:
@@ -129,20 +84,22 @@ func unquoteMySQL(s string) string {
 	return s
 }
 
-// resolve learns one table's columns, keys and split column.
-func (s *mySource) resolve(ctx context.Context, conn *sql.Conn, e srcEntry, fixed bool) (*myTable, error) {
-	t := &myTable{}
+// resolve learns one table's columns, keys and statement from MySQL's catalog.
+func (c *mySourceConn) resolve(ctx context.Context, where string, e srcEntry, _ bool) (*srcTable, error) {
+	conn := c.conn
+	t := &srcTable{}
+	var cols mysqlColumns
 	tbl := &catalog.Table{}
 	var dbName, name string
 	exists := false
 	if e.tablePath != "" {
 		var err error
-		if dbName, name, err = s.splitMySQLPath(e.tablePath); err != nil {
+		if dbName, name, err = splitMySQLPath(e.tablePath, c.cfg.Database); err != nil {
 			return nil, e.o.Errorf("table_path", "%v", err)
 		}
 		tbl.Path = catalog.TablePath{Database: dbName, Table: name}
 		if exists, err = mysqlTableExists(ctx, conn, dbName, name); err != nil {
-			return nil, fmt.Errorf("%s: look up table %s.%s: %w", s.where, dbName, name, err)
+			return nil, fmt.Errorf("%s: look up table %s.%s: %w", where, dbName, name, err)
 		}
 		if !exists && e.query == "" {
 			return nil, e.o.Errorf("table_path", "table %s does not exist in database %s", name, dbName)
@@ -151,59 +108,53 @@ func (s *mySource) resolve(ctx context.Context, conn *sql.Conn, e srcEntry, fixe
 	fromTable := e.query == ""
 	base := "SELECT * FROM " + mysqlQuote(dbName) + "." + mysqlQuote(name)
 	if !fromTable {
-		base = "SELECT * FROM (" + e.query + "\n) st_jdbc_query"
+		base = e.fromQuery()
 	}
-	t.sql = base
-	if e.where != "" {
-		t.sql = "SELECT * FROM (" + base + "\n) tmp " + e.where
-	}
+	t.sql = e.filtered(base)
 	var err error
 	if fromTable {
-		if t.cols, err = mysqlTableColumns(ctx, conn, dbName, name); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.where, err)
+		if cols, err = mysqlTableColumns(ctx, conn, dbName, name); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if e.where == "" {
-			t.whole = mysqlQuote(dbName) + "." + mysqlQuote(name)
+			t.rel = mysqlQuote(dbName) + "." + mysqlQuote(name)
 		} else if err = checkStatement(ctx, conn, t.sql); err != nil {
 			return nil, e.o.Errorf("where_condition", "MySQL rejects %q: %v", e.where, err)
 		}
 	} else {
-		t.cols, err = s.queryColumns(ctx, conn, e, t.sql)
+		cols, err = c.queryColumns(ctx, where, e, t.sql)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(t.cols) == 0 {
+	if len(cols) == 0 {
 		return nil, e.o.Errorf("query", "the query returns no columns")
 	}
-	for _, c := range t.cols {
+	t.cols = cols
+	for _, c := range cols {
 		tbl.Columns = append(tbl.Columns, c.Column)
 	}
 	if e.tablePath == "" {
-		tbl.Path = queryPath(e.query, s.conn.Database)
+		tbl.Path = queryPath(e.query, c.cfg.Database)
 	}
 	if exists {
 		if err := mysqlTableKeys(ctx, conn, dbName, name, tbl); err != nil {
-			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", s.where, dbName, name, err)
+			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", where, dbName, name, err)
 		}
-		keepPresentKeys(tbl)
 	}
 	t.table = tbl
-	t.id = tbl.ID()
-	if err := s.resolveSplit(t, e, fixed); err != nil {
-		return nil, err
-	}
 	return t, nil
 }
 
 // queryColumns types the columns of a statement as the server does: a temporary table of
 // its shape (no rows) is described and dropped. Its errors quote the server's.
-func (s *mySource) queryColumns(ctx context.Context, conn *sql.Conn, e srcEntry, stmt string) ([]mysqlColumn, error) {
+func (c *mySourceConn) queryColumns(ctx context.Context, where string, e srcEntry, stmt string) ([]mysqlColumn, error) {
+	conn := c.conn
 	key := "query"
 	if e.where != "" {
 		key = "where_condition"
 	}
-	if s.conn.Database == "" {
+	if c.cfg.Database == "" {
 		return nil, e.o.Errorf(key, "the url names no database, which reading a query needs (jdbc:mysql://host:port/database)")
 	}
 	const probe = "st_jdbc_probe"
@@ -214,7 +165,7 @@ func (s *mySource) queryColumns(ctx context.Context, conn *sql.Conn, e srcEntry,
 	defer conn.ExecContext(context.Background(), "DROP TEMPORARY TABLE IF EXISTS "+probe) //nolint:errcheck // a temporary table ends with the session anyway
 	rows, err := conn.QueryContext(ctx, "SHOW FULL COLUMNS FROM "+probe)
 	if err != nil {
-		return nil, fmt.Errorf("%s: describe the query: %w", s.where, err)
+		return nil, fmt.Errorf("%s: describe the query: %w", where, err)
 	}
 	return scanShowColumns(rows, e.o.Where())
 }
@@ -330,30 +281,6 @@ func mysqlTableKeys(ctx context.Context, conn *sql.Conn, db, table string, t *ca
 	return rows.Err()
 }
 
-// keepPresentKeys drops the keys some of whose columns the table does not read.
-func keepPresentKeys(t *catalog.Table) {
-	has := func(c string) bool { return t.ColumnIndex(c) >= 0 }
-	if t.PrimaryKey != nil {
-		for _, c := range t.PrimaryKey.Columns {
-			if !has(c) {
-				t.PrimaryKey = nil
-				break
-			}
-		}
-	}
-	kept := t.ConstraintKeys[:0]
-	for _, k := range t.ConstraintKeys {
-		ok := true
-		for _, c := range k.Columns {
-			ok = ok && has(c.Name)
-		}
-		if ok {
-			kept = append(kept, k)
-		}
-	}
-	t.ConstraintKeys = kept
-}
-
 // simpleFrom finds the table of a query that reads one: select ... from [db.]table.
 var simpleFrom = regexp.MustCompile("(?is)^\\s*select\\s.+?\\sfrom\\s+(`[^`]+`|\\w+)(?:\\.(`[^`]+`|\\w+))?\\s*(?:$|\\swhere\\s|\\sorder\\s|\\slimit\\s|;)")
 
@@ -370,95 +297,109 @@ func queryPath(query, db string) catalog.TablePath {
 	return catalog.TablePath{Database: db, Table: unquoteMySQL(m[1])}
 }
 
-// mysqlSplitKind says how a column splits; ok is false for a type that does not.
-func mysqlSplitKind(c *mysqlColumn, explicit bool) (keyKind, bool) {
+// splitKey says how a column splits.
+func (cols mysqlColumns) splitKey(i int, explicit bool) (splitKey, bool) {
+	c := &cols[i]
+	k := splitKey{expr: mysqlQuote(c.Name)}
 	switch c.Type.Kind {
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		return keyInt, true
+		k.kind = keyInt
 	case types.Decimal:
+		k.kind = keyNumber
 		if c.Type.Scale == 0 && c.Type.Precision <= 18 {
-			return keyInt, true
+			k.kind = keyInt
 		}
-		return keyNumber, true
 	case types.Float, types.Double:
-		return keyNumber, true
+		k.kind = keyNumber
 	case types.String:
-		return keyString, c.dec == myString && !strings.HasPrefix(c.SourceType, "json")
+		k.kind = keyString
+		return k, c.dec == myString && !strings.HasPrefix(c.SourceType, "json")
 	case types.Date:
-		return keyDate, true
+		k.kind = keyDate
 	case types.Timestamp:
-		return keyTime, explicit
+		k.kind = keyTime
+		return k, explicit
+	default:
+		return k, false
 	}
-	return 0, false
+	return k, true
 }
 
-// resolveSplit picks the table's split column as SeaTunnel does.
-func (s *mySource) resolveSplit(t *myTable, e srcEntry, fixed bool) error {
-	tbl := t.table
-	t.fixed = fixed
-	if e.partitionColumn != "" {
-		i := tbl.ColumnIndex(e.partitionColumn)
-		if i < 0 {
-			return e.o.Errorf("partition_column", "column %q is not among the columns read (%s)", e.partitionColumn, srcColumnNames(tbl))
+// myCursor reads splits through the driver's text protocol: the driver reads a row off the
+// socket when the next one is wanted, and each column decodes its raw bytes.
+type myCursor struct {
+	cfg  *myConn
+	db   *sql.DB
+	conn *sql.Conn
+	rows *sql.Rows
+	raw  []sql.RawBytes
+	ptrs []any
+}
+
+func (c *myConn) newCursor() splitCursor { return &myCursor{cfg: c} }
+
+func (c *myCursor) start(ctx context.Context, stmt string, t *srcTable) error {
+	if c.conn == nil {
+		db, err := c.cfg.open(ctx, 1)
+		if err != nil {
+			return err
 		}
-		k, ok := mysqlSplitKind(&t.cols[i], true)
-		if !ok {
-			return e.o.Errorf("partition_column", "column %q is %s; Strait splits on numeric, string, date and timestamp columns", e.partitionColumn, t.cols[i].Type)
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			db.Close()
+			return err
 		}
-		t.key, t.kind = tbl.Columns[i].Name, k
-	} else if t.key = s.autoKey(t); t.key != "" {
-		t.kind, _ = mysqlSplitKind(&t.cols[tbl.ColumnIndex(t.key)], false)
+		c.db, c.conn = db, conn
 	}
-	if t.key != "" {
-		t.null = tbl.Columns[tbl.ColumnIndex(t.key)].Nullable
-		t.charset = t.kind == keyString && s.tuning.charset && !fixed
-	}
-	if !fixed {
-		return nil
-	}
-	t.parts = s.parallelism
-	if e.partitionNum > 0 {
-		t.parts = int(min(e.partitionNum, 1<<20))
-	}
-	t.lower, t.upper = e.lower, e.upper
-	if t.kind != keyInt {
-		return nil
-	}
-	lo, err := intBound(e.o, "partition_lower_bound", t.lower)
+	rows, err := c.conn.QueryContext(ctx, stmt)
 	if err != nil {
 		return err
 	}
-	hi, err := intBound(e.o, "partition_upper_bound", t.upper)
-	if err != nil {
-		return err
+	c.rows = rows
+	n := len(t.cols.(mysqlColumns))
+	if cap(c.raw) < n {
+		c.raw, c.ptrs = make([]sql.RawBytes, n), make([]any, n)
 	}
-	if lo != nil && hi != nil && *lo > *hi {
-		return e.o.Errorf("partition_lower_bound", "%d is above partition_upper_bound %d", *lo, *hi)
+	c.raw, c.ptrs = c.raw[:n], c.ptrs[:n]
+	for i := range c.raw {
+		c.ptrs[i] = &c.raw[i]
 	}
 	return nil
 }
 
-// autoKey is the first column of the primary key, else of a unique index, that splits.
-func (s *mySource) autoKey(t *myTable) string {
-	return firstKeyColumn(t.table, func(i int) bool {
-		_, ok := mysqlSplitKind(&t.cols[i], false)
-		return ok
-	})
-}
-
-// Boundedness: the source reads its tables once.
-func (s *mySource) Boundedness() connector.Boundedness { return connector.Bounded }
-
-// Tables lists the tables the source reads, in the order of the options.
-func (s *mySource) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.tables))
-	for i, t := range s.tables {
-		out[i] = t.table
+func (c *myCursor) read(out *row.Batch, t *srcTable) (bool, error) {
+	cols := t.cols.(mysqlColumns)
+	for !out.Full() {
+		if !c.rows.Next() {
+			err := c.rows.Err()
+			c.rows.Close()
+			c.rows = nil
+			return err == nil, err
+		}
+		if err := c.rows.Scan(c.ptrs...); err != nil {
+			return false, err
+		}
+		rw := out.Add(row.Insert, t.id, len(cols))
+		for i := range cols {
+			if err := cols[i].decode(&rw.Fields[i], c.raw[i]); err != nil {
+				return false, connector.Permanent(fmt.Errorf("column %s: %w", cols[i].Name, err))
+			}
+		}
 	}
-	return out
+	return false, nil
 }
 
-// CreateEnumerator makes the enumerator, which plans the splits when the job starts.
-func (s *mySource) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	return newSourceEnumerator(s.where, s.plan, ctx, state)
+func (c *myCursor) close() {
+	if c.rows != nil {
+		c.rows.Close()
+		c.rows = nil
+	}
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn = nil
+	}
+	if c.db != nil {
+		c.db.Close()
+		c.db = nil
+	}
 }

@@ -173,7 +173,7 @@ func readMy(t testing.TB, s connector.Source, p int) ([][]row.Row, []connector.S
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	splits, err := s.(*mySource).plan(ctx)
+	splits, err := s.(*Source).plan(ctx)
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
@@ -716,7 +716,7 @@ func TestMySQLStreams(t *testing.T) {
 	s := mustMySource(t, d.conf(`table_path = "big"`), 1)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	splits, err := s.(*mySource).plan(ctx)
+	splits, err := s.(*Source).plan(ctx)
 	if err != nil || len(splits) != 1 {
 		t.Fatalf("splits %v, %v", splits, err)
 	}

@@ -4,24 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"fmt"
-	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 )
-
-// myEntry is a buffered row: its fields' literals, one after the other in the writer's
-// buffer, offs[off:off+n+1] marking where each starts (and the last ends).
-type myEntry struct {
-	op   op
-	off  int32
-	dead bool
-}
 
 // myWriter writes one subtask's rows to MySQL. Rows become SQL literals as they arrive and
 // are reduced by key as the PostgreSQL writer reduces them; a flush (every batch_size rows
@@ -31,18 +20,13 @@ type myEntry struct {
 // is_exactly_once a checkpoint's writes are one XA transaction (XA START before its first
 // flush, XA END and XA PREPARE at the checkpoint) that the committer commits.
 type myWriter struct {
-	cfg  *sinkConfig
+	txWriter
 	db   *sql.DB
 	conn *sql.Conn
 
-	fields  []int // input field of each literal
-	all     []int // every literal's position: 0, 1, ...
-	buf     []byte
-	offs    []int32
-	entries []myEntry
-	keys    map[string]int32
-	keyBuf  []byte
-	stmt    []byte
+	fields []int // input field of each literal
+	all    []int // every literal's position: 0, 1, ...
+	stmt   []byte
 	// maxStmt bounds one multi-statement: a flush larger than the server's
 	// max_allowed_packet is sent in several
 	maxStmt int
@@ -53,30 +37,20 @@ type myWriter struct {
 	cols   []string
 	isPK   []bool
 
-	xidPrefix string
-	epoch     int
-	cp        int64
-	xid       string // the open XA transaction
-	connID    int64  // the server's id of conn's session (exactly-once: detach waits for its end)
-	inTx      bool
-	pending   []string
-	err       error
+	xid    string // the open XA transaction
+	connID int64  // the server's id of conn's session (exactly-once: detach waits for its end)
 }
 
-// newMySQLWriter connects and, restored from states, first settles the XA transactions
-// they list and those this subtask left behind.
-func newMySQLWriter(c *sinkConfig, ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
+// newWriter connects and, restored from states, first settles the XA transactions they
+// list and those this subtask left behind.
+func (mc *myConn) newWriter(c *sinkConfig, ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
 	bg := context.Background()
-	db, err := c.my.open(bg, 1)
+	db, err := mc.open(bg, 1)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
-	w := &myWriter{
-		cfg: c, db: db, keys: map[string]int32{},
-		xidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
-		epoch:     ctx.Epoch,
-		cp:        1,
-	}
+	w := &myWriter{db: db}
+	w.txWriter = newTxWriter(c, ctx, w)
 	if err := w.session(bg); err != nil {
 		w.Close(bg)
 		return nil, fmt.Errorf("%s: %w", c.where, err)
@@ -126,7 +100,7 @@ func (w *myWriter) prepare(ctx context.Context) error {
 		w.isPK[i] = true
 	}
 	w.cols = cols
-	t := c.mysqlTarget()
+	t := c.db.quoteTable(c.target)
 	w.target = t
 	w.insertHead = "INSERT INTO " + t + " (" + strings.Join(cols, ", ") + ") VALUES "
 	if c.mode == modeUpsert {
@@ -146,124 +120,29 @@ func (w *myWriter) prepare(ctx context.Context) error {
 	return nil
 }
 
-func (w *myWriter) fail(err error) error {
-	if w.err == nil {
-		w.err = err
-	}
-	return err
-}
-
-// Write turns the batch's rows into literals, flushing whenever batch_size rows are
-// buffered.
-func (w *myWriter) Write(ctx context.Context, b *row.Batch) error {
-	if w.err != nil {
-		return w.err
-	}
-	c := w.cfg
-	for i := range b.Rows {
-		r := &b.Rows[i]
-		if len(r.Fields) < len(c.input.Columns) {
-			return w.fail(fmt.Errorf("%s: row of table %s has %d fields, the table has %d columns", c.where, r.Table, len(r.Fields), len(c.input.Columns)))
-		}
-		o, skip := opOf(c.mode, r.Kind)
-		if skip {
-			continue
-		}
-		if err := w.add(o, r); err != nil {
-			return w.fail(connector.Permanent(fmt.Errorf("%s: row %d of table %s: %w", c.where, i, r.Table, err)))
-		}
-		if len(w.entries) >= c.batchSize {
-			if err := w.flush(ctx); err != nil {
-				return w.fail(err)
-			}
-		}
-	}
-	return nil
-}
-
-// opOf is what a row of the given kind does in a write mode; skip for an UPDATE_BEFORE,
-// whose UPDATE_AFTER carries the change.
-func opOf(mode writeMode, kind row.Kind) (o op, skip bool) {
-	switch mode {
-	case modeQuery, modeInsert:
-		return opExec, false
-	}
-	switch kind {
-	case row.UpdateBefore:
-		return 0, true
-	case row.Delete:
-		return opDelete, false
-	case row.Insert:
-		if mode == modeInsertUpdate {
-			return opInsert, false
-		}
-		return opUpsert, false
-	}
-	if mode == modeInsertUpdate {
-		return opUpdate, false
-	}
-	return opUpsert, false
-}
-
-// add writes one row's literals and, for keyed modes, supersedes the earlier change of the
-// same key (as the PostgreSQL writer does).
-func (w *myWriter) add(o op, r *row.Row) error {
-	start, off := len(w.buf), int32(len(w.offs))
+// encode writes one row's literals.
+func (w *myWriter) encode(r *row.Row) (int, error) {
+	start := len(w.buf)
 	for _, f := range w.fields {
-		w.offs = append(w.offs, int32(len(w.buf)))
+		at := w.openField()
 		var err error
 		if w.buf, err = appendLiteral(w.buf, &r.Fields[f]); err != nil {
-			w.buf, w.offs = w.buf[:start], w.offs[:off]
-			return fmt.Errorf("field %s: %w", w.cfg.input.Columns[f].Name, err)
+			w.buf = w.buf[:start]
+			return 0, fmt.Errorf("field %s: %w", w.fieldName(f), err)
 		}
+		w.closeField(at)
 	}
-	w.offs = append(w.offs, int32(len(w.buf)))
-	idx := int32(len(w.entries))
-	w.entries = append(w.entries, myEntry{op: o, off: off})
-	if o == opExec {
-		return nil
-	}
-	key := w.key(idx)
-	if prev, ok := w.keys[string(key)]; ok {
-		switch p := &w.entries[prev]; {
-		case p.op == opInsert && o == opUpdate:
-			w.entries[idx].op = opInsert
-			p.dead = true
-		case p.op == opDelete && o != opDelete && w.cfg.mode != modeUpsert:
-			// a plain INSERT needs the old row gone first: the delete stays, before it
-		default:
-			p.dead = true
-		}
-	}
-	w.keys[string(key)] = idx
-	return nil
+	return start, nil
 }
 
-// lit is the literal of an entry's j-th field.
-func (w *myWriter) lit(e myEntry, j int) []byte {
-	return w.buf[w.offs[int(e.off)+j]:w.offs[int(e.off)+j+1]]
-}
-
-// key is an entry's key literals, in a buffer the next call reuses.
-func (w *myWriter) key(idx int32) []byte {
-	e := w.entries[idx]
-	k := w.keyBuf[:0]
-	for _, i := range w.cfg.pk {
-		k = append(k, w.lit(e, i)...)
-		k = append(k, 0)
-	}
-	w.keyBuf = k
-	return k
-}
-
-// appendTuple writes (l1, l2, ...) of the given fields of an entry.
-func (w *myWriter) appendTuple(b []byte, e myEntry, fields []int) []byte {
+// appendTuple writes (l1, l2, ...) of the given fields of an entry's literals.
+func appendTuple(b []byte, lits [][]byte, fields []int) []byte {
 	b = append(b, '(')
 	for n, j := range fields {
 		if n > 0 {
 			b = append(b, ", "...)
 		}
-		b = append(b, w.lit(e, j)...)
+		b = append(b, lits[j]...)
 	}
 	return append(b, ')')
 }
@@ -276,7 +155,7 @@ func (w *myWriter) begin(ctx context.Context) error {
 	}
 	stmt := "BEGIN"
 	if w.cfg.exactlyOnce {
-		w.xid = w.xidPrefix + "e" + strconv.Itoa(w.epoch) + "-" + strconv.FormatInt(w.cp, 10)
+		w.xid = w.txName(w.cp)
 		stmt = "XA START " + xidLiteral(w.xid)
 	}
 	if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
@@ -317,8 +196,7 @@ func (w *myWriter) flush(ctx context.Context) error {
 		}
 		return err
 	}
-	w.buf, w.offs, w.entries = w.buf[:0], w.offs[:0], w.entries[:0]
-	clear(w.keys)
+	w.clear(0)
 	return nil
 }
 
@@ -343,11 +221,12 @@ func (w *myWriter) send(ctx context.Context) error {
 
 // queries builds each row's query.
 func (w *myWriter) queries(ctx context.Context) error {
-	parts := w.cfg.myQuery
+	parts := w.cfg.query.parts
 	for _, e := range w.entries {
+		lits := w.split(e)
 		w.stmt = append(w.stmt, parts[0]...)
 		for j := 1; j < len(parts); j++ {
-			w.stmt = append(w.stmt, w.lit(e, j-1)...)
+			w.stmt = append(w.stmt, lits[j-1]...)
 			w.stmt = append(w.stmt, parts[j]...)
 		}
 		if err := w.statement(ctx); err != nil {
@@ -392,7 +271,7 @@ func (w *myWriter) multi(ctx context.Context, head, tail string, fields []int, p
 		} else {
 			w.stmt = append(w.stmt, ", "...)
 		}
-		w.stmt = w.appendTuple(w.stmt, e, fields)
+		w.stmt = appendTuple(w.stmt, w.split(e), fields)
 		if len(w.stmt) >= w.maxStmt/2 {
 			w.stmt = append(w.stmt, tail...)
 			if err := w.statement(ctx); err != nil {
@@ -409,8 +288,9 @@ func (w *myWriter) multi(ctx context.Context, head, tail string, fields []int, p
 }
 
 // appendUpdate writes the UPDATE of an UPDATE_AFTER (enable_upsert = false).
-func (w *myWriter) appendUpdate(e myEntry) {
+func (w *myWriter) appendUpdate(e entry) {
 	c := w.cfg
+	lits := w.split(e)
 	w.stmt = append(w.stmt, "UPDATE "...)
 	w.stmt = append(w.stmt, w.target...)
 	w.stmt = append(w.stmt, " SET "...)
@@ -424,7 +304,7 @@ func (w *myWriter) appendUpdate(e myEntry) {
 		}
 		n++
 		w.stmt = append(append(w.stmt, col...), " = "...)
-		w.stmt = append(w.stmt, w.lit(e, i)...)
+		w.stmt = append(w.stmt, lits[i]...)
 	}
 	w.stmt = append(w.stmt, " WHERE "...)
 	for j, i := range c.pk {
@@ -432,43 +312,55 @@ func (w *myWriter) appendUpdate(e myEntry) {
 			w.stmt = append(w.stmt, " AND "...)
 		}
 		w.stmt = append(append(w.stmt, w.cols[i]...), " = "...)
-		w.stmt = append(w.stmt, w.lit(e, i)...)
+		w.stmt = append(w.stmt, lits[i]...)
 	}
 }
 
-// PrepareCommit flushes. With is_exactly_once it ends and prepares the checkpoint's XA
-// transaction and returns its id (with those of aborted checkpoints still prepared); with
-// auto_commit = false it commits.
-func (w *myWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
+// commit commits the open transaction: an XA transaction in one phase.
+func (w *myWriter) commit(ctx context.Context) error {
+	stmts := []string{"COMMIT"}
+	if w.cfg.exactlyOnce {
+		x := xidLiteral(w.xid)
+		stmts = []string{"XA END " + x, "XA COMMIT " + x + " ONE PHASE"}
 	}
-	if err := w.flush(ctx); err != nil {
-		return nil, w.fail(err)
-	}
-	defer func() { w.cp = max(w.cp, checkpointID) + 1 }()
-	if !w.inTx {
-		return nil, nil
-	}
-	w.inTx = false
-	if !w.cfg.exactlyOnce {
-		if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
-			return nil, w.fail(fmt.Errorf("%s: commit: %w", w.cfg.where, err))
+	for _, s := range stmts {
+		if _, err := w.conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
 		}
-		return nil, nil
 	}
+	return nil
+}
+
+// prepareTx ends and prepares the checkpoint's XA transaction, then detaches it from the
+// session.
+func (w *myWriter) prepareTx(ctx context.Context, _ int64) (string, error) {
 	x := xidLiteral(w.xid)
 	if _, err := w.conn.ExecContext(ctx, "XA END "+x); err != nil {
-		return nil, w.fail(fmt.Errorf("%s: XA END %s: %w", w.cfg.where, w.xid, err))
+		return "", fmt.Errorf("XA END %s: %w", w.xid, err)
 	}
 	if _, err := w.conn.ExecContext(ctx, "XA PREPARE "+x); err != nil {
-		return nil, w.fail(fmt.Errorf("%s: XA PREPARE %s: %w", w.cfg.where, w.xid, err))
+		return "", fmt.Errorf("XA PREPARE %s: %w", w.xid, err)
 	}
-	w.pending = append(w.pending, w.xid)
 	if err := w.detach(ctx); err != nil {
-		return nil, w.fail(fmt.Errorf("%s: after XA PREPARE %s: %w", w.cfg.where, w.xid, err))
+		return w.xid, fmt.Errorf("after XA PREPARE %s: %w", w.xid, err)
 	}
-	return json.Marshal(commitInfo{GIDs: append([]string(nil), w.pending...)})
+	return w.xid, nil
+}
+
+func (w *myWriter) drain(context.Context) error { return nil }
+
+func (w *myWriter) idle() error { return nil }
+
+func (w *myWriter) prepared(ctx context.Context) (map[string]bool, error) {
+	return xaRecover(ctx, w.conn, w.gidPrefix)
+}
+
+func (w *myWriter) commitPrepared(ctx context.Context, xid string) error {
+	return xaCommit(ctx, w.conn, xid)
+}
+
+func (w *myWriter) rollbackPrepared(ctx context.Context, xid string) error {
+	return xaRollback(ctx, w.conn, xid)
 }
 
 // detach ends the session that prepared an XA transaction and opens another: MySQL and
@@ -512,7 +404,7 @@ func (w *myWriter) waitSessionEnded(ctx context.Context, id int64) error {
 	if id == 0 {
 		return nil
 	}
-	timeout := w.cfg.my.Timeout
+	timeout := w.cfg.db.connectTimeout()
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
@@ -536,66 +428,6 @@ func (w *myWriter) waitSessionEnded(ctx context.Context, id int64) error {
 		}
 		pause = min(2*pause, 50*time.Millisecond)
 	}
-}
-
-// SnapshotState lists the prepared XA transactions not yet committed: a restore commits
-// them (their checkpoints' data is behind the restored position) before writing on.
-func (w *myWriter) SnapshotState(checkpointID int64) ([]byte, error) {
-	if !w.cfg.exactlyOnce {
-		return w.cfg.inputState(checkpointID)
-	}
-	if len(w.pending) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.my.Timeout)
-		defer cancel()
-		live, err := xaRecover(ctx, w.conn, w.xidPrefix)
-		if err != nil {
-			return nil, w.fail(fmt.Errorf("%s: %w", w.cfg.where, err))
-		}
-		kept := w.pending[:0]
-		for _, x := range w.pending {
-			if live[x] {
-				kept = append(kept, x)
-			}
-		}
-		w.pending = kept
-	}
-	return json.Marshal(writerState{NextCheckpoint: max(w.cp, checkpointID+1), Pending: w.pending, Input: w.cfg.snapshotInput()})
-}
-
-// recover settles a restored writer's XA transactions: those its snapshots list belong to
-// completed checkpoints and are committed; any other this subtask prepared was never part
-// of a completed checkpoint and is rolled back.
-func (w *myWriter) recover(ctx context.Context, states [][]byte) error {
-	keep := map[string]bool{}
-	for _, raw := range states {
-		if len(raw) == 0 {
-			continue
-		}
-		var st writerState
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return fmt.Errorf("bad writer state: %v", err)
-		}
-		w.cp = max(w.cp, st.NextCheckpoint)
-		for _, xid := range st.Pending {
-			keep[xid] = true
-			if err := xaCommit(ctx, w.conn, xid); err != nil {
-				return err
-			}
-		}
-	}
-	live, err := xaRecover(ctx, w.conn, w.xidPrefix)
-	if err != nil {
-		return err
-	}
-	for xid := range live {
-		if !keep[xid] {
-			slog.Info("rolling back an XA transaction no completed checkpoint lists", "where", w.cfg.where, "xid", xid)
-			if err := xaRollback(ctx, w.conn, xid); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // Close rolls back what was never prepared and closes the connection.

@@ -5,39 +5,33 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
-	"github.com/strait-dev/strait/connectors/internal/snapshot"
 	"github.com/strait-dev/strait/row"
 )
 
-// sourceReader reads the splits assigned to one subtask, one after the other, on one
-// connection it opens for its first split (snapshot.Reader). A split's rows stream from the
-// server as PollNext asks for them.
+// sourceReader reads the splits assigned to one subtask, one after the other, with its
+// driver's cursor, on one connection the cursor opens for the first split. A split's rows
+// stream from the server as PollNext asks for them, so a reader holds one batch, never a
+// table.
 type sourceReader struct {
 	src    *Source
-	snap   snapshot.Reader
+	cur    splitCursor
+	queue  []readSplit // the split being read first, then those not started
+	active bool        // queue[0]'s statement runs
 	noMore bool
 	err    error
-	dec    pgwire.Decoder
+}
+
+// readSplit is a split queued to a reader: the split, and the table it reads.
+type readSplit struct {
+	split connector.Split
+	d     srcSplit
+	table *srcTable
 }
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {
-	r := &sourceReader{src: s}
-	r.snap = snapshot.Reader{Where: s.where, Connect: s.connect}
-	return r, nil
-}
-
-// connect opens a connection to read splits on.
-func (s *Source) connect(ctx context.Context) (*pgx.Conn, error) {
-	pg, err := s.conn.connect(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.where, err)
-	}
-	return pg, nil
+	return &sourceReader{src: s, cur: s.db.newCursor()}, nil
 }
 
 func (r *sourceReader) Open(context.Context) error { return nil }
@@ -55,7 +49,7 @@ func (r *sourceReader) AddSplits(splits []connector.Split) {
 			r.setErr(fmt.Errorf("%s: split %q reads table %s, which the source does not read (the options changed?)", r.src.where, s.ID, d.Table))
 			continue
 		}
-		r.snap.Add(snapshot.Split{Split: s, Table: t.id, SQL: d.statement(t), Cols: t.cols})
+		r.queue = append(r.queue, readSplit{split: s, d: d, table: t})
 	}
 }
 
@@ -67,9 +61,11 @@ func (r *sourceReader) setErr(err error) {
 	}
 }
 
+// fail ends the reader: its connection is closed.
 func (r *sourceReader) fail(err error) error {
 	r.setErr(err)
-	r.snap.Close()
+	r.active = false
+	r.cur.close()
 	return err
 }
 
@@ -79,25 +75,51 @@ func (r *sourceReader) PollNext(ctx context.Context, out *row.Batch) (bool, erro
 	if r.err != nil {
 		return false, r.err
 	}
-	r.dec.Batch = out
-	defer func() { r.dec.Batch = nil }()
-	if err := r.snap.Read(ctx, out, &r.dec); err != nil {
-		if err == ctx.Err() {
-			return false, err // cancelled between splits: nothing failed
+	for !out.Full() && len(r.queue) > 0 {
+		s := &r.queue[0]
+		if !r.active {
+			if err := ctx.Err(); err != nil {
+				return false, err // cancelled between splits: nothing failed
+			}
+			if err := r.cur.start(ctx, s.d.statement(r.src.db, s.table), s.table); err != nil {
+				if ctx.Err() != nil {
+					r.cur.close()
+					return false, ctx.Err()
+				}
+				return false, r.fail(r.errorf(s, err))
+			}
+			r.active = true
 		}
-		return false, r.fail(err)
+		done, err := r.cur.read(out, s.table)
+		if err != nil {
+			return false, r.fail(r.errorf(s, err))
+		}
+		if done {
+			r.active = false
+			r.queue[0] = readSplit{}
+			r.queue = r.queue[1:]
+		}
 	}
-	return !out.Full() && r.noMore, nil
+	return !out.Full() && len(r.queue) == 0 && r.noMore, nil
+}
+
+func (r *sourceReader) errorf(s *readSplit, err error) error {
+	return fmt.Errorf("%s: table %s: split %s: %w", r.src.where, s.table.id, s.split.ID, err)
 }
 
 // SnapshotState returns the unfinished splits: the split being read and those not started.
 // A split holds no progress, so after a restore the split that was being read is read again
 // from its beginning, and the rows it had emitted before the checkpoint are emitted again.
 func (r *sourceReader) SnapshotState(int64) ([]connector.Split, error) {
-	return r.snap.Unfinished(nil), nil
+	var out []connector.Split
+	for i := range r.queue {
+		out = append(out, r.queue[i].split)
+	}
+	return out, nil
 }
 
 func (r *sourceReader) Close() error {
-	r.snap.Close()
+	r.active = false
+	r.cur.close()
 	return nil
 }

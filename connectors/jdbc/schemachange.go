@@ -3,18 +3,13 @@ package jdbc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -34,7 +29,8 @@ import (
 // longer has (dropped or renamed by a change applied after the checkpoint, before the
 // failure), until the change, passed on again, drops it from its input too.
 //
-// MySQL and MariaDB get one ALTER TABLE per change (ADD, DROP, MODIFY and CHANGE COLUMN,
+// The statements are the driver's (pg_schemachange.go, mysql_schemachange.go). MySQL and
+// MariaDB get one ALTER TABLE per change (ADD, DROP, MODIFY and CHANGE COLUMN,
 // FIRST and AFTER kept), with the column's MySQL type and default as the source wrote them
 // when the source is MySQL. PostgreSQL gets one transaction of ADD COLUMN, DROP COLUMN,
 // RENAME COLUMN and ALTER COLUMN TYPE / SET NOT NULL / SET DEFAULT; it places no column, and
@@ -199,92 +195,6 @@ type columnAlter struct {
 // targetName is a column name in the target.
 func (c *sinkConfig) targetName(name string) string { return applyIde(name, c.ide) }
 
-// mysqlAlter is the ALTER TABLE of a change on MySQL, given the target's columns (by lower-case
-// name, updated as the clauses go); "" when the target shows it applied.
-func (c *sinkConfig) mysqlAlter(ch *connector.SchemaChange, have map[string]bool) (string, error) {
-	var clauses []string
-	for _, cc := range ch.Columns {
-		a := columnAlter{cc: cc, name: c.targetName(cc.Column.Name), old: c.targetName(cc.Name), nullable: cc.Column.Nullable}
-		switch cc.Op {
-		case connector.DropColumn:
-			if !have[strings.ToLower(a.old)] {
-				continue
-			}
-			delete(have, strings.ToLower(a.old))
-			clauses = append(clauses, "DROP COLUMN "+mysqlQuote(a.old))
-			continue
-		case connector.AddColumn:
-			if have[strings.ToLower(a.name)] {
-				continue
-			}
-		case connector.ChangeColumn:
-			if !have[strings.ToLower(a.old)] && have[strings.ToLower(a.name)] {
-				a.cc.Op = connector.ModifyColumn // renamed already: its definition still applies
-			}
-		}
-		var err error
-		if a.typ, a.dflt, err = mysqlColumnDef(ch, cc); err != nil {
-			return "", fmt.Errorf("column %s: %w", cc.Column.Name, err)
-		}
-		clauses = append(clauses, a.mysqlClause(have, c))
-		if a.cc.Op == connector.ChangeColumn {
-			delete(have, strings.ToLower(a.old))
-		}
-		have[strings.ToLower(a.name)] = true
-	}
-	if len(clauses) == 0 {
-		return "", nil
-	}
-	return "ALTER TABLE " + c.mysqlTarget() + " " + strings.Join(clauses, ", "), nil
-}
-
-func (a columnAlter) mysqlClause(have map[string]bool, c *sinkConfig) string {
-	var b strings.Builder
-	switch a.cc.Op {
-	case connector.AddColumn:
-		b.WriteString("ADD COLUMN " + mysqlQuote(a.name))
-	case connector.ModifyColumn:
-		b.WriteString("MODIFY COLUMN " + mysqlQuote(a.name))
-	default:
-		b.WriteString("CHANGE COLUMN " + mysqlQuote(a.old) + " " + mysqlQuote(a.name))
-	}
-	b.WriteString(" " + a.typ)
-	if a.nullable {
-		b.WriteString(" NULL")
-	} else {
-		b.WriteString(" NOT NULL")
-	}
-	if a.dflt != "" {
-		b.WriteString(" DEFAULT " + a.dflt)
-	}
-	if a.cc.Column.Comment != "" {
-		b.WriteString(" COMMENT " + mysqlString(a.cc.Column.Comment))
-	}
-	switch after := c.targetName(a.cc.After); {
-	case a.cc.First:
-		b.WriteString(" FIRST")
-	case a.cc.After != "" && have[strings.ToLower(after)]:
-		b.WriteString(" AFTER " + mysqlQuote(after))
-	}
-	return b.String()
-}
-
-// mysqlColumnDef is a changed column's MySQL type and default: those the source wrote when
-// it is MySQL, else its type's and a plain default's.
-func mysqlColumnDef(ch *connector.SchemaChange, cc connector.ColumnChange) (typ, dflt string, err error) {
-	if ch.Dialect == dialectMySQL && cc.Column.SourceType != "" {
-		return cc.Column.SourceType, cc.Default, nil
-	}
-	if typ, err = (mysqlDialect{}).columnType(cc.Column); err != nil {
-		return "", "", err
-	}
-	return typ, plainDefault(cc, mysqlString), nil
-}
-
-func mysqlString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
-}
-
 // numberRe is a numeric literal.
 var numberRe = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
 
@@ -316,349 +226,49 @@ func plainDefault(cc connector.ColumnChange, quote func(string) string) string {
 	return ""
 }
 
-// pgAlter is the statements of a change on PostgreSQL, given the target's columns; none
-// when the target shows it applied. typeOf is the PostgreSQL type a column is created as.
-func (c *sinkConfig) pgAlter(ch *connector.SchemaChange, have map[string]bool, typeOf func(catalog.Column) (string, error)) ([]string, error) {
-	t := c.target.Quoted()
-	var out []string
-	for _, cc := range ch.Columns {
-		name, old := c.targetName(cc.Column.Name), c.targetName(cc.Name)
-		q := pgwire.QuoteIdent(name)
-		switch cc.Op {
-		case connector.DropColumn:
-			if have[strings.ToLower(old)] {
-				delete(have, strings.ToLower(old))
-				out = append(out, fmt.Sprintf("ALTER TABLE %s DROP COLUMN IF EXISTS %s", t, pgwire.QuoteIdent(old)))
-			}
-			continue
-		case connector.AddColumn:
-			if have[strings.ToLower(name)] {
-				continue
-			}
-		}
-		typ, err := typeOf(cc.Column)
-		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", cc.Column.Name, err)
-		}
-		dflt := plainDefault(cc, quoteLiteral)
-		switch cc.Op {
-		case connector.AddColumn:
-			s := fmt.Sprintf("ALTER TABLE %s ADD COLUMN IF NOT EXISTS %s %s", t, q, typ)
-			if dflt != "" {
-				s += " DEFAULT " + dflt
-			}
-			if !cc.Column.Nullable && dflt != "" {
-				s += " NOT NULL"
-			}
-			out = append(out, s)
-			have[strings.ToLower(name)] = true
-			continue
-		case connector.ChangeColumn:
-			if old != name && have[strings.ToLower(old)] {
-				out = append(out, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", t, pgwire.QuoteIdent(old), q))
-				delete(have, strings.ToLower(old))
-				have[strings.ToLower(name)] = true
-			}
-		}
-		parts := []string{fmt.Sprintf("ALTER COLUMN %s TYPE %s USING %s::%s", q, typ, q, typ)}
-		if cc.Column.Nullable {
-			parts = append(parts, fmt.Sprintf("ALTER COLUMN %s DROP NOT NULL", q))
-		} else {
-			parts = append(parts, fmt.Sprintf("ALTER COLUMN %s SET NOT NULL", q))
-		}
-		if dflt != "" {
-			parts = append(parts, fmt.Sprintf("ALTER COLUMN %s SET DEFAULT %s", q, dflt))
-		} else {
-			parts = append(parts, fmt.Sprintf("ALTER COLUMN %s DROP DEFAULT", q))
-		}
-		out = append(out, fmt.Sprintf("ALTER TABLE %s %s", t, strings.Join(parts, ", ")))
-	}
-	return out, nil
-}
-
-// ---- the writers ----
-
-// schemaWriter is what applying a schema change needs of a writer of either dialect.
-type schemaWriter interface {
-	config() **sinkConfig
-	failed() error
-	fail(err error) error
-	// settle writes and commits every row buffered or prepared
-	settle(ctx context.Context) error
-	// alterTarget alters the table for the change, returning its columns after it
-	alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error)
-	// rebuild prepares the statements of the writer's columns again
-	rebuild(ctx context.Context) error
-}
-
-// prepareSchemaChange writes and commits every row before the change.
-func prepareSchemaChange(ctx context.Context, w schemaWriter) error {
-	if err := w.failed(); err != nil {
-		return err
-	}
-	if err := w.settle(ctx); err != nil {
-		return w.fail(err)
-	}
-	return nil
-}
-
-// applySchemaChange settles the rows before the change, alters the table and rebuilds the
-// writer's statements for the new columns (see the top of this file).
-func applySchemaChange(ctx context.Context, w schemaWriter, ch *connector.SchemaChange) error {
-	if err := w.failed(); err != nil {
-		return err
-	}
-	cfg := w.config()
-	in, renames, err := (*cfg).evolve(ch)
-	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: %w", (*cfg).where, err)))
-	}
-	if err := w.settle(ctx); err != nil {
-		return w.fail(err)
-	}
-	have, err := w.alterTarget(ctx, ch)
-	if err != nil {
-		return w.fail(err)
-	}
-	next, err := (*cfg).withInput(in, renames, have)
-	if err != nil {
-		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", (*cfg).where, (*cfg).target, err)))
-	}
-	next.evolved = true
-	*cfg = next
-	if err := w.rebuild(ctx); err != nil {
-		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", next.where, ch, err))
-	}
-	return nil
-}
-
-// PrepareSchemaChange writes and commits every row before the change.
-func (w *writer) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
-	return prepareSchemaChange(ctx, w)
-}
-
-// ApplySchemaChange applies a change of the input's columns to the table (applySchemaChange).
-func (w *writer) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
-	return applySchemaChange(ctx, w, ch)
-}
-
-func (w *writer) config() **sinkConfig { return &w.cfg }
-func (w *writer) failed() error        { return w.err }
-func (w *writer) alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
-	return w.applyChange(ctx, ch)
-}
-func (w *writer) rebuild(ctx context.Context) error { return w.reprepare(ctx) }
-
-// applyChange alters the table as the change says, unless it shows it applied; it returns
+// alterTarget alters the table as the change says, unless it shows it applied; it returns
 // the table's columns after it. A writer of the same table that applied it meanwhile (the
-// server refuses a column added or renamed twice) leaves the table as the change says.
-func (w *writer) applyChange(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
+// server refuses a column added, dropped or renamed twice) leaves the table as the change
+// says, so the change is worked out once more against the table as it is then.
+func (w *txWriter) alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
 	for attempt := 0; ; attempt++ {
-		have, err := w.targetColumns(ctx)
+		have, err := w.s.targetColumns(ctx)
 		if err != nil {
 			return nil, err
 		}
-		stmts, err := w.cfg.pgAlter(ch, have, func(col catalog.Column) (string, error) { return columnType(ctx, w.conn, col) })
+		stmts, err := w.s.alterStatements(ctx, ch, have)
 		if err != nil {
 			return nil, connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err))
 		}
-		err = w.alter(ctx, stmts)
-		if err == nil {
+		if err = w.s.execAlter(ctx, stmts); err == nil {
 			return have, nil
 		}
-		var pe *pgconn.PgError
-		if attempt == 0 && errors.As(err, &pe) && (pe.Code == "42701" || pe.Code == "42703") {
-			continue // duplicate_column, undefined_column: another writer was first
-		}
-		return nil, err
-	}
-}
-
-// settle sends and waits for everything buffered and commits the open transaction and the
-// prepared ones: nothing of the writer holds the table then.
-func (w *writer) settle(ctx context.Context) error {
-	if err := w.flush(ctx); err != nil {
-		return err
-	}
-	if err := w.drain(ctx); err != nil {
-		return err
-	}
-	if w.inTx {
-		w.inTx = false
-		if _, err := w.conn.Exec(ctx, "COMMIT"); err != nil {
-			return fmt.Errorf("%s: commit before a schema change: %w", w.cfg.where, err)
-		}
-	}
-	for _, gid := range w.pending {
-		if err := commitPrepared(ctx, w.conn, gid); err != nil {
-			return fmt.Errorf("%s: before a schema change: %w", w.cfg.where, err)
-		}
-	}
-	w.pending = nil
-	return nil
-}
-
-// targetColumns are the columns the table has, by lower-case name.
-func (w *writer) targetColumns(ctx context.Context) (map[string]bool, error) {
-	rows, err := w.conn.Query(ctx, "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped", w.cfg.target.Quoted())
-	if err != nil {
-		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
-	}
-	defer rows.Close()
-	have := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
-		}
-		have[strings.ToLower(name)] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
-	}
-	return have, nil
-}
-
-// alter runs a change's statements in one transaction.
-func (w *writer) alter(ctx context.Context, stmts []string) error {
-	if len(stmts) == 0 {
-		return nil
-	}
-	tx, err := w.conn.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err)
-	}
-	for _, s := range stmts {
-		slog.Info("Jdbc applies a schema change", "plugin", w.cfg.where, "statement", s)
-		if _, err := tx.Exec(ctx, s); err != nil {
-			_ = tx.Rollback(ctx)
-			err = fmt.Errorf("%s: table %s: %s: %w", w.cfg.where, w.cfg.target, s, err)
-			if refused(err) {
-				return connector.Permanent(err)
-			}
-			return err
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("%s: table %s: commit the schema change: %w", w.cfg.where, w.cfg.target, err)
-	}
-	return nil
-}
-
-// reprepare drops the writer's statements and prepares those of its new columns.
-func (w *writer) reprepare(ctx context.Context) error {
-	if err := w.conn.DeallocateAll(ctx); err != nil {
-		return err
-	}
-	w.main, w.insert, w.update, w.delete, w.bulkUpsert, w.bulkDelete, w.copy = nil, nil, nil, nil, nil, nil, ""
-	if err := w.prepare(ctx); err != nil {
-		return err
-	}
-	w.resetBuf()
-	return nil
-}
-
-// PrepareSchemaChange writes and commits every row before the change.
-func (w *myWriter) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
-	return prepareSchemaChange(ctx, w)
-}
-
-// ApplySchemaChange applies a change of the input's columns to the table (applySchemaChange).
-func (w *myWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
-	return applySchemaChange(ctx, w, ch)
-}
-
-func (w *myWriter) config() **sinkConfig { return &w.cfg }
-func (w *myWriter) failed() error        { return w.err }
-func (w *myWriter) alterTarget(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
-	return w.alter(ctx, ch)
-}
-func (w *myWriter) rebuild(ctx context.Context) error { return w.prepare(ctx) }
-
-// settle sends what is buffered and commits the open transaction (an XA transaction in one
-// phase) and the prepared ones: nothing of the writer holds the table then.
-func (w *myWriter) settle(ctx context.Context) error {
-	if err := w.flush(ctx); err != nil {
-		return err
-	}
-	if w.inTx {
-		w.inTx = false
-		stmts := []string{"COMMIT"}
-		if w.cfg.exactlyOnce {
-			x := xidLiteral(w.xid)
-			stmts = []string{"XA END " + x, "XA COMMIT " + x + " ONE PHASE"}
-		}
-		for _, s := range stmts {
-			if _, err := w.conn.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("%s: %s before a schema change: %w", w.cfg.where, s, err)
-			}
-		}
-	}
-	for _, xid := range w.pending {
-		if err := xaCommit(ctx, w.conn, xid); err != nil {
-			return fmt.Errorf("%s: before a schema change: %w", w.cfg.where, err)
-		}
-	}
-	w.pending = nil
-	return nil
-}
-
-// alter runs the change's ALTER TABLE, unless the table shows it applied; it returns the
-// table's columns after it. A writer of the same table that applied it meanwhile (the
-// server refuses a column added or dropped twice) leaves the table as the change says.
-func (w *myWriter) alter(ctx context.Context, ch *connector.SchemaChange) (map[string]bool, error) {
-	for attempt := 0; ; attempt++ {
-		have, err := w.targetColumns(ctx)
-		if err != nil {
-			return nil, err
-		}
-		stmt, err := w.cfg.mysqlAlter(ch, have)
-		if err != nil {
-			return nil, connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err))
-		}
-		if stmt == "" {
-			return w.targetColumns(ctx)
-		}
-		slog.Info("Jdbc applies a schema change", "plugin", w.cfg.where, "statement", stmt)
-		_, err = w.conn.ExecContext(ctx, stmt)
-		if err == nil {
-			return have, nil
-		}
-		if attempt == 0 && mysqlRaced(err) {
+		if attempt == 0 && w.s.raced(err) {
 			continue
 		}
-		err = fmt.Errorf("%s: table %s: %s: %w", w.cfg.where, w.cfg.target, stmt, err)
-		if mysqlRefused(err) {
-			return nil, connector.Permanent(err)
-		}
 		return nil, err
 	}
 }
 
-// mysqlRaced reports the errors of a column added, dropped or renamed by someone else
-// meanwhile: ER_DUP_FIELDNAME, ER_CANT_DROP_FIELD_OR_KEY and ER_BAD_FIELD_ERROR.
-func mysqlRaced(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1060 || me.Number == 1091 || me.Number == 1054)
+// nameRows is a result of names (pgx.Rows, *sql.Rows).
+type nameRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
 }
 
-// targetColumns are the columns the table has, by lower-case name.
-func (w *myWriter) targetColumns(ctx context.Context) (map[string]bool, error) {
-	rows, err := w.conn.QueryContext(ctx, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", w.cfg.target.Schema, w.cfg.target.Table)
-	if err != nil {
-		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
-	}
-	defer rows.Close()
+// columnNames reads a result of column names into a set of lower-case names.
+func (c *sinkConfig) columnNames(rows nameRows) (map[string]bool, error) {
 	have := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
+			return nil, fmt.Errorf("%s: table %s: read its columns: %w", c.where, c.target, err)
 		}
 		have[strings.ToLower(name)] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
+		return nil, fmt.Errorf("%s: table %s: read its columns: %w", c.where, c.target, err)
 	}
 	return have, nil
 }

@@ -88,12 +88,11 @@ const (
 // sinkConfig is everything a writer and the committer need, read once from the options.
 type sinkConfig struct {
 	where       string
-	conn        *connConfig
 	input       *catalog.Table
 	mode        writeMode
-	query       string // modeQuery: the query with $n placeholders
-	nParams     int    // modeQuery: how many fields it binds
-	queryFields []int  // modeQuery: the input field each parameter binds
+	query       sinkQuery // modeQuery: the query as the driver runs it
+	nParams     int       // modeQuery: how many fields it binds
+	queryFields []int     // modeQuery: the input field each parameter binds
 	target      pgwire.TableName
 	columns     []string // written columns (the input's, field_ide applied)
 	// fields is the input field of each written column; nil when every input field is
@@ -121,12 +120,8 @@ type sinkConfig struct {
 	// tag tells this sink's prepared transactions from other sinks' of the same job
 	tag string
 
-	// dialect is the database's SQL; my is how to reach a MySQL database (conn is unset then)
-	dialect dialect
-	my      *myConn
-	// myQuery is a MySQL query cut at its placeholders: the literals of queryFields go
-	// between its parts
-	myQuery []string
+	// db is the database's driver
+	db database
 }
 
 // Sink is a configured Jdbc sink for one table.
@@ -143,16 +138,12 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 
 func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) {
 	o := sc.At
-	c := &sinkConfig{where: o.Where(), dialect: pgDialect{}}
-	var err error
-	if isMySQL(&sc.ConnOptions) {
-		c.dialect = mysqlDialect{}
-		if c.my, err = mysqlConnOf(&sc.ConnOptions); err != nil {
-			return nil, err
-		}
-	} else if c.conn, err = connOf(&sc.ConnOptions); err != nil {
+	c := &sinkConfig{where: o.Where()}
+	db, err := databaseOf(&sc.ConnOptions)
+	if err != nil {
 		return nil, err
 	}
+	c.db = db
 	if len(inputs) != 1 {
 		return nil, o.Errorf("", "Jdbc needs one input table to write, got %d", len(inputs))
 	}
@@ -210,7 +201,7 @@ func sinkConfigOf(sc *SinkConfig, inputs []*catalog.Table) (*sinkConfig, error) 
 		if !c.prepare {
 			break
 		}
-		if _, err := c.dialect.columnType(col); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
+		if _, err := c.db.columnType(col); err != nil && c.schemaSave != ignoreSchema && c.schemaSave != errorWhenNotExist {
 			return nil, o.Errorf("schema_save_mode", "cannot create column %q: %v", col.Name, err)
 		}
 	}
@@ -262,104 +253,53 @@ func (c *sinkConfig) writtenFields() []int {
 	return out
 }
 
-// parseQuery reads the statement a query sink runs for every row.
+// parseQuery reads the statement a query sink runs for every row: its fields bound to ?
+// in order or, without any ?, to SeaTunnel's named placeholders (:field).
 func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 	c.mode = modeQuery
-	if c.my != nil {
-		c.tag = tagOf(query)
-		return c.parseMySQLQuery(o, query)
-	}
-	var err error
-	if c.query, c.nParams, err = positionalParams(query); err != nil {
-		return o.Errorf("query", "%v", err)
-	}
-	if c.nParams > len(c.input.Columns) {
-		return o.Errorf("query", "binds %d parameters, the input table %s has %d fields", c.nParams, c.input.ID(), len(c.input.Columns))
-	}
-	c.queryFields = make([]int, c.nParams)
-	for i := range c.queryFields {
-		c.queryFields[i] = i
-	}
-	if c.nParams == 0 {
-		// no ? placeholders: SeaTunnel's named ones, :field
-		var names []string
-		if c.query, names, err = namedParams(query); err != nil {
-			return o.Errorf("query", "%v", err)
-		}
-		for _, name := range names {
-			i := c.input.ColumnIndex(name)
-			if i < 0 {
-				return o.Errorf("query", "parameter :%s is not a field of the input table %s (fields: %s)", name, c.input.ID(), strings.Join(fieldNames(c.input), ", "))
-			}
-			c.queryFields = append(c.queryFields, i)
-		}
-		c.nParams = len(names)
-	}
 	c.tag = tagOf(query)
-	return nil
-}
-
-// parseMySQLQuery cuts a MySQL query at its placeholders, with MySQL's quoting and
-// comments, and binds them as parseQuery does.
-func (c *sinkConfig) parseMySQLQuery(o *config.Options, query string) error {
-	parts, names, err := mysqlQueryParts(query, true)
-	positional := len(parts) > 1
-	if err == nil && !positional {
-		// no ? placeholders: SeaTunnel's named ones, :field
-		parts, names, err = mysqlQueryParts(query, false)
-	}
+	q, n, names, err := c.db.bindQuery(query)
 	if err != nil {
 		return o.Errorf("query", "%v", err)
 	}
-	c.myQuery, c.nParams, c.queryFields = parts, len(parts)-1, c.queryFields[:0]
-	if positional && c.nParams > len(c.input.Columns) {
-		return o.Errorf("query", "binds %d parameters, the input table %s has %d fields", c.nParams, c.input.ID(), len(c.input.Columns))
+	c.query = q
+	if n > len(c.input.Columns) {
+		return o.Errorf("query", "binds %d parameters, the input table %s has %d fields", n, c.input.ID(), len(c.input.Columns))
 	}
-	for i := range c.nParams {
-		f := i
-		if !positional {
-			if f = c.input.ColumnIndex(names[i]); f < 0 {
-				return o.Errorf("query", "parameter :%s is not a field of the input table %s (fields: %s)", names[i], c.input.ID(), strings.Join(fieldNames(c.input), ", "))
-			}
+	c.queryFields = make([]int, 0, n+len(names))
+	for i := range n {
+		c.queryFields = append(c.queryFields, i)
+	}
+	for _, name := range names {
+		i := c.input.ColumnIndex(name)
+		if i < 0 {
+			return o.Errorf("query", "parameter :%s is not a field of the input table %s (fields: %s)", name, c.input.ID(), strings.Join(fieldNames(c.input), ", "))
 		}
-		c.queryFields = append(c.queryFields, f)
+		c.queryFields = append(c.queryFields, i)
 	}
+	c.nParams = len(c.queryFields)
 	return nil
 }
 
-// parseTarget reads the table the sink writes: database and table (by default the url's
-// database and the input table's name), the catalog options schema, tablePrefix and
-// tableSuffix, and field_ide, which changes the case of the table's name as SeaTunnel's
-// PostgreSQL dialect does (the last part of the name only: the schema keeps its case).
+// parseTarget reads the table the sink writes: the database and table options (by
+// default the url's database and the input table's name) as the driver reads them, then
+// tablePrefix and tableSuffix, and field_ide, which changes the case of the table's name
+// as SeaTunnel's dialects do (the last part of the name only).
 func (c *sinkConfig) parseTarget(sc *SinkConfig) error {
-	if c.my != nil {
-		return c.parseMySQLTarget(sc)
-	}
-	o := sc.At
-	// SeaTunnel's default database is the source's, which for PostgreSQL must be the url's
-	db := sc.Database
-	if strings.TrimSpace(db) == "" {
-		db = c.conn.Database
-	}
-	if db != c.conn.Database {
-		return o.Errorf("database", "is %q, the url connects to database %q", db, c.conn.Database)
-	}
 	table := sc.Table
 	if strings.TrimSpace(table) == "" {
 		table = c.input.Path.Table
 	}
 	if strings.TrimSpace(table) == "" {
-		return o.Errorf("table", "is required when generate_sink_sql is true and the input table has no name")
+		return sc.At.Errorf("table", "is required when generate_sink_sql is true and the input table has no name")
 	}
-	var err error
-	if c.target, err = pgwire.ParseTableName(table, db); err != nil {
-		return o.Errorf("table", "%v", err)
+	t, err := c.db.target(sc, table)
+	if err != nil {
+		return err
 	}
-	if strings.TrimSpace(sc.Schema) != "" {
-		c.target.Schema = sc.Schema
-	}
-	c.target.Table = applyIde(sc.TablePrefix+c.target.Table+sc.TableSuffix, sc.FieldIde)
-	c.tag = tagOf(c.target.String())
+	t.Table = applyIde(sc.TablePrefix+t.Table+sc.TableSuffix, sc.FieldIde)
+	c.target = t
+	c.tag = tagOf(t.String())
 	return nil
 }
 
@@ -387,101 +327,10 @@ func tagOf(s string) string {
 	return fmt.Sprintf("%08x", h.Sum32())
 }
 
-// positionalParams turns the JDBC placeholders (?) of a statement into PostgreSQL's ($1,
-// $2, ...), leaving those in string literals, quoted identifiers and comments alone.
-func positionalParams(q string) (string, int, error) {
-	n := 0
-	out, err := rewritePlaceholders(q, func(b *strings.Builder, rest string) int {
-		if rest[0] != '?' {
-			return 0
-		}
-		n++
-		fmt.Fprintf(b, "$%d", n)
-		if len(rest) > 1 && rest[1] >= '0' && rest[1] <= '9' {
-			b.WriteByte(' ') // ?0 is a parameter and a number, not $10
-		}
-		return 1
-	})
-	return out, n, err
-}
-
-// namedParams turns SeaTunnel's named placeholders (:field) of a statement into
-// PostgreSQL's ($1, $2, ...), one per occurrence, and returns the field each binds. A name
-// starts with a letter or an underscore; casts (::) and the placeholders in string
-// literals, quoted identifiers and comments are left alone.
-func namedParams(q string) (string, []string, error) {
-	var names []string
-	out, err := rewritePlaceholders(q, func(b *strings.Builder, rest string) int {
-		if rest[0] != ':' {
-			return 0
-		}
-		if len(rest) > 1 && rest[1] == ':' {
-			b.WriteString("::")
-			return 2
-		}
-		j := 1
-		for j < len(rest) && (rest[j] == '_' || rest[j] == '.' || isLetter(rest[j]) || (j > 1 && rest[j] >= '0' && rest[j] <= '9')) {
-			j++
-		}
-		if j == 1 || rest[1] == '.' {
-			return 0
-		}
-		names = append(names, rest[1:j])
-		fmt.Fprintf(b, "$%d", len(names))
-		return j
-	})
-	return out, names, err
-}
-
-func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 }
-
-// rewritePlaceholders copies a statement, offering each position outside string literals,
-// quoted identifiers and comments to at, which writes a replacement and returns how many
-// bytes it stands for (0 copies the byte as it is).
-func rewritePlaceholders(q string, at func(b *strings.Builder, rest string) int) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := i + 1
-			for ; j < len(q); j++ {
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j++
-						continue
-					}
-					break
-				}
-			}
-			if j >= len(q) {
-				return "", fmt.Errorf("unterminated %c at offset %d", c, i)
-			}
-			b.WriteString(q[i : j+1])
-			i = j
-		case c == '-' && i+1 < len(q) && q[i+1] == '-':
-			j := strings.IndexByte(q[i:], '\n')
-			if j < 0 {
-				j = len(q) - i
-			}
-			b.WriteString(q[i : i+j])
-			i += j - 1
-		case c == '/' && i+1 < len(q) && q[i+1] == '*':
-			j := strings.Index(q[i+2:], "*/")
-			if j < 0 {
-				return "", fmt.Errorf("unterminated comment at offset %d", i)
-			}
-			b.WriteString(q[i : i+j+4])
-			i += j + 3
-		default:
-			if n := at(&b, q[i:]); n > 0 {
-				i += n - 1
-				continue
-			}
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
+// CreateWriter connects a writer and prepares its statements; restored from states, it
+// first settles the prepared transactions they list and those this subtask left behind.
+func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
+	return s.cfg.db.newWriter(s.cfg, ctx, states)
 }
 
 // CreateCommitter returns the committer of prepared transactions, or nil when the sink
@@ -491,59 +340,4 @@ func (s *Sink) CreateCommitter() (connector.Committer, error) {
 		return nil, nil
 	}
 	return &Committer{cfg: s.cfg}, nil
-}
-
-// statements are the generated statements of a table.
-type statements struct {
-	insert, upsert, update, delete string
-	copy                           string
-	// bulkUpsert and bulkDelete take one array per column (key column) and apply a whole
-	// buffer in one statement each
-	bulkUpsert, bulkDelete string
-	// bulkInsert takes one array per column and inserts a whole buffer in one statement
-	bulkInsert string
-}
-
-func (c *sinkConfig) statements() statements {
-	t := c.target.Quoted()
-	cols := make([]string, len(c.columns))
-	params := make([]string, len(c.columns))
-	unnests := make([]string, len(c.columns))
-	for i, name := range c.columns {
-		cols[i] = pgwire.QuoteIdent(name)
-		params[i] = fmt.Sprintf("$%d", i+1)
-		unnests[i] = fmt.Sprintf("unnest($%d)", i+1)
-	}
-	var st statements
-	st.insert = fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t, strings.Join(cols, ", "), strings.Join(params, ", "))
-	st.copy = fmt.Sprintf("COPY %s (%s) FROM STDIN BINARY", t, strings.Join(cols, ", "))
-	// The bulk statements unnest their arrays in the select list, where the server takes
-	// an element of each per row as it inserts it; unnest(...) in FROM would first copy
-	// every row into a tuple store: 600–670 against 830–840 k rows/s for 1,000-row flushes
-	// of bigint, text, double, timestamptz.
-	st.bulkInsert = fmt.Sprintf("INSERT INTO %s (%s) SELECT %s", t, strings.Join(cols, ", "), strings.Join(unnests, ", "))
-	if len(c.pk) == 0 {
-		return st
-	}
-	isPK := map[int]bool{}
-	var pkCols, where, delWhere []string
-	for j, i := range c.pk {
-		isPK[i] = true
-		pkCols = append(pkCols, cols[i])
-		where = append(where, fmt.Sprintf("%s = $%d", cols[i], i+1))
-		delWhere = append(delWhere, fmt.Sprintf("%s = $%d", cols[i], j+1))
-	}
-	var set []string
-	for i := range cols {
-		if !isPK[i] || c.pkUpdated {
-			set = append(set, fmt.Sprintf("%s = $%d", cols[i], i+1))
-		}
-	}
-	conflict := pgDialect{}.upsertClause(cols, c.pk)
-	st.upsert = st.insert + " " + conflict
-	st.bulkUpsert = st.bulkInsert + " " + conflict
-	st.bulkDelete = fmt.Sprintf("DELETE FROM %s WHERE (%s) IN (SELECT %s)", t, strings.Join(pkCols, ", "), strings.Join(unnests[:len(c.pk)], ", "))
-	st.update = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t, strings.Join(set, ", "), strings.Join(where, " AND "))
-	st.delete = fmt.Sprintf("DELETE FROM %s WHERE %s", t, strings.Join(delWhere, " AND "))
-	return st
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
@@ -61,7 +59,8 @@ type ListedTable struct {
 const defaultSplitSize = 8096
 
 // Source is a configured Jdbc source: it reads the rows of one or more queries or tables of a
-// PostgreSQL database once, split into key ranges read in parallel.
+// database once, split into key ranges read in parallel. What follows is said of
+// PostgreSQL; MySQL's driver reads the same with MySQL's catalog (mysql_source.go).
 //
 // What it reads, per table (one for query or table_path, one per entry of table_list):
 //
@@ -114,7 +113,7 @@ const defaultSplitSize = 8096
 // is taken is read again from its beginning after a restore.
 type Source struct {
 	where       string
-	conn        *connConfig
+	db          database
 	tables      []*srcTable
 	byID        map[string]*srcTable
 	splitSize   int64
@@ -123,15 +122,16 @@ type Source struct {
 }
 
 // srcTable is one table the source reads: its catalog table, the statement that reads all
-// its rows, how to decode them and how to split them.
+// its rows, how to decode them (the driver's columns) and how to split them.
 type srcTable struct {
 	table *catalog.Table
 	id    string
 	sql   string // SELECT of every row, where_condition applied
-	cols  []pgwire.Column
-	// rel is the table read whole (table_path without query or where_condition), whose
-	// statistics estimate its row count; 0 when rows are counted instead.
-	rel   uint32
+	cols  columnSet
+	// rel names the table read whole (table_path without query or where_condition), whose
+	// statistics estimate its row count, as its driver finds them; "" when rows are
+	// counted instead.
+	rel   string
 	key   string // split column; "" reads everything in one split
 	split splitKey
 	fixed bool    // partition_num ranges between bounds (a query with partition_column)
@@ -155,13 +155,10 @@ type srcEntry struct {
 // columns of every query and table, within the planning deadline and at most
 // connection_check_timeout_sec for every attempt to connect.
 func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
-	if isMySQL(&c.ConnOptions) {
-		return newMySQLSource(ctx, c)
-	}
 	o := c.At
 	s := &Source{where: o.Where(), byID: map[string]*srcTable{}, parallelism: max(ctx.Parallelism, 1)}
 	var err error
-	if s.conn, err = connOf(&c.ConnOptions); err != nil {
+	if s.db, err = databaseOf(&c.ConnOptions); err != nil {
 		return nil, err
 	}
 	if c.FetchSize < 0 {
@@ -182,16 +179,21 @@ func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source,
 		return nil, err
 	}
 
-	cctx, cancel := context.WithTimeout(planContext(ctx.Context), s.conn.Timeout+time.Minute)
+	cctx, cancel := context.WithTimeout(planContext(ctx.Context), s.db.connectTimeout()+time.Minute)
 	defer cancel()
-	pg, err := s.conn.connect(cctx)
+	conn, err := s.db.openSource(cctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.where, err)
 	}
-	defer pg.Close(context.Background())
+	defer conn.close()
 	for i, e := range entries {
-		t, err := s.resolve(cctx, pg, e, c.Narrowing, fixed)
+		t, err := conn.resolve(cctx, s.where, e, c.Narrowing)
 		if err != nil {
+			return nil, err
+		}
+		pgwire.KeepPresentKeys(t.table) // a query may read some of a key's columns only
+		t.id = t.table.ID()
+		if err := s.resolveSplit(t, e, fixed); err != nil {
 			return nil, err
 		}
 		if s.byID[t.id] != nil {
@@ -295,116 +297,21 @@ func srcEntryOf(o *config.Options, t *SourceTable, where string) (srcEntry, erro
 	return e, nil
 }
 
+// fromQuery is the SELECT of every row of the entry's query, nested.
+func (e srcEntry) fromQuery() string { return "SELECT * FROM (" + e.query + "\n) st_jdbc_query" }
+
+// filtered is the SELECT of every row of base that where_condition keeps.
+func (e srcEntry) filtered(base string) string {
+	if e.where == "" {
+		return base
+	}
+	return "SELECT * FROM (" + base + "\n) tmp " + e.where
+}
+
 // trimSourceQuery drops the spaces and semicolons that end a query, so it can be nested.
 // Nesting puts a line break after a query, so a comment that ends it stays harmless.
 func trimSourceQuery(q string) string {
 	return strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
-}
-
-// resolve learns one table's columns, keys and split column.
-func (s *Source) resolve(ctx context.Context, pg *pgx.Conn, e srcEntry, narrow, fixed bool) (*srcTable, error) {
-	t := &srcTable{}
-	var rel *pgwire.Relation
-	var path catalog.TablePath
-	if e.tablePath != "" {
-		name, err := pgwire.ParseTableName(e.tablePath, s.conn.Database)
-		if err != nil {
-			return nil, e.o.Errorf("table_path", "%v", err)
-		}
-		if path, err = catalog.ParsePath(e.tablePath, true); err != nil {
-			return nil, e.o.Errorf("table_path", "%v", err)
-		}
-		if rel, err = pgwire.LookupRelation(ctx, pg, name); err != nil {
-			return nil, fmt.Errorf("%s: look up table %s: %w", s.where, name, err)
-		}
-		if rel == nil && e.query == "" {
-			return nil, e.o.Errorf("table_path", "table %s does not exist in database %s", name, s.conn.Database)
-		}
-	}
-
-	// the statement, checked by PostgreSQL
-	fromTable := e.query == ""
-	var base string
-	if fromTable {
-		base = "SELECT * FROM " + pgwire.QuoteIdent(rel.Schema) + "." + pgwire.QuoteIdent(rel.Name)
-		if _, err := pgwire.DescribeSQL(ctx, pg, base); err != nil {
-			return nil, e.o.Errorf("table_path", "cannot read table %s.%s: %s", rel.Schema, rel.Name, pgwire.ErrorText(err))
-		}
-	} else {
-		if _, err := pgwire.DescribeSQL(ctx, pg, e.query); err != nil {
-			return nil, e.o.Errorf("query", "PostgreSQL rejects the query: %s", pgwire.ErrorText(err))
-		}
-		base = "SELECT * FROM (" + e.query + "\n) st_jdbc_query"
-		if _, err := pgwire.DescribeSQL(ctx, pg, base); err != nil {
-			return nil, e.o.Errorf("query", "must be a SELECT whose rows can be read as a subquery: %s", pgwire.ErrorText(err))
-		}
-	}
-	t.sql = base
-	if e.where != "" {
-		t.sql = "SELECT * FROM (" + base + "\n) tmp " + e.where
-	}
-	fields, err := pgwire.DescribeSQL(ctx, pg, t.sql)
-	if err != nil {
-		return nil, e.o.Errorf("where_condition", "PostgreSQL rejects %q: %s", e.where, pgwire.ErrorText(err))
-	}
-	if len(fields) == 0 {
-		return nil, e.o.Errorf("query", "the query returns no columns")
-	}
-
-	// columns
-	opts := pgwire.TypeOptions{Narrow: narrow, UnboundedScale: 18, OwnScale: true}
-	if fromTable {
-		opts.UnboundedScale = 10 // as SeaTunnel's PostgreSQL catalog reads an unbounded numeric
-	}
-	t.cols = make([]pgwire.Column, len(fields))
-	for i, f := range fields {
-		t.cols[i] = pgwire.ColumnOf(f, opts)
-	}
-	attrs, err := pgwire.ColumnAttributes(ctx, pg, fields)
-	if err != nil {
-		return nil, fmt.Errorf("%s: read the catalog: %w", s.where, err)
-	}
-	typeNames, err := pgwire.TypeNames(ctx, pg, fields)
-	if err != nil {
-		return nil, fmt.Errorf("%s: name the column types: %w", s.where, err)
-	}
-	tbl := &catalog.Table{Path: path}
-	for i, c := range t.cols {
-		col := catalog.Column{Name: c.Name, Type: c.Type, Nullable: true, Length: c.Length, Scale: c.Scale, SourceType: typeNames[i]}
-		if a, ok := attrs[pgwire.AttrKey{Rel: fields[i].TableOID, Num: fields[i].TableAttributeNumber}]; ok {
-			col.Nullable = !a.NotNull
-			if fromTable {
-				col.Comment = a.Comment
-			}
-		}
-		tbl.Columns = append(tbl.Columns, col)
-	}
-	if e.tablePath == "" {
-		// as PostgreSQL's JDBC driver names a query's table: by its first column's table
-		tbl.Path = catalog.TablePath{Database: "default", Schema: "default", Table: "default"}
-		if oid := fields[0].TableOID; oid != 0 {
-			var name string
-			if err := pg.QueryRow(ctx, "SELECT relname FROM pg_catalog.pg_class WHERE oid = $1", oid).Scan(&name); err == nil {
-				tbl.Path = catalog.TablePath{Table: name}
-			}
-		}
-	}
-	if rel != nil {
-		if err := pgwire.ReadTableKeys(ctx, pg, rel.OID, tbl); err != nil {
-			return nil, fmt.Errorf("%s: read the keys of %s.%s: %w", s.where, rel.Schema, rel.Name, err)
-		}
-		pgwire.KeepPresentKeys(tbl)
-	}
-	t.table = tbl
-	t.id = tbl.ID()
-	if rel != nil && fromTable && e.where == "" {
-		t.rel = rel.OID
-	}
-
-	if err := s.resolveSplit(t, e, fixed); err != nil {
-		return nil, err
-	}
-	return t, nil
 }
 
 // resolveSplit picks the table's split column and reads the bounds of fixed partitioning.
@@ -416,23 +323,26 @@ func (s *Source) resolveSplit(t *srcTable, e srcEntry, fixed bool) error {
 		if i < 0 {
 			return e.o.Errorf("partition_column", "column %q is not among the columns read (%s)", e.partitionColumn, srcColumnNames(tbl))
 		}
-		k, ok := splitKeyOf(&t.cols[i], true)
+		k, ok := t.cols.splitKey(i, true)
 		if !ok {
 			return e.o.Errorf("partition_column", "column %q is %s; Strait splits on numeric, string, date and timestamp columns",
-				e.partitionColumn, t.cols[i].Type)
+				e.partitionColumn, tbl.Columns[i].Type)
 		}
 		t.key, t.split = e.partitionColumn, k
 	} else {
-		t.key = autoSplitKey(tbl, t.cols)
+		t.key = firstKeyColumn(tbl, func(i int) bool {
+			_, ok := t.cols.splitKey(i, false)
+			return ok
+		})
 		if i := tbl.ColumnIndex(t.key); i >= 0 {
-			t.split, _ = splitKeyOf(&t.cols[i], false)
+			t.split, _ = t.cols.splitKey(i, false)
 		}
 	}
 	if t.key != "" {
 		t.split.nullable = tbl.Columns[tbl.ColumnIndex(t.key)].Nullable
 		if t.split.kind == keyString && s.tuning.charset && !fixed {
 			t.split.charset = true
-			t.split.expr += " COLLATE " + pgwire.QuoteIdent(s.tuning.collate)
+			t.split.expr = s.db.collated(t.split.expr, s.tuning.collate)
 		}
 	}
 	if !fixed {
@@ -478,15 +388,6 @@ func srcColumnNames(t *catalog.Table) string {
 		names[i] = c.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-// autoSplitKey picks the split column as SeaTunnel does: the first column of the primary
-// key, else of a unique index, whose type SeaTunnel splits on; "" when there is none.
-func autoSplitKey(t *catalog.Table, cols []pgwire.Column) string {
-	return firstKeyColumn(t, func(i int) bool {
-		_, ok := splitKeyOf(&cols[i], false)
-		return ok
-	})
 }
 
 // firstKeyColumn is the first column of t's primary key, else of a unique key, that splits

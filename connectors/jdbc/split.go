@@ -8,10 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 // srcSplit is what a split of the Jdbc source carries: the table (its id) and the part of
@@ -44,41 +41,46 @@ func (d *srcSplit) split(index int) connector.Split {
 	return connector.Split{ID: d.Table + "-" + strconv.Itoa(index), Data: b}
 }
 
-// statement is the SQL that reads the split's rows of table t.
-func (d *srcSplit) statement(t *srcTable) string {
-	cond := d.condition(t)
+// statement is the SQL that reads the split's rows of table t, in db's SQL.
+func (d *srcSplit) statement(db database, t *srcTable) string {
+	cond := d.condition(db, t)
 	if cond == "" {
 		return t.sql
 	}
 	return "SELECT * FROM (" + t.sql + "\n) st_jdbc_splitter WHERE " + cond
 }
 
-// condition is the WHERE condition of the split's rows, "" for all of them.
-func (d *srcSplit) condition(t *srcTable) string {
+// condition is the WHERE condition of the split's rows of table t, "" for all of them.
+func (d *srcSplit) condition(db database, t *srcTable) string {
 	if d.Key == "" {
 		return ""
 	}
-	if d.Lo != nil || d.Hi != nil {
-		return pgwire.RangeCondition(d.Key, d.Lo, d.Hi, d.Nulls)
-	}
-	expr := pgwire.QuoteIdent(d.Key)
-	if t != nil && t.key == d.Key {
-		expr = t.split.expr
-	}
+	col := db.quoteIdent(d.Key)
 	var conds []string
 	switch {
+	case d.Lo != nil || d.Hi != nil:
+		if d.Lo != nil {
+			conds = append(conds, col+" >= "+strconv.FormatInt(*d.Lo, 10))
+		}
+		if d.Hi != nil {
+			conds = append(conds, col+" <= "+strconv.FormatInt(*d.Hi, 10))
+		}
 	case d.Hash != nil:
-		conds = append(conds, fmt.Sprintf("abs(hashtext(%s::text)::int8) %% %d = %d", pgwire.QuoteIdent(d.Key), d.Mod, *d.Hash))
+		conds = append(conds, db.hashCondition(col, d.Mod, *d.Hash))
 	default:
+		expr, kind := col, keyString
+		if t != nil && t.key == d.Key {
+			expr, kind = db.boundExpr(t), t.split.kind
+		}
 		if d.From != nil {
-			conds = append(conds, expr+" >= "+quoteLiteral(*d.From))
+			conds = append(conds, expr+" >= "+db.literal(kind, *d.From))
 		}
 		if d.To != nil {
 			op := " < "
 			if d.ToIncl {
 				op = " <= "
 			}
-			conds = append(conds, expr+op+quoteLiteral(*d.To))
+			conds = append(conds, expr+op+db.literal(kind, *d.To))
 		}
 	}
 	if len(conds) == 0 {
@@ -86,7 +88,7 @@ func (d *srcSplit) condition(t *srcTable) string {
 	}
 	cond := strings.Join(conds, " AND ")
 	if d.Nulls {
-		cond = "(" + cond + ") OR " + pgwire.QuoteIdent(d.Key) + " IS NULL"
+		cond = "(" + cond + ") OR " + col + " IS NULL"
 	}
 	return cond
 }
@@ -122,16 +124,11 @@ type sourceEnumerator struct {
 // CreateEnumerator makes the enumerator; a restored one hands out only the splits it had not
 // handed out, without planning again.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	return newSourceEnumerator(s.where, s.plan, ctx, state)
-}
-
-// newSourceEnumerator makes the enumerator of a source whose splits plan plans.
-func newSourceEnumerator(where string, plan func(context.Context) ([]connector.Split, error), ctx connector.EnumeratorContext, state []byte) (*sourceEnumerator, error) {
-	e := &sourceEnumerator{where: where, planFn: plan, ctx: ctx, pending: map[int][]connector.Split{}}
+	e := &sourceEnumerator{where: s.where, planFn: s.plan, ctx: ctx, pending: map[int][]connector.Split{}}
 	if len(state) > 0 {
 		var st srcEnumState
 		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: bad enumerator state: %v", where, err)
+			return nil, fmt.Errorf("%s: bad enumerator state: %v", s.where, err)
 		}
 		e.planned = st.Planned
 		for r, splits := range st.Pending {
@@ -182,23 +179,23 @@ func (e *sourceEnumerator) Run(ctx context.Context) error {
 	return nil
 }
 
-// plan plans the splits of every table, in the order of the options.
+// plan plans the splits of every table, in the order of the options, on one connection.
 func (s *Source) plan(ctx context.Context) ([]connector.Split, error) {
-	var pg *pgx.Conn
+	var conn sourceConn
 	defer func() {
-		if pg != nil {
-			pg.Close(context.Background())
+		if conn != nil {
+			conn.close()
 		}
 	}()
 	var out []connector.Split
 	for _, t := range s.tables {
-		if t.key != "" && pg == nil {
+		if t.key != "" && conn == nil {
 			var err error
-			if pg, err = s.conn.connect(ctx); err != nil {
+			if conn, err = s.db.openSource(ctx); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.where, err)
 			}
 		}
-		splits, err := s.planSplits(ctx, pg, t)
+		splits, err := s.planSplits(ctx, conn, t)
 		if err != nil {
 			return nil, err
 		}

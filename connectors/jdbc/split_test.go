@@ -19,7 +19,7 @@ func TestSplitStatement(t *testing.T) {
 		{srcSplit{Table: "t", Key: `a"b`, Hi: &hi, Nulls: true}, "SELECT * FROM (SELECT * FROM \"s\".\"t\"\n) st_jdbc_splitter WHERE" + ` ("a""b" <= 9) OR "a""b" IS NULL`},
 		{srcSplit{Table: "t", Key: "id", Lo: &lo}, "SELECT * FROM (SELECT * FROM \"s\".\"t\"\n) st_jdbc_splitter WHERE" + ` "id" >= -3`},
 	} {
-		if got := tc.d.statement(tbl); got != tc.want {
+		if got := tc.d.statement(&connConfig{}, tbl); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.d, got, tc.want)
 		}
 	}
@@ -39,7 +39,7 @@ func TestSplitConditions(t *testing.T) {
 		{srcSplit{Table: "t", Key: "s", Nulls: true}, ``},
 		{srcSplit{Table: "t", Key: "s", Hash: &h, Mod: 5, Nulls: true}, `(abs(hashtext("s"::text)::int8) % 5 = 2) OR "s" IS NULL`},
 	} {
-		if got := tc.d.condition(tbl); got != tc.want {
+		if got := tc.d.condition(&connConfig{}, tbl); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.d, got, tc.want)
 		}
 	}

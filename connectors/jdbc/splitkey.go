@@ -1,12 +1,5 @@
 package jdbc
 
-import (
-	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
-	"github.com/strait-dev/strait/types"
-)
-
 // keyKind is how a split column's values are cut into ranges.
 type keyKind uint8
 
@@ -19,59 +12,14 @@ const (
 )
 
 // splitKey is a table's split column: how to cut it, and the SQL expression its values
-// are compared by (the quoted column, cast to text for string columns of other types such
-// as uuid, and to numeric for money).
+// are compared by (the quoted column; on PostgreSQL cast to text for string columns of
+// other types such as uuid, and to numeric for money).
 type splitKey struct {
 	kind     keyKind
 	expr     string
 	sqlType  string // the type bounds are cast to when computed in SQL (dates, timestamps)
 	nullable bool
 	charset  bool // a string column cut arithmetically (split.string_split_mode = charset_based)
-}
-
-// textOIDs are the string types compared as they are; other types read as strings are
-// compared by their text.
-var textOIDs = map[uint32]bool{pgtype.TextOID: true, pgtype.VarcharOID: true, pgtype.BPCharOID: true, pgtype.NameOID: true}
-
-// splitKeyOf says how column c splits; ok is false for a type that does not split. The
-// types are SeaTunnel's split types (integers, decimals, floats, strings, dates), and
-// timestamps when explicit (a partition_column: SeaTunnel picks no timestamp column
-// itself).
-func splitKeyOf(c *pgwire.Column, explicit bool) (splitKey, bool) {
-	k := splitKey{expr: pgwire.QuoteIdent(c.Name)}
-	switch c.Type.Kind {
-	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		k.kind = keyInt
-	case types.Decimal:
-		switch {
-		case c.OID == pgwire.MoneyOID:
-			k.kind, k.expr = keyNumber, k.expr+"::numeric"
-		case c.Type.Scale == 0 && c.Type.Precision > 0 && c.Type.Precision <= 18:
-			k.kind = keyInt
-		default:
-			k.kind = keyNumber
-		}
-	case types.Float, types.Double:
-		k.kind = keyNumber
-	case types.String:
-		k.kind = keyString
-		if !textOIDs[c.OID] {
-			k.expr += "::text"
-		}
-	case types.Date:
-		k.kind, k.sqlType = keyDate, "date"
-	case types.Timestamp:
-		if !explicit {
-			return k, false
-		}
-		k.kind, k.sqlType = keyTime, "timestamp"
-		if c.OID == pgtype.TimestamptzOID {
-			k.sqlType = "timestamptz"
-		}
-	default:
-		return k, false
-	}
-	return k, true
 }
 
 // splitTuning is SeaTunnel's tuning of dynamic splitting: the distribution factor, (max -

@@ -8,27 +8,27 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 // maxSplits bounds the splits of one table.
 const maxSplits = 1 << 20
 
-// splitPlanner cuts one table into splits, on a connection of the enumerator.
+// splitPlanner cuts one table into splits, on a connection of the enumerator. What it
+// reads of the table are the queries of the connection's driver, which writes their SQL;
+// the arithmetic of the boundaries is its own.
 type splitPlanner struct {
-	s  *Source
-	pg *pgx.Conn
-	t  *srcTable
+	s    *Source
+	conn sourceConn
+	t    *srcTable
 }
 
 // planSplits cuts one table into splits, as the Source documentation describes.
-func (s *Source) planSplits(ctx context.Context, pg *pgx.Conn, t *srcTable) ([]srcSplit, error) {
+func (s *Source) planSplits(ctx context.Context, conn sourceConn, t *srcTable) ([]srcSplit, error) {
 	if t.key == "" {
 		return []srcSplit{{Table: t.id}}, nil
 	}
-	p := &splitPlanner{s: s, pg: pg, t: t}
+	p := &splitPlanner{s: s, conn: conn, t: t}
 	if t.fixed {
 		return p.fixed(ctx)
 	}
@@ -38,7 +38,7 @@ func (s *Source) planSplits(ctx context.Context, pg *pgx.Conn, t *srcTable) ([]s
 func (p *splitPlanner) whole() []srcSplit { return []srcSplit{{Table: p.t.id}} }
 
 func (p *splitPlanner) fail(what string, err error) error {
-	return fmt.Errorf("%s: table %s: %s of split column %s: %s", p.s.where, p.t.id, what, p.t.key, pgwire.ErrorText(err))
+	return fmt.Errorf("%s: table %s: %s of split column %s: %w", p.s.where, p.t.id, what, p.t.key, p.conn.explain(err))
 }
 
 // from is the rows split, as a subquery.
@@ -47,8 +47,8 @@ func (p *splitPlanner) from() string { return "(" + p.t.sql + "\n) st_jdbc_split
 // minMax reads the smallest and largest value of the split column as text; nil when the
 // column holds no value.
 func (p *splitPlanner) minMax(ctx context.Context) (lo, hi *string, err error) {
-	e := p.t.split.expr
-	err = p.pg.QueryRow(ctx, "SELECT min("+e+")::text, max("+e+")::text FROM "+p.from()).Scan(&lo, &hi)
+	e, k := p.t.split.expr, p.t.split.kind
+	err = p.conn.queryRow(ctx, "SELECT "+p.s.db.text("min("+e+")", k)+", "+p.s.db.text("max("+e+")", k)+" FROM "+p.from()).Scan(&lo, &hi)
 	if err != nil {
 		return nil, nil, p.fail("read the range", err)
 	}
@@ -92,16 +92,15 @@ func (p *splitPlanner) fixedInt(ctx context.Context) ([]srcSplit, error) {
 	t := p.t
 	lo, hi := parseIntBound(t.lower), parseIntBound(t.upper)
 	if lo == nil || hi == nil {
-		k := t.split.expr
-		var minK, maxK *int64
-		if err := p.pg.QueryRow(ctx, "SELECT min("+k+")::int8, max("+k+")::int8 FROM "+p.from()).Scan(&minK, &maxK); err != nil {
-			return nil, p.fail("read the range", err)
+		minV, maxV, err := p.minMax(ctx)
+		if err != nil {
+			return nil, err
 		}
 		if lo == nil {
-			lo = minK
+			lo = parseIntBound(minV)
 		}
 		if hi == nil {
-			hi = maxK
+			hi = parseIntBound(maxV)
 		}
 	}
 	if lo == nil || hi == nil {
@@ -117,7 +116,8 @@ func (p *splitPlanner) fixedInt(ctx context.Context) ([]srcSplit, error) {
 	return splits, nil
 }
 
-// parseIntBound reads a bound that resolveSplit checked is an integer; nil when unset.
+// parseIntBound reads a bound that resolveSplit checked is an integer, or an integer
+// column's minimum or maximum; nil when unset.
 func parseIntBound(v *string) *int64 {
 	if v == nil {
 		return nil
@@ -197,10 +197,11 @@ func (p *splitPlanner) evenBounds(ctx context.Context, lo, hi string, n int) ([]
 		}
 		return out, nil
 	}
-	typ := p.t.split.sqlType
-	q := fmt.Sprintf("SELECT (lo + (hi - lo) * g / %d)::text FROM (SELECT %s::%s AS lo, %s::%s AS hi) b, generate_series(1, %d) g ORDER BY g",
-		n, quoteLiteral(lo), typ, quoteLiteral(hi), typ, n-1)
-	return p.strings(ctx, q, "cut the range")
+	out, err := p.conn.evenBounds(ctx, p.t, lo, hi, n)
+	if err != nil {
+		return nil, p.fail("cut the range", err)
+	}
+	return out, nil
 }
 
 // fracDigits counts the digits after the point of a number's text (20 for one in
@@ -213,18 +214,6 @@ func fracDigits(s string) int {
 		return len(s) - i - 1
 	}
 	return 0
-}
-
-func (p *splitPlanner) strings(ctx context.Context, q, what string) ([]string, error) {
-	rows, err := p.pg.Query(ctx, q)
-	if err != nil {
-		return nil, p.fail(what, err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, p.fail(what, err)
-	}
-	return out, nil
 }
 
 // ---- dynamic splitting: SeaTunnel's DynamicChunkSplitter ----
@@ -242,11 +231,14 @@ func (p *splitPlanner) dynamic(ctx context.Context) ([]srcSplit, error) {
 	if lo == nil || hi == nil || *lo == *hi {
 		return p.whole(), nil
 	}
-	rows, err := p.s.rowCount(ctx, p.pg, p.t)
+	rows, err := p.rowCount(ctx)
 	if err != nil {
 		return nil, err
 	}
 	size, tune := p.s.splitSize, p.s.tuning
+	if rows <= size && p.conn.fewRowsOneSplit() {
+		return p.whole(), nil
+	}
 	switch p.t.split.kind {
 	case keyDate:
 		return p.dateSplits(ctx, *lo, *hi, rows)
@@ -263,7 +255,9 @@ func (p *splitPlanner) dynamic(ctx context.Context) ([]srcSplit, error) {
 		}
 	}
 	if shards := rows / size; tune.sampleThreshold < shards {
-		return p.sampledSplits(ctx, shards)
+		if splits, ok, err := p.sampledSplits(ctx, shards); ok || err != nil {
+			return splits, err
+		}
 	}
 	return p.queriedSplits(ctx, *lo, *hi)
 }
@@ -301,19 +295,17 @@ func (p *splitPlanner) evenSplits(lo, hi string, step int64) []srcSplit {
 // dateSplits cuts a date column by days: a split per day when the days hold split.size
 // rows each, else about rows / split.size splits of even length.
 func (p *splitPlanner) dateSplits(ctx context.Context, lo, hi string, rows int64) ([]srcSplit, error) {
-	var days int64
-	q := "SELECT " + quoteLiteral(hi) + "::date - " + quoteLiteral(lo) + "::date + 1"
-	if err := p.pg.QueryRow(ctx, q).Scan(&days); err != nil {
+	days, err := p.conn.days(ctx, lo, hi)
+	if err != nil {
 		return nil, p.fail("count the days", err)
 	}
 	step := dateStep(days, rows, p.s.splitSize)
 	if days <= step {
 		return p.whole(), nil
 	}
-	q = fmt.Sprintf("SELECT (%s::date + g * %d)::text FROM generate_series(1, %d) g ORDER BY g", quoteLiteral(lo), step, (days-1)/step)
-	bounds, err := p.strings(ctx, q, "cut the days")
+	bounds, err := p.conn.dayBounds(ctx, lo, step, (days-1)/step)
 	if err != nil {
-		return nil, err
+		return nil, p.fail("cut the days", err)
 	}
 	return p.ranges(bounds), nil
 }
@@ -380,20 +372,20 @@ func fromBase95(v *big.Int, width int) string {
 
 // sampledSplits cuts at boundaries sampled from the column: every inverse-rate-th value
 // (the rate at most split.size), in order, spread over shards splits (SeaTunnel's
-// efficient sharding through sampling).
-func (p *splitPlanner) sampledSplits(ctx context.Context, shards int64) ([]srcSplit, error) {
+// efficient sharding through sampling); ok is false when the driver does not sample.
+func (p *splitPlanner) sampledSplits(ctx context.Context, shards int64) (splits []srcSplit, ok bool, err error) {
 	rate := min(p.s.tuning.inverseRate, p.s.splitSize)
-	e := p.t.split.expr
-	q := fmt.Sprintf("SELECT x.s::text AS b FROM (SELECT %s AS s, row_number() OVER () AS rn FROM %s WHERE %s IS NOT NULL) x WHERE x.rn %% %d = 0 ORDER BY x.s",
-		e, p.from(), e, rate)
-	sample, err := p.strings(ctx, q, "sample the values")
+	sample, ok, err := p.conn.sample(ctx, p.t, rate)
 	if err != nil {
-		return nil, err
+		return nil, true, p.fail("sample the values", err)
+	}
+	if !ok {
+		return nil, false, nil
 	}
 	if len(sample) == 0 {
-		return p.whole(), nil
+		return p.whole(), true, nil
 	}
-	return p.ranges(sampleBounds(sample, shards)), nil
+	return p.ranges(sampleBounds(sample, shards)), true, nil
 }
 
 // sampleBounds spreads the boundaries of shards splits over an ordered sample: the sample
@@ -427,17 +419,18 @@ func (p *splitPlanner) queriedSplits(ctx context.Context, lo, hi string) ([]srcS
 
 // nextBound is the boundary after prev; nil once it would reach hi.
 func (p *splitPlanner) nextBound(ctx context.Context, prev, hi string) (*string, error) {
-	e, from := p.t.split.expr, p.from()
-	q := fmt.Sprintf("SELECT v::text, v >= %s FROM (SELECT max(s) AS v FROM (SELECT %s AS s FROM %s WHERE %s >= %s ORDER BY s LIMIT %d) x) y",
-		quoteLiteral(hi), e, from, e, quoteLiteral(prev), p.s.splitSize)
+	e, k, from := p.t.split.expr, p.t.split.kind, p.from()
+	prevLit, hiLit := p.s.db.literal(k, prev), p.s.db.literal(k, hi)
+	q := fmt.Sprintf("SELECT %s, v >= %s FROM (SELECT max(s) AS v FROM (SELECT %s AS s FROM %s WHERE %s >= %s ORDER BY s LIMIT %d) x) y",
+		p.s.db.text("v", k), hiLit, e, from, e, prevLit, p.s.splitSize)
 	var v *string
 	var last *bool
-	if err := p.pg.QueryRow(ctx, q).Scan(&v, &last); err != nil {
+	if err := p.conn.queryRow(ctx, q).Scan(&v, &last); err != nil {
 		return nil, p.fail("find a split boundary", err)
 	}
 	if v != nil && *v == prev {
-		q = fmt.Sprintf("SELECT min(%s)::text, min(%s) >= %s FROM %s WHERE %s > %s", e, e, quoteLiteral(hi), from, e, quoteLiteral(prev))
-		if err := p.pg.QueryRow(ctx, q).Scan(&v, &last); err != nil {
+		q = fmt.Sprintf("SELECT %s, min(%s) >= %s FROM %s WHERE %s > %s", p.s.db.text("min("+e+")", k), e, hiLit, from, e, prevLit)
+		if err := p.conn.queryRow(ctx, q).Scan(&v, &last); err != nil {
 			return nil, p.fail("find a split boundary", err)
 		}
 	}
@@ -448,21 +441,21 @@ func (p *splitPlanner) nextBound(ctx context.Context, prev, hi string) (*string,
 }
 
 // rowCount estimates the rows of a table: from the statistics of a table read whole
-// (counting when it was never analyzed), else by counting.
-func (s *Source) rowCount(ctx context.Context, pg *pgx.Conn, t *srcTable) (int64, error) {
-	if t.rel != 0 {
-		var n float64
-		err := pg.QueryRow(ctx, "SELECT reltuples FROM pg_catalog.pg_class WHERE oid = $1", t.rel).Scan(&n)
+// (counting when they say nothing), else by counting.
+func (p *splitPlanner) rowCount(ctx context.Context) (int64, error) {
+	t := p.t
+	if t.rel != "" {
+		n, err := p.conn.estimate(ctx, t)
 		if err != nil {
-			return 0, fmt.Errorf("%s: table %s: read its statistics: %s", s.where, t.id, pgwire.ErrorText(err))
+			return 0, fmt.Errorf("%s: table %s: read its statistics: %w", p.s.where, t.id, p.conn.explain(err))
 		}
 		if n > 0 {
-			return int64(n), nil
+			return n, nil
 		}
 	}
 	var n int64
-	if err := pg.QueryRow(ctx, "SELECT count(*) FROM ("+t.sql+"\n) st_jdbc_count").Scan(&n); err != nil {
-		return 0, fmt.Errorf("%s: table %s: count its rows: %s", s.where, t.id, pgwire.ErrorText(err))
+	if err := p.conn.queryRow(ctx, "SELECT count(*) FROM ("+t.sql+"\n) st_jdbc_count").Scan(&n); err != nil {
+		return 0, fmt.Errorf("%s: table %s: count its rows: %w", p.s.where, t.id, p.conn.explain(err))
 	}
 	return n, nil
 }

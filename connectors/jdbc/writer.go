@@ -2,44 +2,15 @@ package jdbc
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/types"
 )
-
-// allBinary sends every parameter in binary.
-var allBinary = []int16{pgtype.BinaryFormatCode}
-
-// op is what a buffered row does.
-type op uint8
-
-const (
-	opExec   op = iota // the query, or the INSERT of an append-only table
-	opUpsert           // INSERT ... ON CONFLICT, or the INSERT of modeInsertOnly
-	opInsert           // modeInsertUpdate: an INSERT row
-	opUpdate           // modeInsertUpdate: an UPDATE_AFTER row
-	opDelete
-)
-
-// entry is a buffered row: its parameters, encoded in PostgreSQL's binary format, each
-// behind its 4-byte length (-1 for null), as they would stand in a binary COPY.
-type entry struct {
-	op         op
-	start, end int32
-	dead       bool // superseded by a later change of the same key
-}
 
 // writerState is a writer's snapshot: the prepared transactions of checkpoints that were
 // taken but perhaps not committed yet.
@@ -52,267 +23,78 @@ type writerState struct {
 	Input *catalog.Table `json:"input,omitempty"`
 }
 
-// writer writes one subtask's rows. Rows are encoded as they arrive (nothing of a batch is
-// kept) and sent when batch_size rows are buffered and at every checkpoint; a flush is
-// sent without waiting for it (pipeline.go), at most maxInFlight unacknowledged, and a
-// checkpoint waits for all of them.
-type writer struct {
-	cfg  *sinkConfig
-	conn *pgx.Conn
-	fe   *pgproto3.Frontend // conn's: flushes are sent through it
-	tm   *pgtype.Map
-
-	beginStmt, commitStmt *pgconn.StatementDescription
-	flights               []flight      // flushes sent, oldest first
-	unsynced              bool          // messages were sent since the last Sync
-	syncs                 int           // Syncs sent whose ReadyForQuery is still to come
-	rows                  int64         // rows sent so far, which flush errors count in
-	copyOpen              bool          // the checkpoint's COPY is open (is_exactly_once, auto_commit = false)
-	bind                  pgproto3.Bind // scratch messages of sendStatement
-	execute               pgproto3.Execute
-	wire                  []byte // scratch: a bulk statement's messages, encoded (sendLarge)
-
-	main   *pgconn.StatementDescription // query, insert or upsert
-	insert *pgconn.StatementDescription // modeInsertUpdate
-	update *pgconn.StatementDescription
-	delete *pgconn.StatementDescription
-	copy   string
-	// bulk statements of modeUpsert (the upsert) and of modeInsert without
-	// use_copy_statement (the insert), when every column's type has an array type
-	bulkUpsert, bulkDelete *pgconn.StatementDescription
-	arrays                 [][]byte // scratch: one array parameter per column
-	hasNull                []bool   // scratch: which of them hold a null
-	fields                 []int    // input field of each parameter of main
-	all                    []int    // every parameter's position: 0, 1, ...
-	oids                   []uint32
-
-	buf      []byte
-	entries  []entry
-	keys     map[string]int32 // key bytes -> entry
-	keyBuf   []byte           // scratch for key
-	params   [][]byte
-	pkParams [][]byte // scratch: a delete's key parameters
-	formats  []int16  // per parameter: binary, or text where no binary encoding fits
-	// enc says how each parameter is encoded; pkFormats are the key columns' formats
-	enc       []paramEnc
-	pkFormats []int16
+// txWriter is what the writers of every driver share: rows are encoded as they arrive into
+// a buffer that reduces them by key (rowBuffer), sent by the driver when batch_size rows
+// are buffered and at every checkpoint; the checkpoint's transaction is committed, or with
+// is_exactly_once prepared under a name the committer commits, and a restore settles the
+// prepared transactions its state lists and those the subtask left behind. A driver's
+// writer embeds it and is its session.
+type txWriter struct {
+	rowBuffer
+	cfg *sinkConfig
+	s   writeSession
 
 	gidPrefix string   // the subtask's prepared transactions, of every attempt
 	epoch     int      // the pipeline's attempt the writer belongs to
-	cp        int64    // checkpoint the open transaction belongs to
+	cp        int64    // the checkpoint the open transaction belongs to
 	inTx      bool     // a transaction is open (exactly-once or auto_commit = false)
 	pending   []string // prepared, not known to be committed
 	err       error
 }
 
-// CreateWriter connects and prepares the statements; restored from states, it first
-// settles the prepared transactions they list and those this subtask left behind.
-func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
-	c := s.cfg
-	if c.my != nil {
-		return newMySQLWriter(c, ctx, states)
-	}
-	bg := context.Background()
-	conn, err := c.conn.connect(bg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.where, err)
-	}
-	if c, err = c.restore(bg, states, func(ctx context.Context) (map[string]bool, error) {
-		return (&writer{cfg: c, conn: conn}).targetColumns(ctx)
-	}); err != nil {
-		conn.Close(bg)
-		return nil, err
-	}
-	w := &writer{
-		cfg: c, conn: conn, fe: conn.PgConn().Frontend(), tm: conn.TypeMap(), keys: map[string]int32{},
+// writeSession is a driver's side of a writer: its connection, how it encodes and sends
+// rows, and its transactions.
+type writeSession interface {
+	// encode appends a row's fields to the buffer, each behind its length, returning where
+	// the first starts; it leaves the buffer as it was when it fails.
+	encode(r *row.Row) (first int, err error)
+	// flush sends the buffered rows (opening the checkpoint's transaction when writes are
+	// transactional) and empties the buffer.
+	flush(ctx context.Context) error
+	// drain waits until every flush sent is applied.
+	drain(ctx context.Context) error
+	// commit commits the open transaction in one phase.
+	commit(ctx context.Context) error
+	// prepareTx ends the checkpoint's transaction and prepares it; gid is its name once it is
+	// prepared, even when err tells of a failure after that.
+	prepareTx(ctx context.Context, checkpointID int64) (gid string, err error)
+	// idle reports an error when flushes are in flight, of which no state may be taken.
+	idle() error
+	// prepared lists this subtask's prepared transactions (gidPrefix).
+	prepared(ctx context.Context) (map[string]bool, error)
+	commitPrepared(ctx context.Context, gid string) error
+	rollbackPrepared(ctx context.Context, gid string) error
+	// targetColumns are the columns the table has, by lower-case name.
+	targetColumns(ctx context.Context) (map[string]bool, error)
+	// alterStatements are a schema change's statements, none when the target's columns
+	// (have, updated as the statements change them) show it applied.
+	alterStatements(ctx context.Context, ch *connector.SchemaChange, have map[string]bool) ([]string, error)
+	// execAlter runs a change's statements.
+	execAlter(ctx context.Context, stmts []string) error
+	// raced reports the server's refusal of a change another writer applied meanwhile.
+	raced(err error) bool
+	// rebuild prepares the statements of the writer's columns again.
+	rebuild(ctx context.Context) error
+}
+
+func newTxWriter(c *sinkConfig, ctx connector.WriterContext, s writeSession) txWriter {
+	return txWriter{
+		rowBuffer: rowBuffer{keys: map[string]int32{}},
+		cfg:       c, s: s,
 		gidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
 		epoch:     ctx.Epoch,
 		cp:        1,
 	}
-	if err := w.open(bg, states); err != nil {
-		conn.Close(bg)
-		return nil, fmt.Errorf("%s: %w", c.where, err)
-	}
-	w.resetBuf()
-	return w, nil
 }
 
-func (w *writer) open(ctx context.Context, states [][]byte) error {
-	if w.cfg.exactlyOnce {
-		if err := w.recover(ctx, states); err != nil {
-			return err
-		}
-	}
-	return w.prepare(ctx)
+// txName names the prepared transaction of checkpoint n. The attempt is part of the name:
+// a writer of an attempt that was given up can never take, nor be committed under, a name
+// of the attempt that replaced it.
+func (w *txWriter) txName(n int64) string {
+	return w.gidPrefix + "e" + strconv.Itoa(w.epoch) + "-" + strconv.FormatInt(n, 10)
 }
 
-// prepare prepares the statements of the writer's columns: the writer's own BEGIN and
-// COMMIT, and the statements its write mode runs.
-func (w *writer) prepare(ctx context.Context) error {
-	c := w.cfg
-	var err error
-	if w.beginStmt, err = w.conn.Prepare(ctx, "strait_begin", "BEGIN"); err != nil {
-		return fmt.Errorf("prepare BEGIN: %w", err)
-	}
-	if w.commitStmt, err = w.conn.Prepare(ctx, "strait_commit", "COMMIT"); err != nil {
-		return fmt.Errorf("prepare COMMIT: %w", err)
-	}
-	if c.mode == modeQuery {
-		if w.main, err = w.conn.Prepare(ctx, "strait_query", c.query); err != nil {
-			return fmt.Errorf("query: %w", err)
-		}
-		if len(w.main.ParamOIDs) != len(c.queryFields) {
-			return fmt.Errorf("query: PostgreSQL counts %d parameters, the query binds %d", len(w.main.ParamOIDs), len(c.queryFields))
-		}
-		w.fields = c.queryFields
-		w.oids = w.main.ParamOIDs
-		w.planFormats()
-		return nil
-	}
-	st := c.statements()
-	w.fields = c.writtenFields()
-	w.all = positions(len(w.fields))
-	prep := func(name, sql string) (*pgconn.StatementDescription, error) {
-		d, err := w.conn.Prepare(ctx, name, sql)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", c.target, err)
-		}
-		return d, nil
-	}
-	switch c.mode {
-	case modeInsert:
-		w.main, err = prep("strait_insert", st.insert)
-		w.copy = st.copy
-	case modeUpsert:
-		w.main, err = prep("strait_upsert", st.upsert)
-	case modeInsertOnly:
-		w.main, err = prep("strait_insert", st.insert)
-	case modeInsertUpdate:
-		if w.main, err = prep("strait_insert", st.insert); err == nil {
-			w.insert = w.main
-			w.update, err = prep("strait_update", st.update)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if len(c.pk) > 0 && c.mode != modeInsert {
-		if w.delete, err = prep("strait_delete", st.delete); err != nil {
-			return err
-		}
-	}
-	w.oids = w.main.ParamOIDs
-	if w.planFormats() {
-		// COPY BINARY and the unnest arrays need every column in binary
-		w.copy = ""
-		return nil
-	}
-	if c.mode == modeUpsert {
-		return w.prepareBulk(ctx, st)
-	}
-	if c.mode == modeInsert && !c.useCopy && w.autoTx() {
-		// one INSERT of arrays per flush costs the server less than a COPY of 1,000 rows;
-		// COPY stays where it was asked for, where a column's type has no array type, and
-		// where a checkpoint's flushes are one transaction, which one COPY writes
-		st.bulkUpsert = st.bulkInsert
-		if err := w.prepareBulk(ctx, st); err != nil {
-			return err
-		}
-		if w.bulkUpsert != nil {
-			w.copy = ""
-		}
-	}
-	return nil
-}
-
-// planFormats picks each parameter's encoding: json, jsonb and xml (and arrays of them)
-// take a string as the document it holds and anything else as its JSON, in their binary
-// forms (which are the text); other types are binary where pgx encodes a row value to the
-// column's type, text (the value as SeaTunnel prints it, which PostgreSQL parses) for types
-// it does not, such as inet or a domain's base type it cannot see. It reports whether any
-// parameter is text.
-func (w *writer) planFormats() bool {
-	w.enc = make([]paramEnc, len(w.oids))
-	w.formats = make([]int16, len(w.oids))
-	w.pkFormats = w.pkFormats[:0]
-	anyText := false
-	probe := row.StringValue("")
-	for i, oid := range w.oids {
-		w.formats[i] = pgtype.BinaryFormatCode
-		w.enc[i] = paramEncOf(oid, w.inputKind(i))
-		if w.enc[i] != encPgx {
-			continue
-		}
-		if w.tm.PlanEncode(oid, pgtype.BinaryFormatCode, cell{&probe}) == nil {
-			w.enc[i], w.formats[i], anyText = encText, pgtype.TextFormatCode, true
-			if w.inputKind(i) == types.Array {
-				w.enc[i] = encTextArray
-			}
-		}
-	}
-	for _, i := range w.cfg.pk {
-		if i < len(w.formats) {
-			w.pkFormats = append(w.pkFormats, w.formats[i])
-		}
-	}
-	return anyText
-}
-
-// inputKind is the type of the input field parameter i binds.
-func (w *writer) inputKind(i int) types.Kind {
-	if i < len(w.fields) && w.fields[i] < len(w.cfg.input.Columns) {
-		return w.cfg.input.Columns[w.fields[i]].Type.Kind
-	}
-	return types.Null
-}
-
-// prepareBulk prepares the statements that apply a buffer with one array per column, when
-// every column's type has an array type and is not an array itself (unnest would flatten
-// it).
-func (w *writer) prepareBulk(ctx context.Context, st statements) error {
-	rows, err := w.conn.Query(ctx, "SELECT oid, typarray, typcategory = 'A' FROM pg_type WHERE oid = ANY($1)", w.oids)
-	if err != nil {
-		return fmt.Errorf("look up column types: %w", err)
-	}
-	arrayOf := map[uint32]uint32{}
-	for rows.Next() {
-		var oid, arr uint32
-		var isArray bool
-		if err := rows.Scan(&oid, &arr, &isArray); err != nil {
-			rows.Close()
-			return fmt.Errorf("look up column types: %w", err)
-		}
-		if !isArray {
-			arrayOf[oid] = arr
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("look up column types: %w", err)
-	}
-	arrs := make([]uint32, len(w.oids))
-	for i, oid := range w.oids {
-		if arrs[i] = arrayOf[oid]; arrs[i] == 0 {
-			return nil // per-row statements then
-		}
-	}
-	pkArrs := make([]uint32, len(w.cfg.pk))
-	for j, i := range w.cfg.pk {
-		pkArrs[j] = arrs[i]
-	}
-	if w.bulkUpsert, err = w.conn.PgConn().Prepare(ctx, "strait_bulk_upsert", st.bulkUpsert, arrs); err != nil {
-		return fmt.Errorf("table %s: %w", w.cfg.target, err)
-	}
-	if len(pkArrs) == 0 {
-		return nil
-	}
-	if w.bulkDelete, err = w.conn.PgConn().Prepare(ctx, "strait_bulk_delete", st.bulkDelete, pkArrs); err != nil {
-		return fmt.Errorf("table %s: %w", w.cfg.target, err)
-	}
-	return nil
-}
-
-func (w *writer) fail(err error) error {
+func (w *txWriter) fail(err error) error {
 	if w.err == nil {
 		w.err = err
 	}
@@ -321,44 +103,29 @@ func (w *writer) fail(err error) error {
 
 // Write encodes the batch's rows into the buffer, sending it whenever batch_size rows are
 // buffered.
-func (w *writer) Write(ctx context.Context, b *row.Batch) error {
+func (w *txWriter) Write(ctx context.Context, b *row.Batch) error {
 	if w.err != nil {
 		return w.err
 	}
 	c := w.cfg
+	upsert := c.mode == modeUpsert
 	for i := range b.Rows {
 		r := &b.Rows[i]
 		if len(r.Fields) < len(c.input.Columns) {
 			return w.fail(fmt.Errorf("%s: row of table %s has %d fields, the table has %d columns", c.where, r.Table, len(r.Fields), len(c.input.Columns)))
 		}
-		var o op
-		switch c.mode {
-		case modeQuery, modeInsert:
-			o = opExec
-		default:
-			switch r.Kind {
-			case row.UpdateBefore:
-				continue // the UPDATE_AFTER that follows carries the change
-			case row.Delete:
-				o = opDelete
-			case row.Insert:
-				o = opUpsert
-				if c.mode == modeInsertUpdate {
-					o = opInsert
-				}
-			default:
-				o = opUpsert
-				if c.mode == modeInsertUpdate {
-					o = opUpdate
-				}
-			}
+		o, skip := opOf(c.mode, r.Kind)
+		if skip {
+			continue
 		}
-		if err := w.add(o, r); err != nil {
+		first, err := w.s.encode(r)
+		if err != nil {
 			// the value will not fit on a retry either
 			return w.fail(connector.Permanent(fmt.Errorf("%s: row %d of table %s: %w", c.where, i, r.Table, err)))
 		}
+		w.push(o, first, c.pk, upsert)
 		if len(w.entries) >= c.batchSize {
-			if err := w.flush(ctx); err != nil {
+			if err := w.s.flush(ctx); err != nil {
 				return w.fail(err)
 			}
 		}
@@ -366,221 +133,46 @@ func (w *writer) Write(ctx context.Context, b *row.Batch) error {
 	return nil
 }
 
-// add encodes one row's parameters and, for keyed modes, supersedes the earlier change of
-// the same key.
-func (w *writer) add(o op, r *row.Row) error {
-	start := len(w.buf)
-	if w.copy != "" {
-		// a COPY tuple: its field count, then the fields as they are encoded here
-		w.buf = binary.BigEndian.AppendUint16(w.buf, uint16(len(w.fields)))
-	}
-	first := len(w.buf)
-	for j, f := range w.fields {
-		v := &r.Fields[f]
-		if v.IsNull() {
-			w.buf = binary.BigEndian.AppendUint32(w.buf, 0xFFFFFFFF)
-			continue
-		}
-		at := len(w.buf)
-		w.buf = append(w.buf, 0, 0, 0, 0)
-		out, err := w.encode(j, v, w.buf)
-		if err != nil {
-			w.buf = w.buf[:start]
-			return fmt.Errorf("field %s: %w", w.fieldName(f), err)
-		}
-		w.buf = out
-		binary.BigEndian.PutUint32(w.buf[at:], uint32(len(w.buf)-at-4))
-	}
-	e := entry{op: o, start: int32(first), end: int32(len(w.buf))}
-	idx := int32(len(w.entries))
-	w.entries = append(w.entries, e)
-	if o != opExec {
-		key := w.key(e)
-		if prev, ok := w.keys[string(key)]; ok {
-			switch p := &w.entries[prev]; {
-			case p.op == opInsert && o == opUpdate:
-				// the row is not in the table yet: its last values are inserted
-				w.entries[idx].op = opInsert
-				p.dead = true
-			case p.op == opDelete && o != opDelete && w.cfg.mode != modeUpsert:
-				// a plain INSERT needs the old row gone first: the delete stays, before it
-			default:
-				p.dead = true
-			}
-		}
-		w.keys[string(key)] = idx
-	}
-	return nil
-}
-
-func (w *writer) fieldName(f int) string {
+// fieldName names input field f in errors.
+func (w *txWriter) fieldName(f int) string {
 	if f < len(w.cfg.input.Columns) {
 		return w.cfg.input.Columns[f].Name
 	}
 	return strconv.Itoa(f)
 }
 
-// split cuts an entry's encoded parameters into w.params.
-func (w *writer) split(e entry) [][]byte {
-	w.params = w.params[:0]
-	p := w.buf[e.start:e.end]
-	for len(p) >= 4 {
-		n := int32(binary.BigEndian.Uint32(p))
-		p = p[4:]
-		if n < 0 {
-			w.params = append(w.params, nil)
-			continue
-		}
-		w.params = append(w.params, p[:n:n])
-		p = p[n:]
-	}
-	return w.params
-}
-
-// key is the encoded primary key of an entry (its parameters are the table's columns).
-// It lives in a buffer the next call reuses.
-func (w *writer) key(e entry) []byte {
-	params := w.split(e)
-	k := w.keyBuf[:0]
-	for _, i := range w.cfg.pk {
-		p := params[i]
-		if p == nil {
-			k = binary.BigEndian.AppendUint32(k, 0xFFFFFFFF)
-			continue
-		}
-		k = binary.BigEndian.AppendUint32(k, uint32(len(p)))
-		k = append(k, p...)
-	}
-	w.keyBuf = k
-	return k
-}
-
-// queueRows queues one statement per live entry; it returns how many.
-func (w *writer) queueRows() int {
-	c := w.cfg
-	n := 0
-	for _, e := range w.entries {
-		if e.dead {
-			continue
-		}
-		n++
-		params := w.split(e)
-		switch e.op {
-		case opDelete:
-			pk := w.pkParams[:0]
-			for _, i := range c.pk {
-				pk = append(pk, params[i])
-			}
-			w.pkParams = pk
-			w.sendStatement(w.delete, pk, w.pkFormats)
-		case opUpdate:
-			w.sendStatement(w.update, params, w.formats)
-		case opInsert:
-			w.sendStatement(w.insert, params, w.formats)
-		default:
-			w.sendStatement(w.main, params, w.formats)
-		}
-	}
-	return n
-}
-
-// queueBulk queues the live deletes as one statement and the live upserts as another, each
-// with one array per column built from the entries' encoded parameters; it returns how many
-// statements. The reduction left each key once, so the two sets are disjoint and their
-// order does not matter.
-func (w *writer) queueBulk() (int, error) {
-	stmts := 0
-	for _, del := range []bool{true, false} {
-		cols := w.all
-		stmt := w.bulkUpsert
-		if del {
-			cols, stmt = w.cfg.pk, w.bulkDelete
-		}
-		n := 0
-		for _, e := range w.entries {
-			if !e.dead && (e.op == opDelete) == del {
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		// the arrays' memory is reused flush after flush: sendLarge encodes them into its buffer
-		for len(w.arrays) < len(cols) {
-			w.arrays = append(w.arrays, nil)
-		}
-		w.arrays = w.arrays[:len(cols)]
-		hasNull := w.hasNull[:0]
-		for j, col := range cols {
-			a := append(w.arrays[j][:0], make([]byte, 20)...)
-			binary.BigEndian.PutUint32(a[0:], 1) // one dimension
-			binary.BigEndian.PutUint32(a[8:], w.oids[col])
-			binary.BigEndian.PutUint32(a[12:], uint32(n))
-			binary.BigEndian.PutUint32(a[16:], 1) // lower bound
-			w.arrays[j] = a
-			hasNull = append(hasNull, false)
-		}
-		w.hasNull = hasNull
-		for _, e := range w.entries {
-			if e.dead || (e.op == opDelete) != del {
-				continue
-			}
-			params := w.split(e)
-			for j, col := range cols {
-				p := params[col]
-				if p == nil {
-					hasNull[j] = true
-					w.arrays[j] = binary.BigEndian.AppendUint32(w.arrays[j], 0xFFFFFFFF)
-					continue
-				}
-				w.arrays[j] = binary.BigEndian.AppendUint32(w.arrays[j], uint32(len(p)))
-				w.arrays[j] = append(w.arrays[j], p...)
-			}
-		}
-		for j := range cols {
-			if hasNull[j] {
-				binary.BigEndian.PutUint32(w.arrays[j][4:], 1)
-			}
-		}
-		if err := w.sendLarge(stmt, w.arrays, allBinary); err != nil { // the bulk path has no text column
-			return stmts, err
-		}
-		stmts++
-	}
-	return stmts, nil
-}
-
-// PrepareCommit sends what is buffered. With is_exactly_once it prepares the checkpoint's
-// transaction and returns its id; with auto_commit = false it commits it.
-func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
+// PrepareCommit sends what is buffered and waits until it is applied. With
+// is_exactly_once it prepares the checkpoint's transaction and returns its name (with those
+// of aborted checkpoints still prepared); with auto_commit = false it commits it.
+func (w *txWriter) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	if err := w.flush(ctx); err != nil {
+	if err := w.s.flush(ctx); err != nil {
 		return nil, w.fail(err)
 	}
 	// the checkpoint covers every flush: each must be applied before it is taken
-	if err := w.drain(ctx); err != nil {
+	if err := w.s.drain(ctx); err != nil {
 		return nil, w.fail(err)
 	}
-	defer func() { w.cp = checkpointID + 1 }()
+	defer func() { w.cp = max(w.cp, checkpointID) + 1 }()
 	if !w.inTx {
 		return nil, nil
 	}
 	w.inTx = false
 	if !w.cfg.exactlyOnce {
-		if _, err := w.conn.Exec(ctx, "COMMIT"); err != nil {
+		if err := w.s.commit(ctx); err != nil {
 			return nil, w.fail(fmt.Errorf("%s: commit: %w", w.cfg.where, err))
 		}
 		return nil, nil
 	}
-	// the attempt is part of the name: a writer of an attempt that was given up can never
-	// take, nor be committed under, a name of the attempt that replaced it
-	gid := w.gidPrefix + "e" + strconv.Itoa(w.epoch) + "-" + strconv.FormatInt(checkpointID, 10)
-	if _, err := w.conn.Exec(ctx, "PREPARE TRANSACTION "+quoteLiteral(gid)); err != nil {
-		return nil, w.fail(fmt.Errorf("%s: prepare transaction %s: %w", w.cfg.where, gid, err))
+	gid, err := w.s.prepareTx(ctx, checkpointID)
+	if gid != "" {
+		w.pending = append(w.pending, gid)
 	}
-	w.pending = append(w.pending, gid)
+	if err != nil {
+		return nil, w.fail(fmt.Errorf("%s: %w", w.cfg.where, err))
+	}
 	// the transactions of earlier checkpoints that were aborted are still prepared: the
 	// commit of this one commits them too, so none holds its locks for long
 	return json.Marshal(commitInfo{GIDs: append([]string(nil), w.pending...)})
@@ -588,17 +180,17 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 
 // SnapshotState lists the prepared transactions not yet committed: a restore commits them
 // (their checkpoints' data is behind the restored position) before writing on.
-func (w *writer) SnapshotState(checkpointID int64) ([]byte, error) {
+func (w *txWriter) SnapshotState(checkpointID int64) ([]byte, error) {
 	if !w.cfg.exactlyOnce {
 		return w.cfg.inputState(checkpointID)
 	}
-	if w.unsynced {
-		return nil, w.fail(fmt.Errorf("%s: state taken with flushes in flight", w.cfg.where))
+	if err := w.s.idle(); err != nil {
+		return nil, w.fail(fmt.Errorf("%s: %w", w.cfg.where, err))
 	}
 	if len(w.pending) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.conn.Timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.db.connectTimeout())
 		defer cancel()
-		live, err := w.prepared(ctx)
+		live, err := w.s.prepared(ctx)
 		if err != nil {
 			return nil, w.fail(fmt.Errorf("%s: %w", w.cfg.where, err))
 		}
@@ -610,47 +202,13 @@ func (w *writer) SnapshotState(checkpointID int64) ([]byte, error) {
 		}
 		w.pending = kept
 	}
-	return json.Marshal(writerState{NextCheckpoint: checkpointID + 1, Pending: w.pending, Input: w.cfg.snapshotInput()})
-}
-
-// prepared lists this subtask's prepared transactions.
-func (w *writer) prepared(ctx context.Context) (map[string]bool, error) {
-	rows, err := w.conn.Query(ctx, "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)", w.gidPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("list prepared transactions: %w", err)
-	}
-	gids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("list prepared transactions: %w", err)
-	}
-	out := make(map[string]bool, len(gids))
-	for _, g := range gids {
-		out[g] = true
-	}
-	return out, nil
-}
-
-// Close rolls back what was never prepared and closes the connection.
-func (w *writer) Close(ctx context.Context) error {
-	if w.conn == nil {
-		return nil
-	}
-	defer func() { w.conn = nil }()
-	if w.unsynced {
-		// flushes are in flight: closing the connection rolls back the open transaction
-		// without waiting for them
-		return w.conn.PgConn().Close(ctx)
-	}
-	if w.inTx {
-		_, _ = w.conn.Exec(ctx, "ROLLBACK")
-	}
-	return w.conn.Close(ctx)
+	return json.Marshal(writerState{NextCheckpoint: max(w.cp, checkpointID+1), Pending: w.pending, Input: w.cfg.snapshotInput()})
 }
 
 // recover settles a restored writer's prepared transactions: those its snapshots list
 // belong to completed checkpoints and are committed; any other this subtask prepared was
 // never part of a completed checkpoint and is rolled back.
-func (w *writer) recover(ctx context.Context, states [][]byte) error {
+func (w *txWriter) recover(ctx context.Context, states [][]byte) error {
 	keep := map[string]bool{}
 	for _, raw := range states {
 		if len(raw) == 0 {
@@ -663,18 +221,19 @@ func (w *writer) recover(ctx context.Context, states [][]byte) error {
 		w.cp = max(w.cp, st.NextCheckpoint)
 		for _, gid := range st.Pending {
 			keep[gid] = true
-			if err := commitPrepared(ctx, w.conn, gid); err != nil {
+			if err := w.s.commitPrepared(ctx, gid); err != nil {
 				return err
 			}
 		}
 	}
-	live, err := w.prepared(ctx)
+	live, err := w.s.prepared(ctx)
 	if err != nil {
 		return err
 	}
 	for gid := range live {
 		if !keep[gid] {
-			if err := rollbackPrepared(ctx, w.conn, gid); err != nil {
+			slog.Info("rolling back a prepared transaction no completed checkpoint lists", "where", w.cfg.where, "gid", gid)
+			if err := w.s.rollbackPrepared(ctx, gid); err != nil {
 				return err
 			}
 		}
@@ -682,51 +241,66 @@ func (w *writer) recover(ctx context.Context, states [][]byte) error {
 	return nil
 }
 
-func quoteLiteral(s string) string {
-	out := []byte{'\''}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\'' {
-			out = append(out, '\'')
+// settle sends and waits for everything buffered and commits the open transaction and the
+// prepared ones: nothing of the writer holds the table then.
+func (w *txWriter) settle(ctx context.Context) error {
+	if err := w.s.flush(ctx); err != nil {
+		return err
+	}
+	if err := w.s.drain(ctx); err != nil {
+		return err
+	}
+	if w.inTx {
+		w.inTx = false
+		if err := w.s.commit(ctx); err != nil {
+			return fmt.Errorf("%s: commit before a schema change: %w", w.cfg.where, err)
 		}
-		out = append(out, s[i])
 	}
-	return string(append(out, '\''))
+	for _, gid := range w.pending {
+		if err := w.s.commitPrepared(ctx, gid); err != nil {
+			return fmt.Errorf("%s: before a schema change: %w", w.cfg.where, err)
+		}
+	}
+	w.pending = nil
+	return nil
 }
 
-// refused reports whether the server refused the statements for what they hold (a data
-// exception, a broken constraint, an unknown column or a denied privilege): running them
-// again cannot succeed, unlike after a lost connection, a deadlock or a shutdown.
-func refused(err error) bool {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || len(pe.Code) < 2 {
-		return false
+// PrepareSchemaChange writes and commits every row before the change.
+func (w *txWriter) PrepareSchemaChange(ctx context.Context, _ *connector.SchemaChange) error {
+	if w.err != nil {
+		return w.err
 	}
-	switch pe.Code[:2] {
-	case "22", "23", "42", "44":
-		return true
-	}
-	return false
-}
-
-// undefinedObject is PostgreSQL's error code for a prepared transaction that is not there.
-const undefinedObject = "42704"
-
-func isUndefined(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == undefinedObject
-}
-
-// commitPrepared commits a prepared transaction; one that is gone was committed already.
-func commitPrepared(ctx context.Context, conn *pgx.Conn, gid string) error {
-	if _, err := conn.Exec(ctx, "COMMIT PREPARED "+quoteLiteral(gid)); err != nil && !isUndefined(err) {
-		return fmt.Errorf("commit prepared transaction %s: %w", gid, err)
+	if err := w.settle(ctx); err != nil {
+		return w.fail(err)
 	}
 	return nil
 }
 
-func rollbackPrepared(ctx context.Context, conn *pgx.Conn, gid string) error {
-	if _, err := conn.Exec(ctx, "ROLLBACK PREPARED "+quoteLiteral(gid)); err != nil && !isUndefined(err) {
-		return fmt.Errorf("roll back prepared transaction %s: %w", gid, err)
+// ApplySchemaChange settles the rows before the change, alters the table and rebuilds the
+// writer's statements for the new columns (see schemachange.go).
+func (w *txWriter) ApplySchemaChange(ctx context.Context, ch *connector.SchemaChange) error {
+	if w.err != nil {
+		return w.err
+	}
+	in, renames, err := w.cfg.evolve(ch)
+	if err != nil {
+		return w.fail(connector.Permanent(fmt.Errorf("%s: %w", w.cfg.where, err)))
+	}
+	if err := w.settle(ctx); err != nil {
+		return w.fail(err)
+	}
+	have, err := w.alterTarget(ctx, ch)
+	if err != nil {
+		return w.fail(err)
+	}
+	next, err := w.cfg.withInput(in, renames, have)
+	if err != nil {
+		return w.fail(connector.Permanent(fmt.Errorf("%s: table %s: %w", w.cfg.where, w.cfg.target, err)))
+	}
+	next.evolved = true
+	w.cfg = next
+	if err := w.s.rebuild(ctx); err != nil {
+		return w.fail(fmt.Errorf("%s: after a schema change of %s: %w", next.where, ch, err))
 	}
 	return nil
 }

@@ -17,6 +17,8 @@ func (pgDialect) name() string { return dialectPostgres }
 
 func (pgDialect) quoteIdent(s string) string { return pgwire.QuoteIdent(s) }
 
+func (pgDialect) quoteTable(t pgwire.TableName) string { return t.Quoted() }
+
 // upsertClause updates every column but the key's from EXCLUDED; a table of key columns
 // only does nothing on a conflict.
 func (pgDialect) upsertClause(cols []string, pk []int) string {

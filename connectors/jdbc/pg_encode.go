@@ -55,7 +55,7 @@ func paramEncOf(oid uint32, in types.Kind) paramEnc {
 const jsonbVersion = 1
 
 // encode appends the wire form of parameter j's non-null value v to dst.
-func (w *writer) encode(j int, v *row.Value, dst []byte) ([]byte, error) {
+func (w *writer) encodeParam(j int, v *row.Value, dst []byte) ([]byte, error) {
 	switch w.enc[j] {
 	case encText:
 		return row.AppendText(dst, *v), nil

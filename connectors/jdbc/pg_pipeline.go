@@ -302,7 +302,7 @@ func (w *writer) lost(err error) error {
 	w.flights = w.flights[:0]
 	w.copyOpen = false
 	if w.conn != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.conn.Timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.db.connectTimeout())
 		defer cancel()
 		_ = w.conn.PgConn().Close(ctx)
 	}
