@@ -49,7 +49,7 @@ func (a *Coordinator) LoadCheckpoint(ctx context.Context, in contract.LoadInput)
 		if err != nil {
 			return nil, fmt.Errorf("load checkpoint %d of job %d pipeline %d: %w", in.Checkpoint, in.Job, in.Pipeline, err)
 		}
-		return manifestOf(m), nil
+		return m, nil
 	}
 	m, err := checkpointstore.Latest(ctx, a.Store, in.Job, in.Pipeline)
 	if errors.Is(err, checkpointstore.ErrNotFound) {
@@ -58,7 +58,7 @@ func (a *Coordinator) LoadCheckpoint(ctx context.Context, in contract.LoadInput)
 	if err != nil {
 		return nil, fmt.Errorf("load the latest checkpoint of job %d pipeline %d: %w", in.Job, in.Pipeline, err)
 	}
-	return manifestOf(m), nil
+	return m, nil
 }
 
 // PersistCheckpoint writes a checkpoint's manifest, which completes it, and deletes the
@@ -67,7 +67,7 @@ func (a *Coordinator) PersistCheckpoint(ctx context.Context, in contract.Persist
 	if a.Store == nil {
 		return temporal.NewNonRetryableApplicationError("the worker has no checkpoint store", contract.CommitFailedType, nil)
 	}
-	if err := checkpointstore.WriteManifest(ctx, a.Store, storedManifest(in.Manifest)); err != nil {
+	if err := checkpointstore.WriteManifest(ctx, a.Store, &in.Manifest); err != nil {
 		return fmt.Errorf("checkpoint %d of job %d pipeline %d: write its manifest: %w", in.Manifest.Checkpoint, in.Manifest.Job, in.Manifest.Pipeline, err)
 	}
 	recordCheckpoint(ctx, in.Manifest)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
@@ -14,10 +13,11 @@ import (
 )
 
 // The activities translate between the contract's payloads, which the workflows speak, and
-// the types of the packages that do the work: the planner's plan, the checkpoint store's
-// manifest, the runner's deployment. The plan's parts have the same JSON on both sides (it
-// is what travels through Temporal), so they are carried over by their JSON; a field one
-// side lacks is an error that names it, never a silent drop.
+// the types of the packages that do the work: the planner's plan and the runner's
+// deployment (the checkpoint store writes the contract's manifest as it is). The plan's
+// parts have the same JSON on both sides (it is what travels through Temporal), so they are
+// carried over by their JSON; a field one side lacks is an error that names it, never a
+// silent drop.
 
 // planOf is a planned job as the control plane carries it.
 func planOf(pp *planner.PhysicalPlan) (*contract.Plan, error) {
@@ -99,26 +99,6 @@ func plannedSource(key *secret.Key, s contract.ConfigSource) (planner.Source, er
 		return planner.Source{}, err
 	}
 	return planner.Source{File: s.File, Text: s.Text, Vars: s.Vars, Name: s.Name}, nil
-}
-
-// storedManifest is a checkpoint's manifest as the checkpoint store writes it.
-func storedManifest(m contract.Manifest) *checkpointstore.Manifest {
-	sm := &checkpointstore.Manifest{Job: m.Job, Pipeline: m.Pipeline, Checkpoint: m.Checkpoint, Savepoint: m.Savepoint,
-		Completed: m.Completed, Commits: m.Commits, Counters: m.Counters}
-	for _, t := range m.Tasks {
-		sm.Tasks = append(sm.Tasks, checkpointstore.TaskState{Task: t.Task, Key: t.Key})
-	}
-	return sm
-}
-
-// manifestOf is a stored manifest as the control plane carries it.
-func manifestOf(sm *checkpointstore.Manifest) *contract.Manifest {
-	m := &contract.Manifest{Job: sm.Job, Pipeline: sm.Pipeline, Checkpoint: sm.Checkpoint, Savepoint: sm.Savepoint,
-		Completed: sm.Completed, Commits: sm.Commits, Counters: sm.Counters}
-	for _, t := range sm.Tasks {
-		m.Tasks = append(m.Tasks, contract.ManifestTask{Task: t.Task, Key: t.Key})
-	}
-	return m
 }
 
 // recode carries a value into a type of the same JSON, refusing fields the target lacks.

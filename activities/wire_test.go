@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -111,21 +110,6 @@ func TestRecodeNamesWhatTheTargetLacks(t *testing.T) {
 	}
 	if _, err := vertexOf(nil); err == nil {
 		t.Fatal("a commit without its vertex was accepted")
-	}
-}
-
-func TestManifestCarriesOverToTheStore(t *testing.T) {
-	m := contract.Manifest{Job: 7, Pipeline: 1, Checkpoint: 3, Savepoint: true, Completed: time.Unix(100, 5).UTC(),
-		Tasks: []contract.ManifestTask{{Task: "g1-0", Key: "k"}}, Commits: map[int][][]byte{2: {[]byte("c")}},
-		Counters: contract.Counters{RowsRead: 4}}
-	allSet(t, m)
-	stored := storedManifest(m)
-	allSet(t, *stored)
-	if want, got := jsonOf(t, m), jsonOf(t, stored); want != got {
-		t.Fatalf("the manifest's JSON changed on its way into the store:\ncontract %s\nstore    %s", want, got)
-	}
-	if back := manifestOf(stored); !reflect.DeepEqual(*back, m) {
-		t.Fatalf("read back %+v, wrote %+v", *back, m)
 	}
 }
 
