@@ -21,6 +21,7 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/engineconfig"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/secret"
 )
 
@@ -49,7 +50,7 @@ func (a *Coordinator) LoadCheckpoint(ctx context.Context, in contract.LoadInput)
 		if err != nil {
 			return nil, fmt.Errorf("load checkpoint %d of job %d pipeline %d: %w", in.Checkpoint, in.Job, in.Pipeline, err)
 		}
-		return manifestOf(m), nil
+		return m, nil
 	}
 	m, err := checkpointstore.Latest(ctx, a.Store, in.Job, in.Pipeline)
 	if errors.Is(err, checkpointstore.ErrNotFound) {
@@ -58,7 +59,7 @@ func (a *Coordinator) LoadCheckpoint(ctx context.Context, in contract.LoadInput)
 	if err != nil {
 		return nil, fmt.Errorf("load the latest checkpoint of job %d pipeline %d: %w", in.Job, in.Pipeline, err)
 	}
-	return manifestOf(m), nil
+	return m, nil
 }
 
 // PersistCheckpoint writes a checkpoint's manifest, which completes it, and deletes the
@@ -67,7 +68,7 @@ func (a *Coordinator) PersistCheckpoint(ctx context.Context, in contract.Persist
 	if a.Store == nil {
 		return temporal.NewNonRetryableApplicationError("the worker has no checkpoint store", contract.CommitFailedType, nil)
 	}
-	if err := checkpointstore.WriteManifest(ctx, a.Store, storedManifest(in.Manifest)); err != nil {
+	if err := checkpointstore.WriteManifest(ctx, a.Store, &in.Manifest); err != nil {
 		return fmt.Errorf("checkpoint %d of job %d pipeline %d: write its manifest: %w", in.Manifest.Checkpoint, in.Manifest.Job, in.Manifest.Pipeline, err)
 	}
 	recordCheckpoint(ctx, in.Manifest)
@@ -123,7 +124,7 @@ func (a *Coordinator) planJob(ctx context.Context, in contract.PlanInput, src pl
 		eng = engineconfig.Default()
 	}
 	env := &plan.Env
-	if env.CheckpointInterval == 0 && env.Mode == connector.Streaming {
+	if env.CheckpointInterval == 0 && env.Mode == contract.Streaming {
 		env.CheckpointInterval = eng.Checkpoint.Interval
 	}
 	if env.CheckpointTimeout == 0 {
@@ -145,26 +146,26 @@ func (a *Coordinator) planJob(ctx context.Context, in contract.PlanInput, src pl
 			return nil, err
 		}
 	}
-	p, err := planOf(plan)
-	if err != nil {
-		return nil, err
-	}
 	// the plan is kept in the workflow history and shown: its secrets travel sealed
-	if err := secret.SealPlan(key, p); err != nil {
+	if err := secret.SealPlan(key, plan); err != nil {
 		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
 	}
-	return p, nil
+	return plan, nil
 }
 
 // setupSinks applies the save modes of the sinks that have them (create the table, delete
 // its rows...) before any task runs. A refused setup (the table must exist and does not)
 // fails the job; one that could not reach the target is tried again.
-func setupSinks(ctx context.Context, plan *planner.PhysicalPlan) error {
-	for _, v := range plan.Vertices {
-		if v.Kind != planner.SinkVertex {
+func setupSinks(ctx context.Context, plan *contract.Plan) error {
+	for _, cv := range plan.Vertices {
+		if cv.Kind != contract.SinkVertex {
 			continue
 		}
-		s, err := planner.BuildSink(plan.Job, v)
+		v, err := planvertex.Decode(cv)
+		if err != nil {
+			return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
+		}
+		s, err := v.Sink(planvertex.Job(plan.Job))
 		if err != nil {
 			return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 		}
@@ -234,7 +235,7 @@ func (a *Coordinator) CommitSinks(ctx context.Context, in contract.CommitInput) 
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("commit checkpoint %d: %v", in.CheckpointID, err), contract.ConfigErrorType, nil)
 	}
-	sink, err := planner.BuildSink(jobOf(in.Job), v)
+	sink, err := v.Sink(planvertex.Job(in.Job))
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 	}

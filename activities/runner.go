@@ -23,11 +23,11 @@ type Runner struct {
 
 // DeployTasks hands a deployment to the runner and returns as soon as its tasks started.
 func (a *Runner) DeployTasks(ctx context.Context, d contract.Deployment) error {
-	td, err := deploymentOf(d)
-	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), contract.DeployFailedType, nil)
+	if err := openVertices(d.Vertices); err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("deployment of pipeline %d of job %d: %v", d.Pipeline.ID, d.Job.ID, err),
+			contract.DeployFailedType, nil)
 	}
-	if err := a.Runner.Deploy(ctx, td); err != nil {
+	if err := a.Runner.Deploy(ctx, d); err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.DeployFailedType, nil)
 	}
 	return nil

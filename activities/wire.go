@@ -1,55 +1,28 @@
 package activities
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-
-	"github.com/strait-dev/strait/checkpointstore"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/secret"
-	"github.com/strait-dev/strait/taskrunner"
 )
 
-// The activities translate between the contract's payloads, which the workflows speak, and
-// the types of the packages that do the work: the planner's plan, the checkpoint store's
-// manifest, the runner's deployment. The plan's parts have the same JSON on both sides (it
-// is what travels through Temporal), so they are carried over by their JSON; a field one
-// side lacks is an error that names it, never a silent drop.
+// The workflows and the packages that do the work speak the same contract types: the
+// planner makes a contract.Plan, the runner runs a contract.Deployment and the checkpoint
+// store writes a contract.Manifest. What the activities add is the secrets: a config is
+// planned opened, and a vertex's options are opened just before its plugin is built.
 
-// planOf is a planned job as the control plane carries it.
-func planOf(pp *planner.PhysicalPlan) (*contract.Plan, error) {
-	var p contract.Plan
-	if err := recode(pp, &p); err != nil {
-		return nil, fmt.Errorf("job %d: plan: %w", pp.Job.ID, err)
+// openVertex is a vertex of the plan, its sealed options opened with the process's key and
+// its tables decoded, as its plugin is built from it. The plan's own vertex is left sealed.
+func openVertex(v *contract.Vertex) (*planvertex.Vertex, error) {
+	if v != nil {
+		c := *v
+		if err := openVertices([]*contract.Vertex{&c}); err != nil {
+			return nil, err
+		}
+		v = &c
 	}
-	return &p, nil
-}
-
-// vertexOf is a vertex of the plan as the planner builds its plugin from.
-func vertexOf(v *contract.Vertex) (*planner.Vertex, error) {
-	if v == nil {
-		return nil, fmt.Errorf("no vertex")
-	}
-	var pv planner.Vertex
-	if err := recode(v, &pv); err != nil {
-		return nil, fmt.Errorf("%s: vertex %d: %w", v.Where, v.ID, err)
-	}
-	return &pv, nil
-}
-
-// openVertex is vertexOf of a vertex whose sealed options are opened with the process's key.
-func openVertex(v *contract.Vertex) (*planner.Vertex, error) {
-	if v == nil {
-		return nil, fmt.Errorf("no vertex")
-	}
-	c := *v
-	if err := openVertices([]*contract.Vertex{&c}); err != nil {
-		return nil, err
-	}
-	return vertexOf(&c)
+	return planvertex.Decode(v)
 }
 
 // openVertices opens the sealed options of vertices in place with the process's key.
@@ -61,37 +34,6 @@ func openVertices(vs []*contract.Vertex) error {
 	return secret.OpenVertices(key, vs)
 }
 
-// deploymentOf is a deployment as the runner runs it, its sealed options opened.
-func deploymentOf(d contract.Deployment) (taskrunner.Deployment, error) {
-	td := taskrunner.Deployment{
-		Job:       jobOf(d.Job),
-		Epoch:     d.Epoch,
-		ReportTo:  d.ReportTo,
-		Origin:    d.Origin,
-		Tasks:     d.Tasks,
-		Placement: d.Placement,
-		Restore:   d.Restore,
-	}
-	where := fmt.Sprintf("deployment of pipeline %d of job %d", d.Pipeline.ID, d.Job.ID)
-	if err := openVertices(d.Vertices); err != nil {
-		return td, fmt.Errorf("%s: %w", where, err)
-	}
-	if err := recode(d.Pipeline, &td.Pipeline); err != nil {
-		return td, fmt.Errorf("%s: pipeline: %w", where, err)
-	}
-	if err := recode(d.Vertices, &td.Vertices); err != nil {
-		return td, fmt.Errorf("%s: vertices: %w", where, err)
-	}
-	if err := recode(d.Env, &td.Env); err != nil {
-		return td, fmt.Errorf("%s: env: %w", where, err)
-	}
-	return td, nil
-}
-
-func jobOf(j contract.Job) connector.Job {
-	return connector.Job{ID: j.ID, Name: j.Name, Mode: connector.JobMode(j.Mode)}
-}
-
 // plannedSource is a config as the planner reads it: a sealed one opened with key.
 func plannedSource(key *secret.Key, s contract.ConfigSource) (planner.Source, error) {
 	s, err := secret.OpenSource(key, s)
@@ -99,38 +41,4 @@ func plannedSource(key *secret.Key, s contract.ConfigSource) (planner.Source, er
 		return planner.Source{}, err
 	}
 	return planner.Source{File: s.File, Text: s.Text, Vars: s.Vars, Name: s.Name}, nil
-}
-
-// storedManifest is a checkpoint's manifest as the checkpoint store writes it.
-func storedManifest(m contract.Manifest) *checkpointstore.Manifest {
-	sm := &checkpointstore.Manifest{Job: m.Job, Pipeline: m.Pipeline, Checkpoint: m.Checkpoint, Savepoint: m.Savepoint,
-		Completed: m.Completed, Commits: m.Commits, Counters: m.Counters}
-	for _, t := range m.Tasks {
-		sm.Tasks = append(sm.Tasks, checkpointstore.TaskState{Task: t.Task, Key: t.Key})
-	}
-	return sm
-}
-
-// manifestOf is a stored manifest as the control plane carries it.
-func manifestOf(sm *checkpointstore.Manifest) *contract.Manifest {
-	m := &contract.Manifest{Job: sm.Job, Pipeline: sm.Pipeline, Checkpoint: sm.Checkpoint, Savepoint: sm.Savepoint,
-		Completed: sm.Completed, Commits: sm.Commits, Counters: sm.Counters}
-	for _, t := range sm.Tasks {
-		m.Tasks = append(m.Tasks, contract.ManifestTask{Task: t.Task, Key: t.Key})
-	}
-	return m
-}
-
-// recode carries a value into a type of the same JSON, refusing fields the target lacks.
-func recode(from, to any) error {
-	b, err := json.Marshal(from)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(to); err != nil {
-		return fmt.Errorf("%T does not carry over into %T: %w", from, to, err)
-	}
-	return nil
 }

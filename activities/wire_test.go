@@ -7,40 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/all"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/secret"
-	"github.com/strait-dev/strait/types"
 )
-
-// fullPlan is a plan with every field of the planner's types that travel set, so a field
-// added to them fails these tests until the contract carries it.
-func fullPlan() *planner.PhysicalPlan {
-	table := &catalog.Table{Catalog: "c", Path: catalog.TablePath{Database: "db", Table: "t"},
-		Columns: []catalog.Column{{Name: "id", Type: types.Of(types.BigInt), DefaultValue: 1.5, Comment: "key"}}}
-	src := &planner.Vertex{ID: 1, Kind: planner.SourceVertex, Plugin: "FakeSource", Where: "source[0] FakeSource",
-		Options: json.RawMessage(`{"rows":5}`), Inputs: []int{9}, Output: "a", Parallelism: 2, PartitionBy: []string{"id"},
-		Tables: []*catalog.Table{table}, InputTables: []*catalog.Table{table}, TableAliases: map[string]string{"x": "db.t"}}
-	sink := &planner.Vertex{ID: 2, Kind: planner.SinkVertex, Plugin: "Console", Where: "sink[0] Console",
-		Options: json.RawMessage(`{}`), Inputs: []int{1}, Parallelism: 1, Tables: []*catalog.Table{table}}
-	return &planner.PhysicalPlan{
-		Job: connector.Job{ID: 7, Name: "j", Mode: connector.Streaming},
-		Env: planner.Env{Mode: connector.Streaming, Name: "j", Parallelism: 2, CheckpointInterval: 100, CheckpointTimeout: 200,
-			TolerableCheckpointFailures: 1, CheckpointRetained: 2, RetryTimes: 3, RetryIntervalSeconds: 4,
-			TagFilter: map[string]string{"zone": "a"}, SlotWait: true, SlotAllocationStrategy: "SLOT_RATIO",
-			ReadLimitRows: 10, ReadLimitBytes: 20},
-		Vertices: []*planner.Vertex{src, sink},
-		Pipelines: []planner.Pipeline{{ID: 1, Vertices: []int{1, 2},
-			TaskGroups: []planner.TaskGroup{{ID: 1, Vertices: []int{1}, Parallelism: 2, Inputs: []int{5}, Outputs: []int{1}}, {ID: 2, Vertices: []int{2}, Parallelism: 1, Inputs: []int{1}, Outputs: []int{6}}},
-			Edges:      []planner.Edge{{ID: 1, From: 1, To: 2, FromVertex: 1, ToVertex: 2, Partitioning: planner.Hash, KeyFields: []string{"id"}}}}},
-		Warnings: []string{"w"},
-	}
-}
 
 // allSet fails the test for every field of v (a struct) left at its zero value.
 func allSet(t *testing.T, v any) {
@@ -53,79 +24,9 @@ func allSet(t *testing.T, v any) {
 	}
 }
 
-func TestPlanCarriesOverToTheRunner(t *testing.T) {
-	pp := fullPlan()
-	p := pp.Pipelines[0]
-	for _, v := range []any{pp, pp.Job, pp.Env, pp.Vertices[0], p, p.TaskGroups[0], p.Edges[0]} {
-		allSet(t, v)
-	}
-	cp, err := planOf(pp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want, got := jsonOf(t, pp), jsonOf(t, cp); want != got {
-		t.Fatalf("the plan's JSON changed on its way into the contract:\nplanner  %s\ncontract %s", want, got)
-	}
-	d := contract.Deployment{Job: cp.Job, Pipeline: cp.Pipelines[0], Vertices: cp.Vertices, Env: cp.Env, Epoch: 3,
-		ReportTo: "to", Origin: "o", Tasks: []contract.TaskID{{Group: 1}}, Restore: &contract.Restore{Checkpoint: 1}}
-	td, err := deploymentOf(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name      string
-		got, want any
-	}{
-		{"job", td.Job, pp.Job},
-		{"pipeline", td.Pipeline, pp.Pipelines[0]},
-		{"vertices", td.Vertices, pp.Vertices},
-		{"env", td.Env, pp.Env},
-		{"report to", td.ReportTo, d.ReportTo},
-		{"origin", td.Origin, d.Origin},
-		{"epoch", td.Epoch, d.Epoch},
-		{"restore", td.Restore, d.Restore},
-	}
-	for _, c := range cases {
-		if !reflect.DeepEqual(c.got, c.want) {
-			t.Errorf("%s: the runner got %+v, the planner made %+v", c.name, c.got, c.want)
-		}
-	}
-	v, err := vertexOf(cp.Vertices[0])
-	if err != nil || !reflect.DeepEqual(v, pp.Vertices[0]) {
-		t.Errorf("the committer's vertex is %+v (%v), the planner made %+v", v, err, pp.Vertices[0])
-	}
-}
-
-func TestRecodeNamesWhatTheTargetLacks(t *testing.T) {
-	type wide struct {
-		A     int `json:"a"`
-		Extra int `json:"extra"`
-	}
-	type narrow struct {
-		A int `json:"a"`
-	}
-	var n narrow
-	err := recode(wide{A: 1, Extra: 2}, &n)
-	if err == nil || !strings.Contains(err.Error(), `"extra"`) {
-		t.Fatalf("recode into a type without the field: %v", err)
-	}
-	if _, err := vertexOf(nil); err == nil {
+func TestCommitWithoutItsVertexFails(t *testing.T) {
+	if _, err := openVertex(nil); err == nil {
 		t.Fatal("a commit without its vertex was accepted")
-	}
-}
-
-func TestManifestCarriesOverToTheStore(t *testing.T) {
-	m := contract.Manifest{Job: 7, Pipeline: 1, Checkpoint: 3, Savepoint: true, Completed: time.Unix(100, 5).UTC(),
-		Tasks: []contract.ManifestTask{{Task: "g1-0", Key: "k"}}, Commits: map[int][][]byte{2: {[]byte("c")}},
-		Counters: contract.Counters{RowsRead: 4}}
-	allSet(t, m)
-	stored := storedManifest(m)
-	allSet(t, *stored)
-	if want, got := jsonOf(t, m), jsonOf(t, stored); want != got {
-		t.Fatalf("the manifest's JSON changed on its way into the store:\ncontract %s\nstore    %s", want, got)
-	}
-	if back := manifestOf(stored); !reflect.DeepEqual(*back, m) {
-		t.Fatalf("read back %+v, wrote %+v", *back, m)
 	}
 }
 
@@ -202,16 +103,14 @@ sink { S3File { bucket = "s3a://b", path = "/out", fs.s3a.endpoint = "http://127
 		c := *v
 		vs = append(vs, &c)
 	}
-	d := contract.Deployment{Job: plan.Job, Vertices: vs, Env: plan.Env}
-	if len(plan.Pipelines) > 0 {
-		d.Pipeline = plan.Pipelines[0]
-	}
-	td, err := deploymentOf(d)
-	if err != nil {
+	if err := openVertices(vs); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(td.Vertices[len(td.Vertices)-1].Options), `"plan-S3-Secret"`) {
-		t.Fatalf("the runner's vertex: %s", td.Vertices[len(td.Vertices)-1].Options)
+	if !strings.Contains(string(vs[len(vs)-1].Options), `"plan-S3-Secret"`) {
+		t.Fatalf("the runner's vertex: %s", vs[len(vs)-1].Options)
+	}
+	if strings.Contains(string(sink.Options), `"plan-S3-Secret"`) {
+		t.Fatalf("opening the runner's copy opened the plan's vertex: %s", sink.Options)
 	}
 	other, _ := secret.NewKey()
 	secret.Use(other)

@@ -254,9 +254,9 @@ func TestContract(t *testing.T) {
 	}
 }
 
-func manifest(job int64, pipeline int, id int64) *Manifest {
-	return &Manifest{Job: job, Pipeline: pipeline, Checkpoint: id, Completed: time.Now().UTC(),
-		Tasks:   []TaskState{{Task: "g1-0", Key: StateKey(job, pipeline, id, "g1-0")}},
+func manifest(job int64, pipeline int, id int64) *contract.Manifest {
+	return &contract.Manifest{Job: job, Pipeline: pipeline, Checkpoint: id, Completed: time.Now().UTC(),
+		Tasks:   []contract.ManifestTask{{Task: "g1-0", Key: StateKey(job, pipeline, id, "g1-0")}},
 		Commits: map[int][][]byte{2: {[]byte(fmt.Sprintf("info %d", id))}}}
 }
 

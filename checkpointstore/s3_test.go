@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/internal/nettest"
 )
 
@@ -228,7 +229,7 @@ func TestS3UploadFailingHalfWayLeavesNoManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := &Manifest{Job: 7, Pipeline: 1, Checkpoint: 1, Tasks: []TaskState{{Task: "g1-0", Key: StateKey(7, 1, 1, "g1-0")}},
+	big := &contract.Manifest{Job: 7, Pipeline: 1, Checkpoint: 1, Tasks: []contract.ManifestTask{{Task: "g1-0", Key: StateKey(7, 1, 1, "g1-0")}},
 		Commits: map[int][][]byte{2: {bytes.Repeat([]byte("c"), 4<<20)}}}
 	for _, c := range []struct {
 		name string

@@ -18,7 +18,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/strait-dev/strait/contract"
 )
@@ -42,27 +41,6 @@ type Store interface {
 	Check(ctx context.Context) error
 }
 
-// Manifest is the commit point of a checkpoint: which task wrote which state and the sinks'
-// commit infos.
-type Manifest struct {
-	Job        int64            `json:"job"`
-	Pipeline   int              `json:"pipeline"`
-	Checkpoint int64            `json:"checkpoint"`
-	Savepoint  bool             `json:"savepoint,omitempty"`
-	Completed  time.Time        `json:"completed"`
-	Tasks      []TaskState      `json:"tasks"`
-	Commits    map[int][][]byte `json:"commits,omitempty"` // sink vertex -> commit infos
-	// Counters are the pipeline's counts as of the checkpoint, across attempts: a restore
-	// goes on counting from them, so a job's totals match what its sinks hold.
-	Counters contract.Counters `json:"counters,omitempty"`
-}
-
-// TaskState is one task's part of a checkpoint.
-type TaskState struct {
-	Task string `json:"task"` // g<group>-<subtask>
-	Key  string `json:"key"`  // the blob with its state
-}
-
 // Dir is the key prefix of one checkpoint.
 func Dir(job int64, pipeline int, checkpoint int64) string {
 	return fmt.Sprintf("%d/%d/%d", job, pipeline, checkpoint)
@@ -76,7 +54,7 @@ func StateKey(job int64, pipeline int, checkpoint int64, task string) string {
 const manifestName = "manifest.json"
 
 // WriteManifest writes a checkpoint's manifest, which completes the checkpoint.
-func WriteManifest(ctx context.Context, s Store, m *Manifest) error {
+func WriteManifest(ctx context.Context, s Store, m *contract.Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -86,7 +64,7 @@ func WriteManifest(ctx context.Context, s Store, m *Manifest) error {
 
 // Latest returns the manifest of the newest completed checkpoint of a pipeline, or
 // ErrNotFound.
-func Latest(ctx context.Context, s Store, job int64, pipeline int) (*Manifest, error) {
+func Latest(ctx context.Context, s Store, job int64, pipeline int) (*contract.Manifest, error) {
 	ids, err := Completed(ctx, s, job, pipeline)
 	if err != nil {
 		return nil, err
@@ -98,12 +76,12 @@ func Latest(ctx context.Context, s Store, job int64, pipeline int) (*Manifest, e
 }
 
 // ReadManifest reads one checkpoint's manifest.
-func ReadManifest(ctx context.Context, s Store, job int64, pipeline int, checkpoint int64) (*Manifest, error) {
+func ReadManifest(ctx context.Context, s Store, job int64, pipeline int, checkpoint int64) (*contract.Manifest, error) {
 	b, err := s.Get(ctx, Dir(job, pipeline, checkpoint)+"/"+manifestName)
 	if err != nil {
 		return nil, err
 	}
-	var m Manifest
+	var m contract.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("checkpoint %d of job %d pipeline %d: bad manifest: %w", checkpoint, job, pipeline, err)
 	}

@@ -29,8 +29,8 @@ type LoadInput struct {
 }
 
 // Manifest is a completed checkpoint of a pipeline: where each task's state is, the sinks'
-// commit infos and the counts as of the checkpoint. Writing it is the checkpoint's commit
-// point.
+// commit infos and the counts as of the checkpoint. The checkpoint store writes it as it is
+// (manifest.json), and writing it is the checkpoint's commit point.
 type Manifest struct {
 	Job        int64            `json:"job"`
 	Pipeline   int              `json:"pipeline"`

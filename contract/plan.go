@@ -104,11 +104,23 @@ type Vertex struct {
 	TableAliases map[string]string `json:"tableAliases,omitempty"`
 }
 
-// Partitioning says how rows of an exchange edge spread over the consumer's subtasks:
-// forward, rebalance, hash or broadcast.
+// Partitioning says how rows of an exchange edge spread over the consumer's subtasks.
 type Partitioning string
 
-// TaskGroup is a chain of vertices fused into one task.
+// The partitionings.
+const (
+	// PartitionForward sends subtask i's rows to subtask i (equal parallelism).
+	PartitionForward Partitioning = "forward"
+	// PartitionRebalance spreads batches round-robin over the consumer's subtasks.
+	PartitionRebalance Partitioning = "rebalance"
+	// PartitionHash sends each row to the subtask its key fields hash to.
+	PartitionHash Partitioning = "hash"
+	// PartitionBroadcast sends every row to every subtask.
+	PartitionBroadcast Partitioning = "broadcast"
+)
+
+// TaskGroup is a chain of vertices fused into one task: one goroutine per parallel instance,
+// rows handed from operator to operator without serialization.
 type TaskGroup struct {
 	ID          int   `json:"id"`
 	Vertices    []int `json:"vertices"` // the chain, upstream first
@@ -117,7 +129,7 @@ type TaskGroup struct {
 	Outputs     []int `json:"outputs,omitempty"` // exchange edge ids
 }
 
-// Edge is an exchange between two task groups.
+// Edge is an exchange between two task groups: where the plan could not fuse.
 type Edge struct {
 	ID           int          `json:"id"`
 	From         int          `json:"from"` // task group
@@ -151,6 +163,16 @@ func (p *Pipeline) Group(id int) *TaskGroup {
 	for i := range p.TaskGroups {
 		if p.TaskGroups[i].ID == id {
 			return &p.TaskGroups[i]
+		}
+	}
+	return nil
+}
+
+// Edge returns the edge with this id, nil when the pipeline has none.
+func (p *Pipeline) Edge(id int) *Edge {
+	for i := range p.Edges {
+		if p.Edges[i].ID == id {
+			return &p.Edges[i]
 		}
 	}
 	return nil

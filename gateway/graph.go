@@ -13,7 +13,6 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/secret"
 )
 
@@ -246,11 +245,9 @@ func graphOf(x execution, m *jobMeta, st *contract.JobStatus) *JobGraph {
 			sort.Strings(gg.Runners)
 			for _, vid := range tg.Vertices {
 				place[vid] = [2]int{p.ID, tg.ID}
-				switch m.plan.Vertex(vid).Kind {
-				case planner.SourceVertex:
-					gg.Source = true
-				case planner.SinkVertex:
-					gg.Sink = true
+				if v := m.plan.Vertex(vid); v != nil {
+					gg.Source = gg.Source || v.Kind == contract.SourceVertex
+					gg.Sink = gg.Sink || v.Kind == contract.SinkVertex
 				}
 			}
 			gp.Groups = append(gp.Groups, gg)
@@ -265,15 +262,9 @@ func graphOf(x execution, m *jobMeta, st *contract.JobStatus) *JobGraph {
 		if v == nil {
 			continue
 		}
-		tables := []string{}
-		for _, t := range v.Tables {
-			if t != nil {
-				tables = append(tables, t.ID())
-			}
-		}
 		pl := place[v.ID]
 		gr.Vertices = append(gr.Vertices, GraphVertex{ID: v.ID, Kind: string(v.Kind), Plugin: v.Plugin, Name: vertexName(pl[0], v),
-			Where: v.Where, Output: v.Output, Inputs: v.Inputs, Tables: tables, Pipeline: pl[0], Group: pl[1], Parallelism: v.Parallelism})
+			Where: v.Where, Output: v.Output, Inputs: v.Inputs, Tables: tableIDs(v), Pipeline: pl[0], Group: pl[1], Parallelism: v.Parallelism})
 	}
 	return gr
 }

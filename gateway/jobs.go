@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
@@ -204,7 +205,7 @@ func (g *gateway) executions(ctx context.Context, runningOnly bool) ([]execution
 // jobMeta is what a job's history says of it once: its input and the plan it runs.
 type jobMeta struct {
 	input contract.JobInput
-	plan  *planner.PhysicalPlan // nil until planned, or when planning failed
+	plan  *contract.Plan // nil until planned, or when planning failed
 	env   Ordered
 }
 
@@ -252,7 +253,7 @@ func (g *gateway) meta(ctx context.Context, x execution) (*jobMeta, error) {
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
 			a := ev.GetActivityTaskCompletedEventAttributes()
 			if a.GetScheduledEventId() == planScheduled {
-				var plan planner.PhysicalPlan
+				var plan contract.Plan
 				if err := dc.FromPayloads(a.GetResult(), &plan); err != nil {
 					g.log.Warn("gateway: job plan not readable", "job", x.jobID, "error", err)
 				} else {
@@ -413,10 +414,11 @@ func dagOf(id string, m *jobMeta) JobDag {
 		edges := []DagEdge{}
 		for _, vid := range p.Vertices {
 			pipelineOf[vid] = p.ID
-			if vid < 1 || vid > len(m.plan.Vertices) {
+			v := m.plan.Vertex(vid)
+			if v == nil {
 				continue
 			}
-			for _, in := range m.plan.Vertex(vid).Inputs {
+			for _, in := range v.Inputs {
 				edges = append(edges, DagEdge{InputVertexID: strconv.Itoa(in), TargetVertexID: strconv.Itoa(vid)})
 			}
 		}
@@ -426,20 +428,14 @@ func dagOf(id string, m *jobMeta) JobDag {
 		if vx == nil {
 			continue
 		}
-		tables := []string{}
-		for _, t := range vx.Tables {
-			if t != nil {
-				tables = append(tables, t.ID())
-			}
-		}
 		d.VertexInfoMap = append(d.VertexInfoMap, VertexInfo{VertexID: vx.ID, Type: string(vx.Kind),
-			VertexName: vertexName(pipelineOf[vx.ID], vx), TablePaths: tables})
+			VertexName: vertexName(pipelineOf[vx.ID], vx), TablePaths: tableIDs(vx)})
 	}
 	return d
 }
 
 // vertexName is SeaTunnel's: `pipeline-1 [Source[0]-FakeSource]`.
-func vertexName(pipeline int, v *planner.Vertex) string {
+func vertexName(pipeline int, v *contract.Vertex) string {
 	kind := string(v.Kind)
 	if kind != "" {
 		kind = strings.ToUpper(kind[:1]) + kind[1:]
@@ -457,7 +453,7 @@ func vertexName(pipeline int, v *planner.Vertex) string {
 // records the sources skipped. Tasks report rows by the table id they carry; a task whose
 // counters have no tables (a runner of an older release) gives its rows to the table of its
 // task group's one source or sink.
-func metricsOf(st *contract.JobStatus, plan *planner.PhysicalPlan, elapsed time.Duration) Metrics {
+func metricsOf(st *contract.JobStatus, plan *contract.Plan, elapsed time.Duration) Metrics {
 	m := Metrics{
 		TableSourceReceivedCount: map[string]string{}, TableSourceReceivedBytes: map[string]string{},
 		TableSourceReceivedBytesPerSeconds: map[string]string{}, TableSourceReceivedQPS: map[string]string{},
@@ -500,7 +496,7 @@ func metricsOf(st *contract.JobStatus, plan *planner.PhysicalPlan, elapsed time.
 }
 
 // tableCounters adds up the job's counters by table, from its tasks.
-func tableCounters(st *contract.JobStatus, plan *planner.PhysicalPlan) map[string]contract.TableCounters {
+func tableCounters(st *contract.JobStatus, plan *contract.Plan) map[string]contract.TableCounters {
 	var sum contract.Counters
 	for _, ps := range st.Pipelines {
 		sum.Add(contract.Counters{Tables: ps.Restored.Tables}) // as of the checkpoint restored
@@ -514,10 +510,10 @@ func tableCounters(st *contract.JobStatus, plan *planner.PhysicalPlan) map[strin
 				continue
 			}
 			by := map[string]contract.TableCounters{}
-			if tbl, ok := oneTable(plan, g, planner.SourceVertex); ok {
+			if tbl, ok := oneTable(plan, g, contract.SourceVertex); ok {
 				by[tbl] = contract.TableCounters{RowsRead: t.Counters.RowsRead}
 			}
-			if tbl, ok := oneTable(plan, g, planner.SinkVertex); ok {
+			if tbl, ok := oneTable(plan, g, contract.SinkVertex); ok {
 				w := by[tbl]
 				w.RowsWritten = t.Counters.RowsWritten
 				by[tbl] = w
@@ -529,12 +525,9 @@ func tableCounters(st *contract.JobStatus, plan *planner.PhysicalPlan) map[strin
 }
 
 // oneTable is the table of a task group's only vertex of a kind, when it has one table.
-func oneTable(plan *planner.PhysicalPlan, g *planner.TaskGroup, kind planner.VertexKind) (string, bool) {
-	var found *planner.Vertex
+func oneTable(plan *contract.Plan, g *contract.TaskGroup, kind contract.VertexKind) (string, bool) {
+	var found *contract.Vertex
 	for _, id := range g.Vertices {
-		if id < 1 || id > len(plan.Vertices) {
-			continue
-		}
 		if v := plan.Vertex(id); v != nil && v.Kind == kind {
 			if found != nil {
 				return "", false
@@ -542,10 +535,29 @@ func oneTable(plan *planner.PhysicalPlan, g *planner.TaskGroup, kind planner.Ver
 			found = v
 		}
 	}
-	if found == nil || len(found.Tables) != 1 || found.Tables[0] == nil {
+	if found == nil {
 		return "", false
 	}
-	return found.Tables[0].ID(), true
+	if ids := tableIDs(found); len(ids) == 1 {
+		return ids[0], true
+	}
+	return "", false
+}
+
+// tableIDs are the ids of the tables a plan's vertex emits (a sink: receives), none when
+// they cannot be read.
+func tableIDs(v *contract.Vertex) []string {
+	ids := []string{}
+	var tables []*catalog.Table
+	if json.Unmarshal(v.Tables, &tables) != nil {
+		return ids
+	}
+	for _, t := range tables {
+		if t != nil {
+			ids = append(ids, t.ID())
+		}
+	}
+	return ids
 }
 
 // javaDouble renders a rate as Java's Double.toString does for ordinary values: 12.0, 0.5.

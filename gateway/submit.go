@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/planner"
 )
@@ -110,7 +111,7 @@ func lineCol(b []byte, off int64) (int, int) {
 // check plans a config as `strait job submit` does, within the request and planner.Timeout
 // (a plugin that reads a database's schema does so under that deadline); a bad config is a
 // 400 naming the place.
-func check(ctx context.Context, src planner.Source) (*planner.PhysicalPlan, error) {
+func check(ctx context.Context, src planner.Source) (*contract.Plan, error) {
 	ctx, cancel := context.WithTimeout(ctx, planner.Timeout)
 	defer cancel()
 	plan, err := planner.PlanContext(ctx, src, connector.Job{})
@@ -124,7 +125,7 @@ func check(ctx context.Context, src planner.Source) (*planner.PhysicalPlan, erro
 }
 
 // start submits (or restores) a checked job and returns its id; it does not wait for it.
-func (g *gateway) start(ctx context.Context, src planner.Source, plan *planner.PhysicalPlan, p submitParams) (int64, error) {
+func (g *gateway) start(ctx context.Context, src planner.Source, plan *contract.Plan, p submitParams) (int64, error) {
 	id, _, err := jobclient.Start(ctx, g.c, jobclient.StartRequest{JobID: p.jobID, Source: src, Name: plan.Job.Name, Restore: p.restore})
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
@@ -195,7 +196,7 @@ func (g *gateway) submitJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	type job struct {
 		src  planner.Source
-		plan *planner.PhysicalPlan
+		plan *contract.Plan
 		p    submitParams
 	}
 	jobs := make([]job, 0, len(elems))

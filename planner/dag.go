@@ -11,47 +11,17 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planvertex"
 )
 
-// VertexKind is source, transform or sink.
-type VertexKind string
-
-// The vertex kinds.
-const (
-	SourceVertex    VertexKind = "source"
-	TransformVertex VertexKind = "transform"
-	SinkVertex      VertexKind = "sink"
-)
-
-// Vertex is one plugin instance in the job's DAG. It is what travels to the runners: the
-// options are carried as JSON and the plugin is built again where it runs.
-type Vertex struct {
-	ID          int             `json:"id"`
-	Kind        VertexKind      `json:"kind"`
-	Plugin      string          `json:"plugin"` // canonical plugin name
-	Where       string          `json:"where"`  // `sink[0] Assert`
-	Options     json.RawMessage `json:"options"`
-	Inputs      []int           `json:"inputs,omitempty"` // vertex ids; several = union
-	Output      string          `json:"output,omitempty"` // dataset name
-	Parallelism int             `json:"parallelism"`
-	// PartitionBy are the fields the vertex's input is hash-partitioned by.
-	PartitionBy []string `json:"partitionBy,omitempty"`
-	// Tables are the tables the vertex emits (sources, transforms) or receives (sinks).
-	Tables []*catalog.Table `json:"tables"`
-	// InputTables are the tables the vertex receives (transforms, sinks). A union receives
-	// the tables of its first input, as SeaTunnel gives a union its first input's catalog
-	// table.
-	InputTables []*catalog.Table `json:"inputTables,omitempty"`
-	// TableAliases maps the table ids of a union's later inputs to the first input's table
-	// ids, which their rows take on when they reach the vertex.
-	TableAliases map[string]string `json:"tableAliases,omitempty"`
-}
-
-// LogicalDag is the job's vertices, in plan order (sources, transforms, sinks).
+// LogicalDag is the job's vertices, in plan order (sources, transforms, sinks). While the
+// DAG is built each vertex holds the tables its plugin derived; once it is complete they are
+// encoded into the vertices as the plan carries them.
 type LogicalDag struct {
 	Job      connector.Job
-	Env      Env
-	Vertices []*Vertex
+	Env      contract.Env
+	Vertices []*planvertex.Vertex
 	// Warnings are things SeaTunnel would accept silently but a user wants to know, such
 	// as options no plugin reads.
 	Warnings []string
@@ -85,7 +55,7 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 		return nil, cfgErr("%s: a job needs at least one source and one sink", jc.File)
 	}
 	job.Name = jc.Env.Name
-	job.Mode = jc.Env.Mode
+	job.Mode = connector.JobMode(jc.Env.Mode)
 	d := &LogicalDag{Job: job, Env: jc.Env}
 	simple := len(jc.Sources) == 1 && len(jc.Transforms) <= 1 && len(jc.Sinks) == 1
 	if !simple {
@@ -94,16 +64,17 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 		}
 	}
 	// datasets: name -> producing vertex, and the order they were registered in
-	produced := map[string]*Vertex{}
-	var last *Vertex
-	newVertex := func(kind VertexKind, p *Plugin) (*Vertex, error) {
+	produced := map[string]*planvertex.Vertex{}
+	var last *planvertex.Vertex
+	newVertex := func(kind contract.VertexKind, p *Plugin) (*planvertex.Vertex, error) {
 		raw, err := json.Marshal(p.Options)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Where(), err)
 		}
-		return &Vertex{ID: len(d.Vertices) + 1, Kind: kind, Plugin: p.Name, Where: p.Where(), Options: raw, Output: p.Output, PartitionBy: p.PartitionBy}, nil
+		return &planvertex.Vertex{Vertex: &contract.Vertex{ID: len(d.Vertices) + 1, Kind: kind, Plugin: p.Name, Where: p.Where(),
+			Options: raw, Output: p.Output, PartitionBy: p.PartitionBy}}, nil
 	}
-	register := func(v *Vertex) {
+	register := func(v *planvertex.Vertex) {
 		name := v.Output
 		if name == "" {
 			name = defaultIdentifier
@@ -113,7 +84,7 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 		d.Vertices = append(d.Vertices, v)
 	}
 	for _, p := range jc.Sources {
-		v, err := newVertex(SourceVertex, p)
+		v, err := newVertex(contract.SourceVertex, p)
 		if err != nil {
 			return nil, err
 		}
@@ -127,20 +98,20 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 		register(v)
 	}
 	// resolve inputs; in a simple graph names are not checked and the chain is linear
-	inputsOf := func(p *Plugin, lastChance bool) ([]*Vertex, bool) {
+	inputsOf := func(p *Plugin, lastChance bool) ([]*planvertex.Vertex, bool) {
 		if simple {
-			return []*Vertex{last}, true
+			return []*planvertex.Vertex{last}, true
 		}
 		names := p.Inputs
 		if len(names) == 0 {
 			names = []string{defaultIdentifier}
 		}
-		var ins []*Vertex
+		var ins []*planvertex.Vertex
 		for _, n := range names {
 			v, ok := produced[n]
 			if !ok {
 				if lastChance {
-					return []*Vertex{last}, true
+					return []*planvertex.Vertex{last}, true
 				}
 				return nil, false
 			}
@@ -159,7 +130,7 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 				waiting = append(waiting, p)
 				continue
 			}
-			v, err := newVertex(TransformVertex, p)
+			v, err := newVertex(contract.TransformVertex, p)
 			if err != nil {
 				return nil, err
 			}
@@ -185,7 +156,7 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 		if !ok {
 			return nil, cfgErr("%s: input %s is produced by no source or transform", p.Where(), quoteList(p.Inputs))
 		}
-		v, err := newVertex(SinkVertex, p)
+		v, err := newVertex(contract.SinkVertex, p)
 		if err != nil {
 			return nil, err
 		}
@@ -198,6 +169,11 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 			return nil, err
 		}
 		d.Vertices = append(d.Vertices, v)
+	}
+	for _, v := range d.Vertices {
+		if err := v.Encode(); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -256,7 +232,7 @@ func checkComplexGraph(jc *JobConfig) error {
 // structure and receives the first input's tables: rows of the later inputs are relabelled
 // to them (TableAliases), so the vertex sees one table per position whichever input a row
 // came from, as SeaTunnel's union does.
-func (d *LogicalDag) connect(v *Vertex, ins []*Vertex) error {
+func (d *LogicalDag) connect(v *planvertex.Vertex, ins []*planvertex.Vertex) error {
 	for _, in := range ins {
 		v.Inputs = append(v.Inputs, in.ID)
 	}
@@ -290,10 +266,10 @@ func (d *LogicalDag) connect(v *Vertex, ins []*Vertex) error {
 	return nil
 }
 
-func (d *LogicalDag) vertex(id int) *Vertex { return d.Vertices[id-1] }
+func (d *LogicalDag) vertex(id int) *planvertex.Vertex { return d.Vertices[id-1] }
 
 // Vertex returns the vertex with this id.
-func (d *LogicalDag) Vertex(id int) *Vertex { return d.vertex(id) }
+func (d *LogicalDag) Vertex(id int) *planvertex.Vertex { return d.vertex(id) }
 
 // warnUnused warns about the options the plugin's spec does not know, with the nearest
 // name it knows.
@@ -307,7 +283,7 @@ func (d *LogicalDag) warnUnused(o *config.Options, kind, name string) {
 	}
 }
 
-func (d *LogicalDag) buildSource(ctx context.Context, v *Vertex, p *Plugin) error {
+func (d *LogicalDag) buildSource(ctx context.Context, v *planvertex.Vertex, p *Plugin) error {
 	f, name, ok := connector.LookupSource(p.Name)
 	if !ok {
 		return cfgErr("%s: unknown source plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SourceNames(), ", "), p.Pos)
@@ -326,7 +302,7 @@ func (d *LogicalDag) buildSource(ctx context.Context, v *Vertex, p *Plugin) erro
 	return nil
 }
 
-func (d *LogicalDag) buildTransform(ctx context.Context, v *Vertex, p *Plugin) error {
+func (d *LogicalDag) buildTransform(ctx context.Context, v *planvertex.Vertex, p *Plugin) error {
 	f, name, ok := connector.LookupTransform(p.Name)
 	if !ok {
 		return cfgErr("%s: unknown transform plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.TransformNames(), ", "), p.Pos)
@@ -342,7 +318,7 @@ func (d *LogicalDag) buildTransform(ctx context.Context, v *Vertex, p *Plugin) e
 	return nil
 }
 
-func (d *LogicalDag) buildSink(ctx context.Context, v *Vertex, p *Plugin) error {
+func (d *LogicalDag) buildSink(ctx context.Context, v *planvertex.Vertex, p *Plugin) error {
 	f, name, ok := connector.LookupSink(p.Name)
 	if !ok {
 		return cfgErr("%s: unknown sink plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SinkNames(), ", "), p.Pos)
@@ -362,13 +338,4 @@ func wrapPluginErr(p *Plugin, err error) error {
 		return &ConfigError{Err: err} // it names the plugin already
 	}
 	return &ConfigError{Err: fmt.Errorf("%s: %w", p.Where(), err)}
-}
-
-// OptionsOf parses a vertex's carried options back into config.Options.
-func OptionsOf(v *Vertex) (*config.Options, error) {
-	root, err := hocon.Parse(v.Options, hocon.Options{File: v.Where})
-	if err != nil {
-		return nil, fmt.Errorf("%s: options: %w", v.Where, err)
-	}
-	return config.New(root, v.Where), nil
 }

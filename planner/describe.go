@@ -5,11 +5,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/secret"
 )
 
-// WriteText prints the logical DAG, the pipelines and the physical plan for people.
-func (pp *PhysicalPlan) WriteText(w io.Writer) {
+// WriteText prints a plan's logical DAG, its pipelines and its task groups for people.
+func WriteText(w io.Writer, pp *contract.Plan) {
 	fmt.Fprintf(w, "Job %q (%s, parallelism %d)\n\n", pp.Job.Name, pp.Job.Mode, pp.Env.Parallelism)
 	fmt.Fprintln(w, "Logical DAG:")
 	for _, v := range pp.Vertices {
@@ -26,10 +28,8 @@ func (pp *PhysicalPlan) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  v%d %-9s %-14s parallelism %d%s\n", v.ID, v.Kind, v.Plugin, v.Parallelism, from)
 		fmt.Fprintf(w, "       options %s\n", shownOptions(v))
-		for _, t := range v.Tables {
-			if v.Kind != SinkVertex {
-				fmt.Fprintf(w, "       table %s %s\n", t.ID(), t.RowType())
-			}
+		if v.Kind != contract.SinkVertex {
+			writeTables(w, v)
 		}
 	}
 	fmt.Fprintf(w, "\nPipelines: %d\n", len(pp.Pipelines))
@@ -51,7 +51,7 @@ func (pp *PhysicalPlan) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "    task group %d x%d: %s%s\n", g.ID, g.Parallelism, strings.Join(chain, " -> "), fused)
 		}
 		for _, e := range p.Edges {
-			fmt.Fprintf(w, "    exchange %s\n", e)
+			fmt.Fprintf(w, "    exchange %s\n", edgeText(e))
 		}
 	}
 	if len(pp.Warnings) > 0 {
@@ -62,9 +62,9 @@ func (pp *PhysicalPlan) WriteText(w io.Writer) {
 	}
 }
 
-// WriteDot prints the plan as a Graphviz digraph: a cluster per pipeline, a box per task
+// WriteDot prints a plan as a Graphviz digraph: a cluster per pipeline, a box per task
 // group holding its fused vertices, dashed arrows for exchanges.
-func (pp *PhysicalPlan) WriteDot(w io.Writer) {
+func WriteDot(w io.Writer, pp *contract.Plan) {
 	fmt.Fprintf(w, "digraph %q {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n", pp.Job.Name)
 	for _, p := range pp.Pipelines {
 		fmt.Fprintf(w, "  subgraph cluster_p%d {\n    label=\"pipeline %d\";\n", p.ID, p.ID)
@@ -87,8 +87,29 @@ func (pp *PhysicalPlan) WriteDot(w io.Writer) {
 	fmt.Fprintln(w, "}")
 }
 
+// writeTables prints the tables a vertex emits.
+func writeTables(w io.Writer, cv *contract.Vertex) {
+	v, err := planvertex.Decode(cv)
+	if err != nil {
+		fmt.Fprintf(w, "       tables not shown: %v\n", err)
+		return
+	}
+	for _, t := range v.Tables {
+		fmt.Fprintf(w, "       table %s %s\n", t.ID(), t.RowType())
+	}
+}
+
+// edgeText names an edge for plans and errors.
+func edgeText(e contract.Edge) string {
+	s := fmt.Sprintf("e%d: g%d(v%d) -> g%d(v%d) %s", e.ID, e.From, e.FromVertex, e.To, e.ToVertex, e.Partitioning)
+	if len(e.KeyFields) > 0 {
+		s += fmt.Sprintf(" by %v", e.KeyFields)
+	}
+	return s
+}
+
 // shownOptions are a vertex's options as people may see them: its secrets masked.
-func shownOptions(v *Vertex) string {
+func shownOptions(v *contract.Vertex) string {
 	if len(v.Options) == 0 {
 		return "{}"
 	}

@@ -1,5 +1,6 @@
 // Package planner turns a job config into a plan: HOCON text → JobConfig → LogicalDag →
-// pipelines → PhysicalPlan. It is pure and deterministic and knows nothing of Temporal.
+// pipelines → the plan the control plane carries (contract.Plan). It is pure and
+// deterministic and knows nothing of Temporal.
 package planner
 
 import (
@@ -11,6 +12,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
 )
 
 // Source describes where a job config comes from.
@@ -32,30 +34,6 @@ func ReadSource(path string, vars map[string]string, name string) (Source, error
 		return Source{}, fmt.Errorf("read job config: %w", err)
 	}
 	return Source{File: path, Text: string(b), Vars: vars, Name: name}, nil
-}
-
-// Env is the job's env block.
-type Env struct {
-	Mode               connector.JobMode `json:"mode"`
-	Name               string            `json:"name"`
-	Parallelism        int               `json:"parallelism"`
-	CheckpointInterval int64             `json:"checkpointInterval,omitempty"` // ms; 0 = unset
-	CheckpointTimeout  int64             `json:"checkpointTimeout,omitempty"`  // ms; 0 = unset
-	// TolerableCheckpointFailures is how many checkpoints in a row may fail before the
-	// pipeline fails (checkpoint.tolerable-failures).
-	TolerableCheckpointFailures int `json:"tolerableCheckpointFailures,omitempty"`
-	// CheckpointRetained is how many completed checkpoints are kept (the engine's
-	// checkpoint.max-retained).
-	CheckpointRetained     int               `json:"checkpointRetained,omitempty"`
-	RetryTimes             int               `json:"retryTimes"`
-	RetryIntervalSeconds   int               `json:"retryIntervalSeconds"`
-	TagFilter              map[string]string `json:"tagFilter,omitempty"`
-	SlotWait               bool              `json:"slotWait,omitempty"`
-	SlotAllocationStrategy string            `json:"slotAllocationStrategy,omitempty"`
-	// ReadLimitRows and ReadLimitBytes cap what each source reader reads per second
-	// (read_limit.rows_per_second, read_limit.bytes_per_second); 0 is no limit.
-	ReadLimitRows  int64 `json:"readLimitRows,omitempty"`
-	ReadLimitBytes int64 `json:"readLimitBytes,omitempty"`
 }
 
 // Section is one of the three plugin blocks.
@@ -89,7 +67,7 @@ func (p *Plugin) Where() string { return fmt.Sprintf("%s[%d] %s", p.Section, p.I
 // JobConfig is a parsed job config.
 type JobConfig struct {
 	File       string
-	Env        Env
+	Env        contract.Env
 	Sources    []*Plugin
 	Transforms []*Plugin
 	Sinks      []*Plugin
@@ -200,8 +178,8 @@ func Parse(src Source) (*JobConfig, error) {
 	return jc, nil
 }
 
-func parseEnv(v *hocon.Value) (Env, error) {
-	env := Env{Mode: connector.Batch, Name: "SeaTunnel_Job", Parallelism: 1, RetryTimes: 3, RetryIntervalSeconds: 3}
+func parseEnv(v *hocon.Value) (contract.Env, error) {
+	env := contract.Env{Mode: contract.Batch, Name: "SeaTunnel_Job", Parallelism: 1, RetryTimes: 3, RetryIntervalSeconds: 3}
 	if v == nil {
 		return env, nil
 	}
@@ -213,7 +191,7 @@ func parseEnv(v *hocon.Value) (Env, error) {
 	if err != nil {
 		return env, err
 	}
-	env.Mode = connector.JobMode(mode)
+	env.Mode = contract.JobMode(mode)
 	if env.Name, err = o.String("job.name", env.Name); err != nil {
 		return env, err
 	}

@@ -2,98 +2,12 @@ package planner
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
 )
-
-// Partitioning says how rows of an exchange edge spread over the consumer's subtasks.
-type Partitioning string
-
-// The partitionings.
-const (
-	// Forward sends subtask i's rows to subtask i (equal parallelism).
-	Forward Partitioning = "forward"
-	// Rebalance spreads batches round-robin over the consumer's subtasks.
-	Rebalance Partitioning = "rebalance"
-	// Hash sends each row to the subtask its key fields hash to.
-	Hash Partitioning = "hash"
-	// Broadcast sends every row to every subtask.
-	Broadcast Partitioning = "broadcast"
-)
-
-// TaskGroup is a chain of vertices fused into one task: one goroutine per parallel instance,
-// rows handed from operator to operator without serialization.
-type TaskGroup struct {
-	ID          int   `json:"id"`
-	Vertices    []int `json:"vertices"` // the chain, upstream first
-	Parallelism int   `json:"parallelism"`
-	Inputs      []int `json:"inputs,omitempty"`  // exchange edge ids
-	Outputs     []int `json:"outputs,omitempty"` // exchange edge ids
-}
-
-// Edge is an exchange between two task groups: where the plan could not fuse.
-type Edge struct {
-	ID           int          `json:"id"`
-	From         int          `json:"from"` // task group
-	To           int          `json:"to"`   // task group
-	FromVertex   int          `json:"fromVertex"`
-	ToVertex     int          `json:"toVertex"`
-	Partitioning Partitioning `json:"partitioning"`
-	KeyFields    []string     `json:"keyFields,omitempty"`
-}
-
-// Pipeline is one connected part of the DAG: it is scheduled, checkpointed, fails and
-// recovers on its own.
-type Pipeline struct {
-	ID         int         `json:"id"` // 1-based
-	Vertices   []int       `json:"vertices"`
-	TaskGroups []TaskGroup `json:"taskGroups"`
-	Edges      []Edge      `json:"edges,omitempty"`
-}
-
-// Slots is the number of slots the pipeline needs: one per task instance.
-func (p *Pipeline) Slots() int {
-	n := 0
-	for _, g := range p.TaskGroups {
-		n += g.Parallelism
-	}
-	return n
-}
-
-// Group returns the task group with this id.
-func (p *Pipeline) Group(id int) *TaskGroup {
-	for i := range p.TaskGroups {
-		if p.TaskGroups[i].ID == id {
-			return &p.TaskGroups[i]
-		}
-	}
-	return nil
-}
-
-// Edge returns the edge with this id.
-func (p *Pipeline) Edge(id int) *Edge {
-	for i := range p.Edges {
-		if p.Edges[i].ID == id {
-			return &p.Edges[i]
-		}
-	}
-	return nil
-}
-
-// PhysicalPlan is everything needed to run a job.
-type PhysicalPlan struct {
-	Job       connector.Job `json:"job"`
-	Env       Env           `json:"env"`
-	Vertices  []*Vertex     `json:"vertices"`
-	Pipelines []Pipeline    `json:"pipelines"`
-	Warnings  []string      `json:"warnings,omitempty"`
-}
-
-// Vertex returns the vertex with this id.
-func (pp *PhysicalPlan) Vertex(id int) *Vertex { return pp.Vertices[id-1] }
 
 // Timeout bounds planning for a caller that has no deadline of its own to give (the command
 // line): as long as the PlanJob activity may take.
@@ -101,14 +15,14 @@ const Timeout = 2 * time.Minute
 
 // Plan parses, checks and plans a job config, for a caller with no deadline of its own (a
 // test, a tool): PlanContext with context.Background().
-func Plan(src Source, job connector.Job) (*PhysicalPlan, error) {
+func Plan(src Source, job connector.Job) (*contract.Plan, error) {
 	return PlanContext(context.Background(), src, job)
 }
 
 // PlanContext parses, checks and plans a job config within ctx, the planning deadline: a
 // plugin that reaches out while it is built (a database's columns, a connection check)
 // gives up when ctx is done, and planning fails with its error.
-func PlanContext(ctx context.Context, src Source, job connector.Job) (*PhysicalPlan, error) {
+func PlanContext(ctx context.Context, src Source, job connector.Job) (*contract.Plan, error) {
 	jc, err := Parse(src)
 	if err != nil {
 		return nil, err
@@ -121,9 +35,14 @@ func PlanContext(ctx context.Context, src Source, job connector.Job) (*PhysicalP
 }
 
 // Physical splits the DAG into pipelines (its connected parts) and fuses each pipeline's
-// straight chains of equal parallelism into task groups.
-func Physical(d *LogicalDag) *PhysicalPlan {
-	pp := &PhysicalPlan{Job: d.Job, Env: d.Env, Vertices: d.Vertices, Warnings: d.Warnings}
+// straight chains of equal parallelism into task groups: the plan as the control plane
+// carries it.
+func Physical(d *LogicalDag) *contract.Plan {
+	pp := &contract.Plan{Job: contract.Job{ID: d.Job.ID, Name: d.Job.Name, Mode: contract.JobMode(d.Job.Mode)}, Env: d.Env,
+		Vertices: make([]*contract.Vertex, len(d.Vertices)), Warnings: d.Warnings}
+	for i, v := range d.Vertices {
+		pp.Vertices[i] = v.Vertex
+	}
 	n := len(d.Vertices)
 	consumers := make([][]int, n+1)
 	for _, v := range d.Vertices {
@@ -155,7 +74,7 @@ func Physical(d *LogicalDag) *PhysicalPlan {
 		r := find(v.ID)
 		if _, ok := compOf[r]; !ok {
 			compOf[r] = len(pp.Pipelines)
-			pp.Pipelines = append(pp.Pipelines, Pipeline{ID: len(pp.Pipelines) + 1})
+			pp.Pipelines = append(pp.Pipelines, contract.Pipeline{ID: len(pp.Pipelines) + 1})
 		}
 		p := &pp.Pipelines[compOf[r]]
 		p.Vertices = append(p.Vertices, v.ID)
@@ -169,7 +88,7 @@ func Physical(d *LogicalDag) *PhysicalPlan {
 // fuse builds the task groups of a pipeline: a vertex joins its input's group when it has
 // exactly one input, that input has exactly one consumer, and both have the same
 // parallelism. Every other connection is an exchange edge.
-func fuse(d *LogicalDag, p *Pipeline, consumers [][]int) {
+func fuse(d *LogicalDag, p *contract.Pipeline, consumers [][]int) {
 	groupOf := map[int]int{}
 	for _, id := range p.Vertices { // vertices are in topological order
 		v := d.vertex(id)
@@ -183,7 +102,7 @@ func fuse(d *LogicalDag, p *Pipeline, consumers [][]int) {
 			}
 		}
 		groupOf[id] = len(p.TaskGroups)
-		p.TaskGroups = append(p.TaskGroups, TaskGroup{ID: len(p.TaskGroups) + 1, Vertices: []int{id}, Parallelism: v.Parallelism})
+		p.TaskGroups = append(p.TaskGroups, contract.TaskGroup{ID: len(p.TaskGroups) + 1, Vertices: []int{id}, Parallelism: v.Parallelism})
 	}
 	for _, id := range p.Vertices {
 		v := d.vertex(id)
@@ -192,27 +111,18 @@ func fuse(d *LogicalDag, p *Pipeline, consumers [][]int) {
 			if from == to {
 				continue
 			}
-			part := Rebalance
+			part := contract.PartitionRebalance
 			if d.vertex(in).Parallelism == v.Parallelism {
-				part = Forward
+				part = contract.PartitionForward
 			}
 			if len(v.PartitionBy) > 0 {
-				part = Hash
+				part = contract.PartitionHash
 			}
-			e := Edge{ID: len(p.Edges) + 1, From: from + 1, To: to + 1, FromVertex: in, ToVertex: id, Partitioning: part, KeyFields: v.PartitionBy}
+			e := contract.Edge{ID: len(p.Edges) + 1, From: from + 1, To: to + 1, FromVertex: in, ToVertex: id, Partitioning: part, KeyFields: v.PartitionBy}
 			p.Edges = append(p.Edges, e)
 			p.TaskGroups[from].Outputs = append(p.TaskGroups[from].Outputs, e.ID)
 			p.TaskGroups[to].Inputs = append(p.TaskGroups[to].Inputs, e.ID)
 		}
 	}
 	sort.SliceStable(p.TaskGroups, func(i, j int) bool { return p.TaskGroups[i].ID < p.TaskGroups[j].ID })
-}
-
-// String names an edge for plans and errors.
-func (e Edge) String() string {
-	s := fmt.Sprintf("e%d: g%d(v%d) -> g%d(v%d) %s", e.ID, e.From, e.FromVertex, e.To, e.ToVertex, e.Partitioning)
-	if len(e.KeyFields) > 0 {
-		s += fmt.Sprintf(" by %v", e.KeyFields)
-	}
-	return s
 }

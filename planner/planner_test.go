@@ -9,6 +9,8 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -83,7 +85,7 @@ func init() {
 	})
 }
 
-func plan(t *testing.T, text string) (*PhysicalPlan, error) {
+func plan(t *testing.T, text string) (*contract.Plan, error) {
 	t.Helper()
 	return Plan(Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
 }
@@ -104,7 +106,7 @@ sink { PLANSINK {} }`)
 	if len(g.Vertices) != 3 || g.Parallelism != 2 {
 		t.Fatalf("group = %+v", g)
 	}
-	if pp.Job.Mode != connector.Batch || pp.Pipelines[0].Slots() != 2 {
+	if pp.Job.Mode != contract.Batch || pp.Pipelines[0].Slots() != 2 {
 		t.Fatalf("mode %s slots %d", pp.Job.Mode, pp.Pipelines[0].Slots())
 	}
 }
@@ -154,29 +156,33 @@ sink { PlanSink { plugin_input = "u" } }`)
 		t.Fatalf("groups %+v edges %+v", p.TaskGroups, p.Edges)
 	}
 	for _, e := range p.Edges {
-		if e.Partitioning != Rebalance {
-			t.Errorf("edge %s: want rebalance", e)
+		if e.Partitioning != contract.PartitionRebalance {
+			t.Errorf("edge %s: want rebalance", edgeText(e))
 		}
 	}
 	if p.Slots() != 2+3+1 {
 		t.Errorf("slots = %d", p.Slots())
 	}
 	// the union receives the first input's table; rows of b take on a's
-	for _, v := range pp.Vertices {
-		if v.Plugin != "PlanTransform" {
+	for _, cv := range pp.Vertices {
+		if cv.Plugin != "PlanTransform" {
 			continue
+		}
+		v, err := planvertex.Decode(cv)
+		if err != nil {
+			t.Fatal(err)
 		}
 		if len(v.InputTables) != 1 || v.InputTables[0].ID() != "a" || len(v.TableAliases) != 1 || v.TableAliases["b"] != "a" {
 			t.Errorf("union vertex: input tables %v, aliases %v", v.InputTables, v.TableAliases)
 		}
 	}
 	var sb strings.Builder
-	pp.WriteText(&sb)
+	WriteText(&sb, pp)
 	if !strings.Contains(sb.String(), "(union)") || !strings.Contains(sb.String(), "exchange") {
 		t.Errorf("text plan:\n%s", sb.String())
 	}
 	sb.Reset()
-	pp.WriteDot(&sb)
+	WriteDot(&sb, pp)
 	if !strings.HasPrefix(sb.String(), "digraph") {
 		t.Errorf("dot:\n%s", sb.String())
 	}
@@ -193,7 +199,7 @@ sink {
 		t.Fatal(err)
 	}
 	p := pp.Pipelines[0]
-	if len(p.TaskGroups) != 3 || len(p.Edges) != 2 || p.Edges[0].Partitioning != Forward {
+	if len(p.TaskGroups) != 3 || len(p.Edges) != 2 || p.Edges[0].Partitioning != contract.PartitionForward {
 		t.Fatalf("groups %+v edges %+v", p.TaskGroups, p.Edges)
 	}
 }
@@ -303,7 +309,7 @@ sink { PlanSink { plugin_input = "a", partition_by = [b] } }`)
 		t.Fatal(err)
 	}
 	p := pp.Pipelines[0]
-	if len(p.TaskGroups) != 2 || len(p.Edges) != 1 || p.Edges[0].Partitioning != Hash || p.Edges[0].KeyFields[0] != "b" {
+	if len(p.TaskGroups) != 2 || len(p.Edges) != 1 || p.Edges[0].Partitioning != contract.PartitionHash || p.Edges[0].KeyFields[0] != "b" {
 		t.Fatalf("groups %+v edges %+v", p.TaskGroups, p.Edges)
 	}
 	_, err = plan(t, `
@@ -353,7 +359,7 @@ sink { PlanSink { plugin_input = "a", mode = B, password = "plan-Secret" } }`)
 		t.Fatal(err)
 	}
 	var sb strings.Builder
-	pp.WriteText(&sb)
+	WriteText(&sb, pp)
 	text := sb.String()
 	if strings.Contains(text, "plan-Secret") || !strings.Contains(text, `"password":"******"`) || !strings.Contains(text, `"mode":"B"`) {
 		t.Errorf("text plan:\n%s", text)

@@ -3,9 +3,7 @@ package taskrunner
 import (
 	"time"
 
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
 
 // defaultStreamingInterval is the checkpoint interval of a streaming job whose env sets none,
@@ -41,18 +39,18 @@ type PipelineMetrics struct {
 }
 
 // checkpointInterval is the interval the pipeline's coordinator checkpoints at (0: never).
-func checkpointInterval(env planner.Env) time.Duration {
+func checkpointInterval(env contract.Env) time.Duration {
 	switch {
 	case env.CheckpointInterval > 0:
 		return time.Duration(env.CheckpointInterval) * time.Millisecond
-	case env.Mode == connector.Streaming:
+	case env.Mode == contract.Streaming:
 		return defaultStreamingInterval
 	}
 	return 0
 }
 
 // checkpointTimeout is how long the pipeline's coordinator waits for a checkpoint.
-func checkpointTimeout(env planner.Env) time.Duration {
+func checkpointTimeout(env contract.Env) time.Duration {
 	if env.CheckpointTimeout > 0 {
 		return time.Duration(env.CheckpointTimeout) * time.Millisecond
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/taskrunner"
 )
@@ -84,19 +83,16 @@ func (c *collect) checkpointReport(id int64) *contract.CheckpointAck {
 // task's transaction goes with its next acknowledgement. Before, the runner sent nothing
 // and the checkpoint waited for its timeout.
 func TestStateNotStoredDeclinesTheCheckpoint(t *testing.T) {
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
+	d := firstPipeline(t, `
 env { job.mode = STREAMING, parallelism = 2 }
 source { ListeningSource {} }
-sink { PreparingSink {} }`}, connector.Job{ID: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+sink { PreparingSink {} }`, connector.Job{ID: 1})
 	fs, err := checkpointstore.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := &failingStore{FS: fs}
-	p := plan.Pipelines[0]
+	p := d.Pipeline
 	if len(p.TaskGroups) != 1 || p.TaskGroups[0].Parallelism != 2 {
 		t.Fatalf("want one fused group of two subtasks, got %+v", p.TaskGroups)
 	}
@@ -104,13 +100,8 @@ sink { PreparingSink {} }`}, connector.Job{ID: 1})
 	c := &collect{ended: make(chan struct{}), want: 2}
 	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 4, Store: store}, c)
 	defer r.Close()
-	var vs []*planner.Vertex
-	for _, id := range p.Vertices {
-		vs = append(vs, plan.Vertex(id))
-	}
 	sub0, sub1 := contract.TaskID{Group: g, Subtask: 0}, contract.TaskID{Group: g, Subtask: 1}
-	if err := r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w",
-		Tasks: []contract.TaskID{sub0, sub1}, Env: plan.Env}); err != nil {
+	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "both subtasks running", func() bool {

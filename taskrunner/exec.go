@@ -9,7 +9,7 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/exchange"
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -17,8 +17,9 @@ import (
 // coordinators of its sources and the exchanges between its task groups.
 type execution struct {
 	r        *Runner
-	d        Deployment
-	vertices map[int]*planner.Vertex
+	d        contract.Deployment
+	job      connector.Job              // the deployment's job, as the plugins know it
+	vertices map[int]*planvertex.Vertex // the pipeline's vertices, their tables decoded
 	ctx      context.Context
 	cancel   context.CancelFunc
 	tasks    []*task
@@ -42,10 +43,14 @@ type execution struct {
 	unregister []func()
 }
 
-func newExecution(r *Runner, d Deployment) (*execution, error) {
-	ex := &execution{r: r, d: d, vertices: map[int]*planner.Vertex{}, coords: map[int]*splitCoordinator{},
+func newExecution(r *Runner, d contract.Deployment) (*execution, error) {
+	ex := &execution{r: r, d: d, job: planvertex.Job(d.Job), vertices: map[int]*planvertex.Vertex{}, coords: map[int]*splitCoordinator{},
 		inboxes: map[contract.TaskID]*inbox{}}
-	for _, v := range d.Vertices {
+	for _, cv := range d.Vertices {
+		v, err := planvertex.Decode(cv)
+		if err != nil {
+			return nil, err
+		}
 		ex.vertices[v.ID] = v
 	}
 	ex.local = map[contract.TaskID]bool{}
@@ -87,7 +92,7 @@ func newExecution(r *Runner, d Deployment) (*execution, error) {
 			expect := 0
 			for _, eid := range g.Inputs {
 				e := d.Pipeline.Edge(eid)
-				if e.Partitioning == planner.Forward {
+				if e.Partitioning == contract.PartitionForward {
 					expect++
 				} else {
 					expect += d.Pipeline.Group(e.From).Parallelism
@@ -163,7 +168,7 @@ func (ex *execution) run() {
 	// source coordinators are built before the tasks so readers can register with them
 	for _, g := range ex.d.Pipeline.TaskGroups {
 		head := ex.vertices[g.Vertices[0]]
-		if head.Kind != planner.SourceVertex || !ex.local[contract.TaskID{Group: g.ID}] {
+		if head.Kind != contract.SourceVertex || !ex.local[contract.TaskID{Group: g.ID}] {
 			continue
 		}
 		c, err := newSplitCoordinator(ex, head, g)
@@ -299,7 +304,7 @@ type outlet struct {
 }
 
 type edgeOut struct {
-	part    planner.Partitioning
+	part    contract.Partitioning
 	targets []target // forward: just the one
 	next    int
 	hash    *hasher // hash partitioning only
@@ -357,17 +362,17 @@ func (r remoteTarget) mark(ctx context.Context, id int64) error {
 
 func (r remoteTarget) end(ctx context.Context) error { return r.s.Close(ctx) }
 
-func (ex *execution) outletFor(g planner.TaskGroup, subtask int) (*outlet, error) {
+func (ex *execution) outletFor(g contract.TaskGroup, subtask int) (*outlet, error) {
 	o := &outlet{}
 	for _, eid := range g.Outputs {
 		e := ex.d.Pipeline.Edge(eid)
 		to := ex.d.Pipeline.Group(e.To)
 		eo := &edgeOut{part: e.Partitioning}
-		if e.Partitioning == planner.Hash {
+		if e.Partitioning == contract.PartitionHash {
 			eo.hash = newHasher(ex.vertices[e.FromVertex], e.KeyFields)
 		}
 		first, last := 0, to.Parallelism
-		if e.Partitioning == planner.Forward {
+		if e.Partitioning == contract.PartitionForward {
 			first, last = subtask, subtask+1
 		} else {
 			eo.next = subtask % to.Parallelism
@@ -400,7 +405,7 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 		}
 		var dest target
 		switch e.part {
-		case planner.Hash:
+		case contract.PartitionHash:
 			if len(e.targets) == 1 { // one consumer: nothing to route
 				if err := e.targets[0].put(ctx, out); err != nil {
 					return err
@@ -421,7 +426,7 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 				}
 			}
 			continue
-		case planner.Broadcast:
+		case contract.PartitionBroadcast:
 			for j, t := range e.targets {
 				c := out
 				if j < len(e.targets)-1 {
@@ -432,7 +437,7 @@ func (o *outlet) send(ctx context.Context, b *row.Batch) error {
 				}
 			}
 			continue
-		case planner.Forward:
+		case contract.PartitionForward:
 			dest = e.targets[0]
 		default:
 			dest = e.targets[e.next]
@@ -474,7 +479,7 @@ func (o *outlet) close(ctx context.Context) error {
 // splitCoordinator runs a source's enumerator and hands its splits to the reader tasks.
 type splitCoordinator struct {
 	ex      *execution
-	vertex  *planner.Vertex
+	vertex  *planvertex.Vertex
 	enum    connector.Enumerator
 	par     int
 	events  chan coordEvent
@@ -527,7 +532,7 @@ func (m *splitMailbox) take() ([]connector.Split, bool) {
 	return s, m.noMore
 }
 
-func newSplitCoordinator(ex *execution, v *planner.Vertex, g planner.TaskGroup) (*splitCoordinator, error) {
+func newSplitCoordinator(ex *execution, v *planvertex.Vertex, g contract.TaskGroup) (*splitCoordinator, error) {
 	par := g.Parallelism
 	// the enumerator's state is kept with subtask 0 of its source
 	var state []byte
@@ -538,7 +543,7 @@ func newSplitCoordinator(ex *execution, v *planner.Vertex, g planner.TaskGroup) 
 	if st != nil {
 		state = st.Enumerator
 	}
-	src, err := planner.BuildSource(ex.d.Job, v, par)
+	src, err := v.Source(ex.job, par)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -19,7 +19,7 @@ type hasher struct {
 	names  map[string][]string
 }
 
-func newHasher(producer *planner.Vertex, fields []string) *hasher {
+func newHasher(producer *planvertex.Vertex, fields []string) *hasher {
 	h := &hasher{keys: map[string][]int{}, tables: map[string]*catalog.Table{}, names: map[string][]string{}}
 	for _, t := range producer.Tables {
 		idx := make([]int, 0, len(fields))

@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
 func TestHasherKeepsEqualKeysTogether(t *testing.T) {
 	rt := &types.RowType{Names: []string{"k", "v"}, Types: []types.DataType{types.Of(types.String), types.Of(types.Int)}}
-	v := &planner.Vertex{Tables: []*catalog.Table{catalog.FromRowType(catalog.TablePath{Table: "t"}, rt)}}
+	v := &planvertex.Vertex{Tables: []*catalog.Table{catalog.FromRowType(catalog.TablePath{Table: "t"}, rt)}}
 	h := newHasher(v, []string{"k"})
 	b := row.NewBatch(1024)
 	for i := 0; i < 1000; i++ {

@@ -9,7 +9,6 @@ import (
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/types"
@@ -69,27 +68,18 @@ func init() {
 // TestCheckpointCompleteReachesTheReader: the completed checkpoint a trigger carries is
 // told to a listening source reader before it takes the new checkpoint, once each.
 func TestCheckpointCompleteReachesTheReader(t *testing.T) {
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
+	d := firstPipeline(t, `
 env { job.mode = STREAMING }
 source { ListeningSource {} }
-sink { Console { log.print.data = false } }`}, connector.Job{ID: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+sink { Console { log.print.data = false } }`, connector.Job{ID: 1})
 	store, err := checkpointstore.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := plan.Pipelines[0]
 	c := &collect{ended: make(chan struct{}), want: 1}
 	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 4, Store: store}, c)
 	defer r.Close()
-	var vs []*planner.Vertex
-	for _, id := range p.Vertices {
-		vs = append(vs, plan.Vertex(id))
-	}
-	if err := r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w",
-		Tasks: []contract.TaskID{{Group: p.TaskGroups[0].ID}}, Env: plan.Env}); err != nil {
+	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -15,7 +15,6 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/console"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
@@ -37,27 +36,12 @@ sink {
 // its tasks to end and for the runner to retire them.
 func deployEpoch(t *testing.T, r *taskrunner.Runner, c *collect, text string, epoch int) {
 	t.Helper()
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := plan.Pipelines[0]
-	var tasks []contract.TaskID
-	for _, g := range p.TaskGroups {
-		for i := 0; i < g.Parallelism; i++ {
-			tasks = append(tasks, contract.TaskID{Group: g.ID, Subtask: i})
-		}
-	}
-	var vs []*planner.Vertex
-	for _, id := range p.Vertices {
-		vs = append(vs, plan.Vertex(id))
-	}
+	d := firstPipeline(t, text, connector.Job{ID: 7})
+	d.Epoch = epoch
 	c.mu.Lock()
-	c.ended, c.want, c.done = make(chan struct{}), len(tasks), 0
+	c.ended, c.want, c.done = make(chan struct{}), len(d.Tasks), 0
 	c.mu.Unlock()
-	err = r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: epoch,
-		ReportTo: "w", Tasks: tasks, Env: plan.Env})
-	if err != nil {
+	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, c)
@@ -220,27 +204,18 @@ func TestCountersSurviveTheTaskEnd(t *testing.T) {
 
 func TestCheckpointMetrics(t *testing.T) {
 	console.SetOutput(io.Discard)
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
+	d := firstPipeline(t, `
 env { job.mode = STREAMING, checkpoint.interval = 2000 }
 source { FakeSource { plugin_output = "fake", row.num = 10, schema = { fields { id = bigint } } } }
-sink { Console { plugin_input = "fake", log.print.data = false } }`}, connector.Job{ID: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
+sink { Console { plugin_input = "fake", log.print.data = false } }`, connector.Job{ID: 9})
 	store, err := checkpointstore.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := plan.Pipelines[0]
 	c := &collect{ended: make(chan struct{}), want: 1}
 	r := taskrunner.New(taskrunner.Config{ID: "r1", Slots: 4, Store: store}, c)
 	defer r.Close()
-	var vs []*planner.Vertex
-	for _, id := range p.Vertices {
-		vs = append(vs, plan.Vertex(id))
-	}
-	if err := r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w",
-		Tasks: []contract.TaskID{{Group: p.TaskGroups[0].ID}}, Env: plan.Env}); err != nil {
+	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	until := func(what string, cond func() bool) {

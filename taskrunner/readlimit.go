@@ -3,7 +3,7 @@ package taskrunner
 import (
 	"time"
 
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -21,7 +21,7 @@ type readLimiter struct {
 }
 
 // newReadLimiter returns the reader's limiter, or nil when the job sets no limit.
-func newReadLimiter(env planner.Env) *readLimiter {
+func newReadLimiter(env contract.Env) *readLimiter {
 	if env.ReadLimitRows <= 0 && env.ReadLimitBytes <= 0 {
 		return nil
 	}

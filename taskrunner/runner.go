@@ -14,10 +14,8 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/checkpointstore"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/exchange"
-	"github.com/strait-dev/strait/planner"
 )
 
 // Reporter delivers a runner's task reports to where the deployment said they go.
@@ -40,27 +38,6 @@ type Config struct {
 	Client *exchange.Client
 	// Store keeps the tasks' checkpoint state; without it checkpoints cannot be taken.
 	Store checkpointstore.Store
-}
-
-// Deployment hands a runner the task instances of one pipeline it must run: a
-// contract.Deployment with the plan's parts in the planner's types, which the plugins are
-// built from.
-type Deployment struct {
-	Job      connector.Job
-	Pipeline planner.Pipeline
-	Vertices []*planner.Vertex // the pipeline's vertices
-	Env      planner.Env
-	// Epoch numbers the pipeline's deployments; calls of an older epoch are dropped.
-	Epoch int
-	// ReportTo is handed back with every report of the deployment's tasks.
-	ReportTo contract.ReportTo
-	// Origin tells apart the deployers of one pipeline: a deployment from another origin is
-	// new even at the same epoch, and fences off the older one.
-	Origin    string
-	Tasks     []contract.TaskID        // the instances this runner runs
-	Placement []contract.TaskPlacement // where every task of the pipeline runs
-	// Restore, when set, starts every task from a completed checkpoint.
-	Restore *contract.Restore
 }
 
 // Runner hosts slots and runs deployed tasks.
@@ -127,8 +104,9 @@ func (r *Runner) Tags() map[string]string { return r.cfg.Tags }
 
 // Deploy starts the deployment's tasks and returns once they are started; the tasks run on
 // in the runner. Deploying the same pipeline epoch twice is a no-op, so the call may be
-// retried.
-func (r *Runner) Deploy(ctx context.Context, d Deployment) error {
+// retried. The vertices' options must be open (no sealed secret): the plugins are built from
+// them as they are.
+func (r *Runner) Deploy(ctx context.Context, d contract.Deployment) error {
 	key := execKey{d.Job.ID, d.Pipeline.ID, d.Epoch, d.Origin}
 	if err := r.checkLease(); err != nil {
 		return fmt.Errorf("deploy pipeline %d of job %d: %w", d.Pipeline.ID, d.Job.ID, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/strait-dev/strait/connectors/console"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/taskrunner"
 	_ "github.com/strait-dev/strait/transform/all"
 )
@@ -54,28 +55,55 @@ func (c *collect) final() map[contract.TaskID]contract.TaskStatus {
 	return out
 }
 
-// deploy plans a job and runs its first pipeline on a runner, without Temporal.
-func deploy(t testing.TB, text string) (*collect, *taskrunner.Runner) {
+// firstPipeline plans a job and makes the deployment of its first pipeline as the pipeline
+// workflow would: epoch 1, every task on one runner.
+func firstPipeline(t testing.TB, text string, job connector.Job) contract.Deployment {
 	t.Helper()
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, job)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := plan.Pipelines[0]
-	var tasks []contract.TaskID
+	d := contract.Deployment{Job: plan.Job, Pipeline: p, Env: plan.Env, Epoch: 1, ReportTo: "w"}
+	for _, id := range p.Vertices {
+		d.Vertices = append(d.Vertices, plan.Vertex(id))
+	}
 	for _, g := range p.TaskGroups {
 		for i := 0; i < g.Parallelism; i++ {
-			tasks = append(tasks, contract.TaskID{Group: g.ID, Subtask: i})
+			d.Tasks = append(d.Tasks, contract.TaskID{Group: g.ID, Subtask: i})
 		}
 	}
-	c := &collect{ended: make(chan struct{}), want: len(tasks)}
-	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 16}, c)
-	var vs []*planner.Vertex
-	for _, id := range p.Vertices {
-		vs = append(vs, plan.Vertex(id))
+	return d
+}
+
+// sinkOf builds the deployment's sink, as the committer does.
+func sinkOf(t testing.TB, d contract.Deployment) connector.Sink {
+	t.Helper()
+	for _, cv := range d.Vertices {
+		if cv.Kind != contract.SinkVertex {
+			continue
+		}
+		v, err := planvertex.Decode(cv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := v.Sink(planvertex.Job(d.Job))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	err = r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w", Tasks: tasks, Env: plan.Env})
-	if err != nil {
+	t.Fatal("the deployment has no sink")
+	return nil
+}
+
+// deploy plans a job and runs its first pipeline on a runner, without Temporal.
+func deploy(t testing.TB, text string) (*collect, *taskrunner.Runner) {
+	t.Helper()
+	d := firstPipeline(t, text, connector.Job{ID: 1})
+	c := &collect{ended: make(chan struct{}), want: len(d.Tasks)}
+	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 16}, c)
+	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	return c, r

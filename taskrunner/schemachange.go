@@ -9,8 +9,9 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/exchange"
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 )
 
 // Schema changes in the record stream.
@@ -129,7 +130,7 @@ func (t *task) pushChange(ctx context.Context, c *chain, ch *connector.SchemaCha
 		c.changes[ch.ID] = true
 	}
 	t.ex.r.log.Info("schema change", "job", t.ex.d.Job.ID, "task", t.id.String(), "change", ch.String())
-	transforms := t.vertices(planner.TransformVertex)
+	transforms := t.vertices(contract.TransformVertex)
 	for i, tr := range c.transforms {
 		st, ok := tr.(connector.SchemaChangeTransform)
 		if !ok {
@@ -185,7 +186,7 @@ func (t *task) everyChange() bool {
 		return false
 	}
 	for _, eid := range t.group.Inputs {
-		if t.ex.d.Pipeline.Edge(eid).Partitioning == planner.Forward {
+		if t.ex.d.Pipeline.Edge(eid).Partitioning == contract.PartitionForward {
 			return false
 		}
 	}
@@ -230,8 +231,8 @@ func (ex *execution) meet(ctx context.Context, key string, n int) error {
 }
 
 // vertices are the task group's vertices of a kind, in chain order.
-func (t *task) vertices(kind planner.VertexKind) []*planner.Vertex {
-	var out []*planner.Vertex
+func (t *task) vertices(kind contract.VertexKind) []*planvertex.Vertex {
+	var out []*planvertex.Vertex
 	for _, id := range t.group.Vertices {
 		if v := t.ex.vertices[id]; v.Kind == kind {
 			out = append(out, v)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -24,7 +24,7 @@ func keyedTable(names ...string) *catalog.Table {
 // A hash edge's key positions follow a change: a column added before the key, the key
 // renamed; a change that drops the key fails; a restored reader's tables rebase them.
 func TestHasherFollowsSchemaChanges(t *testing.T) {
-	h := newHasher(&planner.Vertex{Tables: []*catalog.Table{keyedTable("a", "k", "b")}}, []string{"k"})
+	h := newHasher(&planvertex.Vertex{Tables: []*catalog.Table{keyedTable("a", "k", "b")}}, []string{"k"})
 	col := func(name string) catalog.Column { return catalog.Column{Name: name, Type: types.Of(types.Int)} }
 	steps := []struct {
 		change connector.ColumnChange
@@ -49,7 +49,7 @@ func TestHasherFollowsSchemaChanges(t *testing.T) {
 		}
 	}
 	// the plan's table has the key at 1; the reader's, restored, at 0
-	h = newHasher(&planner.Vertex{Tables: []*catalog.Table{keyedTable("a", "k")}}, []string{"k"})
+	h = newHasher(&planvertex.Vertex{Tables: []*catalog.Table{keyedTable("a", "k")}}, []string{"k"})
 	h.rebase(keyedTable("k", "a", "c"))
 	if h.keys["db.t"][0] != 0 {
 		t.Fatalf("rebased key at %v", h.keys["db.t"])

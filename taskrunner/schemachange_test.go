@@ -21,7 +21,6 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/exchange"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
@@ -349,15 +348,8 @@ func newCDCJob(t *testing.T, text string) *cdcJob {
 // epoch, from a checkpoint's states when restore is set.
 func (j *cdcJob) deploy(epoch int, restore *contract.Restore) {
 	t := j.t
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: j.text}, connector.Job{ID: 7, Name: "schema", Mode: connector.Streaming})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := plan.Pipelines[0]
-	var vs []*planner.Vertex
-	for _, id := range p.Vertices {
-		vs = append(vs, plan.Vertex(id))
-	}
+	planned := firstPipeline(t, j.text, connector.Job{ID: 7, Name: "schema", Mode: connector.Streaming})
+	p := planned.Pipeline
 	var place []contract.TaskPlacement
 	here := [2][]contract.TaskID{}
 	for gi, g := range p.TaskGroups {
@@ -377,8 +369,8 @@ func (j *cdcJob) deploy(epoch int, restore *contract.Restore) {
 		if len(tasks) == 0 {
 			continue
 		}
-		d := taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Env: plan.Env, Epoch: epoch, ReportTo: "w",
-			Tasks: tasks, Placement: place, Restore: restore}
+		d := planned
+		d.Epoch, d.Tasks, d.Placement, d.Restore = epoch, tasks, place, restore
 		if err := j.runners[on].Deploy(context.Background(), d); err != nil {
 			t.Fatal(err)
 		}
@@ -430,25 +422,13 @@ func (j *cdcJob) commit(id int64, infos [][]byte) {
 	if len(infos) == 0 {
 		return
 	}
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: j.text}, connector.Job{ID: 7, Name: "schema", Mode: connector.Streaming})
-	if err != nil {
-		t.Fatal(err)
+	s := sinkOf(t, firstPipeline(t, j.text, connector.Job{ID: 7, Name: "schema", Mode: connector.Streaming}))
+	com, err := s.CreateCommitter()
+	if err != nil || com == nil {
+		t.Fatalf("committer: %v", err)
 	}
-	for _, v := range plan.Vertices {
-		if v.Kind != planner.SinkVertex {
-			continue
-		}
-		s, err := planner.BuildSink(plan.Job, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		com, err := s.CreateCommitter()
-		if err != nil || com == nil {
-			t.Fatalf("committer: %v", err)
-		}
-		if err := com.Commit(context.Background(), connector.CommitRequest{CheckpointID: id, Infos: infos}); err != nil {
-			t.Fatal(err)
-		}
+	if err := com.Commit(context.Background(), connector.CommitRequest{CheckpointID: id, Infos: infos}); err != nil {
+		t.Fatal(err)
 	}
 }
 

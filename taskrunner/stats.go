@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
 
 // RetainEnded is how long the runner keeps exporting the counters of a pipeline whose tasks
@@ -220,9 +219,9 @@ func (t *task) metrics() TaskMetrics {
 	}
 	for _, vid := range t.group.Vertices {
 		switch ex.vertices[vid].Kind {
-		case planner.SourceVertex:
+		case contract.SourceVertex:
 			m.Source = true
-		case planner.SinkVertex:
+		case contract.SinkVertex:
 			m.Sink = true
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -22,7 +21,7 @@ import (
 type task struct {
 	ex      *execution
 	id      contract.TaskID
-	group   planner.TaskGroup
+	group   contract.TaskGroup
 	subtask int
 
 	mu      sync.Mutex
@@ -51,18 +50,18 @@ type task struct {
 	notified  int64
 }
 
-func newTask(ex *execution, g planner.TaskGroup, subtask int) *task {
+func newTask(ex *execution, g contract.TaskGroup, subtask int) *task {
 	t := &task{ex: ex, id: contract.TaskID{Group: g.ID, Subtask: subtask}, group: g, subtask: subtask, st: contract.TaskCreated,
 		read: newMeter(""), written: newMeter("")}
 	for _, vid := range g.Vertices {
 		switch v := ex.vertices[vid]; v.Kind {
-		case planner.SourceVertex:
+		case contract.SourceVertex:
 			t.read = newMeter(onlyTable(v.Tables))
-		case planner.SinkVertex:
+		case contract.SinkVertex:
 			t.written = newMeter(onlyTable(v.InputTables))
 		}
 	}
-	if ex.vertices[g.Vertices[0]].Kind == planner.SourceVertex {
+	if ex.vertices[g.Vertices[0]].Kind == contract.SourceVertex {
 		t.barriers = make(chan int64, 8)
 	}
 	return t
@@ -373,17 +372,17 @@ func (t *task) build(c *chain) error {
 	for i, vid := range t.group.Vertices {
 		v := ex.vertices[vid]
 		switch v.Kind {
-		case planner.SourceVertex:
+		case contract.SourceVertex:
 			coord := ex.coords[vid]
 			if coord == nil || i != 0 {
 				return fmt.Errorf("%s: source is not the head of its task group", v.Where)
 			}
-			src, err := planner.BuildSource(ex.d.Job, v, t.group.Parallelism)
+			src, err := v.Source(ex.job, t.group.Parallelism)
 			if err != nil {
 				return err
 			}
 			sub := t.subtask
-			rd, err := src.CreateReader(connector.ReaderContext{Index: sub, Parallelism: t.group.Parallelism, Job: ex.d.Job,
+			rd, err := src.CreateReader(connector.ReaderContext{Index: sub, Parallelism: t.group.Parallelism, Job: ex.job,
 				RequestSplit: func() { coord.request(sub) }})
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.Where, err)
@@ -394,14 +393,14 @@ func (t *task) build(c *chain) error {
 			c.reader, c.coord = rd, coord
 			t.stats.watchLag(rd)
 			t.stats.watchFailed(rd)
-		case planner.TransformVertex:
-			tr, err := planner.BuildTransform(ex.d.Job, v)
+		case contract.TransformVertex:
+			tr, err := v.Transform(ex.job)
 			if err != nil {
 				return err
 			}
 			c.transforms = append(c.transforms, tr)
-		case planner.SinkVertex:
-			sk, err := planner.BuildSink(ex.d.Job, v)
+		case contract.SinkVertex:
+			sk, err := v.Sink(ex.job)
 			if err != nil {
 				return err
 			}
@@ -409,7 +408,7 @@ func (t *task) build(c *chain) error {
 			if st != nil && st.Writer != nil {
 				states = [][]byte{st.Writer}
 			}
-			w, err := sk.CreateWriter(connector.WriterContext{Index: t.subtask, Parallelism: t.group.Parallelism, Job: ex.d.Job, Epoch: ex.d.Epoch}, states)
+			w, err := sk.CreateWriter(connector.WriterContext{Index: t.subtask, Parallelism: t.group.Parallelism, Job: ex.job, Epoch: ex.d.Epoch}, states)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.Where, err)
 			}

@@ -14,7 +14,6 @@ import (
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/types"
@@ -90,18 +89,15 @@ func init() {
 func TestPreparedCommitOfAnUnacknowledgedCheckpointReachesTheFinalCommit(t *testing.T) {
 	staggeredSnapshots.Store(0)
 	out, staging := t.TempDir(), t.TempDir()
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
+	d := firstPipeline(t, `
 env { job.mode = BATCH, parallelism = 2 }
 source { StaggeredSource {} }
-sink { LocalFile { path = "` + out + `", tmp_path = "` + staging + `", file_format_type = text } }`}, connector.Job{ID: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+sink { LocalFile { path = "`+out+`", tmp_path = "`+staging+`", file_format_type = text } }`, connector.Job{ID: 1})
 	store, err := checkpointstore.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := plan.Pipelines[0]
+	p := d.Pipeline
 	if len(p.TaskGroups) != 1 || p.TaskGroups[0].Parallelism != 2 {
 		t.Fatalf("want one fused group of two subtasks, got %+v", p.TaskGroups)
 	}
@@ -109,12 +105,7 @@ sink { LocalFile { path = "` + out + `", tmp_path = "` + staging + `", file_form
 	c := &collect{ended: make(chan struct{}), want: 2}
 	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 4, Store: store}, c)
 	defer r.Close()
-	var vs []*planner.Vertex
-	for _, id := range p.Vertices {
-		vs = append(vs, plan.Vertex(id))
-	}
-	if err := r.Deploy(context.Background(), taskrunner.Deployment{Job: plan.Job, Pipeline: p, Vertices: vs, Epoch: 1, ReportTo: "w",
-		Tasks: []contract.TaskID{{Group: g, Subtask: 0}, {Group: g, Subtask: 1}}, Env: plan.Env}); err != nil {
+	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "subtask 0 closed and subtask 1 running", func() bool {
@@ -152,17 +143,7 @@ sink { LocalFile { path = "` + out + `", tmp_path = "` + staging + `", file_form
 	}
 
 	// the final commit, as the pipeline workflow runs it, with the real committer
-	var sinkVertex *planner.Vertex
-	for _, id := range p.Vertices {
-		if v := plan.Vertex(id); v.Kind == planner.SinkVertex {
-			sinkVertex = v
-		}
-	}
-	sink, err := planner.BuildSink(plan.Job, sinkVertex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committer, err := sink.CreateCommitter()
+	committer, err := sinkOf(t, d).CreateCommitter()
 	if err != nil || committer == nil {
 		t.Fatalf("committer %v, %v", committer, err)
 	}

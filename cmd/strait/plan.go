@@ -8,6 +8,7 @@ import (
 
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/all"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
 	_ "github.com/strait-dev/strait/transform/all"
 )
@@ -31,9 +32,9 @@ func planCmd(args []string) int {
 		return code
 	}
 	if *dot {
-		plan.WriteDot(os.Stdout)
+		planner.WriteDot(os.Stdout, plan)
 	} else {
-		plan.WriteText(os.Stdout)
+		planner.WriteText(os.Stdout, plan)
 	}
 	return 0
 }
@@ -41,7 +42,7 @@ func planCmd(args []string) int {
 // loadPlan reads and plans a job config and returns the config as read (what a client
 // submits) with its plan; a bad config is reported plainly, the plan is nil and the exit
 // code 2.
-func loadPlan(file string, vars []string, name string) (planner.Source, *planner.PhysicalPlan, int) {
+func loadPlan(file string, vars []string, name string) (planner.Source, *contract.Plan, int) {
 	vm, err := planner.ParseVars(vars)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
@@ -63,7 +64,7 @@ func loadPlan(file string, vars []string, name string) (planner.Source, *planner
 }
 
 // loadJob is loadPlan for a job about to be submitted: the plan's warnings go to stderr.
-func loadJob(file string, vars []string, name string) (planner.Source, *planner.PhysicalPlan, int) {
+func loadJob(file string, vars []string, name string) (planner.Source, *contract.Plan, int) {
 	src, plan, code := loadPlan(file, vars, name)
 	if plan != nil {
 		for _, w := range plan.Warnings {
