@@ -14,7 +14,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("source %s not registered", n)
 		}
 	}
-	for _, n := range []string{"Console", "Assert", "Jdbc", "Kafka", "LocalFile", "S3File", "Elasticsearch", "Redis", "Http", "console", "assert"} {
+	for _, n := range []string{"Console", "Assert", "Jdbc", "Kafka", "LocalFile", "S3File", "Elasticsearch", "Redis", "Http", "Iceberg", "console", "assert"} {
 		if _, _, ok := connector.LookupSink(n); !ok {
 			t.Errorf("sink %s not registered", n)
 		}
