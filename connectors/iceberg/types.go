@@ -438,10 +438,10 @@ func valueOf(a arrow.Array, i int, t types.DataType) (row.Value, error) {
 			return row.DateValue(floorDiv(n, 86400e9)), nil
 		}
 		return row.TimestampValue(n), nil
-	case *array.String:
-		return textOf(a.Value(i), t), nil
+	case *array.String: // the value aliases the array's buffer: copied
+		return textOf(strings.Clone(a.Value(i)), t), nil
 	case *array.LargeString:
-		return textOf(a.Value(i), t), nil
+		return textOf(strings.Clone(a.Value(i)), t), nil
 	case *array.Binary:
 		return bytesOf(a.Value(i), t), nil
 	case *array.LargeBinary:
