@@ -26,8 +26,8 @@ const commitAttempts = 5
 
 // committer adds the writers' data files to the table: one snapshot per checkpoint, on the
 // sink's branch, whose summary names the job, the checkpoint and the writers'
-// transactions. Commits are idempotent: a checkpoint or a transaction the branch's history
-// already holds is not added again.
+// transactions. Commits are idempotent: a transaction the branch's history already holds
+// is not added again, and a checkpoint whose transactions are all there adds nothing.
 type committer struct {
 	s *Sink
 }
@@ -43,28 +43,21 @@ func (c *committer) decode(raw []byte) (*commitInfo, error) {
 	return &info, nil
 }
 
-// history is what the table's snapshots say this job committed.
-type history struct {
-	checkpoints  map[int64]bool
-	transactions map[string]bool
-}
-
-// committed reads the summaries of the snapshots from head back to the first, keeping
-// those of this job.
-func (c *committer) committed(meta table.Metadata, head *table.Snapshot) history {
-	h := history{checkpoints: map[int64]bool{}, transactions: map[string]bool{}}
+// committedTransactions reads the summaries of the snapshots from head back to the
+// first, and returns the writers' transactions this job committed. Transactions, not
+// checkpoint ids, decide what is committed: a checkpoint's infos may come again with a later
+// checkpoint, and a job run afresh under a known id numbers its checkpoints from the start
+// again (its writers' transactions are new).
+func (c *committer) committedTransactions(meta table.Metadata, head *table.Snapshot) map[string]bool {
+	done := map[string]bool{}
 	job := strconv.FormatInt(c.s.job.ID, 10)
 	seen := map[int64]bool{}
 	for snap := head; snap != nil && !seen[snap.SnapshotID]; {
 		seen[snap.SnapshotID] = true
 		if snap.Summary != nil && snap.Summary.Properties[propJobID] == job {
-			p := snap.Summary.Properties
-			if id, err := strconv.ParseInt(p[propCheckpointID], 10, 64); err == nil {
-				h.checkpoints[id] = true
-			}
-			for _, t := range strings.Split(p[propTransactions], ",") {
+			for _, t := range strings.Split(snap.Summary.Properties[propTransactions], ",") {
 				if t != "" {
-					h.transactions[t] = true
+					done[t] = true
 				}
 			}
 		}
@@ -73,7 +66,7 @@ func (c *committer) committed(meta table.Metadata, head *table.Snapshot) history
 		}
 		snap = meta.SnapshotByID(*snap.ParentSnapshotID)
 	}
-	return h
+	return done
 }
 
 // Commit adds every transaction of the request not committed yet in one snapshot.
@@ -118,15 +111,11 @@ func (c *committer) commit(ctx context.Context, checkpointID int64, infos []*com
 	branch := s.branch()
 	meta := tbl.Metadata()
 	head := tbl.SnapshotByName(branch)
-	h := c.committed(meta, head)
-	if h.checkpoints[checkpointID] {
-		slog.Info("Iceberg sink: checkpoint already committed", "plugin", s.where, "table", s.cfg.tableName(), "checkpoint", checkpointID, "branch", branch)
-		return false, nil
-	}
+	done := c.committedTransactions(meta, head)
 	var files []ice.DataFile
 	var txns []string
 	for _, info := range infos {
-		if h.transactions[info.Transaction] {
+		if done[info.Transaction] {
 			continue
 		}
 		spec := meta.PartitionSpecByID(info.SpecID)
@@ -149,6 +138,7 @@ func (c *committer) commit(ctx context.Context, checkpointID int64, infos []*com
 		txns = append(txns, info.Transaction)
 	}
 	if len(txns) == 0 {
+		slog.Info("Iceberg sink: checkpoint already committed", "plugin", s.where, "table", s.cfg.tableName(), "checkpoint", checkpointID, "branch", branch)
 		return false, nil
 	}
 	if branch != table.MainBranch && head == nil {
@@ -225,14 +215,14 @@ func (c *committer) Abort(ctx context.Context, infos [][]byte) error {
 		return err
 	}
 	// every snapshot of the table, on any branch
-	h := history{transactions: map[string]bool{}}
+	done := map[string]bool{}
 	job := strconv.FormatInt(s.job.ID, 10)
 	for _, snap := range tbl.Metadata().Snapshots() {
 		if snap.Summary == nil || snap.Summary.Properties[propJobID] != job {
 			continue
 		}
 		for _, t := range strings.Split(snap.Summary.Properties[propTransactions], ",") {
-			h.transactions[t] = true
+			done[t] = true
 		}
 	}
 	fsys, err := tbl.FS(ctx)
@@ -241,7 +231,7 @@ func (c *committer) Abort(ctx context.Context, infos [][]byte) error {
 	}
 	var first error
 	for _, info := range list {
-		if h.transactions[info.Transaction] {
+		if done[info.Transaction] {
 			slog.Warn("Iceberg sink: not aborting a committed transaction", "plugin", s.where, "table", s.cfg.tableName(), "transaction", info.Transaction)
 			continue
 		}

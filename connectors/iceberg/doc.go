@@ -7,8 +7,8 @@
 // every writer's files in one snapshot, on main or iceberg.table.commit-branch, whose summary
 // names the job (strait.job-id), the checkpoint (strait.checkpoint-id) and the writers'
 // transactions (strait.transactions). A commit tried again reads the branch's history first
-// and adds nothing that is there; an abort deletes the files of transactions that will never
-// be committed. The save modes create the table from the input's columns (partitioned by
+// and adds no transaction that is there; an abort deletes the files of transactions that will
+// never be committed. The save modes create the table from the input's columns (partitioned by
 // iceberg.table.partition-keys), recreate it, or delete its rows, before the job first runs.
 // Unlike SeaTunnel's, the sink writes no equality deletes: it appends INSERT rows and refuses
 // change rows and upsert mode.

@@ -93,6 +93,15 @@ func TestCommitIsIdempotent(t *testing.T) {
 	}
 	commit(t, s2, 1, checkpoint(t, 1, w2))
 	sameRows(t, in, readBack(t, loadTable(t, s), "", in), allTypesRow, 20)
+	// the job run afresh under its id numbers its checkpoints from 1 again: its writers'
+	// transactions are new, and they are committed
+	s3 := mustSink(t, conf, 7, in)
+	w3 := newWriter(t, s3, 0)
+	if err := w3.Write(ctx, batchOf("fake", 20, 22, allTypesRow)); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, s3, 1, checkpoint(t, 1, w3))
+	sameRows(t, in, readBack(t, loadTable(t, s), "", in), allTypesRow, 22)
 }
 
 // Abort deletes the data files of a prepared transaction; the table does not change.

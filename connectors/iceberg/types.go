@@ -229,14 +229,10 @@ func appendValue(b array.Builder, v row.Value, it ice.Type, st types.DataType) e
 		}
 		b.(*array.Decimal128Builder).Append(n)
 	case ice.DateType:
-		switch v.T {
-		case types.Date:
-			b.(*array.Date32Builder).Append(arrow.Date32(v.I))
-		case types.Timestamp:
-			b.(*array.Date32Builder).Append(arrow.Date32(floorDiv(v.I, 86400e9)))
-		default:
+		if v.T != types.Date {
 			return bad()
 		}
+		b.(*array.Date32Builder).Append(arrow.Date32(v.I))
 	case ice.TimeType:
 		if v.T != types.Time {
 			return bad()
