@@ -37,7 +37,7 @@ func (c *committer) decode(raw []byte) (*commitInfo, error) {
 	if err := json.Unmarshal(raw, &info); err != nil {
 		return nil, connector.Permanent(fmt.Errorf("%s: bad commit info: %v", c.s.where, err))
 	}
-	if info.Transaction == "" || len(info.Files) != len(info.Paths) {
+	if info.Transaction == "" || len(info.Files) != len(info.Paths) || len(info.Deletes) != len(info.DeletePaths) {
 		return nil, connector.Permanent(fmt.Errorf("%s: bad commit info of transaction %q", c.s.where, info.Transaction))
 	}
 	return &info, nil
@@ -112,7 +112,7 @@ func (c *committer) commit(ctx context.Context, checkpointID int64, infos []*com
 	meta := tbl.Metadata()
 	head := tbl.SnapshotByName(branch)
 	done := c.committedTransactions(meta, head)
-	var files []ice.DataFile
+	var files, deletes []ice.DataFile
 	var txns []string
 	for _, info := range infos {
 		if done[info.Transaction] {
@@ -135,6 +135,13 @@ func (c *committer) commit(ctx context.Context, checkpointID int64, infos []*com
 			}
 			files = append(files, df)
 		}
+		for i, b := range info.Deletes {
+			df, err := codec.DecodeDataFile(b, *spec, sc, info.FormatVersion)
+			if err != nil {
+				return false, connector.Permanent(s.errorf("transaction %s: delete file %s: %v", info.Transaction, info.DeletePaths[i], err))
+			}
+			deletes = append(deletes, df)
+		}
 		txns = append(txns, info.Transaction)
 	}
 	if len(txns) == 0 {
@@ -152,16 +159,22 @@ func (c *committer) commit(ctx context.Context, checkpointID int64, infos []*com
 		propTransactions: strings.Join(txns, ","),
 	}
 	tx := tbl.NewTransactionOnBranch(branch)
-	// The data files are new (named by the writers' random ids) and the history above
-	// holds none of their transactions: no scan of the table's files for duplicates.
-	if err := tx.AddDataFiles(ctx, files, props, table.WithoutDuplicateCheck()); err != nil {
+	if len(deletes) > 0 {
+		// upsert mode: the rows and the equality deletes of their keys in one snapshot,
+		// where the deletes apply to the rows of earlier snapshots only
+		if err := tx.NewRowDelta(props).AddRows(files...).AddDeletes(deletes...).Commit(ctx); err != nil {
+			return isConflict(err), s.errorf("checkpoint %d: add %d data files and %d delete files: %v", checkpointID, len(files), len(deletes), err)
+		}
+	} else if err := tx.AddDataFiles(ctx, files, props, table.WithoutDuplicateCheck()); err != nil {
+		// The data files are new (named by the writers' random ids) and the history above
+		// holds none of their transactions: no scan of the table's files for duplicates.
 		return false, s.errorf("checkpoint %d: add %d data files: %v", checkpointID, len(files), err)
 	}
 	if _, err := tx.Commit(ctx); err != nil {
 		return isConflict(err), s.errorf("checkpoint %d: commit %d data files to branch %s: %v", checkpointID, len(files), branch, err)
 	}
 	slog.Info("Iceberg sink: committed", "plugin", s.where, "table", s.cfg.tableName(), "checkpoint", checkpointID,
-		"branch", branch, "files", len(files), "transactions", len(txns))
+		"branch", branch, "files", len(files), "delete files", len(deletes), "transactions", len(txns))
 	return false, nil
 }
 
@@ -235,7 +248,7 @@ func (c *committer) Abort(ctx context.Context, infos [][]byte) error {
 			slog.Warn("Iceberg sink: not aborting a committed transaction", "plugin", s.where, "table", s.cfg.tableName(), "transaction", info.Transaction)
 			continue
 		}
-		for _, p := range info.Paths {
+		for _, p := range append(append([]string(nil), info.Paths...), info.DeletePaths...) {
 			if !strings.HasPrefix(p, strings.TrimRight(tbl.Location(), "/")+"/") {
 				if first == nil {
 					first = connector.Permanent(s.errorf("abort transaction %s: data file %s is outside the table's location %s", info.Transaction, p, tbl.Location()))

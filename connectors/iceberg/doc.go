@@ -10,8 +10,9 @@
 // and adds no transaction that is there; an abort deletes the files of transactions that will
 // never be committed. The save modes create the table from the input's columns (partitioned by
 // iceberg.table.partition-keys), recreate it, or delete its rows, before the job first runs.
-// Unlike SeaTunnel's, the sink writes no equality deletes: it appends INSERT rows and refuses
-// change rows and upsert mode.
+// Without upsert mode the sink appends INSERT rows and refuses change rows; with it, each
+// writer keeps a key's last change of a checkpoint and writes an equality delete file of the
+// keys changed beside a data file of the rows that stand, committed in one row delta.
 //
 // The source reads a table's snapshot (the current one, or use_snapshot_id /
 // use_snapshot_timestamp), one split per data file handed to the readers in turn, with the

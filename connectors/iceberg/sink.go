@@ -41,7 +41,7 @@ type SinkConfig struct {
 	AutoCreateProps map[string]string `opt:"iceberg.table.auto-create-props" doc:"the properties of a table the sink creates (format-version, write.format.default, ...)"`
 	PrimaryKeys     string            `opt:"iceberg.table.primary-keys" doc:"comma-separated columns that identify a row: the identifier fields of a table the sink creates (required columns); without it the input's primary key"`
 	PartitionKeys   string            `opt:"iceberg.table.partition-keys" doc:"comma-separated partition fields of a table the sink creates: a column (identity), or year(c), month(c), day(c), hour(c), bucket(c, n), truncate(c, n)"`
-	UpsertMode      bool              `opt:"iceberg.table.upsert-mode-enabled" default:"false" doc:"upsert by the primary key with equality deletes; not supported by Strait (the job is refused when true)"`
+	UpsertMode      bool              `opt:"iceberg.table.upsert-mode-enabled" default:"false" doc:"write change rows by the primary key (the table's identifier fields, else iceberg.table.primary-keys, else the input's): an INSERT or UPDATE_AFTER replaces the key's row, a DELETE deletes it (equality deletes); without it the sink appends INSERT rows and refuses the others"`
 	SchemaEvolution bool              `opt:"iceberg.table.schema-evolution-enabled" default:"false" doc:"before the job first writes, add the input's columns that the table lacks (and widen int to long, float to double) instead of failing"`
 	CommitBranch    string            `opt:"iceberg.table.commit-branch" doc:"the branch snapshots are committed to instead of main; a missing branch is created at main's current snapshot"`
 	SchemaSaveMode  string            `opt:"schema_save_mode" default:"CREATE_SCHEMA_WHEN_NOT_EXIST" enum:"RECREATE_SCHEMA,CREATE_SCHEMA_WHEN_NOT_EXIST,ERROR_WHEN_SCHEMA_NOT_EXIST,IGNORE" doc:"before the job's first run: RECREATE_SCHEMA drops the table (with its files) and creates it from the input's columns, CREATE_SCHEMA_WHEN_NOT_EXIST creates it when missing (and its namespace), ERROR_WHEN_SCHEMA_NOT_EXIST fails when it is missing, IGNORE does nothing"`
@@ -79,9 +79,6 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 	}
 	if err := c.check(); err != nil {
 		return nil, err
-	}
-	if c.UpsertMode {
-		return nil, o.Errorf("iceberg.table.upsert-mode-enabled", "Strait's Iceberg sink appends rows and writes no equality deletes: upsert mode is not supported (set it to false)")
 	}
 	in := ctx.Inputs[0]
 	s := &Sink{cfg: c, where: o.Where(), job: ctx.Job, input: in}
@@ -124,6 +121,11 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 	for _, col := range in.Columns {
 		if _, err := icebergType(col.Type, new(int)); err != nil {
 			return nil, o.Errorf("", "column %s: %v", col.Name, err)
+		}
+	}
+	if c.UpsertMode {
+		if v, ok := c.AutoCreateProps[table.PropertyFormatVersion]; ok && v == "1" {
+			return nil, o.Errorf("iceberg.table.upsert-mode-enabled", "needs a table of format version 2 or later (iceberg.table.auto-create-props has format-version 1)")
 		}
 	}
 	return s, nil
@@ -450,6 +452,19 @@ type writer struct {
 	rb      *array.RecordBuilder
 	rows    int
 	pending []ice.DataFile
+
+	// upsert mode: the key's fields, and each key's last change since the last checkpoint
+	keys    []int // table fields
+	keyIDs  []int
+	delSc   *arrow.Schema
+	changes map[string]*change
+	order   []string
+}
+
+// change is a key's last change in a checkpoint: its row, or a delete.
+type change struct {
+	fields []row.Value // input columns; nil for a delete
+	key    []row.Value // the key's values, in the order of keys
 }
 
 // open loads the table and matches the input's columns to its fields by name.
@@ -500,6 +515,12 @@ func (w *writer) open(ctx context.Context) error {
 		return connector.Permanent(s.errorf("the table's schema in Arrow: %v", err))
 	}
 	w.tbl = tbl
+	if s.cfg.UpsertMode {
+		if err := w.openUpsert(sc); err != nil {
+			w.tbl = nil
+			return err
+		}
+	}
 	w.rb = array.NewRecordBuilder(memory.DefaultAllocator, w.schema)
 	slog.Debug("Iceberg sink: writer open", "plugin", s.where, "table", s.cfg.tableName(), "writer", w.id, "location", tbl.Location())
 	return nil
@@ -512,35 +533,48 @@ func (w *writer) Write(ctx context.Context, b *row.Batch) error {
 		}
 	}
 	s := w.s
+	if s.cfg.UpsertMode {
+		return w.upsert(b)
+	}
 	for r := range b.Rows {
 		rw := &b.Rows[r]
 		if rw.Kind != row.Insert {
-			return connector.Permanent(s.errorf("a %s row: the sink appends rows and writes no deletes (upsert mode is not supported)", rw.Kind))
+			return connector.Permanent(s.errorf("a %s row: without iceberg.table.upsert-mode-enabled the sink appends INSERT rows only", rw.Kind))
 		}
-		for i, f := range w.fields {
-			fb := w.rb.Field(i)
-			j := w.cols[i]
-			if j < 0 {
-				fb.AppendNull()
-				continue
-			}
-			v := rw.Fields[j]
-			if v.IsNull() && f.Required {
-				return connector.Permanent(s.errorf("column %s is required and the row's value is null", f.Name))
-			}
-			if err := appendValue(fb, v, f.Type, s.input.Columns[j].Type); err != nil {
-				// the builders hold part of this row: drop what is buffered and fail
-				w.reset()
-				return connector.Permanent(s.errorf("column %s: %v", f.Name, err))
-			}
+		if err := w.appendRow(rw.Fields); err != nil {
+			return err
 		}
-		w.rows++
 		if w.rows >= flushRows {
 			if err := w.flush(ctx); err != nil {
 				return err
 			}
 		}
 	}
+	return nil
+}
+
+// appendRow buffers a row of input columns in the table's fields.
+func (w *writer) appendRow(fields []row.Value) error {
+	s := w.s
+	for i, f := range w.fields {
+		fb := w.rb.Field(i)
+		j := w.cols[i]
+		if j < 0 {
+			fb.AppendNull()
+			continue
+		}
+		v := fields[j]
+		if v.IsNull() && f.Required {
+			w.reset()
+			return connector.Permanent(s.errorf("column %s is required and the row's value is null", f.Name))
+		}
+		if err := appendValue(fb, v, f.Type, s.input.Columns[j].Type); err != nil {
+			// the builders hold part of this row: drop what is buffered and fail
+			w.reset()
+			return connector.Permanent(s.errorf("column %s: %v", f.Name, err))
+		}
+	}
+	w.rows++
 	return nil
 }
 
@@ -588,6 +622,9 @@ type commitInfo struct {
 	FormatVersion int      `json:"format_version"`
 	Files         [][]byte `json:"files"`
 	Paths         []string `json:"paths"`
+	// Deletes are equality delete files (upsert mode), in the same encoding.
+	Deletes     [][]byte `json:"deletes,omitempty"`
+	DeletePaths []string `json:"delete_paths,omitempty"`
 }
 
 // PrepareCommit writes what is buffered and returns the data files written since the last
@@ -596,10 +633,17 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 	if w.rb == nil {
 		return nil, nil
 	}
+	var deletes []ice.DataFile
+	if w.s.cfg.UpsertMode {
+		var err error
+		if deletes, err = w.prepareUpsert(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.flush(ctx); err != nil {
 		return nil, err
 	}
-	if len(w.pending) == 0 {
+	if len(w.pending) == 0 && len(deletes) == 0 {
 		return nil, nil
 	}
 	meta := w.tbl.Metadata()
@@ -616,6 +660,14 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 		}
 		info.Files = append(info.Files, b)
 		info.Paths = append(info.Paths, df.FilePath())
+	}
+	for _, df := range deletes {
+		b, err := codec.EncodeDataFile(df, meta.PartitionSpec(), meta.CurrentSchema(), meta.Version())
+		if err != nil {
+			return nil, w.s.errorf("delete file %s: %v", df.FilePath(), err)
+		}
+		info.Deletes = append(info.Deletes, b)
+		info.DeletePaths = append(info.DeletePaths, df.FilePath())
 	}
 	out, err := json.Marshal(info)
 	if err != nil {

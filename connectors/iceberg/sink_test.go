@@ -277,7 +277,7 @@ func TestRefusals(t *testing.T) {
 	in := allTypes()
 	conf := hadoopConf(t, "refused")
 	for _, tc := range []struct{ extra, option string }{
-		{"iceberg.table.upsert-mode-enabled = true", "iceberg.table.upsert-mode-enabled"},
+		{"iceberg.table.upsert-mode-enabled = true\niceberg.table.auto-create-props = { format-version = 1 }", "iceberg.table.upsert-mode-enabled"},
 		{`iceberg.table.write-props = { write.format.default = orc }`, "iceberg.table.write-props"},
 		{`iceberg.table.partition-keys = "nope"`, "iceberg.table.partition-keys"},
 		{`iceberg.table.partition-keys = "weeks(c_date)"`, "iceberg.table.partition-keys"},
@@ -353,5 +353,67 @@ iceberg.table.partition-keys = c_boolean
 	}
 	if after := len(s3Keys(t, prefix)); after >= before {
 		t.Fatalf("%d objects before the abort, %d after", before, after)
+	}
+}
+
+// Upsert mode: INSERT and UPDATE_AFTER replace the key's row, DELETE deletes it, the last
+// change of a key in a checkpoint wins, and rows of earlier checkpoints are replaced by
+// equality deletes committed with the new rows in one snapshot.
+func TestUpsertMode(t *testing.T) {
+	ctx := context.Background()
+	in := &catalog.Table{Path: catalog.TablePath{Table: "u"}, Columns: []catalog.Column{
+		{Name: "id", Type: types.Of(types.BigInt)}, {Name: "name", Type: types.Of(types.String), Nullable: true}}}
+	conf := hadoopConf(t, "upsert") + `iceberg.table.primary-keys = id
+iceberg.table.upsert-mode-enabled = true
+`
+	s := mustSink(t, conf, 21, in)
+	if f, _ := loadTable(t, s).Schema().FindFieldByName("id"); !f.Required {
+		t.Fatal("the key column is not required")
+	}
+	w := newWriter(t, s, 0)
+	add := func(b *row.Batch, kind row.Kind, id int64, name string) {
+		r := b.Add(kind, "u", 0)
+		r.Fields = []row.Value{row.BigIntValue(id), row.StringValue(name)}
+	}
+	b := row.NewBatch(16)
+	for i := int64(0); i < 10; i++ {
+		add(b, row.Insert, i, fmt.Sprint("v1-", i))
+	}
+	add(b, row.UpdateBefore, 2, "v1-2")
+	add(b, row.UpdateAfter, 2, "v2-2") // a key changed twice in a checkpoint: the last wins
+	if err := w.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, s, 1, checkpoint(t, 1, w))
+	b = row.NewBatch(16)
+	add(b, row.UpdateBefore, 3, "v1-3")
+	add(b, row.UpdateAfter, 3, "v2-3")
+	add(b, row.Delete, 5, "v1-5")
+	add(b, row.Insert, 7, "v2-7") // an insert of an existing key replaces it
+	add(b, row.Insert, 20, "v1-20")
+	add(b, row.Delete, 20, "v1-20") // inserted and deleted in one checkpoint: gone
+	add(b, row.Insert, 21, "v1-21")
+	if err := w.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	infos := checkpoint(t, 2, w)
+	commit(t, s, 2, infos)
+	commit(t, s, 2, infos)
+	got := readBack(t, loadTable(t, s), "", in)
+	want := map[int64]string{0: "v1-0", 1: "v1-1", 2: "v2-2", 3: "v2-3", 4: "v1-4", 6: "v1-6", 7: "v2-7", 8: "v1-8", 9: "v1-9", 21: "v1-21"}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows read back, want %d: %v", len(got), len(want), got)
+	}
+	for _, r := range got {
+		if want[r[0].I] != r[1].S {
+			t.Errorf("id %d: %q, want %q", r[0].I, r[1].S, want[r[0].I])
+		}
+	}
+	// without upsert mode change rows are refused; an upsert key must be known
+	noKey := &catalog.Table{Path: catalog.TablePath{Table: "n"}, Columns: in.Columns}
+	s2 := mustSink(t, hadoopConf(t, "nokey")+"iceberg.table.upsert-mode-enabled = true\n", 22, noKey)
+	if err := newWriter(t, s2, 0).Write(ctx, batchOf("n", 0, 1, func(int) []row.Value { return []row.Value{row.BigIntValue(1), row.StringValue("x")} })); err == nil ||
+		!strings.Contains(err.Error(), "needs a key") {
+		t.Fatalf("upsert without a key: %v", err)
 	}
 }
