@@ -7,6 +7,7 @@ import (
 	_ "github.com/strait-dev/strait/connectors/elasticsearch"
 	_ "github.com/strait-dev/strait/connectors/fake"
 	_ "github.com/strait-dev/strait/connectors/http"
+	_ "github.com/strait-dev/strait/connectors/iceberg"
 	_ "github.com/strait-dev/strait/connectors/jdbc"
 	_ "github.com/strait-dev/strait/connectors/kafka"
 	_ "github.com/strait-dev/strait/connectors/localfile"

@@ -1,0 +1,335 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
+)
+
+func options(t testing.TB, src, where string) *config.Options {
+	t.Helper()
+	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatalf("parse %q: %v", src, err)
+	}
+	return config.New(root, where)
+}
+
+// hadoopConf is the catalog options of a Hadoop warehouse in a temporary folder.
+func hadoopConf(t testing.TB, table string) string {
+	dir := t.TempDir()
+	return fmt.Sprintf("catalog_name = test\niceberg.catalog.config = { type = hadoop, warehouse = \"file://%s\" }\nnamespace = ns\ntable = %s\n", dir, table)
+}
+
+func buildSink(t testing.TB, conf string, job int64, in *catalog.Table) (*Sink, error) {
+	t.Helper()
+	build, _, ok := connector.LookupSink("Iceberg")
+	if !ok {
+		t.Fatal("the Iceberg sink is not registered")
+	}
+	s, err := build(&connector.SinkContext{Context: context.Background(), Options: options(t, conf, "sink[0] Iceberg"),
+		Job: connector.Job{ID: job, Mode: connector.Batch}, Inputs: []*catalog.Table{in}})
+	if err != nil {
+		return nil, err
+	}
+	return s.(*Sink), nil
+}
+
+func mustSink(t testing.TB, conf string, job int64, in *catalog.Table) *Sink {
+	t.Helper()
+	s, err := buildSink(t, conf, job, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// allTypes is a table of every type a SeaTunnel FakeSource produces, with an id first.
+func allTypes() *catalog.Table {
+	t := &catalog.Table{Path: catalog.TablePath{Table: "fake"}}
+	for _, c := range [][2]string{
+		{"id", "bigint"}, {"c_map", "map<string, string>"}, {"c_array", "array<int>"}, {"c_string", "string"},
+		{"c_boolean", "boolean"}, {"c_tinyint", "tinyint"}, {"c_smallint", "smallint"}, {"c_int", "int"},
+		{"c_bigint", "bigint"}, {"c_float", "float"}, {"c_double", "double"}, {"c_decimal", "decimal(30, 8)"},
+		{"c_bytes", "bytes"}, {"c_date", "date"}, {"c_time", "time"}, {"c_timestamp", "timestamp"},
+		{"c_row", "{a = string, b = array<bigint>, c = map<int, double>}"},
+	} {
+		t.Columns = append(t.Columns, catalog.Column{Name: c[0], Type: types.MustParse(c[1]), Nullable: true})
+	}
+	return t
+}
+
+// allTypesRow is row i of allTypes, deterministic; every seventh row has nulls.
+func allTypesRow(i int) []row.Value {
+	base := time.Date(2024, 2, 29, 13, 14, 15, 123456000, time.UTC).Add(time.Duration(i) * 37 * time.Hour)
+	dec, _ := new(big.Int).SetString(fmt.Sprintf("%d12345678", 1000000000000+i*7919), 10)
+	if i%2 == 1 {
+		dec.Neg(dec)
+	}
+	v := []row.Value{
+		row.BigIntValue(int64(i)),
+		row.MapOfValues(&row.MapValue{Keys: []row.Value{row.StringValue("k"), row.StringValue(fmt.Sprint("k", i))}, Vals: []row.Value{row.StringValue("v"), row.StringValue(fmt.Sprint(i))}}),
+		row.ArrayValue([]row.Value{row.IntValue(int32(i)), row.IntValue(-1), row.NullValue()}),
+		row.StringValue(fmt.Sprintf("string %d ✓", i)),
+		row.BoolValue(i%3 == 0),
+		row.TinyIntValue(int8(i%256 - 128)),
+		row.SmallIntValue(int16(i*31 - 1000)),
+		row.IntValue(int32(i * 100003)),
+		row.BigIntValue(int64(i) * 1e12),
+		row.FloatValue(float32(i) + 0.25),
+		row.DoubleValue(float64(i) / 3),
+		row.DecimalValue(dec, 8),
+		row.BytesValue([]byte{byte(i), 0, 0xff, 'x'}),
+		row.DateOf(base),
+		row.TimeOf(base),
+		row.TimestampOf(base),
+		row.RowValue([]row.Value{row.StringValue(fmt.Sprint("a", i)), row.ArrayValue([]row.Value{row.BigIntValue(int64(i))}),
+			row.MapOfValues(&row.MapValue{Keys: []row.Value{row.IntValue(int32(i))}, Vals: []row.Value{row.DoubleValue(1.5)}})}),
+	}
+	if i%7 == 3 {
+		for j := 1; j < len(v); j++ {
+			v[j] = row.NullValue()
+		}
+	}
+	return v
+}
+
+func batchOf(tableID string, from, to int, gen func(int) []row.Value) *row.Batch {
+	b := row.NewBatch(to - from)
+	for i := from; i < to; i++ {
+		r := b.Add(row.Insert, tableID, 0)
+		r.Fields = gen(i)
+	}
+	return b
+}
+
+// loadTable loads the sink's table afresh.
+func loadTable(t testing.TB, s *Sink) *table.Table {
+	t.Helper()
+	cat, err := s.cfg.loadCatalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.LoadTable(context.Background(), s.cfg.ident())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// readBack reads the table (or a ref of it) with iceberg-go's scan, as rows of the columns
+// of want, sorted by the first column (a bigint).
+func readBack(t testing.TB, tbl *table.Table, ref string, want *catalog.Table) [][]row.Value {
+	t.Helper()
+	scan := tbl.Scan()
+	if ref != "" {
+		var err error
+		if scan, err = scan.UseRef(ref); err != nil {
+			t.Fatalf("use ref %s: %v", ref, err)
+		}
+	}
+	_, recs, err := scan.ToArrowRecords(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]row.Value
+	for rec, err := range recs {
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := rec.Schema()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			fields := make([]row.Value, len(want.Columns))
+			for j, c := range want.Columns {
+				idx := sc.FieldIndices(c.Name)
+				if len(idx) == 0 {
+					t.Fatalf("column %s is not in the table's rows (%s)", c.Name, sc)
+				}
+				v, err := valueOf(rec.Column(idx[0]), i, c.Type)
+				if err != nil {
+					t.Fatalf("row %d column %s: %v", i, c.Name, err)
+				}
+				fields[j] = v
+			}
+			out = append(out, fields)
+		}
+		rec.Release()
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a][0].I < out[b][0].I })
+	return out
+}
+
+// sameRows compares rows field by field, naming the first difference.
+func sameRows(t testing.TB, in *catalog.Table, got [][]row.Value, want func(int) []row.Value, n int) {
+	t.Helper()
+	if len(got) != n {
+		t.Fatalf("%d rows read back, want %d", len(got), n)
+	}
+	for i := 0; i < n; i++ {
+		w := want(i)
+		for j := range w {
+			if !row.Equal(got[i][j], w[j]) {
+				t.Fatalf("row %d column %s: got %v, want %v", i, in.Columns[j].Name, got[i][j], w[j])
+			}
+		}
+	}
+}
+
+// checkpoint prepares every writer for a checkpoint and returns their infos.
+func checkpoint(t testing.TB, id int64, ws ...connector.Writer) [][]byte {
+	t.Helper()
+	var infos [][]byte
+	for _, w := range ws {
+		info, err := w.PrepareCommit(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info != nil {
+			infos = append(infos, info)
+		}
+	}
+	return infos
+}
+
+func newWriter(t testing.TB, s *Sink, index int) connector.Writer {
+	t.Helper()
+	w, err := s.CreateWriter(connector.WriterContext{Index: index, Parallelism: 2, Job: s.job, Epoch: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close(context.Background()) })
+	return w
+}
+
+func commit(t testing.TB, s *Sink, id int64, infos [][]byte) {
+	t.Helper()
+	c, err := s.CreateCommitter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Commit(context.Background(), connector.CommitRequest{CheckpointID: id, Infos: infos}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dataFiles lists the table's data files at the head of a ref.
+func dataFiles(t testing.TB, tbl *table.Table, ref string) []ice.DataFile {
+	t.Helper()
+	scan := tbl.Scan()
+	if ref != "" {
+		var err error
+		if scan, err = scan.UseRef(ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks, err := scan.PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []ice.DataFile
+	for _, task := range tasks {
+		out = append(out, task.File)
+	}
+	return out
+}
+
+// ---- S3 ----
+
+// The S3 server of the tests: `make test` starts SeaweedFS (scripts/s3.sh) and sets these.
+const (
+	envS3       = "STRAIT_TEST_S3"
+	envS3Key    = "STRAIT_TEST_S3_ACCESS_KEY"
+	envS3Secret = "STRAIT_TEST_S3_SECRET_KEY"
+	// SeaweedFS grows a volume for each bucket: the Iceberg tests share the S3File tests'
+	// bucket, under a prefix of their own
+	testBucket = "strait-s3file-test"
+)
+
+var (
+	s3Once   sync.Once
+	s3Client *s3.Client
+	s3Err    error
+)
+
+// s3Server returns the test server's endpoint, key and secret, with the test bucket
+// created; without the server the test fails naming `make s3`.
+func s3Server(t testing.TB) (endpoint, key, secret string) {
+	t.Helper()
+	endpoint, key, secret = os.Getenv(envS3), os.Getenv(envS3Key), os.Getenv(envS3Secret)
+	if endpoint == "" || key == "" || secret == "" {
+		t.Fatalf("%s, %s and %s must be set: `make s3` starts SeaweedFS (scripts/s3.sh start) and `make test` sets them", envS3, envS3Key, envS3Secret)
+	}
+	s3Once.Do(func() {
+		s3Client = s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), UsePathStyle: true,
+			Credentials: credentials.NewStaticCredentialsProvider(key, secret, "")})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := s3Client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(testBucket)})
+		var owned *s3types.BucketAlreadyOwnedByYou
+		var exists *s3types.BucketAlreadyExists
+		if err != nil && !errors.As(err, &owned) && !errors.As(err, &exists) {
+			s3Err = fmt.Errorf("create bucket %s on %s: %w (make s3 starts the server)", testBucket, endpoint, err)
+		}
+	})
+	if s3Err != nil {
+		t.Fatal(s3Err)
+	}
+	return endpoint, key, secret
+}
+
+// s3Keys lists the objects under prefix in the test bucket.
+func s3Keys(t testing.TB, prefix string) []string {
+	t.Helper()
+	var out []string
+	pages := s3.NewListObjectsV2Paginator(s3Client, &s3.ListObjectsV2Input{Bucket: aws.String(testBucket), Prefix: aws.String(prefix)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("list %s: %v", prefix, err)
+		}
+		for _, o := range page.Contents {
+			out = append(out, aws.ToString(o.Key))
+		}
+	}
+	return out
+}
+
+func s3Clean(t testing.TB, prefix string) {
+	for _, k := range s3Keys(t, prefix) {
+		s3Client.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(testBucket), Key: aws.String(k)})
+	}
+}
+
+func contains(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
