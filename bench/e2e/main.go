@@ -75,7 +75,7 @@ func main() {
 		{"mysql", func() { mysqlBench(*bin, dir, *procs) }},
 		{"scale", func() { scaleBench(*bin, dir) }},
 		{"benthos", func() { benthosBench(*bin, dir, *procs) }},
-		{"sinks", func() { sinkBench(*bin, dir, *procs) }},
+		{"sinks", func() { sinkBench(*bin, dir, *procs); lakeBench(*bin, dir, *procs) }},
 		{"s3file", func() {
 			if *fileRows > 0 {
 				s3FileJobs(*bin, dir, *fileRows, *procs)
