@@ -6,6 +6,8 @@
 //	anchors json <in> <out>                JSON lines decoded into typed fields and encoded again
 //	anchors jsonmap <in> <out>             the same with the field mapping of the Benthos comparison
 //	anchors generate <rows>                rows of random values made and dropped
+//	anchors pgpipe <url> <query> <table> <batch>       a transaction of INSERT ... unnest per batch, pipelined
+//	anchors pgcopybatch <url> <query> <table> <batch>  a transaction of one CopyFrom per batch
 package main
 
 import (
@@ -18,15 +20,17 @@ import (
 )
 
 var anchors = map[string]func(args []string) error{
-	"pgcopy":   pgCopy,
-	"json":     jsonCopy,
-	"jsonmap":  jsonMapCopy,
-	"generate": generate,
+	"pgcopy":      pgCopy,
+	"json":        jsonCopy,
+	"jsonmap":     jsonMapCopy,
+	"generate":    generate,
+	"pgpipe":      pgPipe,
+	"pgcopybatch": pgCopyBatch,
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "anchors: name an anchor: pgcopy, json, jsonmap or generate")
+		fmt.Fprintln(os.Stderr, "anchors: name an anchor: pgcopy, pgpipe, pgcopybatch, json, jsonmap or generate")
 		os.Exit(2)
 	}
 	f, ok := anchors[os.Args[1]]

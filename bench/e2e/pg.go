@@ -67,6 +67,8 @@ func pgBench(bin, dir string, procs int) {
 	fmt.Printf("PostgreSQL -> PostgreSQL, %d rows (bigint, text, double, timestamptz), batch_size 1000, GOMAXPROCS=%d (median of %d runs):\n", rows, procs, *pgRuns)
 	var anchorT []float64
 	var anchorRSS int64
+	// the same transactions as the auto-commit sinks, with pgx alone (bench/anchors pgbatch.go)
+	var pipeT, copyBatchT []float64
 	sinkT := make([][]float64, len(pgSinks))
 	sinkWall := make([][]float64, len(pgSinks))
 	sinkRSS := make([]int64, len(pgSinks))
@@ -75,6 +77,14 @@ func pgBench(bin, dir string, procs int) {
 		s, rss := runAnchor("pgcopy", procs, pgURL(), pgQuery, pgTarget)
 		anchorT, anchorRSS = append(anchorT, s), max(anchorRSS, rss)
 		pgCheck(ctx, conn, pgTarget, rows, "pgx CopyFrom")
+		pgTruncate(ctx, conn)
+		s, _ = runAnchor("pgpipe", procs, pgURL(), pgQuery, pgTarget, "1000")
+		pipeT = append(pipeT, s)
+		pgCheck(ctx, conn, pgTarget, rows, "pgx pipeline")
+		pgTruncate(ctx, conn)
+		s, _ = runAnchor("pgcopybatch", procs, pgURL(), pgQuery, pgTarget, "1000")
+		copyBatchT = append(copyBatchT, s)
+		pgCheck(ctx, conn, pgTarget, rows, "pgx CopyFrom per batch")
 		for i, s := range pgSinks {
 			pgTruncate(ctx, conn)
 			job := filepath.Join(dir, fmt.Sprintf("pg-%d.conf", i))
@@ -94,6 +104,20 @@ func pgBench(bin, dir string, procs int) {
 		results.add(comparison{Section: "postgres", Name: "Jdbc -> Jdbc, " + s.name, Rows: rows, Secs: median(sinkT[i]), PeakRSSMB: sinkRSS[i],
 			Anchor: "pgx query -> CopyFrom", AnchorSecs: anchor, AnchorPeakRSSMB: anchorRSS, Target: "≥ 0.90, RSS < 150 MB", Runs: *pgRuns,
 			Note: fmt.Sprintf("job time; whole process %.2f s, ratio %.2f end to end", wall, anchor/wall)})
+	}
+	// the auto-commit paths against pgx doing the same transactions of 1,000 rows
+	same := []struct {
+		sink   int
+		anchor string
+		secs   []float64
+	}{
+		{0, "pgx pipeline: BEGIN, INSERT ... unnest, COMMIT per 1000 rows, 2 in flight", pipeT},
+		{1, "pgx: a transaction of one CopyFrom per 1000 rows", copyBatchT},
+	}
+	for _, a := range same {
+		results.add(comparison{Section: "postgres", Name: "Jdbc -> Jdbc, " + pgSinks[a.sink].name + " (same transactions)", Rows: rows,
+			Secs: median(sinkT[a.sink]), Anchor: a.anchor, AnchorSecs: median(a.secs), Target: "≥ 0.95", Runs: *pgRuns,
+			Note: "job time; a transaction per flush of 1,000 rows on both sides"})
 	}
 	pgPartitions(bin, dir, host, cc.Database, cc.User, cc.Password, rows)
 }
