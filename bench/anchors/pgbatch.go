@@ -33,6 +33,18 @@ func pgBatchArgs(args []string) (url, query, table string, batch int, err error)
 	return args[0], args[1], args[2], batch, nil
 }
 
+// pgPair opens the connection the rows are read on and the one they are written on.
+func pgPair(ctx context.Context, url string) (in, out *pgx.Conn, err error) {
+	if in, err = pgx.Connect(ctx, url); err != nil {
+		return nil, nil, err
+	}
+	if out, err = pgx.Connect(ctx, url); err != nil {
+		in.Close(ctx)
+		return nil, nil, err
+	}
+	return in, out, nil
+}
+
 // pgBatches reads the query's (id, name, score, created) rows and hands them to flush in
 // batches of batch rows.
 func pgBatches(ctx context.Context, in *pgx.Conn, query string, batch int,
@@ -77,15 +89,11 @@ func pgPipe(args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	in, err := pgx.Connect(ctx, url)
+	in, out, err := pgPair(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer in.Close(ctx)
-	out, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return err
-	}
 	defer out.Close(ctx)
 	insert := "insert into " + pgx.Identifier{table}.Sanitize() + " (id, name, score, created) " +
 		"select * from unnest($1::int8[], $2::text[], $3::float8[], $4::timestamptz[])"
@@ -148,15 +156,11 @@ func pgCopyBatch(args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	in, err := pgx.Connect(ctx, url)
+	in, out, err := pgPair(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer in.Close(ctx)
-	out, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return err
-	}
 	defer out.Close(ctx)
 	cols := []string{"id", "name", "score", "created"}
 	vals := make([]any, 4)

@@ -21,21 +21,11 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
-
-func options(t testing.TB, src, where string) *config.Options {
-	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return config.New(root, where)
-}
 
 // hadoopConf is the catalog options of a Hadoop warehouse in a temporary folder.
 func hadoopConf(t testing.TB, table string) string {
@@ -49,7 +39,7 @@ func buildSink(t testing.TB, conf string, job int64, in *catalog.Table) (*Sink, 
 	if !ok {
 		t.Fatal("the Iceberg sink is not registered")
 	}
-	s, err := build(&connector.SinkContext{Context: context.Background(), Options: options(t, conf, "sink[0] Iceberg"),
+	s, err := build(&connector.SinkContext{Context: context.Background(), Options: conntest.Options(t, conf, "sink[0] Iceberg"),
 		Job: connector.Job{ID: job, Mode: connector.Batch}, Inputs: []*catalog.Table{in}})
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ func buildSource(t testing.TB, conf string) (*Source, error) {
 	if !ok {
 		t.Fatal("the Iceberg source is not registered")
 	}
-	src, err := build(&connector.SourceContext{Context: context.Background(), Options: options(t, conf, "source[0] Iceberg"),
+	src, err := build(&connector.SourceContext{Context: context.Background(), Options: conntest.Options(t, conf, "source[0] Iceberg"),
 		Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: 2})
 	if err != nil {
 		return nil, err
