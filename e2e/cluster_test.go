@@ -452,9 +452,11 @@ func TestRunnerKilledMidJob(t *testing.T) {
 	out := t.TempDir()
 	id := submit(t, addr, writeJob(t, fmt.Sprintf(`
 env { job.mode = BATCH, parallelism = 1, checkpoint.interval = 1000, job.retry.interval.seconds = 3 }
-source { FakeSource { plugin_output = "fake", row.num = 100, split.num = 10, split.read-interval = 1000,
+source { FakeSource { plugin_output = "fake", row.num = 300, split.num = 30, split.read-interval = 1000,
   schema = { fields { id = bigint, name = string } } } }
 sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp", file_format_type = json } }`, out, out)))
+	// the job reads a split a second for 30 s: the kills below land while it runs even when
+	// a loaded machine takes seconds over each checkpoint
 	var victim string
 	eventually(t, 30*time.Second, "the job runs", func() bool {
 		jv := jobStatus(t, addr, id)
@@ -502,7 +504,7 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 	if len(st.Pipelines) != 1 || st.Pipelines[0].Restarts != 1 || !strings.Contains(st.Pipelines[0].LastFailure, "lost") {
 		t.Fatalf("status %+v", st)
 	}
-	// exactly the 100 rows, each once
+	// exactly the 300 rows, each once
 	ids := map[string]int{}
 	total := 0
 	_ = filepath.WalkDir(filepath.Join(out, "sink"), func(p string, d os.DirEntry, err error) error {
@@ -530,8 +532,8 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 			t.Fatalf("row %s written %d times", k, n)
 		}
 	}
-	if total != 100 {
-		t.Fatalf("%d rows in the sink, want 100", total)
+	if total != 300 {
+		t.Fatalf("%d rows in the sink, want 300", total)
 	}
 }
 

@@ -194,6 +194,20 @@ func (e *exactlyOnceRecords) midway(t *testing.T) {
 	eventually(t, 30*time.Second, "a transaction open", func() bool { return len(openTxns(t, e.adm, e.out)) > 0 })
 }
 
+// awaitCanceled waits until the job is CANCELED; past 3 minutes it fails showing the job's
+// status (its pipelines' states and tasks), which says where the cancel stopped.
+func awaitCanceled(t *testing.T, c *cluster, id string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for c.status(t, id).State != "CANCELED" {
+		if time.Now().After(deadline) {
+			_, st := run(t, "job", "status", id, "--json", "--address", c.addr)
+			t.Fatalf("the job is not canceled within 3m0s; its status:\n%s", st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // finish waits until every record is committed to the output, cancels the job and checks,
 // record by record, that the output holds each input record exactly once and that no
 // transaction of the job is left open.
@@ -207,7 +221,7 @@ func (e *exactlyOnceRecords) finish(t *testing.T, c *cluster, id string, since t
 	if code, o := run(t, "job", "cancel", "--address", c.addr, id); code != 0 {
 		t.Fatalf("cancel: exit %d\n%s", code, o)
 	}
-	eventually(t, 3*time.Minute, "the job is canceled", func() bool { return c.status(t, id).State == "CANCELED" })
+	awaitCanceled(t, c, id)
 	got := committedValues(t, e.addr, e.adm, e.out)
 	if len(got) != len(e.want) {
 		t.Errorf("%d records committed, want %d", len(got), len(e.want))
