@@ -33,6 +33,22 @@ func pgBatchArgs(args []string) (url, query, table string, batch int, err error)
 	return args[0], args[1], args[2], batch, nil
 }
 
+// pgBatchAnchor reads an anchor's arguments, opens its two connections and runs write.
+func pgBatchAnchor(args []string, write func(ctx context.Context, in, out *pgx.Conn, query, table string, batch int) error) error {
+	url, query, table, batch, err := pgBatchArgs(args)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	in, out, err := pgPair(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer in.Close(ctx)
+	defer out.Close(ctx)
+	return write(ctx, in, out, query, table, batch)
+}
+
 // pgPair opens the connection the rows are read on and the one they are written on.
 func pgPair(ctx context.Context, url string) (in, out *pgx.Conn, err error) {
 	if in, err = pgx.Connect(ctx, url); err != nil {
@@ -83,18 +99,10 @@ func pgBatches(ctx context.Context, in *pgx.Conn, query string, batch int,
 	return nil
 }
 
-func pgPipe(args []string) error {
-	url, query, table, batch, err := pgBatchArgs(args)
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	in, out, err := pgPair(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer in.Close(ctx)
-	defer out.Close(ctx)
+func pgPipe(args []string) error { return pgBatchAnchor(args, pipeBatches) }
+
+// pipeBatches writes the batches with INSERT ... unnest in pgx's pipeline mode.
+func pipeBatches(ctx context.Context, in, out *pgx.Conn, query, table string, batch int) error {
 	insert := "insert into " + pgx.Identifier{table}.Sanitize() + " (id, name, score, created) " +
 		"select * from unnest($1::int8[], $2::text[], $3::float8[], $4::timestamptz[])"
 	m := out.TypeMap()
@@ -123,7 +131,7 @@ func pgPipe(args []string) error {
 			}
 		}
 	}
-	err = pgBatches(ctx, in, query, batch, func(ids []int64, names []string, scores []float64, created []time.Time) error {
+	err := pgBatches(ctx, in, query, batch, func(ids []int64, names []string, scores []float64, created []time.Time) error {
 		for i, v := range []any{ids, names, scores, created} {
 			var err error
 			if params[i], err = m.Encode(oids[i], pgtype.BinaryFormatCode, v, params[i][:0]); err != nil {
@@ -150,18 +158,10 @@ func pgPipe(args []string) error {
 	return err
 }
 
-func pgCopyBatch(args []string) error {
-	url, query, table, batch, err := pgBatchArgs(args)
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	in, out, err := pgPair(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer in.Close(ctx)
-	defer out.Close(ctx)
+func pgCopyBatch(args []string) error { return pgBatchAnchor(args, copyBatches) }
+
+// copyBatches writes each batch with one CopyFrom.
+func copyBatches(ctx context.Context, in, out *pgx.Conn, query, table string, batch int) error {
 	cols := []string{"id", "name", "score", "created"}
 	vals := make([]any, 4)
 	return pgBatches(ctx, in, query, batch, func(ids []int64, names []string, scores []float64, created []time.Time) error {

@@ -11,9 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/strait-dev/strait/bench/internal/records"
 )
 
@@ -159,29 +156,9 @@ output:
 		fmt.Println("  Kafka -> mapping -> Kafka: not measured (STRAIT_TEST_KAFKA is not set; scripts/kafka.sh start runs the test broker)")
 		return
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
-	if err != nil {
-		fail(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	prefix := fmt.Sprintf("benthos_%d", time.Now().UnixNano())
-	var made []string
-	topic := func(name string) string {
-		t := prefix + "_" + name
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := adm.CreateTopic(ctx, 1, 1, nil, t); err != nil {
-			fail(fmt.Errorf("create topic %s: %w", t, err))
-		}
-		made = append(made, t)
-		return t
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = adm.DeleteTopics(ctx, made...)
-	}()
+	tp := newTopics(addr, "benthos")
+	defer tp.close()
+	adm, topic := tp.adm, tp.create
 	src := topic("in")
 	bareProduce(addr, src, rows, procs)
 	// every run writes to a topic of its own and counts what it holds after

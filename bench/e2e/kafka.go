@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -117,34 +116,9 @@ func kafkaBench(bin, dir string, procs int) {
 		fmt.Println("Kafka: not measured (STRAIT_TEST_KAFKA is not set; scripts/kafka.sh start runs the test broker)")
 		return
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
-	if err != nil {
-		fail(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	run := fmt.Sprintf("bench_%d", time.Now().UnixNano())
-	topic := func(name string) string {
-		t := run + "_" + name
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := adm.CreateTopic(ctx, 1, 1, nil, t); err != nil {
-			fail(fmt.Errorf("create topic %s: %w", t, err))
-		}
-		return t
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		topics, _ := adm.ListTopics(ctx)
-		var mine []string
-		for _, t := range topics.Names() {
-			if strings.HasPrefix(t, run) {
-				mine = append(mine, t)
-			}
-		}
-		_, _ = adm.DeleteTopics(ctx, mine...)
-	}()
+	tp := newTopics(addr, "bench")
+	defer tp.close()
+	adm, topic := tp.adm, tp.create
 
 	fmt.Printf("Kafka (broker %s, one partition, %d JSON records of ~100 bytes, GOMAXPROCS=%d, median of %d runs; "+
 		"Strait's job time against a bare franz-go loop of the same records):\n", addr, rows, procs, *kafkaRuns)
@@ -322,4 +296,41 @@ func bareCopyWith(addr, in, out string, rows, procs int, conv func([]byte) ([]by
 		}
 		return first
 	})
+}
+
+// topics creates the benchmark's topics (one partition each) under a prefix of its run, and
+// deletes them all at the end.
+type topics struct {
+	cl     *kgo.Client
+	adm    *kadm.Client
+	prefix string
+	made   []string
+}
+
+func newTopics(addr, name string) *topics {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		fail(err)
+	}
+	return &topics{cl: cl, adm: kadm.NewClient(cl), prefix: fmt.Sprintf("%s_%d", name, time.Now().UnixNano())}
+}
+
+// create makes the topic prefix_name and returns its name.
+func (tp *topics) create(name string) string {
+	t := tp.prefix + "_" + name
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := tp.adm.CreateTopic(ctx, 1, 1, nil, t); err != nil {
+		fail(fmt.Errorf("create topic %s: %w", t, err))
+	}
+	tp.made = append(tp.made, t)
+	return t
+}
+
+// close deletes every topic made and closes the client.
+func (tp *topics) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _ = tp.adm.DeleteTopics(ctx, tp.made...)
+	tp.cl.Close()
 }
