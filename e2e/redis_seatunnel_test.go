@@ -141,13 +141,7 @@ func TestSeaTunnelRedis(t *testing.T) {
 					}
 				}
 				return keys
-			}, want: func() []string {
-				var out []string
-				for i := 0; i < 100; i++ {
-					out = append(out, numbered("val", 10)...)
-				}
-				return out
-			}()},
+			}, want: repeated(100, numbered("val", 10))},
 		{it: "testScanSetTypeWriteRedis", config: "scan-set-to-redis-list-set-check.conf", list: "list-set-check",
 			seed: func(c *goredis.Client) []string {
 				keys := numbered("key-test-set", 100)
@@ -157,13 +151,7 @@ func TestSeaTunnelRedis(t *testing.T) {
 					}
 				}
 				return keys
-			}, want: func() []string {
-				var out []string
-				for i := 0; i < 100; i++ {
-					out = append(out, numbered("", 10)...)
-				}
-				return out
-			}()},
+			}, want: repeated(100, numbered("", 10))},
 		{it: "testScanHashTypeWriteRedis", config: "scan-hash-to-redis-list-hash-check.conf", list: "list-hash-check",
 			seed: func(c *goredis.Client) []string {
 				keys := numbered("key-test-hash", 100)
@@ -181,13 +169,7 @@ func TestSeaTunnelRedis(t *testing.T) {
 					}
 				}
 				return keys
-			}, want: func() []string {
-				var out []string
-				for i := 0; i < 100; i++ {
-					out = append(out, numbered("", 10)...)
-				}
-				return out
-			}()},
+			}, want: repeated(100, numbered("", 10))},
 		{it: "testMultipletableRedisSink", config: "fake-to-multipletableredissink.conf", db: 3, list: "key_multi_list", raw: true,
 			want: []string{
 				`{"id":1,"val_bool":true,"val_int8":1,"val_int16":2,"val_int32":3,"val_int64":4,"val_float":4.3,"val_double":5.3,"val_decimal":6.3,"val_string":"lzl","val_unixtime_micros":"2020-02-02T02:02:02"}`,
@@ -229,4 +211,13 @@ func TestSeaTunnelRedis(t *testing.T) {
 			}
 		})
 	}
+}
+
+// repeated is n copies of xs, one after another.
+func repeated(n int, xs []string) []string {
+	out := make([]string, 0, n*len(xs))
+	for range n {
+		out = append(out, xs...)
+	}
+	return out
 }
