@@ -86,16 +86,8 @@ func pgBench(bin, dir string, procs int) {
 		copyBatchT = append(copyBatchT, s)
 		pgCheck(ctx, conn, pgTarget, rows, "pgx CopyFrom per batch")
 		for i, s := range pgSinks {
-			pgTruncate(ctx, conn)
-			job := filepath.Join(dir, fmt.Sprintf("pg-%d.conf", i))
-			text := fmt.Sprintf("env { job.mode = BATCH, parallelism = 1 %s }\n", s.env) +
-				fmt.Sprintf(pgJobSource, host, cc.Database, cc.User, cc.Password, "") +
-				fmt.Sprintf("sink { Jdbc { plugin_input = \"src\", url = \"jdbc:postgresql://%s/%s\", user = %q, password = %q, batch_size = 1000, %s } }\n",
-					host, cc.Database, cc.User, cc.Password, s.options)
-			writeFile(job, text)
-			r := runJob(bin, job, procs)
+			r := pgSinkRun(ctx, conn, bin, dir, host, procs, rows, i, s.env, s.options, 1000, s.name)
 			sinkT[i], sinkWall[i], sinkRSS[i] = append(sinkT[i], r.jobSecs), append(sinkWall[i], r.wall), max(sinkRSS[i], r.maxRSSKB/1024)
-			pgCheck(ctx, conn, pgTarget, rows, s.name)
 		}
 	}
 	anchor := median(anchorT)
@@ -119,7 +111,42 @@ func pgBench(bin, dir string, procs int) {
 			Secs: median(sinkT[a.sink]), Anchor: a.anchor, AnchorSecs: median(a.secs), Target: "≥ 0.95", Runs: *pgRuns,
 			Note: "job time; a transaction per flush of 1,000 rows on both sides"})
 	}
+	pgBatchSizes(ctx, conn, bin, dir, host, procs, rows)
 	pgPartitions(bin, dir, host, cc.Database, cc.User, cc.Password, rows)
+}
+
+// pgSinkRun runs the job of sink block i of pgSinks (env and options) at a batch size into
+// the emptied target table, and checks that it holds every row once.
+func pgSinkRun(ctx context.Context, conn *pgx.Conn, bin, dir, host string, procs, rows, i int, env, options string, batch int, what string) result {
+	cc := conn.Config()
+	pgTruncate(ctx, conn)
+	job := filepath.Join(dir, fmt.Sprintf("pg-%d-%d.conf", i, batch))
+	text := fmt.Sprintf("env { job.mode = BATCH, parallelism = 1 %s }\n", env) +
+		fmt.Sprintf(pgJobSource, host, cc.Database, cc.User, cc.Password, "") +
+		fmt.Sprintf("sink { Jdbc { plugin_input = \"src\", url = \"jdbc:postgresql://%s/%s\", user = %q, password = %q, batch_size = %d, %s } }\n",
+			host, cc.Database, cc.User, cc.Password, batch, options)
+	writeFile(job, text)
+	r := runJob(bin, job, procs)
+	pgCheck(ctx, conn, pgTarget, rows, fmt.Sprintf("%s at batch_size %d", what, batch))
+	return r
+}
+
+// pgBatchSizes compares use_copy_statement with the plain insert at batch sizes beside
+// SeaTunnel's default, alternating the two: the sink writes each flush in whichever form
+// the server applies faster, so COPY is never the slower choice.
+func pgBatchSizes(ctx context.Context, conn *pgx.Conn, bin, dir, host string, procs, rows int) {
+	for _, batch := range []int{200, 5000, 50000} {
+		var plain, copyT []float64
+		for range *pgRuns {
+			r := pgSinkRun(ctx, conn, bin, dir, host, procs, rows, 0, "", pgSinks[0].options, batch, pgSinks[0].name)
+			plain = append(plain, r.jobSecs)
+			r = pgSinkRun(ctx, conn, bin, dir, host, procs, rows, 1, "", pgSinks[1].options, batch, pgSinks[1].name)
+			copyT = append(copyT, r.jobSecs)
+		}
+		results.add(comparison{Section: "postgres", Name: fmt.Sprintf("Jdbc -> Jdbc, use_copy_statement, batch_size %d", batch), Rows: rows,
+			Secs: median(copyT), Anchor: "the plain insert at the same batch_size", AnchorSecs: median(plain), Target: "≥ 0.95", Runs: *pgRuns,
+			Note: "job time; COPY at least as fast as the insert at every batch size"})
+	}
 }
 
 // pgPartitions reads the source table with partition_column in two splits on two cores and

@@ -40,12 +40,19 @@ func count(t *testing.T, conn *pgx.Conn, query string) int {
 // TestSinkPipelinedFlushError: a flush the server refuses while later flushes are in
 // flight fails the writer naming the table and the flush's rows, and no flush after it is
 // applied, through each write path (one INSERT of arrays, COPY, statements per row).
+// use_copy_statement writes a batch_size under copyMinRows as the INSERT of arrays.
 func TestSinkPipelinedFlushError(t *testing.T) {
-	for _, tc := range []struct{ name, opts string }{
-		{"bulk insert", "primary_keys = []"},
-		{"copy", "use_copy_statement = true"},
-		{"per-row statements", "primary_keys = [pk_id]\nenable_upsert = false"},
-		{"bulk upsert", "primary_keys = [pk_id]"},
+	for _, tc := range []struct {
+		name, opts string
+		batch      int
+		copy       bool // the flushes go as COPY
+	}{
+		{"bulk insert", "primary_keys = []", 10, false},
+		{"use_copy_statement, small batches", "use_copy_statement = true", 10, false},
+		{"copy", "use_copy_statement = true", copyMinRows, true},
+		{"no key, large batches", "primary_keys = []", copyMinRows, true},
+		{"per-row statements", "primary_keys = [pk_id]\nenable_upsert = false", 10, false},
+		{"bulk upsert", "primary_keys = [pk_id]", 10, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url, conn := testDB(t)
@@ -53,7 +60,7 @@ func TestSinkPipelinedFlushError(t *testing.T) {
 			if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT CHECK (score >= 0))"); err != nil {
 				t.Fatal(err)
 			}
-			s, err := newSink(t, genConf(url, "sink")+"batch_size = 10\n"+tc.opts+"\n", scoreTable())
+			s, err := newSink(t, genConf(url, "sink")+fmt.Sprintf("batch_size = %d\n", tc.batch)+tc.opts+"\n", scoreTable())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,15 +69,19 @@ func TestSinkPipelinedFlushError(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Close(ctx)
-			// five flushes of ten rows; row 15 breaks the check, in the second
-			err = w.Write(ctx, scoreRows(50, 15))
+			if pw, ok := w.(*writer); !ok || (pw.copy != "") != tc.copy {
+				t.Fatalf("the writer (%T) does not write its flushes as COPY = %v", w, tc.copy)
+			}
+			// five flushes; a row of the second breaks the check
+			b := tc.batch
+			err = w.Write(ctx, scoreRows(5*b, b+5))
 			if err == nil {
 				_, err = w.PrepareCommit(ctx, 1)
 			}
 			if err == nil {
 				t.Fatal("a refused flush was not reported")
 			}
-			for _, want := range []string{"write rows 11 to 20 (10 rows) to sink:", "check constraint"} {
+			for _, want := range []string{fmt.Sprintf("write rows %d to %d (%d rows) to sink:", b+1, 2*b, b), "check constraint"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not name %s", err, want)
 				}
@@ -78,8 +89,8 @@ func TestSinkPipelinedFlushError(t *testing.T) {
 			if !connector.IsPermanent(err) {
 				t.Errorf("a refused flush is not permanent: %v", err)
 			}
-			if got := dump(t, conn, "SELECT min(pk_id), max(pk_id), count(*) FROM sink"); got != "(1,10,10)" {
-				t.Errorf("applied rows (min, max, count) = %s, want the first flush's only: (1,10,10)", got)
+			if got, want := dump(t, conn, "SELECT min(pk_id), max(pk_id), count(*) FROM sink"), fmt.Sprintf("(1,%d,%d)", b, b); got != want {
+				t.Errorf("applied rows (min, max, count) = %s, want the first flush's only: %s", got, want)
 			}
 			if _, err := w.PrepareCommit(ctx, 2); err == nil {
 				t.Error("the writer took a checkpoint after a failed flush")

@@ -38,7 +38,7 @@ type SinkConfig struct {
 	BatchSize     int64 `opt:"batch_size" default:"1000" doc:"rows buffered before they are written"`
 	ExactlyOnce   bool  `opt:"is_exactly_once" default:"false" doc:"write each checkpoint's rows in a prepared transaction (PostgreSQL's PREPARE TRANSACTION, MySQL's XA) committed when the checkpoint completes"`
 	AutoCommit    bool  `opt:"auto_commit" default:"true" doc:"commit every batch as it is written; false keeps a transaction open until the checkpoint"`
-	UseCopy       bool  `opt:"use_copy_statement" default:"false" doc:"insert every row with COPY, to the table named by table, query or not; on MySQL, multi-row INSERTs"`
+	UseCopy       bool  `opt:"use_copy_statement" default:"false" doc:"insert every row in bulk, to the table named by table, query or not: on PostgreSQL by COPY, or by one INSERT of arrays per flush where that is faster (batch_size under 5000); on MySQL, multi-row INSERTs"`
 	EnableUpsert  bool  `opt:"enable_upsert" default:"true" doc:"upsert rows by key (INSERT ... ON CONFLICT, on MySQL ON DUPLICATE KEY UPDATE); false inserts INSERTs and updates UPDATE_AFTERs"`
 	PKUpdated     bool  `opt:"is_primary_key_updated" default:"true" doc:"update the key columns too when a row is updated"`
 	InsertOnly    bool  `opt:"support_upsert_by_insert_only" default:"false" doc:"write every change of a key as an insert (after deleting the key)"`
