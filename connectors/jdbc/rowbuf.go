@@ -1,7 +1,9 @@
 package jdbc
 
 import (
+	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 
 	"github.com/strait-dev/strait/row"
 )
@@ -47,17 +49,27 @@ func opOf(mode writeMode, kind row.Kind) (o op, skip bool) {
 type entry struct {
 	op         op
 	start, end int32
-	dead       bool // superseded by a later change of the same key
+	dead       bool  // superseded by a later change of the same key
+	sameHash   int32 // the entry before it whose key hashes alike, -1 for none
 }
 
 // rowBuffer holds the rows of one flush and reduces a changelog by key as SeaTunnel does:
-// the last change of a key wins, so each key is written once per flush.
+// the last change of a key wins, so each key is written once per flush. Keys are found by
+// their hash: keys holds the newest entry of each hash, and each entry the one before it
+// of the same hash, so a lookup compares the key's bytes along that chain (one entry but
+// on a collision) and nothing is allocated per row.
 type rowBuffer struct {
-	buf     []byte
-	entries []entry
-	keys    map[string]int32 // key bytes -> entry
-	keyBuf  []byte           // scratch for key
-	params  [][]byte         // scratch of split
+	buf      []byte
+	entries  []entry
+	keys     map[uint64]int32 // key hash -> the newest entry with it
+	seed     maphash.Seed
+	keyBuf   []byte   // scratch for key
+	keyAside []byte   // scratch of find
+	params   [][]byte // scratch of split
+}
+
+func newRowBuffer() rowBuffer {
+	return rowBuffer{keys: map[uint64]int32{}, seed: maphash.MakeSeed()}
 }
 
 // appendNull writes a null field.
@@ -79,14 +91,21 @@ func (b *rowBuffer) closeField(at int) {
 // supersedes the earlier change of the same key (pk are the key's fields; upsert is
 // modeUpsert, whose upsert needs no delete before it).
 func (b *rowBuffer) push(o op, first int, pk []int, upsert bool) {
-	e := entry{op: o, start: int32(first), end: int32(len(b.buf))}
+	e := entry{op: o, start: int32(first), end: int32(len(b.buf)), sameHash: -1}
 	idx := int32(len(b.entries))
 	b.entries = append(b.entries, e)
 	if o == opExec {
 		return
 	}
 	key := b.key(e, pk)
-	if prev, ok := b.keys[string(key)]; ok {
+	h := maphash.Bytes(b.seed, key)
+	prev, ok := b.keys[h]
+	b.keys[h] = idx
+	if !ok {
+		return
+	}
+	b.entries[idx].sameHash = prev
+	if prev = b.find(prev, key, pk); prev >= 0 {
 		switch p := &b.entries[prev]; {
 		case p.op == opInsert && o == opUpdate:
 			// the row is not in the table yet: its last values are inserted
@@ -98,7 +117,19 @@ func (b *rowBuffer) push(o op, first int, pk []int, upsert bool) {
 			p.dead = true
 		}
 	}
-	b.keys[string(key)] = idx
+}
+
+// find walks the chain of entries whose key hashes as key's, newest first from i, and
+// returns the first whose key is key, or -1. key is copied aside first: the entries' keys
+// are cut into the same scratch.
+func (b *rowBuffer) find(i int32, key []byte, pk []int) int32 {
+	b.keyAside = append(b.keyAside[:0], key...)
+	for ; i >= 0; i = b.entries[i].sameHash {
+		if bytes.Equal(b.key(b.entries[i], pk), b.keyAside) {
+			return i
+		}
+	}
+	return -1
 }
 
 // split cuts an entry's encoded fields into b.params, which the next call reuses.

@@ -79,7 +79,7 @@ type writeSession interface {
 
 func newTxWriter(c *sinkConfig, ctx connector.WriterContext, s writeSession) txWriter {
 	return txWriter{
-		rowBuffer: rowBuffer{keys: map[string]int32{}},
+		rowBuffer: newRowBuffer(),
 		cfg:       c, s: s,
 		gidPrefix: fmt.Sprintf("strait-%d-%s-%d-", ctx.Job.ID, c.tag, ctx.Index),
 		epoch:     ctx.Epoch,
