@@ -39,7 +39,7 @@ func s3Server(t testing.TB) (endpoint string, creds Credentials) {
 	t.Helper()
 	endpoint = os.Getenv(envS3)
 	if endpoint == "" {
-		t.Skipf("%s is not set: `make test` starts SeaweedFS (scripts/s3.sh) and sets it", envS3)
+		t.Fatalf("%s is not set: `make test` starts SeaweedFS (scripts/s3.sh) and sets it", envS3)
 	}
 	key, secret := os.Getenv(envS3Key), os.Getenv(envS3Secret)
 	if key == "" || secret == "" {

@@ -112,7 +112,7 @@ func pgSchema(t *testing.T) (jdbcURL string, conn *pgx.Conn) {
 	t.Helper()
 	dsn := os.Getenv("STRAIT_TEST_POSTGRES")
 	if dsn == "" {
-		t.Skip("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
+		t.Fatal("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {

@@ -20,7 +20,7 @@ func postgres(t *testing.T) *pgx.Conn {
 	t.Helper()
 	dsn := os.Getenv("STRAIT_TEST_POSTGRES")
 	if dsn == "" {
-		t.Skip("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
+		t.Fatal("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -22,7 +22,7 @@ func kafkaBroker(t *testing.T) (string, *kadm.Client) {
 	t.Helper()
 	addr := os.Getenv("STRAIT_TEST_KAFKA")
 	if addr == "" {
-		t.Skip("STRAIT_TEST_KAFKA is not set: `make test` starts the broker (scripts/kafka.sh) and sets it")
+		t.Fatal("STRAIT_TEST_KAFKA is not set: `make test` starts the broker (scripts/kafka.sh) and sets it")
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {

@@ -159,7 +159,7 @@ func sharedMariaDB(t *testing.T) string {
 	t.Helper()
 	dsn := os.Getenv("STRAIT_TEST_MYSQL")
 	if dsn == "" {
-		t.Skip("STRAIT_TEST_MYSQL is not set: `make test` starts MariaDB (scripts/mariadb.sh) and sets it")
+		t.Fatal("STRAIT_TEST_MYSQL is not set: `make test` starts MariaDB (scripts/mariadb.sh) and sets it")
 	}
 	return dsn
 }

@@ -35,7 +35,7 @@ func schemaEnvs(t *testing.T) (mysqlDSN, pgURL string) {
 	t.Helper()
 	mysqlDSN, pgURL = os.Getenv("STRAIT_TEST_MYSQL"), os.Getenv("STRAIT_TEST_POSTGRES")
 	if mysqlDSN == "" || pgURL == "" {
-		t.Skip("STRAIT_TEST_MYSQL and STRAIT_TEST_POSTGRES are not set: start scripts/mariadb.sh and scripts/postgres.sh (see the Makefile)")
+		t.Fatal("STRAIT_TEST_MYSQL and STRAIT_TEST_POSTGRES are not set: start scripts/mariadb.sh and scripts/postgres.sh (see the Makefile)")
 	}
 	return mysqlDSN, pgURL
 }

@@ -42,7 +42,7 @@ func newMyDB(t testing.TB) *myDB {
 	t.Helper()
 	dsn := os.Getenv(mysqlEnv)
 	if dsn == "" {
-		t.Skipf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s='test:test@tcp(127.0.0.1:3306)/'", mysqlEnv, mysqlEnv)
+		t.Fatalf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s='test:test@tcp(127.0.0.1:3306)/'", mysqlEnv, mysqlEnv)
 	}
 	mc, err := mysql.ParseDSN(dsn)
 	if err != nil {

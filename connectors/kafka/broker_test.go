@@ -28,7 +28,7 @@ func testBroker(t testing.TB) string {
 	t.Helper()
 	addr := os.Getenv(envKafka)
 	if addr == "" {
-		t.Skipf("%s is not set: start the broker with scripts/kafka.sh start", envKafka)
+		t.Fatalf("%s is not set: start the broker with scripts/kafka.sh start", envKafka)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {

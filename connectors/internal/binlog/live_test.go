@@ -23,7 +23,7 @@ func liveServer(t *testing.T) (Config, *sql.DB) {
 	t.Helper()
 	dsn := os.Getenv(liveEnv)
 	if dsn == "" {
-		t.Skipf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s=test:test@tcp(127.0.0.1:3306)/", liveEnv, liveEnv)
+		t.Fatalf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s=test:test@tcp(127.0.0.1:3306)/", liveEnv, liveEnv)
 	}
 	mc, err := mysql.ParseDSN(dsn)
 	if err != nil {

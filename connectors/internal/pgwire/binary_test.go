@@ -28,7 +28,7 @@ func textOf(ctx context.Context, pg *pgx.Conn, sql string) (string, error) {
 func TestUseBinary(t *testing.T) {
 	dsn := os.Getenv("STRAIT_TEST_POSTGRES")
 	if dsn == "" {
-		t.Skip("STRAIT_TEST_POSTGRES is not set")
+		t.Fatal("STRAIT_TEST_POSTGRES is not set")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
