@@ -16,8 +16,9 @@ import (
 // can be held to what the server allows at that transaction size, beside the one long COPY of
 // pgcopy:
 //
-//	pgpipe:      per batch, BEGIN; INSERT ... SELECT * FROM unnest($1..$4); COMMIT, in pgx's
-//	             pipeline mode with two batches in flight (the sink's plain insert path);
+//	pgpipe:      per batch, BEGIN; INSERT ... SELECT unnest($1), ..., unnest($4); COMMIT, each
+//	             statement prepared once, in pgx's pipeline mode with two batches in flight
+//	             (the sink's plain insert path);
 //	pgcopybatch: per batch, one CopyFrom in a transaction of its own, waited for (pgx cannot
 //	             pipeline a COPY).
 
@@ -103,9 +104,16 @@ func pgPipe(args []string) error { return pgBatchAnchor(args, pipeBatches) }
 
 // pipeBatches writes the batches with INSERT ... unnest in pgx's pipeline mode.
 func pipeBatches(ctx context.Context, in, out *pgx.Conn, query, table string, batch int) error {
+	// unnest in the select list: the server reads the arrays element by element, where
+	// unnest in FROM would first copy them into a tuple store
 	insert := "insert into " + pgx.Identifier{table}.Sanitize() + " (id, name, score, created) " +
-		"select * from unnest($1::int8[], $2::text[], $3::float8[], $4::timestamptz[])"
+		"select unnest($1::int8[]), unnest($2::text[]), unnest($3::float8[]), unnest($4::timestamptz[])"
 	m := out.TypeMap()
+	for name, sql := range map[string]string{"anchor_begin": "begin", "anchor_insert": insert, "anchor_commit": "commit"} {
+		if _, err := out.PgConn().Prepare(ctx, name, sql, nil); err != nil {
+			return fmt.Errorf("prepare %s: %w", sql, err)
+		}
+	}
 	p := out.PgConn().StartPipeline(ctx)
 	binary := []int16{pgtype.BinaryFormatCode, pgtype.BinaryFormatCode, pgtype.BinaryFormatCode, pgtype.BinaryFormatCode}
 	oids := []uint32{pgtype.Int8ArrayOID, pgtype.TextArrayOID, pgtype.Float8ArrayOID, pgtype.TimestamptzArrayOID}
@@ -138,9 +146,9 @@ func pipeBatches(ctx context.Context, in, out *pgx.Conn, query, table string, ba
 				return err
 			}
 		}
-		p.SendQueryParams("begin", nil, nil, nil, nil)
-		p.SendQueryParams(insert, params, oids, binary, nil)
-		p.SendQueryParams("commit", nil, nil, nil, nil)
+		p.SendQueryPrepared("anchor_begin", nil, nil, nil)
+		p.SendQueryPrepared("anchor_insert", params, binary, nil)
+		p.SendQueryPrepared("anchor_commit", nil, nil, nil)
 		if err := p.Sync(); err != nil {
 			return err
 		}
