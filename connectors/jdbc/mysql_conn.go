@@ -296,6 +296,9 @@ func mysqlRefused(err error) bool {
 		return true
 	case me.Number == 1142 || me.Number == 1143 || me.Number == 1264 || me.Number == 1265 || me.Number == 1292 || me.Number == 1366 || me.Number == 1406:
 		return true
+	case me.Number == 1451 || me.Number == 1452 || me.Number == 3819 || me.Number == 4025:
+		// a foreign key, a CHECK constraint (MySQL's number, then MariaDB's)
+		return true
 	}
 	return false
 }

@@ -116,6 +116,9 @@ func (w *myWriter) alterStatements(_ context.Context, ch *connector.SchemaChange
 
 // execAlter runs the ALTER TABLE.
 func (w *myWriter) execAlter(ctx context.Context, stmts []string) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
 	for _, stmt := range stmts {
 		slog.Info("Jdbc applies a schema change", "plugin", w.cfg.where, "statement", stmt)
 		if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
@@ -141,6 +144,9 @@ func mysqlRaced(err error) bool {
 
 // targetColumns are the columns the table has, by lower-case name.
 func (w *myWriter) targetColumns(ctx context.Context) (map[string]bool, error) {
+	if err := w.wait(); err != nil {
+		return nil, err
+	}
 	rows, err := w.conn.QueryContext(ctx, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", w.cfg.target.Schema, w.cfg.target.Table)
 	if err != nil {
 		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)

@@ -751,3 +751,40 @@ func TestMySQLStreams(t *testing.T) {
 		t.Errorf("%d rows read, want 5000", n)
 	}
 }
+
+// TestMySQLPipelinedFlushError: a flush the server refuses while the task encodes the next
+// fails the writer naming the flush's rows, permanently, and nothing after it is applied;
+// the writer takes no checkpoint after it.
+func TestMySQLPipelinedFlushError(t *testing.T) {
+	for _, opts := range []string{"primary_keys = []", "primary_keys = [pk_id]", "primary_keys = [pk_id]\nenable_upsert = false"} {
+		t.Run(opts, func(t *testing.T) {
+			d := newMyDB(t)
+			d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT CHECK (score >= 0))")
+			s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = sink\nbatch_size = 10\n"+opts), scoreTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close(ctx)
+			// five flushes of ten rows; row 15 breaks the check, in the second
+			err = w.Write(ctx, scoreRows(50, 15))
+			if err == nil {
+				_, err = w.PrepareCommit(ctx, 1)
+			}
+			var perm *connector.PermanentError
+			if err == nil || !errors.As(err, &perm) || !strings.Contains(err.Error(), "write rows 11 to 20 (10 rows) to") || !strings.Contains(err.Error(), "sink") {
+				t.Fatalf("a refused flush: %v", err)
+			}
+			if got := d.dump(t, "SELECT min(pk_id), max(pk_id), count(*) FROM sink"); got != "(1, 10, 10)" {
+				t.Errorf("applied rows (min, max, count) = %s, want the first flush's only: (1, 10, 10)", got)
+			}
+			if _, err := w.PrepareCommit(ctx, 2); err == nil {
+				t.Error("the writer took a checkpoint after a failed flush")
+			}
+		})
+	}
+}

@@ -39,6 +39,13 @@ type myWriter struct {
 
 	xid    string // the open XA transaction
 	connID int64  // the server's id of conn's session (exactly-once: detach waits for its end)
+
+	// the statement sent and not yet applied, at most one: while the server applies it the
+	// task reads and encodes the next flush (see send)
+	inFlight chan error
+	sentWhat string // what it writes, for its error
+	what     string // what the flush being built writes
+	rows     int64  // rows flushed so far, which errors count in
 }
 
 // newWriter connects and, restored from states, first settles the XA transactions they
@@ -153,6 +160,9 @@ func (w *myWriter) begin(ctx context.Context) error {
 	if w.inTx || (!w.cfg.exactlyOnce && w.cfg.autoCommit) {
 		return nil
 	}
+	if err := w.wait(); err != nil {
+		return err
+	}
 	stmt := "BEGIN"
 	if w.cfg.exactlyOnce {
 		w.xid = w.txName(w.cp)
@@ -175,6 +185,12 @@ func (w *myWriter) flush(ctx context.Context) error {
 		return err
 	}
 	c := w.cfg
+	target := c.target.String()
+	if c.mode == modeQuery {
+		target = "query"
+	}
+	w.rows += int64(len(w.entries))
+	w.what = fmt.Sprintf("%s: write rows %d to %d (%d rows) to %s", c.where, w.rows-int64(len(w.entries))+1, w.rows, len(w.entries), target)
 	w.stmt = w.stmt[:0]
 	var err error
 	if c.mode == modeQuery {
@@ -186,14 +202,6 @@ func (w *myWriter) flush(ctx context.Context) error {
 		err = w.send(ctx)
 	}
 	if err != nil {
-		target := c.target.String()
-		if c.mode == modeQuery {
-			target = "query"
-		}
-		err = fmt.Errorf("%s: write %d rows to %s: %w", c.where, len(w.entries), target, err)
-		if mysqlRefused(err) {
-			return connector.Permanent(err)
-		}
 		return err
 	}
 	w.clear(0)
@@ -209,13 +217,45 @@ func (w *myWriter) statement(ctx context.Context) error {
 	return nil
 }
 
-// send runs the statements built so far.
+// send runs the statements built so far without waiting for them: once the statement
+// before them is applied, they go to the server on the writer's session in a goroutine of
+// their own, and the task goes on reading and encoding the next flush meanwhile. Every
+// other use of the session waits for them first (wait), so statements reach the server in
+// the order they were built, and a failed one is reported by the next send, drain or
+// checkpoint, with nothing after it applied.
 func (w *myWriter) send(ctx context.Context) error {
 	if len(w.stmt) == 0 {
 		return nil
 	}
-	_, err := w.conn.ExecContext(ctx, string(w.stmt))
+	if err := w.wait(); err != nil {
+		return err
+	}
+	stmt := string(w.stmt) // the driver's copy would be made anyway; w.stmt is free again
 	w.stmt = w.stmt[:0]
+	done := make(chan error, 1)
+	w.inFlight, w.sentWhat = done, w.what
+	go func() {
+		_, err := w.conn.ExecContext(ctx, stmt)
+		done <- err
+	}()
+	return nil
+}
+
+// wait waits until the statement in flight is applied and reports its error, naming the
+// rows it wrote.
+func (w *myWriter) wait() error {
+	if w.inFlight == nil {
+		return nil
+	}
+	err := <-w.inFlight
+	w.inFlight = nil
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("%s: %w", w.sentWhat, err)
+	if mysqlRefused(err) {
+		return connector.Permanent(err)
+	}
 	return err
 }
 
@@ -318,6 +358,9 @@ func (w *myWriter) appendUpdate(e entry) {
 
 // commit commits the open transaction: an XA transaction in one phase.
 func (w *myWriter) commit(ctx context.Context) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
 	stmts := []string{"COMMIT"}
 	if w.cfg.exactlyOnce {
 		x := xidLiteral(w.xid)
@@ -334,6 +377,9 @@ func (w *myWriter) commit(ctx context.Context) error {
 // prepareTx ends and prepares the checkpoint's XA transaction, then detaches it from the
 // session.
 func (w *myWriter) prepareTx(ctx context.Context, _ int64) (string, error) {
+	if err := w.wait(); err != nil {
+		return "", err
+	}
 	x := xidLiteral(w.xid)
 	if _, err := w.conn.ExecContext(ctx, "XA END "+x); err != nil {
 		return "", fmt.Errorf("XA END %s: %w", w.xid, err)
@@ -347,19 +393,33 @@ func (w *myWriter) prepareTx(ctx context.Context, _ int64) (string, error) {
 	return w.xid, nil
 }
 
-func (w *myWriter) drain(context.Context) error { return nil }
+func (w *myWriter) drain(context.Context) error { return w.wait() }
 
-func (w *myWriter) idle() error { return nil }
+func (w *myWriter) idle() error {
+	if w.inFlight != nil {
+		return fmt.Errorf("a flush is in flight at a snapshot")
+	}
+	return nil
+}
 
 func (w *myWriter) prepared(ctx context.Context) (map[string]bool, error) {
+	if err := w.wait(); err != nil {
+		return nil, err
+	}
 	return xaRecover(ctx, w.conn, w.gidPrefix)
 }
 
 func (w *myWriter) commitPrepared(ctx context.Context, xid string) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
 	return xaCommit(ctx, w.conn, xid)
 }
 
 func (w *myWriter) rollbackPrepared(ctx context.Context, xid string) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
 	return xaRollback(ctx, w.conn, xid)
 }
 
@@ -435,6 +495,7 @@ func (w *myWriter) Close(ctx context.Context) error {
 	if w.db == nil {
 		return nil
 	}
+	_ = w.wait() // the writer is given up: what its last flush did no longer matters
 	if w.conn != nil && w.inTx {
 		if w.cfg.exactlyOnce {
 			x := xidLiteral(w.xid)
