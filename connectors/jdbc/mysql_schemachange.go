@@ -121,7 +121,7 @@ func (w *myWriter) execAlter(ctx context.Context, stmts []string) error {
 	}
 	for _, stmt := range stmts {
 		slog.Info("Jdbc applies a schema change", "plugin", w.cfg.where, "statement", stmt)
-		if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
+		if _, err := w.sess.ExecContext(ctx, stmt); err != nil {
 			err = fmt.Errorf("%s: table %s: %s: %w", w.cfg.where, w.cfg.target, stmt, err)
 			if mysqlRefused(err) {
 				return connector.Permanent(err)
@@ -147,7 +147,7 @@ func (w *myWriter) targetColumns(ctx context.Context) (map[string]bool, error) {
 	if err := w.wait(); err != nil {
 		return nil, err
 	}
-	rows, err := w.conn.QueryContext(ctx, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", w.cfg.target.Schema, w.cfg.target.Table)
+	rows, err := w.sess.QueryContext(ctx, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", w.cfg.target.Schema, w.cfg.target.Table)
 	if err != nil {
 		return nil, fmt.Errorf("%s: table %s: read its columns: %w", w.cfg.where, w.cfg.target, err)
 	}

@@ -788,3 +788,67 @@ func TestMySQLPipelinedFlushError(t *testing.T) {
 		})
 	}
 }
+
+// TestMySQLSharedSession: the auto-commit writers of one subtask share one session, which
+// is opened only by the first flush: a subtask given no rows holds no connection, and two
+// tables written by one subtask hold one. A writer with a transaction of its own
+// (is_exactly_once) keeps its own session.
+func TestMySQLSharedSession(t *testing.T) {
+	d := newMyDB(t)
+	d.exec(t, "CREATE TABLE a (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)",
+		"CREATE TABLE b (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)")
+	ctx := context.Background()
+	writer := func(table string, index int, extra string) *myWriter {
+		t.Helper()
+		s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = "+table+"\n"+extra), scoreTable())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 4242}, Index: index, Epoch: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.(*myWriter)
+	}
+	a0, b0, a1 := writer("a", 0, ""), writer("b", 0, ""), writer("a", 1, "")
+	if a0.db != b0.db || a0.db == a1.db {
+		t.Fatal("the writers of subtask 0 do not share a session, or subtask 1 shares theirs")
+	}
+	open := func(w *myWriter) int { return w.db.Stats().OpenConnections }
+	if open(a0) != 0 || open(a1) != 0 {
+		t.Fatalf("connections before any row: subtask 0 %d, subtask 1 %d; want none", open(a0), open(a1))
+	}
+	for i, w := range []*myWriter{a0, b0} {
+		if err := w.Write(ctx, scoreBatch(row.Insert, 1, "x", i)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.PrepareCommit(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a1.PrepareCommit(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if open(a0) != 1 || open(a1) != 0 {
+		t.Fatalf("connections after writing two tables in subtask 0: %d, in subtask 1 (no rows): %d; want 1 and 0", open(a0), open(a1))
+	}
+	if got := d.dump(t, "SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b)"); got != "(1, 1)" {
+		t.Errorf("rows in a and b: %s, want (1, 1)", got)
+	}
+	db := a0.db
+	for _, w := range []*myWriter{a0, b0, a1} {
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.PingContext(ctx); err == nil {
+		t.Error("the shared session is still open after its writers closed")
+	}
+	// exactly-once: a session of its own, held from the start
+	d.exec(t, "CREATE TABLE c (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)")
+	eo := writer("c", 0, "is_exactly_once = true\nxa_data_source_class_name = \"com.mysql.cj.jdbc.MysqlXADataSource\"")
+	defer eo.Close(ctx)
+	if eo.done != nil || eo.conn == nil {
+		t.Error("an exactly-once writer writes through the shared session")
+	}
+}

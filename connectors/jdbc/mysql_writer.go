@@ -22,7 +22,9 @@ import (
 type myWriter struct {
 	txWriter
 	db   *sql.DB
-	conn *sql.Conn
+	conn *sql.Conn // the writer's own session (a transaction of its own), else nil
+	sess mySession // conn, or db: the subtask's shared session (mysql_shared.go)
+	done func()    // gives the shared session back
 
 	fields []int // input field of each literal
 	all    []int // every literal's position: 0, 1, ...
@@ -52,15 +54,22 @@ type myWriter struct {
 // list and those this subtask left behind.
 func (mc *myConn) newWriter(c *sinkConfig, ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
 	bg := context.Background()
-	db, err := mc.open(bg, 1)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.where, err)
-	}
-	w := &myWriter{db: db}
+	w := &myWriter{}
 	w.txWriter = newTxWriter(c, ctx, w)
-	if err := w.session(bg); err != nil {
-		w.Close(bg)
-		return nil, fmt.Errorf("%s: %w", c.where, err)
+	var err error
+	if sharedSession(c) {
+		if w.db, w.done, err = mc.shared(bg, c.where, ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.where, err)
+		}
+		w.sess = w.db
+	} else {
+		if w.db, err = mc.open(bg, 1); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.where, err)
+		}
+		if err := w.session(bg); err != nil {
+			w.Close(bg)
+			return nil, fmt.Errorf("%s: %w", c.where, err)
+		}
 	}
 	if w.cfg, err = c.restore(bg, states, w.targetColumns); err != nil {
 		w.Close(bg)
@@ -70,13 +79,16 @@ func (mc *myConn) newWriter(c *sinkConfig, ctx connector.WriterContext, states [
 		w.Close(bg)
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
+	if w.done != nil {
+		idleUntilWritten(w.db)
+	}
 	return w, nil
 }
 
 func (w *myWriter) open(ctx context.Context, states [][]byte) error {
 	c := w.cfg
 	var packet int64
-	if err := w.conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
+	if err := w.sess.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
 		return fmt.Errorf("read max_allowed_packet: %w", err)
 	}
 	w.maxStmt = int(max(packet-4096, 4096))
@@ -121,7 +133,7 @@ func (w *myWriter) prepare(ctx context.Context) error {
 		w.deleteHead = "DELETE FROM " + t + " WHERE (" + strings.Join(pk, ", ") + ") IN ("
 	}
 	// the table must be there, with the columns written
-	if _, err := w.conn.ExecContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+t+" LIMIT 0"); err != nil {
+	if _, err := w.sess.ExecContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+t+" LIMIT 0"); err != nil {
 		return fmt.Errorf("table %s: %w", c.target, err)
 	}
 	return nil
@@ -168,7 +180,7 @@ func (w *myWriter) begin(ctx context.Context) error {
 		w.xid = w.txName(w.cp)
 		stmt = "XA START " + xidLiteral(w.xid)
 	}
-	if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
+	if _, err := w.sess.ExecContext(ctx, stmt); err != nil {
 		return fmt.Errorf("%s: %s: %w", w.cfg.where, stmt, err)
 	}
 	w.inTx = true
@@ -235,7 +247,7 @@ func (w *myWriter) send(ctx context.Context) error {
 	done := make(chan error, 1)
 	w.inFlight, w.sentWhat = done, w.what
 	go func() {
-		_, err := w.conn.ExecContext(ctx, stmt)
+		_, err := w.sess.ExecContext(ctx, stmt)
 		done <- err
 	}()
 	return nil
@@ -367,7 +379,7 @@ func (w *myWriter) commit(ctx context.Context) error {
 		stmts = []string{"XA END " + x, "XA COMMIT " + x + " ONE PHASE"}
 	}
 	for _, s := range stmts {
-		if _, err := w.conn.ExecContext(ctx, s); err != nil {
+		if _, err := w.sess.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
 	}
@@ -381,10 +393,10 @@ func (w *myWriter) prepareTx(ctx context.Context, _ int64) (string, error) {
 		return "", err
 	}
 	x := xidLiteral(w.xid)
-	if _, err := w.conn.ExecContext(ctx, "XA END "+x); err != nil {
+	if _, err := w.sess.ExecContext(ctx, "XA END "+x); err != nil {
 		return "", fmt.Errorf("XA END %s: %w", w.xid, err)
 	}
-	if _, err := w.conn.ExecContext(ctx, "XA PREPARE "+x); err != nil {
+	if _, err := w.sess.ExecContext(ctx, "XA PREPARE "+x); err != nil {
 		return "", fmt.Errorf("XA PREPARE %s: %w", w.xid, err)
 	}
 	if err := w.detach(ctx); err != nil {
@@ -406,21 +418,21 @@ func (w *myWriter) prepared(ctx context.Context) (map[string]bool, error) {
 	if err := w.wait(); err != nil {
 		return nil, err
 	}
-	return xaRecover(ctx, w.conn, w.gidPrefix)
+	return xaRecover(ctx, w.sess, w.gidPrefix)
 }
 
 func (w *myWriter) commitPrepared(ctx context.Context, xid string) error {
 	if err := w.wait(); err != nil {
 		return err
 	}
-	return xaCommit(ctx, w.conn, xid)
+	return xaCommit(ctx, w.sess, xid)
 }
 
 func (w *myWriter) rollbackPrepared(ctx context.Context, xid string) error {
 	if err := w.wait(); err != nil {
 		return err
 	}
-	return xaRollback(ctx, w.conn, xid)
+	return xaRollback(ctx, w.sess, xid)
 }
 
 // detach ends the session that prepared an XA transaction and opens another: MySQL and
@@ -448,7 +460,7 @@ func (w *myWriter) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.conn = conn
+	w.conn, w.sess = conn, conn
 	if !w.cfg.exactlyOnce {
 		return nil
 	}
@@ -472,7 +484,7 @@ func (w *myWriter) waitSessionEnded(ctx context.Context, id int64) error {
 	pause := time.Millisecond
 	for {
 		var n int
-		if err := w.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&n); err != nil {
+		if err := w.sess.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&n); err != nil {
 			return fmt.Errorf("look for the preparing session %d: %w", id, err)
 		}
 		if n == 0 {
@@ -496,13 +508,18 @@ func (w *myWriter) Close(ctx context.Context) error {
 		return nil
 	}
 	_ = w.wait() // the writer is given up: what its last flush did no longer matters
+	if w.done != nil {
+		w.done()
+		w.db, w.sess, w.done = nil, nil, nil
+		return nil
+	}
 	if w.conn != nil && w.inTx {
 		if w.cfg.exactlyOnce {
 			x := xidLiteral(w.xid)
-			_, _ = w.conn.ExecContext(ctx, "XA END "+x)
-			_, _ = w.conn.ExecContext(ctx, "XA ROLLBACK "+x)
+			_, _ = w.sess.ExecContext(ctx, "XA END "+x)
+			_, _ = w.sess.ExecContext(ctx, "XA ROLLBACK "+x)
 		} else {
-			_, _ = w.conn.ExecContext(ctx, "ROLLBACK")
+			_, _ = w.sess.ExecContext(ctx, "ROLLBACK")
 		}
 	}
 	if w.conn != nil {
