@@ -453,10 +453,13 @@ type writer struct {
 	rows    int
 	pending []ice.DataFile
 
-	// upsert mode: the key's fields, and each key's last change since the last checkpoint
+	// upsert mode: the key's fields, the partition source fields outside the key, and each
+	// key's last change since the last checkpoint
 	keys    []int // table fields
 	keyIDs  []int
+	parts   []int // table fields
 	delSc   *arrow.Schema
+	delPos  []int // per field of delSc: its index in key, or len(keys)+its index in parts
 	changes map[string]*change
 	order   []string
 }
@@ -465,6 +468,12 @@ type writer struct {
 type change struct {
 	fields []row.Value // input columns; nil for a delete
 	key    []row.Value // the key's values, in the order of keys
+	// where the table is partitioned by fields outside the key, the partitions the key is
+	// deleted from: those fields' values in each row that deleted or replaced it (the old
+	// image of an UPDATE_BEFORE or DELETE, the new row of an INSERT or UPDATE_AFTER),
+	// distinct
+	olds  [][]row.Value
+	oldKs []string
 }
 
 // open loads the table and matches the input's columns to its fields by name.

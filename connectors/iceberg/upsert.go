@@ -2,6 +2,8 @@ package iceberg
 
 import (
 	"context"
+	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,6 +23,13 @@ import (
 // data file of the rows that stand. In one snapshot the equality deletes apply to the rows
 // of earlier snapshots only, so a key's row written in this checkpoint is never deleted by
 // its own delete, and a key changed twice keeps its last change.
+//
+// An equality delete of a partitioned table applies in its own partition only. Where the
+// table is partitioned by fields outside the key, a key's old row may lie in another
+// partition than its new one: a delete then goes to the partition of each row image that
+// removes the key's row, the old image an UPDATE_BEFORE or DELETE carries (change sources
+// send them) and the new row of an INSERT or UPDATE_AFTER. A row that moves partition in
+// a stream without UPDATE_BEFORE rows keeps its old row, as in SeaTunnel and Flink.
 
 // openUpsert finds the key's fields: the table's identifier fields, else the sink's
 // primary keys, else the input's.
@@ -57,23 +66,48 @@ func (w *writer) openUpsert(sc *ice.Schema) error {
 		w.keyIDs = append(w.keyIDs, w.fields[k].ID)
 		keyNames = append(keyNames, w.fields[k].Name)
 	}
+	// the partition source fields outside the key go into the deletes too, so that each
+	// lands in the partition of the row it removes
+	delNames := append([]string(nil), keyNames...)
 	spec := w.tbl.Spec()
 	for _, pf := range spec.Fields() {
-		inKey := false
-		for _, id := range w.keyIDs {
-			inKey = inKey || id == pf.SourceID()
+		if slices.Contains(w.keyIDs, pf.SourceID()) {
+			continue
 		}
-		if !inKey {
-			return connector.Permanent(s.errorf("upsert mode: the table is partitioned by %s, which is not a key column (%s): a key's old row may lie in another partition than its delete",
-				pf.Name, strings.Join(keyNames, ", ")))
+		k := slices.IndexFunc(w.fields, func(f ice.NestedField) bool { return f.ID == pf.SourceID() })
+		if k < 0 || w.cols[k] < 0 {
+			return connector.Permanent(s.errorf("upsert mode: the partition field %s's source column is not in both the table and the input", pf.Name))
+		}
+		if !slices.Contains(w.parts, k) {
+			w.parts = append(w.parts, k)
+			delNames = append(delNames, w.fields[k].Name)
 		}
 	}
-	del, err := sc.Select(true, keyNames...)
+	if len(w.parts) > 0 {
+		slog.Warn("Iceberg upsert into a table partitioned by columns outside the key: a row that moves partition is deleted from its old one by its UPDATE_BEFORE or DELETE row",
+			"where", s.where, "key", strings.Join(keyNames, ", "), "partition", strings.Join(delNames[len(keyNames):], ", "))
+	}
+	del, err := sc.Select(true, delNames...)
 	if err != nil {
 		return connector.Permanent(s.errorf("upsert key: %v", err))
 	}
 	if w.delSc, err = table.SchemaToArrowSchema(del, nil, true, false); err != nil {
 		return connector.Permanent(s.errorf("upsert key in Arrow: %v", err))
+	}
+	// the delete schema's fields are in the table's order
+	w.delPos = make([]int, w.delSc.NumFields())
+	for j, f := range w.delSc.Fields() {
+		w.delPos[j] = -1
+		for i, k := range w.keys {
+			if w.fields[k].Name == f.Name {
+				w.delPos[j] = i
+			}
+		}
+		for i, k := range w.parts {
+			if w.fields[k].Name == f.Name {
+				w.delPos[j] = len(w.keys) + i
+			}
+		}
 	}
 	w.changes = map[string]*change{}
 	return nil
@@ -82,10 +116,10 @@ func (w *writer) openUpsert(sc *ice.Schema) error {
 // upsert keeps each row's change by its key.
 func (w *writer) upsert(b *row.Batch) error {
 	s := w.s
-	var kb []byte
+	var kb, pb []byte
 	for r := range b.Rows {
 		rw := &b.Rows[r]
-		if rw.Kind == row.UpdateBefore {
+		if rw.Kind == row.UpdateBefore && len(w.parts) == 0 {
 			continue
 		}
 		kb = kb[:0]
@@ -99,20 +133,44 @@ func (w *writer) upsert(b *row.Batch) error {
 			kb = row.AppendJSONAs(kb, v, s.input.Columns[w.cols[k]].Type)
 			kb = append(kb, 0)
 		}
-		c := &change{key: key}
-		if rw.Kind != row.Delete {
-			c.fields = make([]row.Value, len(rw.Fields))
-			for i, v := range rw.Fields {
-				c.fields[i] = v.Clone()
-			}
-		}
 		ks := string(kb)
-		if _, ok := w.changes[ks]; !ok {
+		prev, seen := w.changes[ks]
+		if !seen {
 			w.order = append(w.order, ks)
+		}
+		c := &change{key: key}
+		if prev != nil {
+			c.olds, c.oldKs = prev.olds, prev.oldKs
+		}
+		// an UPDATE_BEFORE removes the old row as a DELETE does (its partition kept above);
+		// its UPDATE_AFTER, in this checkpoint or the next, writes the new one
+		if rw.Kind == row.Insert || rw.Kind == row.UpdateAfter {
+			c.fields = cloneFields(rw.Fields)
+		}
+		if len(w.parts) > 0 {
+			pb = pb[:0]
+			part := make([]row.Value, len(w.parts))
+			for i, k := range w.parts {
+				v := rw.Fields[w.cols[k]]
+				part[i] = v.Clone()
+				pb = row.AppendJSONAs(pb, v, s.input.Columns[w.cols[k]].Type)
+				pb = append(pb, 0)
+			}
+			if !slices.Contains(c.oldKs, string(pb)) {
+				c.olds, c.oldKs = append(c.olds, part), append(c.oldKs, string(pb))
+			}
 		}
 		w.changes[ks] = c
 	}
 	return nil
+}
+
+func cloneFields(fields []row.Value) []row.Value {
+	out := make([]row.Value, len(fields))
+	for i, v := range fields {
+		out[i] = v.Clone()
+	}
+	return out
 }
 
 // prepareUpsert buffers the rows that stand and writes the equality deletes of every key
@@ -124,22 +182,31 @@ func (w *writer) prepareUpsert(ctx context.Context) ([]ice.DataFile, error) {
 	}
 	db := array.NewRecordBuilder(memory.DefaultAllocator, w.delSc)
 	defer db.Release()
-	// the delete schema's fields are the key's, in the table's order
-	pos := make([]int, w.delSc.NumFields())
-	for j, f := range w.delSc.Fields() {
-		pos[j] = -1
-		for i, k := range w.keys {
-			if w.fields[k].Name == f.Name {
-				pos[j] = i
+	// one delete of the key, or one per partition it is deleted from
+	appendDelete := func(c *change, part []row.Value) error {
+		for j, p := range w.delPos {
+			k, v := 0, row.Value{}
+			if p < len(w.keys) {
+				k, v = w.keys[p], c.key[p]
+			} else {
+				k, v = w.parts[p-len(w.keys)], part[p-len(w.keys)]
+			}
+			if err := appendValue(db.Field(j), v, w.fields[k].Type, s.input.Columns[w.cols[k]].Type); err != nil {
+				return connector.Permanent(s.errorf("key column %s: %v", w.fields[k].Name, err))
 			}
 		}
+		return nil
 	}
 	for _, ks := range w.order {
 		c := w.changes[ks]
-		for j := range pos {
-			k := w.keys[pos[j]]
-			if err := appendValue(db.Field(j), c.key[pos[j]], w.fields[k].Type, s.input.Columns[w.cols[k]].Type); err != nil {
-				return nil, connector.Permanent(s.errorf("key column %s: %v", w.fields[k].Name, err))
+		if len(w.parts) == 0 {
+			if err := appendDelete(c, nil); err != nil {
+				return nil, err
+			}
+		}
+		for _, part := range c.olds {
+			if err := appendDelete(c, part); err != nil {
+				return nil, err
 			}
 		}
 		if c.fields != nil {

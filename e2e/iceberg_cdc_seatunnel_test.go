@@ -1,0 +1,229 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	ice "github.com/apache/iceberg-go"
+	icecat "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// SeaTunnel's IcebergSinkCDCIT: MySQL-CDC into an Iceberg table of a Hadoop warehouse on
+// local disk, in upsert mode partitioned by f_datetime, with its configs, DDL and users
+// (connectors/iceberg/testdata/seatunnel) unchanged, and its checks: the table holds the
+// three rows inserted, then four after two inserts, a delete and an update (f_bigint of
+// row 3 is 10000); with schema changes, a column added to the source table reaches the
+// table's schema and the row written with it.
+
+const icebergCDCWarehouse = "/tmp/seatunnel/iceberg/hadoop-cdc-sink/"
+
+func icebergCDCFixture(name string) string {
+	return filepath.Join("..", "connectors", "iceberg", "testdata", "seatunnel", name)
+}
+
+func TestSeaTunnelIcebergSinkCDC(t *testing.T) {
+	server := startPrivateMariaDB(t, true)
+	// SeaTunnel's MySQL container is started with user st_user (password seatunnel), which
+	// its setup.sql grants the replication privileges
+	server.admin(t, "CREATE USER 'st_user'@'%' IDENTIFIED BY 'seatunnel'")
+	server.script(t, icebergCDCFixture("mysql/setup.sql"), strings.NewReplacer())
+	// MariaDB 10.11 has not MySQL 8's default collation, which the DDL names
+	server.script(t, icebergCDCFixture("ddl/mysql_cdc.sql"), strings.NewReplacer("utf8mb4_0900_ai_ci", "utf8mb4_unicode_520_ci"))
+	db, err := sql.Open("mysql", fmt.Sprintf("mysqluser:mysqlpw@tcp(%s)/", server.hostPort()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := &mysqlCDCSuite{server: server, db: db, addr: startDev(t)}
+	const database, table = "mysql_cdc", "mysql_cdc_e2e_source_table"
+
+	t.Run("testMysqlCdcCheckDataE2e", func(t *testing.T) {
+		s.clear(t, database, table)
+		icebergCDCFresh(t)
+		s.submitAt(t, "4001", icebergCDCFixture("mysql_cdc_to_iceberg.conf"))
+		s.exec(t, fmt.Sprintf(icebergCDCInit, database, table))
+		awaitIcebergCDC(t, s, "4001", 60*time.Second, func(rows map[int64]map[string]any) string {
+			if len(rows) != 3 {
+				return fmt.Sprintf("%d rows, want 3", len(rows))
+			}
+			return ""
+		})
+		s.upsertDelete(t, database, table)
+		awaitIcebergCDC(t, s, "4001", 120*time.Second, func(rows map[int64]map[string]any) string {
+			if len(rows) != 4 {
+				return fmt.Sprintf("%d rows, want 4", len(rows))
+			}
+			if r, ok := rows[3]; !ok || r["f_bigint"] != int64(10000) {
+				return fmt.Sprintf("row 3 is %v, want f_bigint 10000", r)
+			}
+			return ""
+		})
+	})
+	t.Run("testMysqlCdcCheckSchemaChangeE2e", func(t *testing.T) {
+		s.clear(t, database, table)
+		icebergCDCFresh(t)
+		s.submitAt(t, "4002", icebergCDCFixture("mysql_cdc_to_iceberg_for_schema_change.conf"))
+		s.exec(t, fmt.Sprintf(icebergCDCInit, database, table))
+		s.exec(t, fmt.Sprintf("ALTER TABLE %s.%s ADD COLUMN f_string_add text", database, table))
+		s.exec(t, fmt.Sprintf(icebergCDCAddColumnRow, database, table))
+		awaitIcebergCDC(t, s, "4002", 120*time.Second, func(rows map[int64]map[string]any) string {
+			if len(rows) != 4 {
+				return fmt.Sprintf("%d rows, want 4", len(rows))
+			}
+			if r := rows[100]; r["f_string_add"] != "add column field" {
+				return fmt.Sprintf("row 100 is %v, want f_string_add %q", r, "add column field")
+			}
+			return ""
+		})
+		// for the next run, as SeaTunnel's test leaves it
+		s.exec(t, fmt.Sprintf("ALTER TABLE %s.%s DROP COLUMN f_string_add", database, table))
+	})
+}
+
+// icebergCDCFresh empties the configs' warehouse folder.
+func icebergCDCFresh(t *testing.T) {
+	t.Helper()
+	if err := os.RemoveAll(icebergCDCWarehouse); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// submitAt runs the config at path (reaching the test's server) under a fixed job id; the
+// job is canceled when the subtest ends.
+func (s *mysqlCDCSuite) submitAt(t *testing.T, id, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), mysqlCDCHost) {
+		t.Fatalf("%s does not name host %s", path, mysqlCDCHost)
+	}
+	f := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), mysqlCDCHost, s.server.hostPort())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, "job", "submit", "--address", s.addr, "--job-id", id, f); code != 0 {
+		t.Fatalf("submit %s: exit %d\n%s", path, code, out)
+	}
+	t.Cleanup(func() { (&cdcServer{addr: s.addr}).cancel(t, id) })
+}
+
+// awaitIcebergCDC waits until check finds the table's rows (by id, the columns id,
+// f_bigint and, where the table has it, f_string_add) as it wants, failing at once when the
+// job stops running.
+func awaitIcebergCDC(t *testing.T, s *mysqlCDCSuite, id string, within time.Duration, check func(map[int64]map[string]any) string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for n := 0; ; n++ {
+		diff := "the table is not there yet"
+		if rows, ok := icebergCDCRows(t); ok {
+			diff = check(rows)
+		}
+		if diff == "" {
+			return
+		}
+		if n%10 == 9 {
+			if st := jobStatus(t, s.addr, id); st.State != "RUNNING" {
+				t.Fatalf("job %s is %s (%s): %s", id, st.State, st.Error, diff)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, diff)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// icebergCDCRows reads the sink table with iceberg-go (its equality deletes applied); false
+// while the table does not exist.
+func icebergCDCRows(t *testing.T) (map[int64]map[string]any, bool) {
+	t.Helper()
+	ctx := context.Background()
+	cat, err := icecat.Load(ctx, "e2e", ice.Properties{"type": "hadoop", "warehouse": "file://" + icebergCDCWarehouse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.LoadTable(ctx, table.Identifier{"seatunnel_namespace", "iceberg_sink_table"})
+	if err != nil {
+		return nil, false
+	}
+	_, recs, err := tbl.Scan().ToArrowRecords(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]map[string]any{}
+	for rec, err := range recs {
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := rec.Schema()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			r := map[string]any{}
+			for _, name := range []string{"id", "f_bigint", "f_string_add"} {
+				if idx := sc.FieldIndices(name); len(idx) > 0 {
+					r[name] = arrowValue(rec.Column(idx[0]), i)
+				}
+			}
+			id, _ := r["id"].(int64)
+			out[id] = r
+		}
+		rec.Release()
+	}
+	return out, true
+}
+
+// arrowValue is a value of an integer or string column, nil when null.
+func arrowValue(col arrow.Array, i int) any {
+	if col.IsNull(i) {
+		return nil
+	}
+	switch c := col.(type) {
+	case *array.Int32:
+		return int64(c.Value(i))
+	case *array.Int64:
+		return c.Value(i)
+	case *array.String:
+		return c.Value(i)
+	case *array.LargeString:
+		return c.Value(i)
+	}
+	return col.ValueStr(i)
+}
+
+// The rows of IcebergSinkCDCIT: the three it starts with, and the one written after the
+// column f_string_add was added.
+const (
+	icebergCDCColumns = `( id, f_binary, f_blob, f_long_varbinary, f_longblob, f_tinyblob, f_varbinary, f_smallint,
+ f_smallint_unsigned, f_mediumint, f_mediumint_unsigned, f_int, f_int_unsigned, f_integer,
+ f_integer_unsigned, f_bigint, f_bigint_unsigned, f_numeric, f_decimal, f_float, f_double,
+ f_double_precision, f_longtext, f_mediumtext, f_text, f_tinytext, f_varchar, f_date, f_datetime,
+ f_timestamp, f_bit1, f_bit64, f_char, f_enum, f_mediumblob, f_long_varchar, f_real, f_time,
+ f_tinyint, f_tinyint_unsigned, f_json, f_year`
+	icebergCDCRow = `( %d, 0x61626374000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000,
+ 0x68656C6C6F, 0x18000000789C0BC9C82C5600A244859CFCBC7485B2C4A2A4CCBCC4A24A00697308D4, NULL,
+ 0x74696E79626C6F62, 0x48656C6C6F20776F726C64, 12345, 54321, 123456, 654321, 1234567, 7654321, 1234567, 7654321,
+ 123456789, 987654321, 123, 789, 12.34, 56.78, 90.12, 'This is a long text field', 'This is a medium text field',
+ 'This is a text field', 'This is a tiny text field', 'This is a varchar field', '2022-04-27', '2022-04-27 14:30:00',
+ '2023-04-27 11:08:40', 1, b'0101010101010101010101010101010101010101010101010101010101010101', 'C', 'enum2',
+ 0x1B000000789C0BC9C82C5600A24485DCD494CCD25C85A49CFC2485B4CCD49C140083FF099A, 'This is a long varchar field',
+ %s, '14:30:00', -128, %d, '{ "key": "value" }', %d`
+)
+
+var (
+	icebergCDCInit = "INSERT INTO %s.%s " + icebergCDCColumns + " ) VALUES " +
+		fmt.Sprintf(icebergCDCRow, 1, "12.345", 255, 2022) + " ), " +
+		fmt.Sprintf(icebergCDCRow, 2, "112.345", 22, 2013) + " ), " +
+		fmt.Sprintf(icebergCDCRow, 3, "112.345", 22, 2021) + " )"
+	icebergCDCAddColumnRow = "INSERT INTO %s.%s " + icebergCDCColumns + ", f_string_add ) VALUES " +
+		fmt.Sprintf(icebergCDCRow, 100, "12.345", 255, 1992) + ", 'add column field' )"
+)
