@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
+	"github.com/strait-dev/strait/connectors/internal/keyrange"
 )
 
 // maxSplits bounds the splits of one table.
@@ -106,7 +106,7 @@ func (p *splitPlanner) fixedInt(ctx context.Context) ([]srcSplit, error) {
 	if lo == nil || hi == nil {
 		return p.whole(), nil // no rows, and a bound to take from them
 	}
-	splits := rangeSplits(t.id, t.key, pgwire.EvenRanges(*lo, *hi, t.parts))
+	splits := rangeSplits(t.id, t.key, keyrange.Even(*lo, *hi, t.parts))
 	if t.lower == nil {
 		splits[0].Lo, splits[0].Nulls = nil, t.split.nullable
 	}

@@ -140,7 +140,7 @@ func inRange(t *cdcTable, d *snapshotSplit, img []binlog.Value) bool {
 	if t.cols[t.keyCol].dec == decUint {
 		k = int64(v.Uint())
 	}
-	return d.contains(k, v.Null)
+	return d.Contains(k, v.Null)
 }
 
 func tableChanged(src *Source, t *cdcTable, n int) error {

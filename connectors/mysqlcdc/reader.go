@@ -257,7 +257,7 @@ func (r *reader) startSplit(ctx context.Context) error {
 	}
 	q := r.cur
 	if !r.src.streaming {
-		rows, err := r.db.QueryContext(ctx, q.data.statement(q.table))
+		rows, err := r.db.QueryContext(ctx, statement(q.data, q.table))
 		if err != nil {
 			return r.splitErr(err)
 		}
@@ -268,7 +268,7 @@ func (r *reader) startSplit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := r.db.QueryContext(ctx, q.data.statement(q.table))
+	rows, err := r.db.QueryContext(ctx, statement(q.data, q.table))
 	if err != nil {
 		return r.splitErr(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/keyrange"
 )
 
 // streamSplitID is the id of the one split that reads the log.
@@ -55,24 +56,8 @@ type splitData struct {
 	Stream   *streamSplit   `json:"stream,omitempty"`
 }
 
-// snapshotSplit is a range of a table's rows. Lo and Hi are inclusive bounds of the split
-// column (nil leaves that side open); Nulls adds the rows whose split column is NULL. A split
-// without Key reads the whole table. It holds no progress.
-type snapshotSplit struct {
-	Table string `json:"table"`
-	Key   string `json:"key,omitempty"`
-	Lo    *int64 `json:"lo,omitempty"`
-	Hi    *int64 `json:"hi,omitempty"`
-	Nulls bool   `json:"nulls,omitempty"`
-}
-
-// contains reports whether a row whose split column is k (null: isNull) is in the range.
-func (d *snapshotSplit) contains(k int64, isNull bool) bool {
-	if isNull {
-		return d.Nulls || (d.Lo == nil && d.Hi == nil)
-	}
-	return (d.Lo == nil || k >= *d.Lo) && (d.Hi == nil || k <= *d.Hi)
-}
+// snapshotSplit is a range of a table's rows, read by one SELECT (keyrange.Range).
+type snapshotSplit = keyrange.Range
 
 // chunkMark is a snapshot split that was read, with its high watermark: the changes of its
 // rows before the watermark are in what it emitted, those after it are read from the log.
@@ -122,80 +107,28 @@ func decodeSplit(s connector.Split) (splitData, error) {
 }
 
 // statement is the SQL that reads the split's rows of table t.
-func (d *snapshotSplit) statement(t *cdcTable) string {
-	if d.Key == "" || (d.Lo == nil && d.Hi == nil) {
-		return t.sql
-	}
-	k := quoteIdent(d.Key)
-	var conds []string
-	if d.Lo != nil {
-		conds = append(conds, k+" >= "+strconv.FormatInt(*d.Lo, 10))
-	}
-	if d.Hi != nil {
-		conds = append(conds, k+" <= "+strconv.FormatInt(*d.Hi, 10))
-	}
-	cond := strings.Join(conds, " AND ")
-	if d.Nulls {
-		cond = "(" + cond + " OR " + k + " IS NULL)"
-	}
-	return t.sql + " WHERE " + cond
-}
+func statement(d *snapshotSplit, t *cdcTable) string { return d.Statement(t.sql, quoteIdent) }
 
 // planSnapshot cuts a table's snapshot into splits: ranges of its split column of about
 // snapshot.split.size rows each, or one split for the whole table.
 func (s *Source) planSnapshot(ctx context.Context, db *sql.DB, t *cdcTable) ([]connector.Split, error) {
-	whole := []connector.Split{encodeSplit(t.id+"-0", splitData{Snapshot: &snapshotSplit{Table: t.id}})}
-	if t.key == "" {
-		return whole, nil
-	}
-	k := quoteIdent(t.key)
 	var minK, maxK sql.NullInt64
 	var count int64
-	err := db.QueryRowContext(ctx, "SELECT MIN("+k+"), MAX("+k+"), COUNT(*) FROM "+quoteIdent(t.name.db)+"."+quoteIdent(t.name.table)).Scan(&minK, &maxK, &count)
-	if err != nil {
-		return nil, fmt.Errorf("%s: table %s: read the range of %s: %s", s.where, t.id, t.key, errorText(err))
+	nullable := false
+	if t.key != "" {
+		k := quoteIdent(t.key)
+		err := db.QueryRowContext(ctx, "SELECT MIN("+k+"), MAX("+k+"), COUNT(*) FROM "+quoteIdent(t.name.db)+"."+quoteIdent(t.name.table)).Scan(&minK, &maxK, &count)
+		if err != nil {
+			return nil, fmt.Errorf("%s: table %s: read the range of %s: %s", s.where, t.id, t.key, errorText(err))
+		}
+		nullable = t.table.Columns[t.keyCol].Nullable
 	}
-	if !minK.Valid || minK.Int64 == maxK.Int64 || count <= s.splitSize {
-		return whole, nil
-	}
-	n := (count + s.splitSize - 1) / s.splitSize
-	ranges := evenRanges(minK.Int64, maxK.Int64, int(min(n, 1<<20)))
-	nullable := t.table.Columns[t.keyCol].Nullable
+	ranges := keyrange.Plan(t.id, t.key, minK.Int64, maxK.Int64, minK.Valid, count, s.splitSize, nullable)
 	out := make([]connector.Split, len(ranges))
-	for i, r := range ranges {
-		lo, hi := r[0], r[1]
-		d := &snapshotSplit{Table: t.id, Key: t.key, Lo: &lo, Hi: &hi}
-		if i == 0 {
-			d.Lo, d.Nulls = nil, nullable
-		}
-		if i == len(ranges)-1 {
-			d.Hi = nil
-		}
-		out[i] = encodeSplit(t.id+"-"+strconv.Itoa(i), splitData{Snapshot: d})
+	for i := range ranges {
+		out[i] = encodeSplit(t.id+"-"+strconv.Itoa(i), splitData{Snapshot: &ranges[i]})
 	}
 	return out, nil
-}
-
-// evenRanges cuts [lo, hi] into n ranges of about equal width (fewer when it is narrow).
-func evenRanges(lo, hi int64, n int) [][2]int64 {
-	width := (float64(hi) - float64(lo) + 1) / float64(n)
-	var out [][2]int64
-	start := lo
-	for i := 1; i <= n && start <= hi; i++ {
-		end := hi
-		if i < n {
-			end = lo + int64(width*float64(i)) - 1
-		}
-		if end < start {
-			continue
-		}
-		out = append(out, [2]int64{start, end})
-		if end == hi {
-			break
-		}
-		start = end + 1
-	}
-	return out
 }
 
 // masterPosition is the end of the server's log: where the next transaction goes.

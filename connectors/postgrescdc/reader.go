@@ -70,7 +70,7 @@ func (r *reader) AddSplits(splits []connector.Split) {
 		}
 		r.seen[sp.ID] = true
 		r.requested = false
-		r.snap.Add(snapshot.Split{Split: sp, Table: t.id, SQL: d.Snapshot.statement(t), Cols: t.cols})
+		r.snap.Add(snapshot.Split{Split: sp, Table: t.id, SQL: statement(d.Snapshot, t), Cols: t.cols})
 	}
 }
 

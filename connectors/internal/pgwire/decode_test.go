@@ -2,7 +2,6 @@ package pgwire
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"math/big"
 	"strings"
@@ -278,27 +277,6 @@ func TestDecodeColumnTypes(t *testing.T) {
 		c := testColumn(tc.oid, tc.typmod, true)
 		if c.Type.String() != tc.typ || c.Length != tc.length || c.Scale != tc.scale || c.Format != tc.format {
 			t.Errorf("type %d(%d) = %s length %d scale %d format %d", tc.oid, tc.typmod, c.Type, c.Length, c.Scale, c.Format)
-		}
-	}
-}
-
-func TestSplitRanges(t *testing.T) {
-	for _, tc := range []struct {
-		lo, hi int64
-		n      int
-		want   string
-	}{
-		{1, 10, 3, "[[1 4] [5 7] [8 10]]"},
-		{1, 10, 1, "[[1 10]]"},
-		{1, 3, 5, "[[1 1] [2 2] [3 3]]"},
-		{5, 5, 2, "[[5 5]]"},
-		{-5, 4, 2, "[[-5 -1] [0 4]]"},
-		{10, 1, 3, "[[10 1]]"},
-		{math.MinInt64, math.MaxInt64, 2, fmt.Sprintf("[[%d -1] [0 %d]]", int64(math.MinInt64), int64(math.MaxInt64))},
-		{math.MaxInt64 - 1, math.MaxInt64, 4, fmt.Sprintf("[[%d %d] [%d %d]]", int64(math.MaxInt64-1), int64(math.MaxInt64-1), int64(math.MaxInt64), int64(math.MaxInt64))},
-	} {
-		if got := fmt.Sprint(EvenRanges(tc.lo, tc.hi, tc.n)); got != tc.want {
-			t.Errorf("EvenRanges(%d, %d, %d) = %s, want %s", tc.lo, tc.hi, tc.n, got, tc.want)
 		}
 	}
 }
