@@ -126,7 +126,7 @@ func awaitIcebergCDC(t *testing.T, s *mysqlCDCSuite, id string, within time.Dura
 	deadline := time.Now().Add(within)
 	for n := 0; ; n++ {
 		diff := "the table is not there yet"
-		if rows, ok := icebergCDCRows(t); ok {
+		if rows, ok := cdcE2ERows(t); ok {
 			diff = check(rows)
 		}
 		if diff == "" {
@@ -144,9 +144,9 @@ func awaitIcebergCDC(t *testing.T, s *mysqlCDCSuite, id string, within time.Dura
 	}
 }
 
-// icebergCDCRows reads the sink table with iceberg-go (its equality deletes applied); false
+// cdcE2ERows reads the sink table with iceberg-go (its equality deletes applied); false
 // while the table does not exist.
-func icebergCDCRows(t *testing.T) (map[int64]map[string]any, bool) {
+func cdcE2ERows(t *testing.T) (map[int64]map[string]any, bool) {
 	t.Helper()
 	ctx := context.Background()
 	cat, err := icecat.Load(ctx, "e2e", ice.Properties{"type": "hadoop", "warehouse": "file://" + icebergCDCWarehouse})
@@ -202,28 +202,11 @@ func arrowValue(col arrow.Array, i int) any {
 
 // The rows of IcebergSinkCDCIT: the three it starts with, and the one written after the
 // column f_string_add was added.
-const (
-	icebergCDCColumns = `( id, f_binary, f_blob, f_long_varbinary, f_longblob, f_tinyblob, f_varbinary, f_smallint,
- f_smallint_unsigned, f_mediumint, f_mediumint_unsigned, f_int, f_int_unsigned, f_integer,
- f_integer_unsigned, f_bigint, f_bigint_unsigned, f_numeric, f_decimal, f_float, f_double,
- f_double_precision, f_longtext, f_mediumtext, f_text, f_tinytext, f_varchar, f_date, f_datetime,
- f_timestamp, f_bit1, f_bit64, f_char, f_enum, f_mediumblob, f_long_varchar, f_real, f_time,
- f_tinyint, f_tinyint_unsigned, f_json, f_year`
-	icebergCDCRow = `( %d, 0x61626374000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000,
- 0x68656C6C6F, 0x18000000789C0BC9C82C5600A244859CFCBC7485B2C4A2A4CCBCC4A24A00697308D4, NULL,
- 0x74696E79626C6F62, 0x48656C6C6F20776F726C64, 12345, 54321, 123456, 654321, 1234567, 7654321, 1234567, 7654321,
- 123456789, 987654321, 123, 789, 12.34, 56.78, 90.12, 'This is a long text field', 'This is a medium text field',
- 'This is a text field', 'This is a tiny text field', 'This is a varchar field', '2022-04-27', '2022-04-27 14:30:00',
- '2023-04-27 11:08:40', 1, b'0101010101010101010101010101010101010101010101010101010101010101', 'C', 'enum2',
- 0x1B000000789C0BC9C82C5600A24485DCD494CCD25C85A49CFC2485B4CCD49C140083FF099A, 'This is a long varchar field',
- %s, '14:30:00', -128, %d, '{ "key": "value" }', %d`
-)
-
 var (
-	icebergCDCInit = "INSERT INTO %s.%s " + icebergCDCColumns + " ) VALUES " +
-		fmt.Sprintf(icebergCDCRow, 1, "12.345", 255, 2022) + " ), " +
-		fmt.Sprintf(icebergCDCRow, 2, "112.345", 22, 2013) + " ), " +
-		fmt.Sprintf(icebergCDCRow, 3, "112.345", 22, 2021) + " )"
-	icebergCDCAddColumnRow = "INSERT INTO %s.%s " + icebergCDCColumns + ", f_string_add ) VALUES " +
-		fmt.Sprintf(icebergCDCRow, 100, "12.345", 255, 1992) + ", 'add column field' )"
+	icebergCDCInit = "INSERT INTO %s.%s " + cdcE2EColumns + " ) VALUES " +
+		fmt.Sprintf(cdcE2ERow, 1, "12.345", 255, 2022) + " ), " +
+		fmt.Sprintf(cdcE2ERow, 2, "112.345", 22, 2013) + " ), " +
+		fmt.Sprintf(cdcE2ERow, 3, "112.345", 22, 2021) + " )"
+	icebergCDCAddColumnRow = "INSERT INTO %s.%s " + cdcE2EColumns + ", f_string_add ) VALUES " +
+		fmt.Sprintf(cdcE2ERow, 100, "12.345", 255, 1992) + ", 'add column field' )"
 )

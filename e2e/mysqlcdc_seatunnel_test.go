@@ -138,25 +138,34 @@ func sourceSinkPair(db, table, sinkDB, sinkTable string, sinkCast bool) [2]strin
 	return [2]string{fmt.Sprintf(mysqlCDCSourceSQL, db, table), fmt.Sprintf(sink, sinkDB, sinkTable)}
 }
 
-// upsertDelete is SeaTunnel's upsertDeleteSourceTable: rows 5 and 6 inserted, 2 deleted, 3
-// updated.
-func (s *mysqlCDCSuite) upsertDelete(t *testing.T, db, table string) {
-	t.Helper()
-	const insert = `INSERT INTO %s.%s ( id, f_binary, f_blob, f_long_varbinary, f_longblob, f_tinyblob, f_varbinary, f_smallint,
+// The columns and a row of SeaTunnel's CDC end-to-end table (mysql_cdc_e2e_source_table):
+// the row's id, f_real, f_tinyint_unsigned and f_year are its parameters, as its ITs vary
+// them.
+const (
+	cdcE2EColumns = `( id, f_binary, f_blob, f_long_varbinary, f_longblob, f_tinyblob, f_varbinary, f_smallint,
  f_smallint_unsigned, f_mediumint, f_mediumint_unsigned, f_int, f_int_unsigned, f_integer,
  f_integer_unsigned, f_bigint, f_bigint_unsigned, f_numeric, f_decimal, f_float, f_double,
  f_double_precision, f_longtext, f_mediumtext, f_text, f_tinytext, f_varchar, f_date, f_datetime,
  f_timestamp, f_bit1, f_bit64, f_char, f_enum, f_mediumblob, f_long_varchar, f_real, f_time,
- f_tinyint, f_tinyint_unsigned, f_json, f_year )
-VALUES ( %d, 0x61626374000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000,
+ f_tinyint, f_tinyint_unsigned, f_json, f_year`
+	cdcE2ERow = `( %d, 0x61626374000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000,
  0x68656C6C6F, 0x18000000789C0BC9C82C5600A244859CFCBC7485B2C4A2A4CCBCC4A24A00697308D4, NULL,
  0x74696E79626C6F62, 0x48656C6C6F20776F726C64, 12345, 54321, 123456, 654321, 1234567, 7654321, 1234567, 7654321,
  123456789, 987654321, 123, 789, 12.34, 56.78, 90.12, 'This is a long text field', 'This is a medium text field',
  'This is a text field', 'This is a tiny text field', 'This is a varchar field', '2022-04-27', '2022-04-27 14:30:00',
  '2023-04-27 11:08:40', 1, b'0101010101010101010101010101010101010101010101010101010101010101', 'C', 'enum2',
  0x1B000000789C0BC9C82C5600A24485DCD494CCD25C85A49CFC2485B4CCD49C140083FF099A, 'This is a long varchar field',
- 12.345, '14:30:00', -128, 255, '{ "key": "value" }', %d )`
-	s.exec(t, fmt.Sprintf(insert, db, table, 5, 1992), fmt.Sprintf(insert, db, table, 6, 1999),
+ %s, '14:30:00', -128, %d, '{ "key": "value" }', %d`
+)
+
+// upsertDelete is SeaTunnel's upsertDeleteSourceTable: rows 5 and 6 inserted, 2 deleted, 3
+// updated.
+func (s *mysqlCDCSuite) upsertDelete(t *testing.T, db, table string) {
+	t.Helper()
+	insert := func(id, year int) string {
+		return fmt.Sprintf("INSERT INTO %s.%s "+cdcE2EColumns+" ) VALUES "+cdcE2ERow+" )", db, table, id, "12.345", 255, year)
+	}
+	s.exec(t, insert(5, 1992), insert(6, 1999),
 		fmt.Sprintf("DELETE FROM %s.%s where id = 2", db, table),
 		fmt.Sprintf("UPDATE %s.%s SET f_bigint = 10000 where id = 3", db, table))
 }
