@@ -177,7 +177,7 @@ func startOnce(opts Options) (s *Server, err error) {
 	for _, name := range all {
 		port := opts.Port
 		if name != "frontend" {
-			if port, err = freeport.Pick(opts.IP); err != nil {
+			if port, err = freeport.PickInternal(opts.IP); err != nil {
 				return nil, err
 			}
 		}
