@@ -165,11 +165,18 @@ sink { Console { plugin_input = "fake", log.print.data = false } }`))
 	if code, out := run(t, "job", "cancel", "--address", addr, id); code != 0 {
 		t.Fatalf("cancel: exit %d\n%s", code, out)
 	}
-	eventually(t, 60*time.Second, "the job reads CANCELED in the metrics", func() bool {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
 		ws = scrapeAll(t, worker)
-		canceled, _ := total(ws, "strait_jobs", map[string]string{"state": "CANCELED"})
-		return canceled == 1
-	})
+		if canceled, _ := total(ws, "strait_jobs", map[string]string{"state": "CANCELED"}); canceled == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			// where the cancel stopped, for a recurrence to say
+			t.Fatalf("the job reads CANCELED in the metrics: not within 1m0s; the job: %+v", jobStatus(t, addr, id))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	eventually(t, 30*time.Second, "the runner hosts no task of the job", func() bool {
 		rs = scrapeAll(t, runner)
 		used, _ := total(rs, "strait_runner_slots_used", nil)
