@@ -119,34 +119,21 @@ func (s *mysqlCDCSuite) submitAt(t *testing.T, id, path string) {
 }
 
 // awaitIcebergCDC waits until check finds the table's rows (by id, the columns id,
-// f_bigint and, where the table has it, f_string_add) as it wants, failing at once when the
-// job stops running.
+// f_bigint and, where the table has it, f_string_add) as it wants.
 func awaitIcebergCDC(t *testing.T, s *mysqlCDCSuite, id string, within time.Duration, check func(map[int64]map[string]any) string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for n := 0; ; n++ {
-		diff := "the table is not there yet"
-		if rows, ok := cdcE2ERows(t); ok {
-			diff = check(rows)
+	s.await(t, id, within, func() string {
+		rows, ok := icebergCDCRows(t)
+		if !ok {
+			return "the table is not there yet"
 		}
-		if diff == "" {
-			return
-		}
-		if n%10 == 9 {
-			if st := jobStatus(t, s.addr, id); st.State != "RUNNING" {
-				t.Fatalf("job %s is %s (%s): %s", id, st.State, st.Error, diff)
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, diff)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return check(rows)
+	})
 }
 
-// cdcE2ERows reads the sink table with iceberg-go (its equality deletes applied); false
+// icebergCDCRows reads the sink table with iceberg-go (its equality deletes applied); false
 // while the table does not exist.
-func cdcE2ERows(t *testing.T) (map[int64]map[string]any, bool) {
+func icebergCDCRows(t *testing.T) (map[int64]map[string]any, bool) {
 	t.Helper()
 	ctx := context.Background()
 	cat, err := icecat.Load(ctx, "e2e", ice.Properties{"type": "hadoop", "warehouse": "file://" + icebergCDCWarehouse})

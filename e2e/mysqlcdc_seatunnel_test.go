@@ -106,8 +106,7 @@ const (
 // the same order (assertIterableEquals). A job that stops fails the check at once.
 func (s *mysqlCDCSuite) awaitEqual(t *testing.T, id string, pairs ...[2]string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for n := 0; ; n++ {
+	s.await(t, id, 60*time.Second, func() string {
 		diff := ""
 		for _, p := range pairs {
 			a, b := mysqlQueryRows(t, s.db, p[0]), mysqlQueryRows(t, s.db, p[1])
@@ -115,16 +114,27 @@ func (s *mysqlCDCSuite) awaitEqual(t *testing.T, id string, pairs ...[2]string) 
 				diff += "\n" + p[1] + ": " + d
 			}
 		}
-		if diff == "" {
+		return diff
+	})
+}
+
+// await polls diff until it says nothing, for at most within; a job that stops running
+// fails the wait at once, with what diff said last.
+func (s *mysqlCDCSuite) await(t *testing.T, id string, within time.Duration, diff func() string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for n := 0; ; n++ {
+		d := diff()
+		if d == "" {
 			return
 		}
 		if n%10 == 9 {
 			if st := jobStatus(t, s.addr, id); st.State != "RUNNING" {
-				t.Fatalf("job %s is %s (%s); the tables differ:%s", id, st.State, st.Error, diff)
+				t.Fatalf("job %s is %s (%s): %s", id, st.State, st.Error, d)
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the tables differ after 60 s:%s", diff)
+			t.Fatalf("after %s: %s", within, d)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
