@@ -171,7 +171,7 @@ bench: build build-noembed postgres mariadb s3 kafka zincsearch redis
 	$(GO) build -o bin/bench-probe ./bench/probe
 	cd bench/benthos && $(GO) build -o $(CURDIR)/bin/bench-benthos .
 	$(GO) run ./bench/e2e -strait $(BIN) -out bin/bench
-	STRAIT_PARQUET_JOB_BENCH=1 STRAIT_PARQUET_BENCH_MB=1024 GOMAXPROCS=1 $(GO) test -run='^$$' -bench='^BenchmarkParquetJob$$' -benchtime=1x ./connectors/localfile/
+	STRAIT_PARQUET_JOB_BENCH=1 STRAIT_PARQUET_BENCH_MB=1024 GOMAXPROCS=1 $(GO) test -run='^$$' -bench='^BenchmarkParquetJob$$' -benchtime=1x ./connectors/file/
 
 # Regenerates the committed protobuf code (proto/exchange/v1). It installs what it needs:
 # protoc from Debian's protobuf-compiler when missing, and the Go plugins at versions that match

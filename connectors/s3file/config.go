@@ -1,5 +1,5 @@
-// Package s3file is the S3File source and sink: LocalFile's source, sink, formats, save
-// modes and exactly-once committer (connectors/localfile) on a bucket of S3 or of an
+// Package s3file is the S3File source and sink: the file core's source, sink, formats, save
+// modes and exactly-once committer (connectors/file) on a bucket of S3 or of an
 // S3-compatible store (MinIO, SeaweedFS, Ceph, R2), reached with aws-sdk-go-v2. Files are
 // read with ranged GETs, written as multipart uploads while their rows come, staged under
 // tmp_path in the bucket and published by a server-side copy when their checkpoint
@@ -18,19 +18,11 @@ import (
 	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connector/multitable"
-	"github.com/strait-dev/strait/connectors/localfile"
+	"github.com/strait-dev/strait/connectors/file"
 )
 
 func init() {
-	connector.RegisterSource("S3File", sourceDoc, newSource)
-	// as for LocalFile, the sink's options are decoded again for each input table with that
-	// table's placeholders replaced
-	connector.RegisterSink("S3File", sinkDoc, func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
-		return multitable.BuildDecoded(ctx, newSink)
-	})
-	// partition_by names the partition directories here, not an exchange
-	connector.OwnsPartitionBy("sink", "S3File")
+	file.Register("S3File", sourceDoc, sinkDoc, newSource, newSink)
 }
 
 const (
@@ -55,7 +47,7 @@ type S3Options struct {
 // SourceTable is the options of one table an S3File source reads: LocalFile's and the
 // bucket's.
 type SourceTable struct {
-	localfile.SourceTable
+	file.SourceTable
 	S3Options
 }
 
@@ -68,19 +60,19 @@ type SourceConfig struct {
 
 // SinkConfig is the S3File sink's options: LocalFile's and the bucket's.
 type SinkConfig struct {
-	localfile.SinkConfig
+	file.SinkConfig
 	S3Options
 }
 
 func newSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
-	lc := &localfile.SourceConfig{SourceTable: c.SourceTable.SourceTable}
+	lc := &file.SourceConfig{SourceTable: c.SourceTable.SourceTable}
 	if c.Tables != nil {
-		lc.Tables = make([]localfile.SourceTable, len(c.Tables))
+		lc.Tables = make([]file.SourceTable, len(c.Tables))
 		for i := range c.Tables {
 			lc.Tables[i] = c.Tables[i].SourceTable
 		}
 	}
-	return localfile.NewSourceOn(ctx, lc, func(i int) (localfile.FileSystem, error) {
+	return file.NewSourceOn(ctx, lc, func(i int) (file.FileSystem, error) {
 		t := &c.SourceTable
 		if i >= 0 {
 			t = &c.Tables[i]
@@ -94,7 +86,7 @@ func newSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 	if err != nil {
 		return nil, err
 	}
-	return localfile.NewSinkOn(ctx, &c.SinkConfig, fsys)
+	return file.NewSinkOn(ctx, &c.SinkConfig, fsys)
 }
 
 const (

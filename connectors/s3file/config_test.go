@@ -6,7 +6,7 @@ import (
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
-	_ "github.com/strait-dev/strait/connectors/localfile"
+	_ "github.com/strait-dev/strait/connectors/file"
 )
 
 // s3Options are SeaTunnel's S3File options beside LocalFile's (S3ConfigOptions).

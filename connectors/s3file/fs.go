@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/strait-dev/strait/connectors/localfile"
+	"github.com/strait-dev/strait/connectors/file"
 )
 
 // FS is a bucket seen as a file system: a path /a/b/c is the object a/b/c, a directory is
@@ -36,7 +36,7 @@ type FS struct {
 	ctx                  context.Context
 }
 
-var _ localfile.FileSystem = (*FS)(nil)
+var _ file.FileSystem = (*FS)(nil)
 
 // maxSingleCopy is the largest object S3 copies in one CopyObject; copyPartSize is the
 // smallest part a copy of a larger one is made of (the upload part size when larger).
@@ -79,31 +79,31 @@ func notExist(op, p string) error {
 }
 
 // Stat is the object at p, else the directory when objects lie below p.
-func (f *FS) Stat(p string) (localfile.Entry, error) {
+func (f *FS) Stat(p string) (file.Entry, error) {
 	name := path.Base(p)
 	k := key(p)
 	if k == "" {
-		return localfile.Entry{Name: "/", Dir: true}, nil
+		return file.Entry{Name: "/", Dir: true}, nil
 	}
 	head, err := f.client.HeadObject(f.ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: &k})
 	if err == nil {
-		e := localfile.Entry{Name: name, Size: aws.ToInt64(head.ContentLength)}
+		e := file.Entry{Name: name, Size: aws.ToInt64(head.ContentLength)}
 		if head.LastModified != nil {
 			e.MTime = head.LastModified.UnixNano()
 		}
 		return e, nil
 	}
 	if !isNotFound(err) {
-		return localfile.Entry{}, fmt.Errorf("stat %s: %w", f.where(p), err)
+		return file.Entry{}, fmt.Errorf("stat %s: %w", f.where(p), err)
 	}
 	out, err := f.client.ListObjectsV2(f.ctx, &s3.ListObjectsV2Input{Bucket: &f.bucket, Prefix: aws.String(k + "/"), MaxKeys: aws.Int32(1)})
 	if err != nil {
-		return localfile.Entry{}, fmt.Errorf("stat %s: %w", f.where(p), err)
+		return file.Entry{}, fmt.Errorf("stat %s: %w", f.where(p), err)
 	}
 	if len(out.Contents) == 0 {
-		return localfile.Entry{}, notExist("stat", f.where(p))
+		return file.Entry{}, notExist("stat", f.where(p))
 	}
-	return localfile.Entry{Name: name, Dir: true}, nil
+	return file.Entry{Name: name, Dir: true}, nil
 }
 
 // Walk visits the object p, or every object below the directory p in key order (directory
@@ -137,9 +137,9 @@ func (f *FS) Walk(root string, visit func(p string, size int64) bool) error {
 }
 
 // ReadDir lists the objects and the directories directly below dir.
-func (f *FS) ReadDir(dir string) ([]localfile.Entry, error) {
+func (f *FS) ReadDir(dir string) ([]file.Entry, error) {
 	prefix := dirPrefix(dir)
-	var out []localfile.Entry
+	var out []file.Entry
 	found := false
 	pages := s3.NewListObjectsV2Paginator(f.client, &s3.ListObjectsV2Input{Bucket: &f.bucket, Prefix: &prefix, Delimiter: aws.String("/")})
 	for pages.HasMorePages() {
@@ -150,7 +150,7 @@ func (f *FS) ReadDir(dir string) ([]localfile.Entry, error) {
 		for _, cp := range page.CommonPrefixes {
 			found = true
 			name := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(cp.Prefix), prefix), "/")
-			out = append(out, localfile.Entry{Name: name, Dir: true})
+			out = append(out, file.Entry{Name: name, Dir: true})
 		}
 		for _, o := range page.Contents {
 			found = true
@@ -158,7 +158,7 @@ func (f *FS) ReadDir(dir string) ([]localfile.Entry, error) {
 			if k == prefix {
 				continue // the directory's own marker
 			}
-			e := localfile.Entry{Name: strings.TrimPrefix(k, prefix), Size: aws.ToInt64(o.Size)}
+			e := file.Entry{Name: strings.TrimPrefix(k, prefix), Size: aws.ToInt64(o.Size)}
 			if o.LastModified != nil {
 				e.MTime = o.LastModified.UnixNano()
 			}
@@ -173,7 +173,7 @@ func (f *FS) ReadDir(dir string) ([]localfile.Entry, error) {
 }
 
 // Open reads the object p with ranged GETs.
-func (f *FS) Open(p string) (localfile.ReadFile, error) {
+func (f *FS) Open(p string) (file.ReadFile, error) {
 	k := key(p)
 	head, err := f.client.HeadObject(f.ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: &k})
 	if err != nil {
@@ -186,7 +186,7 @@ func (f *FS) Open(p string) (localfile.ReadFile, error) {
 }
 
 // Create starts the upload of the object p: parts go up while it is written.
-func (f *FS) Create(p string) (localfile.WriteFile, error) {
+func (f *FS) Create(p string) (file.WriteFile, error) {
 	return &upload{fs: f, key: key(p)}, nil
 }
 
@@ -438,6 +438,6 @@ func (o *object) Close() error {
 	return nil
 }
 
-func sortEntries(es []localfile.Entry) {
+func sortEntries(es []file.Entry) {
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 }
