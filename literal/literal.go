@@ -107,13 +107,6 @@ func scalarText(v *hocon.Value) (string, bool) {
 	return "", false
 }
 
-var intRanges = map[types.Kind][2]int64{
-	types.TinyInt:  {math.MinInt8, math.MaxInt8},
-	types.SmallInt: {math.MinInt16, math.MaxInt16},
-	types.Int:      {math.MinInt32, math.MaxInt32},
-	types.BigInt:   {math.MinInt64, math.MaxInt64},
-}
-
 func (c *Converter) conv(v *hocon.Value, t types.DataType) (row.Value, *Error) {
 	if v == nil || v.Kind == hocon.Null || t.Kind == types.Null {
 		return row.NullValue(), nil
@@ -150,10 +143,10 @@ func (c *Converter) conv(v *hocon.Value, t types.DataType) (row.Value, *Error) {
 		if !ok {
 			return row.Value{}, fail(v, "expected %s, got %s", t.Kind, describe(v))
 		}
-		rng := intRanges[t.Kind]
-		n, err := ParseInteger(s, rng[0], rng[1])
+		lo, hi := t.Kind.IntRange()
+		n, err := ParseInteger(s, lo, hi)
 		if err != nil {
-			return row.Value{}, fail(v, "expected %s (%d..%d), got %s", t.Kind, rng[0], rng[1], describe(v))
+			return row.Value{}, fail(v, "expected %s (%d..%d), got %s", t.Kind, lo, hi, describe(v))
 		}
 		return row.Value{T: t.Kind, I: n}, nil
 	case types.Float, types.Double:

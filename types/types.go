@@ -4,6 +4,7 @@ package types
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -50,6 +51,27 @@ func (k Kind) IsNumeric() bool { return k >= TinyInt && k <= Decimal }
 
 // IsInteger reports whether the kind is one of the integer kinds.
 func (k Kind) IsInteger() bool { return k >= TinyInt && k <= BigInt }
+
+// IntRange is the smallest and the largest value of an integer kind (of bigint for any
+// other kind).
+func (k Kind) IntRange() (min, max int64) {
+	switch k {
+	case TinyInt:
+		return math.MinInt8, math.MaxInt8
+	case SmallInt:
+		return math.MinInt16, math.MaxInt16
+	case Int:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// Fits reports whether n is a value of the integer kind k (any int64 is a bigint, and fits
+// a kind that is not an integer).
+func (k Kind) Fits(n int64) bool {
+	lo, hi := k.IntRange()
+	return n >= lo && n <= hi
+}
 
 // DataType is a complete type: a kind and, for the parameterised kinds, its parameters.
 // The zero value is the null type. DataType is comparable only through Equal.

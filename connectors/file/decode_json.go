@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/strait-dev/strait/internal/jsonscan"
@@ -218,7 +217,7 @@ func (p *jsonScanner) fill(dst *row.Value, t *types.DataType) error {
 				return err
 			}
 			dst.T = types.String
-			dst.S = p.d.keep(s)
+			dst.S = p.d.arena.Keep(s)
 			return nil
 		}
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
@@ -288,16 +287,16 @@ func (p *jsonScanner) value(t *types.DataType) (row.Value, error) {
 		switch c {
 		case '"':
 			s, err := p.str()
-			return row.StringValue(p.d.keep(s)), err
+			return row.StringValue(p.d.arena.Keep(s)), err
 		case '{', '[':
 			start := p.i
 			if err := p.skip(); err != nil {
 				return row.Value{}, err
 			}
-			return row.StringValue(p.d.keep(p.s[start:p.i])), nil
+			return row.StringValue(p.d.arena.Keep(p.s[start:p.i])), nil
 		}
 		s, _, err := p.scalarText()
-		return row.StringValue(p.d.keep(s)), err
+		return row.StringValue(p.d.arena.Keep(s)), err
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
 		if c == '-' || c >= '0' && c <= '9' {
 			tok, err := p.number()
@@ -379,7 +378,7 @@ func (d *decoder) jsonScalar(text []byte, isString bool, t *types.DataType) (row
 		if n, ok := parseInt(text, intBits[t.Kind]); ok {
 			return row.Value{T: t.Kind, I: n}, nil
 		}
-		lo, hi := intRange(t.Kind)
+		lo, hi := t.Kind.IntRange()
 		n, err := literal.ParseInteger(string(text), lo, hi)
 		if err != nil {
 			return row.Value{}, fmt.Errorf("%s is not a %s", quoteValue(text), t.Kind)
@@ -400,18 +399,6 @@ func (d *decoder) jsonScalar(text []byte, isString bool, t *types.DataType) (row
 		return row.Value{T: types.Bytes, S: string(b)}, nil
 	}
 	return row.Value{}, fmt.Errorf("type %s cannot be read from %s", t, quoteValue(text))
-}
-
-func intRange(k types.Kind) (int64, int64) {
-	switch k {
-	case types.TinyInt:
-		return math.MinInt8, math.MaxInt8
-	case types.SmallInt:
-		return math.MinInt16, math.MaxInt16
-	case types.Int:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 // array reads an array of t's element type, or a nested row by position.

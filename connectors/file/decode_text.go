@@ -21,7 +21,7 @@ import (
 func (d *decoder) decodeText(line []byte, fields []row.Value) error {
 	cfg := d.cfg
 	if cfg.noSchema {
-		fields[0] = row.StringValue(d.keep(line))
+		fields[0] = row.StringValue(d.arena.Keep(line))
 		return nil
 	}
 	if cfg.delim.re != nil {
@@ -105,7 +105,7 @@ func (d *decoder) fieldCount(fields int) error {
 func (d *decoder) decodeCSV(line []byte, fields []row.Value) error {
 	cfg := d.cfg
 	if cfg.noSchema {
-		fields[0] = row.StringValue(d.keep(line))
+		fields[0] = row.StringValue(d.arena.Keep(line))
 		return nil
 	}
 	pos, col := 0, 0
@@ -317,7 +317,7 @@ func parseInt(b []byte, bits int) (int64, bool) {
 func (d *decoder) parseScalar(s []byte, t *types.DataType) (row.Value, error) {
 	switch t.Kind {
 	case types.String:
-		return row.StringValue(d.keep(s)), nil
+		return row.StringValue(d.arena.Keep(s)), nil
 	case types.Null:
 		return row.NullValue(), nil
 	case types.Boolean:
@@ -349,7 +349,7 @@ func (d *decoder) parseScalar(s []byte, t *types.DataType) (row.Value, error) {
 	case types.Decimal:
 		return parseDecimal(s, t.Precision, t.Scale)
 	case types.Bytes:
-		return row.Value{T: types.Bytes, S: d.keep(s)}, nil
+		return row.Value{T: types.Bytes, S: d.arena.Keep(s)}, nil
 	case types.Date:
 		days, ok := literal.ParseDate(string(s))
 		if !ok {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
+
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -37,12 +39,12 @@ type binaryFormat struct {
 	c *sourceConfig
 }
 
-func (b binaryFormat) splits(_ context.Context, _ io.ReaderAt, _ int64, name string) ([]fileSplit, error) {
-	return []fileSplit{{Path: name}}, nil
+func (b binaryFormat) Splits(context.Context, io.ReaderAt, int64) ([]format.Split, error) {
+	return format.Whole(), nil
 }
 
 // open reads the file from the chunk a restored split stopped at.
-func (b binaryFormat) open(ra io.ReaderAt, size int64, name string, s fileSplit) (recordReader, error) {
+func (b binaryFormat) Open(ra io.ReaderAt, size int64, name string, s format.Split) (format.Reader, error) {
 	if s.Offset > size {
 		return nil, fmt.Errorf("resume %s at byte %d: the file has %d", name, s.Offset, size)
 	}
@@ -77,7 +79,7 @@ type binaryReader struct {
 	dec  decoder
 }
 
-func (b *binaryReader) next(ctx context.Context, out *row.Batch) (bool, error) {
+func (b *binaryReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 	for !out.Full() {
 		n, err := io.ReadFull(b.r, b.buf[:])
 		if n == 0 {
@@ -90,7 +92,7 @@ func (b *binaryReader) next(ctx context.Context, out *row.Batch) (bool, error) {
 			return false, fmt.Errorf("%s: read %s at byte %d: %w", b.c.where, b.name, b.off+int64(n), err)
 		}
 		rw := out.Add(row.Insert, b.c.tableID, b.c.width)
-		rw.Fields[0] = row.Value{T: types.Bytes, S: b.dec.keep(b.buf[:n])}
+		rw.Fields[0] = row.Value{T: types.Bytes, S: b.dec.arena.Keep(b.buf[:n])}
 		rw.Fields[1] = row.StringValue(b.rel)
 		rw.Fields[2] = row.BigIntValue(b.part)
 		b.part++
@@ -99,9 +101,9 @@ func (b *binaryReader) next(ctx context.Context, out *row.Batch) (bool, error) {
 	return false, ctx.Err()
 }
 
-func (b *binaryReader) progress(s *fileSplit) { s.Offset, s.Lines = b.off, b.part }
+func (b *binaryReader) Progress(s *format.Split) { s.Offset, s.Lines = b.off, b.part }
 
-func (b *binaryReader) close() error { return nil }
+func (b *binaryReader) Close() error { return nil }
 
 // ---- writing ----
 

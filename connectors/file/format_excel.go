@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/strait-dev/strait/config"
@@ -44,8 +46,8 @@ func newExcelSource(c *sourceConfig, sheet string) *excelSource {
 }
 
 // splits: a workbook is one split.
-func (e *excelSource) splits(_ context.Context, _ io.ReaderAt, _ int64, name string) ([]fileSplit, error) {
-	return []fileSplit{{Path: name}}, nil
+func (e *excelSource) Splits(context.Context, io.ReaderAt, int64) ([]format.Split, error) {
+	return format.Whole(), nil
 }
 
 // excelReader reads the rows of one sheet.
@@ -59,7 +61,7 @@ type excelReader struct {
 	cells []string
 }
 
-func (e *excelSource) open(r io.ReaderAt, size int64, name string, s fileSplit) (recordReader, error) {
+func (e *excelSource) Open(r io.ReaderAt, size int64, name string, s format.Split) (format.Reader, error) {
 	if strings.HasSuffix(strings.ToLower(name), ".xls") {
 		return nil, fmt.Errorf("%s: .xls (BIFF) workbooks cannot be read: no Go library for them is available to Strait; save the workbook as .xlsx", name)
 	}
@@ -93,7 +95,7 @@ func (e *excelSource) open(r io.ReaderAt, size int64, name string, s fileSplit) 
 	return er, nil
 }
 
-func (x *excelReader) next(ctx context.Context, out *row.Batch) (bool, error) {
+func (x *excelReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 	cfg := x.src.cfg
 	for !out.Full() {
 		if !x.rows.Next() {
@@ -183,7 +185,7 @@ func (x *excelReader) cell(text string, t *types.DataType) (row.Value, error) {
 // whole and in the type's range.
 func excelInt(text string, k types.Kind) (row.Value, error) {
 	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-		if !intFits(n, k) {
+		if !k.Fits(n) {
 			return row.Value{}, fmt.Errorf("%d does not fit %s", n, k)
 		}
 		return row.Value{T: k, I: n}, nil
@@ -193,7 +195,7 @@ func excelInt(text string, k types.Kind) (row.Value, error) {
 		return row.Value{}, fmt.Errorf("%q is not a whole number", text)
 	}
 	n := int64(f)
-	if !intFits(n, k) {
+	if !k.Fits(n) {
 		return row.Value{}, fmt.Errorf("%s does not fit %s", text, k)
 	}
 	return row.Value{T: k, I: n}, nil
@@ -218,9 +220,9 @@ func excelDate(serial float64, k types.Kind) (row.Value, error) {
 	return row.TimestampValue(nanos), nil
 }
 
-func (x *excelReader) progress(s *fileSplit) { s.Lines = x.line }
+func (x *excelReader) Progress(s *format.Split) { s.Lines = x.line }
 
-func (x *excelReader) close() error {
+func (x *excelReader) Close() error {
 	x.rows.Close()
 	return x.file.Close()
 }
@@ -271,7 +273,7 @@ func excelCellType(t types.DataType) error {
 	return nil
 }
 
-func (s *excelSink) create(w io.Writer, name string) (recordWriter, error) {
+func (s *excelSink) Create(w io.Writer, name string) (format.Writer, error) {
 	f := excelize.NewFile()
 	if s.sheet != excelSheet {
 		if err := f.SetSheetName(excelSheet, s.sheet); err != nil {
@@ -329,7 +331,7 @@ func (x *excelWriter) row() error {
 	return x.sw.SetRow(cell, x.cells)
 }
 
-func (x *excelWriter) write(r *row.Row) error {
+func (x *excelWriter) Write(r *row.Row) error {
 	cfg := x.sink.cfg
 	for j, col := range cfg.sinkCols {
 		v, err := x.value(&r.Fields[col], &cfg.sinkTypes[j])
@@ -407,9 +409,9 @@ func (x *excelWriter) rowText(v *row.Value, t *types.DataType) string {
 	return string(b)
 }
 
-func (x *excelWriter) endBatch() error { return nil }
+func (x *excelWriter) EndBatch() error { return nil }
 
-func (x *excelWriter) close() error {
+func (x *excelWriter) Close() error {
 	if err := x.sw.Flush(); err != nil {
 		return err
 	}

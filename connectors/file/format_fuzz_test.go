@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/row"
 )
 
 // drain reads every row of a record reader, as the source does, and returns its error.
-func drain(rr recordReader) error {
-	defer rr.close()
+func drain(rr format.Reader) error {
+	defer rr.Close()
 	for i := 0; i < 1000; i++ {
 		b := row.NewBatch(64)
-		done, err := rr.next(context.Background(), b)
+		done, err := rr.Next(context.Background(), b)
 		b.Release()
 		if err != nil || done {
 			return err
@@ -46,7 +47,7 @@ func FuzzXML(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		for _, x := range formats {
-			rr, err := x.open(bytes.NewReader(doc), int64(len(doc)), "fuzz.xml", fileSplit{})
+			rr, err := x.Open(bytes.NewReader(doc), int64(len(doc)), "fuzz.xml", format.Split{})
 			if err != nil {
 				continue
 			}
@@ -148,7 +149,7 @@ func FuzzBinary(f *testing.F) {
 		if from > int64(len(data)) {
 			from = 0
 		}
-		rr, err := b.open(bytes.NewReader(data), int64(len(data)), filepath.Join(dir, "a.bin"), fileSplit{Offset: from, Lines: from / binaryChunk})
+		rr, err := b.Open(bytes.NewReader(data), int64(len(data)), filepath.Join(dir, "a.bin"), format.Split{Offset: from, Lines: from / binaryChunk})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +157,7 @@ func FuzzBinary(f *testing.F) {
 		want := from / binaryChunk
 		for {
 			out := row.NewBatch(3)
-			done, err := rr.next(context.Background(), out)
+			done, err := rr.Next(context.Background(), out)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
+
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
@@ -82,13 +84,13 @@ type xmlFormat struct {
 	c *sourceConfig
 }
 
-func (x xmlFormat) splits(_ context.Context, _ io.ReaderAt, _ int64, name string) ([]fileSplit, error) {
-	return []fileSplit{{Path: name}}, nil
+func (x xmlFormat) Splits(context.Context, io.ReaderAt, int64) ([]format.Split, error) {
+	return format.Whole(), nil
 }
 
 // open starts reading the row elements of one xml input, past the s.Lines row elements a
 // restored split has read.
-func (x xmlFormat) open(ra io.ReaderAt, size int64, name string, s fileSplit) (recordReader, error) {
+func (x xmlFormat) Open(ra io.ReaderAt, size int64, name string, s format.Split) (format.Reader, error) {
 	c := x.c
 	stored := &countingReader{r: io.NewSectionReader(ra, 0, size)}
 	r, closer, err := c.compress.decompress(stored)
@@ -120,7 +122,7 @@ type xmlReader struct {
 
 // next adds a row for each row element, wherever it is in the document (SeaTunnel selects
 // //row_tag). A row element with none of the columns is no row, as in SeaTunnel.
-func (x *xmlReader) next(ctx context.Context, out *row.Batch) (bool, error) {
+func (x *xmlReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 	for !out.Full() {
 		if x.done {
 			return true, nil
@@ -230,9 +232,9 @@ func (x *xmlReader) fill(fields []row.Value) error {
 	return nil
 }
 
-func (x *xmlReader) progress(s *fileSplit) { s.Lines = x.rows }
+func (x *xmlReader) Progress(s *format.Split) { s.Lines = x.rows }
 
-func (x *xmlReader) close() error { return x.closer.Close() }
+func (x *xmlReader) Close() error { return x.closer.Close() }
 
 // parseXML converts the text of an xml value to type t.
 func (d *decoder) parseXML(s []byte, t *types.DataType, depth int) (row.Value, error) {
@@ -338,7 +340,7 @@ func xmlChar(r rune) bool {
 	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }
 
-func (x *xmlSink) create(w io.Writer, _ string) (recordWriter, error) {
+func (x *xmlSink) Create(w io.Writer, _ string) (format.Writer, error) {
 	xw := &xmlWriter{s: x, w: w}
 	xw.buf = append(xw.buf, `<?xml version="1.0" encoding="`...)
 	xw.buf = append(xw.buf, x.charset...)
@@ -361,7 +363,7 @@ func (x *xmlWriter) flush() error {
 	return err
 }
 
-func (x *xmlWriter) write(r *row.Row) error {
+func (x *xmlWriter) Write(r *row.Row) error {
 	s := x.s
 	c := s.c
 	b := append(x.buf, "\n\t<"...)
@@ -404,9 +406,9 @@ func (x *xmlWriter) write(r *row.Row) error {
 }
 
 // endBatch: the rows are written as they come, nothing of them is kept.
-func (x *xmlWriter) endBatch() error { return nil }
+func (x *xmlWriter) EndBatch() error { return nil }
 
-func (x *xmlWriter) close() error {
+func (x *xmlWriter) Close() error {
 	x.buf = append(x.buf, "\n</"...)
 	x.buf = append(x.buf, x.s.c.xml.rootTag...)
 	x.buf = append(x.buf, ">\n"...)

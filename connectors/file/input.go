@@ -205,7 +205,7 @@ func (r *reader) useTable(i int) error {
 // after its last input.
 func (r *reader) nextInput() error {
 	if r.rec != nil {
-		r.rec.close()
+		r.rec.Close()
 		r.rec = nil
 	}
 	c := r.cfg
@@ -224,7 +224,7 @@ func (r *reader) nextInput() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.where, err)
 		}
-		if r.rec, err = c.records.open(ra, size, in.name, r.cur); err != nil {
+		if r.rec, err = c.records.Open(ra, size, in.name, r.cur.Split); err != nil {
 			return fmt.Errorf("%s: %w", c.where, err)
 		}
 		return nil

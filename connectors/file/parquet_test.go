@@ -2,11 +2,14 @@ package file
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	pqfile "github.com/strait-dev/strait/connectors/internal/format/parquet"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -51,6 +54,8 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 	second[13] = row.ArrayValue([]row.Value{})
 	second[14] = row.MapOfValues(&row.MapValue{})
+	// the file name endings SeaTunnel gives each codec
+	codecSuffix := map[string]string{"none": "", "snappy": ".snappy", "gzip": ".gz", "zstd": ".zstd", "lz4": ".lz4"}
 	for _, codec := range []string{"none", "snappy", "gzip", "zstd", "lz4"} {
 		t.Run(codec, func(t *testing.T) {
 			dir := t.TempDir()
@@ -58,7 +63,7 @@ func TestParquetRoundTrip(t *testing.T) {
 			writeAll(t, s, batchOf(tbl, vals, second))
 			got := files(t, filepath.Join(dir, "out"))
 			for name := range got {
-				suffix := parquetCodecs[codec].suffix + ".parquet"
+				suffix := codecSuffix[codec] + ".parquet"
 				if !strings.HasSuffix(name, "_0"+suffix) {
 					t.Errorf("file %s, want the suffix %s", name, suffix)
 				}
@@ -129,8 +134,8 @@ func TestParquetSeaTunnelFile(t *testing.T) {
 // A file with several row groups is read as one split per row group, which together give
 // every row once; a reader's snapshot taken inside a row group resumes after its last row.
 func TestParquetRowGroupSplitsAndResume(t *testing.T) {
-	defer func(n int64) { parquetRowGroupBytes = n }(parquetRowGroupBytes)
-	parquetRowGroupBytes = 2000
+	defer func(n int64) { pqfile.RowGroupBytes = n }(pqfile.RowGroupBytes)
+	pqfile.RowGroupBytes = 2000
 	dir := t.TempDir()
 	tbl := benchTable()
 	s := mustSink(t, sinkConf(dir, "file_format_type = parquet"), tbl)
@@ -316,13 +321,12 @@ func TestParquetInt96(t *testing.T) {
 	tbl := table("db.t", "ts", "timestamp", "raw", "bytes")
 	// 2024-01-26T12:34:56.123456789 as INT96: nanos of the day, then the Julian day
 	tsv := ts("2024-01-26T12:34:56.123456789")
-	i96 := int96Of(tsv.I)
-	raw := make([]byte, 12)
-	for i, w := range i96 {
-		raw[4*i], raw[4*i+1], raw[4*i+2], raw[4*i+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
-	}
-	defer func(z *time.Location) { parquetZone = z }(parquetZone)
-	parquetZone = time.UTC
+	const nanosPerDay, julianUnixEpoch = 86_400_000_000_000, 2440588
+	day := tsv.I / nanosPerDay // after 1970: no flooring needed
+	raw := binary.LittleEndian.AppendUint64(nil, uint64(tsv.I-day*nanosPerDay))
+	raw = binary.LittleEndian.AppendUint32(raw, uint32(day+julianUnixEpoch))
+	defer func(z *time.Location) { pqfile.Zone = z }(pqfile.Zone)
+	pqfile.Zone = time.UTC
 	s := mustSink(t, sinkConf(dir, "file_format_type = parquet\nparquet_avro_write_timestamp_as_int96 = true\nparquet_avro_write_fixed_as_int96 = [RAW]"), tbl)
 	writeAll(t, s, batchOf(tbl, []row.Value{tsv, row.BytesValue(raw)}))
 	src := mustSource(t, srcConf(filepath.Join(dir, "out"), "file_format_type = parquet"))
@@ -345,12 +349,12 @@ func TestParquetInt96(t *testing.T) {
 // A timestamp is written as the instant of its wall clock time in the process's zone and
 // read back in it, as SeaTunnel does with the JVM's zone.
 func TestParquetTimestampZone(t *testing.T) {
-	defer func(z *time.Location) { parquetZone = z }(parquetZone)
+	defer func(z *time.Location) { pqfile.Zone = z }(pqfile.Zone)
 	zone, err := time.LoadLocation("Asia/Shanghai")
 	if err != nil {
 		t.Fatal(err)
 	}
-	parquetZone = zone
+	pqfile.Zone = zone
 	dir := t.TempDir()
 	tbl := table("db.t", "ts", "timestamp")
 	v := ts("2024-01-26T12:34:56.789")

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
+
+	"github.com/strait-dev/strait/connectors/internal/format"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
@@ -29,15 +30,10 @@ const (
 // archive being read (the files before it are done); Offset and Lines then count in that
 // file, and in its text: uncompressed and in UTF-8.
 type fileSplit struct {
-	Path       string `json:"path"`
-	Table      int    `json:"table,omitempty"`
-	Entry      int    `json:"entry,omitempty"`
-	Offset     int64  `json:"offset,omitempty"`
-	Lines      int64  `json:"lines,omitempty"`
-	FirstGroup int    `json:"first_group,omitempty"`
-	EndGroup   int    `json:"end_group,omitempty"`
-	Group      int    `json:"group,omitempty"`
-	GroupRows  int64  `json:"group_rows,omitempty"`
+	Path  string `json:"path"`
+	Table int    `json:"table,omitempty"`
+	Entry int    `json:"entry,omitempty"`
+	format.Split
 }
 
 // id names the split: its file, and the row groups it covers when it is part of one.
@@ -62,7 +58,7 @@ type reader struct {
 	cur    fileSplit
 	f      ReadFile
 	br     *bufio.Reader
-	rec    recordReader // the reader of a record format's split
+	rec    format.Reader // the reader of a record format's split
 	long   []byte
 	parts  []row.Value // partition values of the current file
 	noMore bool
@@ -78,30 +74,7 @@ type decoder struct {
 	line int64
 	// the JSON decoder's guess of the next key's column
 	next  int
-	arena strings.Builder
-}
-
-// arenaChunk is the size of the blocks the strings of rows are copied into: one allocation
-// serves many rows, and a string a consumer keeps holds at most this much memory.
-const arenaChunk = 16 << 10
-
-// keep returns a string with the content of b that stays valid after the line buffer is
-// reused. Short strings share an arena block; a strings.Builder never changes bytes it has
-// handed out, so earlier strings stay intact when the next block starts.
-func (d *decoder) keep(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > arenaChunk/8 {
-		return string(b)
-	}
-	if d.arena.Cap()-d.arena.Len() < len(b) {
-		d.arena = strings.Builder{}
-		d.arena.Grow(arenaChunk)
-	}
-	start := d.arena.Len()
-	d.arena.Write(b)
-	return d.arena.String()[start:]
+	arena row.Arena // the strings rows keep, out of the reused line buffer
 }
 
 // CreateReader makes the reader of one subtask.
@@ -228,7 +201,7 @@ func (r *reader) openNext() error {
 
 func (r *reader) closeFile() {
 	if r.rec != nil {
-		r.rec.close()
+		r.rec.Close()
 		r.rec = nil
 	}
 	r.in.reset()
@@ -290,7 +263,7 @@ func (r *reader) SnapshotState(int64) ([]connector.Split, error) {
 	if r.f != nil {
 		cur := r.cur
 		if r.rec != nil {
-			r.rec.progress(&cur)
+			r.rec.Progress(&cur.Split)
 		}
 		out = append(out, newSplit(cur))
 	}

@@ -3,57 +3,24 @@ package file
 import (
 	"context"
 	"fmt"
-	"io"
+	"time"
+
+	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/connectors/internal/format"
+	"github.com/strait-dev/strait/connectors/internal/format/parquet"
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/row"
 )
 
-// Formats that are not read and written line by line (parquet, excel) plug into the reader
-// and the writer through these two interfaces. They see only an io.ReaderAt or an
-// io.Writer, never a path or an os.File, so a file system other than the local one can
-// serve them.
-
-// recordReader reads the rows of one split of one file.
-type recordReader interface {
-	// next appends rows to out until it is full or the split ends (done). It fills the
-	// first partBase fields of each row; the caller fills the partition columns.
-	next(ctx context.Context, out *row.Batch) (done bool, err error)
-	// progress records how far the split has been read, for a snapshot.
-	progress(s *fileSplit)
-	close() error
-}
-
-// recordFormat opens the readers of a record format; the source config holds one when its
-// format is a record format.
-type recordFormat interface {
-	// open starts reading split s of the file r (size bytes, named name in errors).
-	open(r io.ReaderAt, size int64, name string, s fileSplit) (recordReader, error)
-	// splits returns the splits of one file: the whole file by default, or its parts (the
-	// row groups of a parquet file).
-	splits(ctx context.Context, r io.ReaderAt, size int64, name string) ([]fileSplit, error)
-}
-
-// recordWriter writes the rows of one staged file. Rows carry every input column; the
-// writer writes the sink columns.
-type recordWriter interface {
-	write(r *row.Row) error
-	// endBatch is called at the end of each batch: the writer must be done with the rows
-	// it was given, which their batch reuses.
-	endBatch() error
-	// close completes the file (a footer, the workbook's parts) into the io.Writer it was
-	// made with; it does not close that writer.
-	close() error
-}
-
-// recordSink makes the record writers of a sink whose format is a record format.
-type recordSink interface {
-	create(w io.Writer, name string) (recordWriter, error)
-}
+// Formats that are not read and written line by line (parquet, excel, xml, binary) plug
+// into the reader and the writer as a format.Source and a format.Sink
+// (connectors/internal/format): they see only an io.ReaderAt or an io.Writer, never a path
+// or an os.File, so every file system serves them.
 
 // openRecords starts the record reader of the current split on the open file f.
 func (r *reader) openRecords(f ReadFile) error {
-	rec, err := r.cfg.records.open(f, f.Size(), r.cur.Path, r.cur)
+	rec, err := r.cfg.records.Open(f, f.Size(), r.cur.Path, r.cur.Split)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.cfg.where, err)
 	}
@@ -65,7 +32,7 @@ func (r *reader) openRecords(f ReadFile) error {
 // closing the file at the end of its split.
 func (r *reader) pollRecords(ctx context.Context, out *row.Batch) error {
 	start := out.Len()
-	done, err := r.rec.next(ctx, out)
+	done, err := r.rec.Next(ctx, out)
 	if len(r.parts) > 0 {
 		for i := start; i < out.Len(); i++ {
 			copy(out.Rows[i].Fields[r.cfg.partBase:], r.parts)
@@ -91,18 +58,26 @@ func (c *sourceConfig) fileSplits(ctx context.Context, path string) ([]fileSplit
 		return nil, err
 	}
 	defer f.Close()
-	return c.records.splits(ctx, f, f.Size(), path)
+	parts, err := c.records.Splits(ctx, f, f.Size())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fileSplit, len(parts))
+	for i, p := range parts {
+		out[i] = fileSplit{Path: path, Split: p}
+	}
+	return out, nil
 }
 
 // endRecordBatch tells the open record writers that the batch's rows are going away.
 func (w *writer) endRecordBatch() error {
 	if w.single != nil {
-		if err := w.single.rec.endBatch(); err != nil {
+		if err := w.single.rec.EndBatch(); err != nil {
 			return w.fail(fmt.Errorf("%s: write %s: %w", w.cfg.where, w.single.staged, err))
 		}
 	}
 	for _, of := range w.files {
-		if err := of.rec.endBatch(); err != nil {
+		if err := of.rec.EndBatch(); err != nil {
 			return w.fail(fmt.Errorf("%s: write %s: %w", w.cfg.where, of.staged, err))
 		}
 	}
@@ -111,8 +86,8 @@ func (w *writer) endRecordBatch() error {
 
 // fileSuffix is the ending of the sink's file names.
 func (c *sinkConfig) fileSuffix() string {
-	if s, ok := c.records.(interface{ suffix() string }); ok {
-		return s.suffix()
+	if s, ok := c.records.(interface{ Suffix() string }); ok {
+		return s.Suffix()
 	}
 	return c.compress.suffix() + c.format.suffix() // .gz.txt, as SeaTunnel names it
 }
@@ -121,7 +96,7 @@ func (c *sinkConfig) fileSuffix() string {
 func (c *sourceConfig) recordFormat(opts *SourceTable) {
 	switch c.format {
 	case formatParquet:
-		c.records = &parquetSource{cfg: c}
+		c.records = parquet.NewSource(c.columns())
 	case formatExcel:
 		c.records = newExcelSource(c, opts.SheetName)
 	}
@@ -131,7 +106,8 @@ func (c *sourceConfig) recordFormat(opts *SourceTable) {
 func (c *sinkConfig) recordSink(o *config.Options, opts *SinkConfig) error {
 	switch c.format {
 	case formatParquet:
-		s, err := c.parquetSink(o, opts)
+		s, err := parquet.NewSink(o, c.written(), parquet.SinkOptions{Codec: opts.CompressCodec,
+			TimestampsAsInt96: opts.ParquetTSAsInt96, FixedAsInt96: opts.ParquetFixedInt96})
 		if err != nil {
 			return err
 		}
@@ -144,4 +120,69 @@ func (c *sinkConfig) recordSink(o *config.Options, opts *SinkConfig) error {
 		c.records = s
 	}
 	return nil
+}
+
+// columns is what a record format's reader fills of the source's rows.
+func (c *sourceConfig) columns() format.Columns {
+	cols := make([]format.Column, len(c.cols))
+	for i, cs := range c.cols {
+		cols[i] = format.Column{Name: cs.name, Type: cs.t, Out: cs.out}
+	}
+	return format.Columns{TableID: c.tableID, Width: c.width, Columns: cols}
+}
+
+// written is what a record format's writer writes of each input row.
+func (c *sinkConfig) written() format.Written {
+	return format.Written{Fields: c.sinkCols, Names: c.sinkNames, Types: c.sinkTypes}
+}
+
+// parquetPlanTimeout bounds reading the first file's footer when the source is planned.
+const parquetPlanTimeout = 30 * time.Second
+
+// parquetFileSchema takes the columns of the first file, as SeaTunnel does when the config
+// declares none. With no file at all the source is the one string column `content`, as in
+// SeaTunnel. Reading the footer is bounded in size (by the format) and in time.
+func (c *sourceConfig) parquetFileSchema(o *config.Options, declared *catalog.Table) (*catalog.Table, error) {
+	if _, err := c.fs.Stat(c.path); err != nil {
+		return nil, o.Errorf("path", "%v", unwrapPathError(err))
+	}
+	var first string
+	if err := c.walk(func(p string) bool { first = p; return false }); err != nil {
+		return nil, o.Errorf("path", "%v", err)
+	}
+	if first == "" {
+		return declared, nil
+	}
+	type result struct {
+		t   *catalog.Table
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := c.fs.Open(first)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer f.Close()
+		t, err := parquet.TableOf(f, f.Size())
+		done <- result{t, err}
+	}()
+	timer := time.NewTimer(parquetPlanTimeout)
+	defer timer.Stop()
+	var res result
+	select {
+	case res = <-done:
+	case <-timer.C:
+		return nil, o.Errorf("schema", "reading the schema of %s took longer than %s; declare the columns in `schema`", first, parquetPlanTimeout)
+	}
+	if res.err != nil {
+		return nil, o.Errorf("schema", "%s: %v", first, res.err)
+	}
+	t := res.t
+	if declared != nil {
+		t.Catalog, t.Path, t.Comment = declared.Catalog, declared.Path, declared.Comment
+		t.PrimaryKey, t.ConstraintKeys = declared.PrimaryKey, declared.ConstraintKeys
+	}
+	return t, nil
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
+
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
@@ -54,10 +56,10 @@ type sinkConfig struct {
 	header      []byte // header line and row delimiter, or nil
 	batchSize   int64
 	text        textEncoder
-	jsonKeys    [][]byte   // `{"a":`, `,"b":`...
-	records     recordSink // parquet and excel: the format that writes the files
-	schemaSave  string     // schema_save_mode, applied by Setup
-	dataSave    string     // data_save_mode, applied by Setup
+	jsonKeys    [][]byte    // `{"a":`, `,"b":`...
+	records     format.Sink // parquet and excel: the format that writes the files
+	schemaSave  string      // schema_save_mode, applied by Setup
+	dataSave    string      // data_save_mode, applied by Setup
 	compress    compressCodec
 	charset     charset
 	xml         xmlOptions

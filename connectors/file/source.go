@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
+
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
@@ -43,7 +45,7 @@ type sourceConfig struct {
 	cols            []colSpec
 	byName          map[string]int // schema column name -> index in cols
 	noSchema        bool           // text and csv without schema: one string column `content`
-	records         recordFormat   // parquet and excel: the format that reads the files
+	records         format.Source  // parquet and excel: the format that reads the files
 	delim           fieldDelimiter // text: the delimiter as String.split reads it
 	csvDelim        []byte         // csv: the delimiter's first character
 	seps            [7]string
@@ -193,13 +195,13 @@ func newSourceConfig(opts *SourceTable, outputName string, fsys FileSystem) (*so
 		}
 	}
 	keepKeys(out)
+	c.table = out
+	c.tableID = out.ID()
+	c.width = len(out.Columns)
 	c.recordFormat(opts)
 	if err := c.formatRecords(o, opts); err != nil {
 		return nil, err
 	}
-	c.table = out
-	c.tableID = out.ID()
-	c.width = len(out.Columns)
 	return c, nil
 }
 

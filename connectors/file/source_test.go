@@ -10,6 +10,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -445,7 +446,7 @@ func TestReaderResumesFromItsState(t *testing.T) {
 	// and a bad line after resuming carries its true line number
 	writeFile(t, filepath.Join(dir, "c.txt"), "id\n1\n2\nx\n")
 	r3, _ := s.CreateReader(connector.ReaderContext{})
-	r3.AddSplits([]connector.Split{newSplit(fileSplit{Path: filepath.Join(dir, "c.txt"), Offset: 5, Lines: 2})})
+	r3.AddSplits([]connector.Split{newSplit(fileSplit{Path: filepath.Join(dir, "c.txt"), Split: format.Split{Offset: 5, Lines: 2}})})
 	r3.NoMoreSplits()
 	_, err = r3.PollNext(ctx, row.NewBatch(10))
 	if err == nil || !strings.Contains(err.Error(), "c.txt:4: column \"id\"") {

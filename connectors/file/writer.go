@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -36,9 +37,9 @@ type openFile struct {
 	w      *bufio.Writer
 	staged string
 	final  string
-	first  bool         // no row written yet: the next row needs no row delimiter before it
-	rec    recordWriter // the writer of a record format (parquet, excel), else nil
-	enc    []io.Closer  // the compressor and the encoder between w and f, innermost first
+	first  bool          // no row written yet: the next row needs no row delimiter before it
+	rec    format.Writer // the writer of a record format (parquet, excel), else nil
+	enc    []io.Closer   // the compressor and the encoder between w and f, innermost first
 }
 
 // writer stages the rows of one subtask. Each transaction, T_<jobId>_<uuidPrefix>_<subtask>_<checkpointId>
@@ -218,7 +219,7 @@ func (w *writer) Write(_ context.Context, b *row.Batch) (err error) {
 			}
 		}
 		if of.rec != nil {
-			if err := of.rec.write(r); err != nil {
+			if err := of.rec.Write(r); err != nil {
 				return w.fail(fmt.Errorf("%s: write %s: %w", cfg.where, of.staged, err))
 			}
 			continue
@@ -397,7 +398,7 @@ func (w *writer) open(partDir string) (*openFile, error) {
 	}
 	of.w = bufio.NewWriterSize(enc, writeBufferSize)
 	if cfg.records != nil {
-		if of.rec, err = cfg.records.create(of.w, of.staged); err != nil {
+		if of.rec, err = cfg.records.Create(of.w, of.staged); err != nil {
 			of.f.Abort()
 			return nil, fmt.Errorf("%s: %s: %w", cfg.where, of.staged, err)
 		}
@@ -416,7 +417,7 @@ func (w *writer) open(partDir string) (*openFile, error) {
 func (w *writer) finish(of *openFile) error {
 	var err error
 	if of.rec != nil {
-		err = of.rec.close()
+		err = of.rec.Close()
 		of.rec = nil
 	}
 	if err == nil {

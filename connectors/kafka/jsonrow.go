@@ -26,30 +26,7 @@ type jsonRowReader struct {
 	first []bool // the field is the first of its name
 	conv  *literal.Converter
 	val   hocon.Value
-	strs  textArena // the text of the string fields the rows keep
-}
-
-// textArena holds the text of string fields: each is appended to a chunk whose bytes are
-// never written again once handed out, and the strings point into it, so one allocation
-// serves the strings of many records instead of one allocation each. A string keeps its
-// chunk (at most arenaChunk bytes) alive; a long text gets an allocation of its own.
-type textArena struct{ buf []byte }
-
-const arenaChunk = 16 << 10
-
-// keep returns s as a string that stays valid after b, the record, is gone.
-func (a *textArena) keep(s []byte) string {
-	switch {
-	case len(s) == 0:
-		return ""
-	case len(s) > arenaChunk/8:
-		return string(s)
-	case cap(a.buf)-len(a.buf) < len(s):
-		a.buf = make([]byte, 0, arenaChunk)
-	}
-	start := len(a.buf)
-	a.buf = append(a.buf, s...)
-	return unsafe.String(&a.buf[start], len(s))
+	strs  row.Arena // the text of the string fields the rows keep
 }
 
 var errSlowPath = errors.New("the record needs the general JSON path")
@@ -148,7 +125,7 @@ func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int
 			return row.Value{}, p, errSlowPath
 		}
 		if t.Kind == types.String {
-			return row.StringValue(r.strs.keep(s)), next, nil
+			return row.StringValue(r.strs.Keep(s)), next, nil
 		}
 		*v = hocon.Value{Kind: hocon.String, Str: unsafe.String(unsafe.SliceData(s), len(s))} // read, not kept
 		p = next
@@ -189,7 +166,7 @@ func (r *jsonRowReader) value(b []byte, p int, t types.DataType) (row.Value, int
 func (r *jsonRowReader) number(n []byte, t types.DataType) (row.Value, bool) {
 	switch t.Kind {
 	case types.String:
-		return row.StringValue(r.strs.keep(n)), true
+		return row.StringValue(r.strs.Keep(n)), true
 	case types.BigInt:
 		if i, err := strconv.ParseInt(unsafe.String(&n[0], len(n)), 10, 64); err == nil {
 			return row.BigIntValue(i), true

@@ -97,6 +97,7 @@ func FuzzJSONRowReader(f *testing.F) {
 func TestJSONRowReaderKeepsText(t *testing.T) {
 	var conv literal.Converter
 	r := newJSONRowReader(jsonRowType, &conv)
+	const arenaChunk = 16 << 10 // row.Arena's block
 	long := strings.Repeat("x", arenaChunk)
 	rec := make([]byte, 0, 2*arenaChunk)
 	var rows [][]row.Value
@@ -120,34 +121,5 @@ func TestJSONRowReaderKeepsText(t *testing.T) {
 		if got := dst[1].S; got != want[i] {
 			t.Fatalf("row %d: name %.20q, want %.20q", i, got, want[i])
 		}
-	}
-}
-
-func TestTextArena(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		in   []string
-	}{
-		{"empty", []string{""}},
-		{"short", []string{"a", "bc", "def"}},
-		{"fills a chunk", []string{strings.Repeat("a", arenaChunk/8), strings.Repeat("b", arenaChunk/8), "c"}},
-		{"long", []string{strings.Repeat("z", arenaChunk/8+1), "after"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var a textArena
-			var got []string
-			for range 10 {
-				for _, s := range c.in {
-					b := []byte(s)
-					got = append(got, a.keep(b))
-					clear(b)
-				}
-			}
-			for i, s := range got {
-				if want := c.in[i%len(c.in)]; s != want {
-					t.Fatalf("string %d is %.10q, want %.10q", i, s, want)
-				}
-			}
-		})
 	}
 }

@@ -4,19 +4,20 @@ import (
 	"encoding/json"
 
 	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/row"
 )
 
 // jsonTree reads a JSON text into a value tree held in scratch storage that the next record
 // reuses, for the formats whose envelope is read as a tree (the change formats): a record
 // costs no allocation of values, fields or element lists once the storage has grown to the
-// records' shape, and the text of its strings goes to an arena (see textArena), so what a row
+// records' shape, and the text of its strings goes to an arena (see row.Arena), so what a row
 // keeps of it stays valid. It accepts what encoding/json accepts; anything it does not handle
 // itself (a syntax error included) it reports as errSlowPath, and the caller reads the record
 // with parseJSON, which gives the error message. The tree is valid until the next parse.
 type jsonTree struct {
 	chunks [][]hocon.Value
 	used   int // values handed out for the current record
-	strs   textArena
+	strs   row.Arena
 }
 
 const treeChunk = 256
@@ -73,7 +74,7 @@ func (t *jsonTree) value(b []byte, p, depth int) (*hocon.Value, int, error) {
 			return nil, p, errSlowPath
 		}
 		v := t.next(hocon.Number)
-		v.Str = t.strs.keep(b[p:end])
+		v.Str = t.strs.Keep(b[p:end])
 		return v, end, nil
 	case hasWord(b, p, "true"):
 		v := t.next(hocon.Bool)
@@ -90,7 +91,7 @@ func (t *jsonTree) value(b []byte, p, depth int) (*hocon.Value, int, error) {
 // str reads the string at p; one with escapes is decoded as encoding/json decodes it.
 func (t *jsonTree) str(b []byte, p int) (string, int, error) {
 	if s, next, ok := plainString(b, p); ok {
-		return t.strs.keep(s), next, nil
+		return t.strs.Keep(s), next, nil
 	}
 	if p >= len(b) || b[p] != '"' {
 		return "", p, errSlowPath

@@ -6,6 +6,7 @@ import (
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/file"
 	_ "github.com/strait-dev/strait/connectors/file"
 )
 
@@ -21,19 +22,16 @@ func field(s *config.Spec, name string) (config.Field, bool) {
 	return config.Field{}, false
 }
 
-// TestSpecsAreLocalFilesAndS3s: S3File's source and sink read every option LocalFile's do,
-// with the same defaults, and SeaTunnel's S3 options, secret_key masked.
+// TestSpecsAreLocalFilesAndS3s: S3File's source and sink read every option of the file
+// core (LocalFile's), with the same defaults, and SeaTunnel's S3 options, secret_key masked.
 func TestSpecsAreLocalFilesAndS3s(t *testing.T) {
+	core := map[string]*config.Spec{"source": config.SpecOf[file.SourceConfig](), "sink": config.SpecOf[file.SinkConfig]()}
 	for _, kind := range []string{"source", "sink"} {
 		s3p, ok := connector.LookupPlugin(kind, "S3File")
 		if !ok || s3p.Spec == nil || s3p.Doc == "" {
 			t.Fatalf("the S3File %s is not registered with a spec and a doc", kind)
 		}
-		lp, ok := connector.LookupPlugin(kind, "LocalFile")
-		if !ok || lp.Spec == nil {
-			t.Fatalf("the LocalFile %s is not registered with a spec", kind)
-		}
-		for _, lf := range lp.Spec.Fields {
+		for _, lf := range core[kind].Fields {
 			f, ok := field(s3p.Spec, lf.Name)
 			if !ok {
 				t.Errorf("%s: LocalFile's option %s is missing", kind, lf.Name)

@@ -1,4 +1,4 @@
-package file
+package parquet
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/format"
+	pqformat "github.com/parquet-go/parquet-go/format"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -24,69 +24,24 @@ import (
 
 const (
 	// maxParquetFooter bounds the footer Strait reads: a larger one is a broken file.
-	maxParquetFooter = 256 << 20
-	// parquetPlanTimeout bounds reading the first file's footer when the source is planned.
-	parquetPlanTimeout = 30 * time.Second
+	maxParquetFooter   = 256 << 20
 	parquetValueBuffer = 1024
 )
 
-// parquetSource reads parquet files: the columns of the schema it emits (the projection
+// source reads parquet files: the columns of the schema it emits (the projection
 // read_columns makes), matched by name in each file, each row group a split of its own.
-type parquetSource struct {
-	cfg *sourceConfig
+type source struct {
+	cols format.Columns
 }
 
-// parquetFileSchema takes the columns of the first file, as SeaTunnel does when the config
-// declares none. With no file at all the source is the one string column `content`, as in
-// SeaTunnel. Reading the footer is bounded in size and time.
-func (c *sourceConfig) parquetFileSchema(o *config.Options, declared *catalog.Table) (*catalog.Table, error) {
-	if _, err := c.fs.Stat(c.path); err != nil {
-		return nil, o.Errorf("path", "%v", unwrapPathError(err))
-	}
-	var first string
-	if err := c.walk(func(p string) bool { first = p; return false }); err != nil {
-		return nil, o.Errorf("path", "%v", err)
-	}
-	if first == "" {
-		return declared, nil
-	}
-	type result struct {
-		t   *catalog.Table
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		t, err := parquetTableOf(c.fs, first)
-		done <- result{t, err}
-	}()
-	timer := time.NewTimer(parquetPlanTimeout)
-	defer timer.Stop()
-	var res result
-	select {
-	case res = <-done:
-	case <-timer.C:
-		return nil, o.Errorf("schema", "reading the schema of %s took longer than %s; declare the columns in `schema`", first, parquetPlanTimeout)
-	}
-	if res.err != nil {
-		return nil, o.Errorf("schema", "%s: %v", first, res.err)
-	}
-	t := res.t
-	if declared != nil {
-		t.Catalog, t.Path, t.Comment = declared.Catalog, declared.Path, declared.Comment
-		t.PrimaryKey, t.ConstraintKeys = declared.PrimaryKey, declared.ConstraintKeys
-	}
-	return t, nil
-}
+// NewSource reads the columns cols of parquet files.
+func NewSource(cols format.Columns) format.Source { return &source{cols: cols} }
 
-// parquetTableOf reads the columns of a parquet file.
-func parquetTableOf(fsys FileSystem, path string) (_ *catalog.Table, err error) {
+// TableOf reads the columns of the parquet file r (size bytes), as SeaTunnel takes them
+// from the first file when the config declares none.
+func TableOf(r io.ReaderAt, size int64) (_ *catalog.Table, err error) {
 	defer recoverParquet(&err)
-	f, err := fsys.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	pf, err := openParquet(f, f.Size())
+	pf, err := openParquet(r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -109,19 +64,27 @@ func parquetTableOf(fsys FileSystem, path string) (_ *catalog.Table, err error) 
 	return t, nil
 }
 
-// splits makes one split per row group, or one for a file with at most one.
-func (p *parquetSource) splits(_ context.Context, r io.ReaderAt, size int64, name string) ([]fileSplit, error) {
+// RowGroups is the number of row groups of the parquet file r (size bytes).
+func RowGroups(r io.ReaderAt, size int64) (int, error) {
 	pf, err := openParquet(r, size)
+	if err != nil {
+		return 0, err
+	}
+	return len(pf.RowGroups()), nil
+}
+
+// Splits makes one split per row group, or one for a file with at most one.
+func (p *source) Splits(_ context.Context, r io.ReaderAt, size int64) ([]format.Split, error) {
+	n, err := RowGroups(r, size)
 	if err != nil {
 		return nil, err
 	}
-	n := len(pf.RowGroups())
 	if n <= 1 {
-		return []fileSplit{{Path: name}}, nil
+		return format.Whole(), nil
 	}
-	out := make([]fileSplit, n)
+	out := make([]format.Split, n)
 	for i := range out {
-		out[i] = fileSplit{Path: name, FirstGroup: i, EndGroup: i + 1, Group: i}
+		out[i] = format.Split{FirstGroup: i, EndGroup: i + 1, Group: i}
 	}
 	return out, nil
 }
@@ -146,11 +109,11 @@ type parquetReader struct {
 	end     int   // row group where the split ends
 	rows    int64 // rows of the current group read
 	total   int64 // rows in the current group; -1 before the group is opened
-	arena   stringArena
+	arena   row.Arena
 	left    int // values the nested columns of the current row may still assemble
 }
 
-func (p *parquetSource) open(r io.ReaderAt, size int64, name string, s fileSplit) (_ recordReader, err error) {
+func (p *source) Open(r io.ReaderAt, size int64, name string, s format.Split) (_ format.Reader, err error) {
 	defer func() {
 		if err2 := recoverParquetErr(recover()); err2 != nil {
 			err = fmt.Errorf("%s: %w", name, err2)
@@ -160,22 +123,22 @@ func (p *parquetSource) open(r io.ReaderAt, size int64, name string, s fileSplit
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	pr := &parquetReader{file: pf, r: r, name: name, tableID: p.cfg.tableID, width: p.cfg.width, total: -1}
+	pr := &parquetReader{file: pf, r: r, name: name, tableID: p.cols.TableID, width: p.cols.Width, total: -1}
 	root := pf.Root()
-	for _, cs := range p.cfg.cols {
-		if cs.out < 0 {
+	for _, cs := range p.cols.Columns {
+		if cs.Out < 0 {
 			continue
 		}
-		col := fieldByName(root, cs.name)
+		col := fieldByName(root, cs.Name)
 		if col == nil {
-			return nil, fmt.Errorf("%s: column %q is not in the file", name, cs.name)
+			return nil, fmt.Errorf("%s: column %q is not in the file", name, cs.Name)
 		}
 		b := &pqReadBuilder{r: pr}
-		node, err := b.build(col, cs.t, false)
+		node, err := b.build(col, cs.Type, false)
 		if err != nil {
-			return nil, fmt.Errorf("%s: column %q: %w", name, cs.name, err)
+			return nil, fmt.Errorf("%s: column %q: %w", name, cs.Name, err)
 		}
-		pr.cols = append(pr.cols, pqColumn{node: node, out: cs.out, flat: node.shape == shapeLeaf && col.MaxRepetitionLevel() == 0})
+		pr.cols = append(pr.cols, pqColumn{node: node, out: cs.Out, flat: node.shape == shapeLeaf && col.MaxRepetitionLevel() == 0})
 	}
 	pr.end = len(pf.RowGroups())
 	if s.EndGroup > 0 && s.EndGroup < pr.end {
@@ -188,8 +151,8 @@ func (p *parquetSource) open(r io.ReaderAt, size int64, name string, s fileSplit
 
 // fieldByName finds a top-level column by its exact name, or else in any case (SeaTunnel
 // writes the names in lower case).
-func fieldByName(root *parquet.Column, name string) *parquet.Column {
-	var fold *parquet.Column
+func fieldByName(root *pq.Column, name string) *pq.Column {
+	var fold *pq.Column
 	for _, c := range root.Columns() {
 		if c.Name() == name {
 			return c
@@ -245,7 +208,7 @@ func (p *parquetReader) checkChunk(scan *pqScan, c *pqCursor) ([]int64, error) {
 	return scan.chunk(start, end, m.NumValues)
 }
 
-func (p *parquetReader) next(ctx context.Context, out *row.Batch) (done bool, err error) {
+func (p *parquetReader) Next(ctx context.Context, out *row.Batch) (done bool, err error) {
 	defer func() {
 		if err2 := recoverParquetErr(recover()); err2 != nil {
 			done, err = false, fmt.Errorf("%s: row group %d: %w", p.name, p.group, err2)
@@ -290,7 +253,7 @@ func (p *parquetReader) fill(out *row.Batch, n int) error {
 			if c.flat {
 				err = c.node.readLeaf(&rows[i].Fields[c.out], &p.arena)
 			} else {
-				p.left = parquetMaxRowValues
+				p.left = MaxRowValues
 				err = c.node.read(&rows[i].Fields[c.out], &p.arena)
 			}
 			if err != nil {
@@ -303,7 +266,7 @@ func (p *parquetReader) fill(out *row.Batch, n int) error {
 	return nil
 }
 
-func (p *parquetReader) progress(s *fileSplit) {
+func (p *parquetReader) Progress(s *format.Split) {
 	if p.total >= 0 && p.rows >= p.total {
 		s.Group, s.GroupRows = p.group+1, 0
 		return
@@ -311,7 +274,7 @@ func (p *parquetReader) progress(s *fileSplit) {
 	s.Group, s.GroupRows = p.group, p.rows
 }
 
-func (p *parquetReader) close() error {
+func (p *parquetReader) Close() error {
 	for _, c := range p.cursors {
 		c.reset(nil)
 	}
@@ -324,18 +287,18 @@ func (p *parquetReader) close() error {
 type pqCursor struct {
 	col     int
 	leaf    pqLeaf
-	pages   parquet.Pages
-	page    parquet.Page
-	vals    parquet.ValueReader
+	pages   pq.Pages
+	page    pq.Page
+	vals    pq.ValueReader
 	eof     bool // vals has no more values
-	buf     []parquet.Value
+	buf     []pq.Value
 	i, n    int
 	offsets []int64 // where the chunk's data pages start
 	read    int     // pages read of the chunk
 	resumed bool    // read from a row past the chunk's start: read does not count from its first page
 }
 
-func (c *pqCursor) reset(pages parquet.Pages) {
+func (c *pqCursor) reset(pages pq.Pages) {
 	c.release()
 	if c.pages != nil {
 		c.pages.Close()
@@ -359,7 +322,7 @@ func (c *pqCursor) at(next bool) string {
 
 func (c *pqCursor) release() {
 	if c.page != nil {
-		parquet.Release(c.page)
+		pq.Release(c.page)
 		c.page, c.vals = nil, nil
 	}
 }
@@ -396,7 +359,7 @@ func (c *pqCursor) fill() error {
 	return nil
 }
 
-func (c *pqCursor) peek() (*parquet.Value, error) {
+func (c *pqCursor) peek() (*pq.Value, error) {
 	if c.i >= c.n {
 		if err := c.fill(); err != nil {
 			return nil, err
@@ -414,7 +377,7 @@ func (c *pqCursor) peekRep() int {
 	return v.RepetitionLevel()
 }
 
-func (c *pqCursor) next() (*parquet.Value, error) {
+func (c *pqCursor) next() (*pq.Value, error) {
 	if c.i >= c.n {
 		if err := c.fill(); err != nil {
 			return nil, err
@@ -456,15 +419,15 @@ type pqRead struct {
 
 type pqReadBuilder struct{ r *parquetReader }
 
-func (b *pqReadBuilder) cursor(col *parquet.Column) *pqCursor {
-	c := &pqCursor{col: col.Index(), leaf: newPQLeaf(col), buf: make([]parquet.Value, parquetValueBuffer)}
+func (b *pqReadBuilder) cursor(col *pq.Column) *pqCursor {
+	c := &pqCursor{col: col.Index(), leaf: newPQLeaf(col), buf: make([]pq.Value, parquetValueBuffer)}
 	b.r.cursors = append(b.r.cursors, c)
 	return c
 }
 
 // build plans the reading of column col as the type want; asElem builds a repeated field
 // as its element, not as a list.
-func (b *pqReadBuilder) build(col *parquet.Column, want types.DataType, asElem bool) (*pqRead, error) {
+func (b *pqReadBuilder) build(col *pq.Column, want types.DataType, asElem bool) (*pqRead, error) {
 	n := &pqRead{name: col.Name(), def: col.MaxDefinitionLevel(), want: want, left: &b.r.left}
 	if col.Repeated() && !asElem {
 		// a bare repeated field: a list whose every value is present
@@ -583,7 +546,7 @@ const (
 	cvInt96
 )
 
-func (b *pqReadBuilder) leaf(n *pqRead, col *parquet.Column) (*pqRead, error) {
+func (b *pqReadBuilder) leaf(n *pqRead, col *pq.Column) (*pqRead, error) {
 	t := col.Type()
 	ft, err := parquetLeafType(t)
 	if err != nil {
@@ -596,7 +559,7 @@ func (b *pqReadBuilder) leaf(n *pqRead, col *parquet.Column) (*pqRead, error) {
 	n.conv = leafConv(t, ft)
 	if ft.Kind == types.Decimal {
 		n.scale = ft.Scale
-		n.fixed = t.Kind() == parquet.FixedLenByteArray || t.Kind() == parquet.ByteArray
+		n.fixed = t.Kind() == pq.FixedLenByteArray || t.Kind() == pq.ByteArray
 	}
 	if !ft.Equal(n.want) {
 		if !canCast(ft, n.want) {
@@ -607,19 +570,19 @@ func (b *pqReadBuilder) leaf(n *pqRead, col *parquet.Column) (*pqRead, error) {
 	return n, nil
 }
 
-func leafConv(t parquet.Type, ft types.DataType) pqConv {
+func leafConv(t pq.Type, ft types.DataType) pqConv {
 	unsigned := false
 	if lt := t.LogicalType(); lt != nil {
 		switch v := lt.Value.(type) {
-		case *format.TimeType:
+		case *pqformat.TimeType:
 			return timeConv(t.Kind(), v.Unit)
-		case *format.TimestampType:
+		case *pqformat.TimestampType:
 			c := timestampConv(v.Unit)
 			if v.IsAdjustedToUTC {
 				c += cvTsMillisUTC - cvTsMillis
 			}
 			return c
-		case *format.IntType:
+		case *pqformat.IntType:
 			unsigned = !v.IsSigned
 		}
 	}
@@ -657,7 +620,7 @@ func leafConv(t parquet.Type, ft types.DataType) pqConv {
 	case types.Timestamp:
 		return cvInt96 // INT96, or a 12-byte fixed array holding one
 	}
-	if t.Kind() == parquet.Int64 {
+	if t.Kind() == pq.Int64 {
 		return cvInt64
 	}
 	if unsigned {
@@ -666,21 +629,21 @@ func leafConv(t parquet.Type, ft types.DataType) pqConv {
 	return cvInt32
 }
 
-func timeConv(k parquet.Kind, u format.TimeUnit) pqConv {
+func timeConv(k pq.Kind, u pqformat.TimeUnit) pqConv {
 	switch u.Value.(type) {
-	case *format.MicroSeconds:
+	case *pqformat.MicroSeconds:
 		return cvTimeMicros
-	case *format.NanoSeconds:
+	case *pqformat.NanoSeconds:
 		return cvTimeNanos
 	}
 	return cvTimeMillis
 }
 
-func timestampConv(u format.TimeUnit) pqConv {
+func timestampConv(u pqformat.TimeUnit) pqConv {
 	switch u.Value.(type) {
-	case *format.MicroSeconds:
+	case *pqformat.MicroSeconds:
 		return cvTsMicros
-	case *format.NanoSeconds:
+	case *pqformat.NanoSeconds:
 		return cvTsNanos
 	}
 	return cvTsMillis
@@ -697,7 +660,7 @@ func (n *pqRead) skip() error {
 }
 
 // readLeaf reads the next value of a leaf.
-func (n *pqRead) readLeaf(dst *row.Value, a *stringArena) error {
+func (n *pqRead) readLeaf(dst *row.Value, a *row.Arena) error {
 	v, err := n.cur.next()
 	if err != nil {
 		return err
@@ -716,7 +679,7 @@ func (n *pqRead) readLeaf(dst *row.Value, a *stringArena) error {
 }
 
 // read assembles the next value of n from its leaves.
-func (n *pqRead) read(dst *row.Value, a *stringArena) error {
+func (n *pqRead) read(dst *row.Value, a *row.Arena) error {
 	if n.shape == shapeLeaf {
 		return n.readLeaf(dst, a)
 	}
@@ -791,13 +754,13 @@ func (n *pqRead) read(dst *row.Value, a *stringArena) error {
 // assemble counts one more element of a list or map against the row's values.
 func (n *pqRead) assemble() error {
 	if *n.left--; *n.left < 0 {
-		return fmt.Errorf("the row's lists and maps hold more than %d values", parquetMaxRowValues)
+		return fmt.Errorf("the row's lists and maps hold more than %d values", MaxRowValues)
 	}
 	return nil
 }
 
 // convert turns a present parquet value into a value of the leaf's file type.
-func (n *pqRead) convert(v *parquet.Value, dst *row.Value, a *stringArena) error {
+func (n *pqRead) convert(v *pq.Value, dst *row.Value, a *row.Arena) error {
 	k := n.from.Kind
 	switch n.conv {
 	case cvBool:
@@ -817,9 +780,9 @@ func (n *pqRead) convert(v *parquet.Value, dst *row.Value, a *stringArena) error
 	case cvDouble:
 		dst.SetScalar(types.Double, int64(math.Float64bits(v.Double())))
 	case cvString:
-		dst.SetString(a.keep(v.ByteArray()))
+		dst.SetString(a.Keep(v.ByteArray()))
 	case cvBytes:
-		dst.SetString(a.keep(v.ByteArray()))
+		dst.SetString(a.Keep(v.ByteArray()))
 		dst.T = types.Bytes
 	case cvDate:
 		dst.SetScalar(types.Date, int64(v.Int32()))
@@ -860,7 +823,7 @@ func (n *pqRead) convert(v *parquet.Value, dst *row.Value, a *stringArena) error
 		switch {
 		case n.fixed:
 			u = signedBig(v.ByteArray())
-		case v.Kind() == parquet.Int32:
+		case v.Kind() == pq.Int32:
 			u = big.NewInt(int64(v.Int32()))
 		default:
 			u = big.NewInt(v.Int64())
@@ -891,23 +854,13 @@ func signedBig(b []byte) *big.Int {
 	return u
 }
 
-// stringArena copies the strings rows keep out of the page buffers, many to a block.
-type stringArena struct{ b strings.Builder }
-
-func (a *stringArena) keep(b []byte) string {
-	if len(b) == 0 {
-		return ""
+// appendText appends v as text as SeaTunnel casts a value to a string: a decimal as Java's
+// BigDecimal.toString (1E-8), anything else as row.AppendText writes it.
+func appendText(b []byte, v row.Value) []byte {
+	if v.T == types.Decimal {
+		return row.AppendJavaDecimal(b, v)
 	}
-	if len(b) > arenaChunk/8 {
-		return string(b)
-	}
-	if a.b.Cap()-a.b.Len() < len(b) {
-		a.b = strings.Builder{}
-		a.b.Grow(arenaChunk)
-	}
-	start := a.b.Len()
-	a.b.Write(b)
-	return a.b.String()[start:]
+	return row.AppendText(b, v)
 }
 
 // canCast reports whether a value of the file's type from can be read as the declared type
@@ -948,11 +901,11 @@ func castValue(v *row.Value, from, to types.DataType) error {
 	f, t := from.Kind, to.Kind
 	switch {
 	case t == types.String:
-		v.SetString(string(appendPartitionValue(nil, *v)))
+		v.SetString(string(appendText(nil, *v)))
 	case t == types.Bytes:
 		v.T = types.Bytes
 	case f.IsInteger() && t.IsInteger():
-		if !intFits(v.I, t) {
+		if !t.Fits(v.I) {
 			return fmt.Errorf("%d does not fit %s", v.I, t)
 		}
 		v.T = t
@@ -987,16 +940,4 @@ func castValue(v *row.Value, from, to types.DataType) error {
 		return fmt.Errorf("%s cannot be read as %s", from, to)
 	}
 	return nil
-}
-
-func intFits(n int64, k types.Kind) bool {
-	switch k {
-	case types.TinyInt:
-		return n >= math.MinInt8 && n <= math.MaxInt8
-	case types.SmallInt:
-		return n >= math.MinInt16 && n <= math.MaxInt16
-	case types.Int:
-		return n >= math.MinInt32 && n <= math.MaxInt32
-	}
-	return true
 }

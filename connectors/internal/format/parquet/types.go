@@ -1,4 +1,4 @@
-package file
+package parquet
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
-	"github.com/parquet-go/parquet-go/format"
+	pqformat "github.com/parquet-go/parquet-go/format"
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/types"
@@ -38,14 +38,14 @@ type parquetCodec struct {
 }
 
 var parquetCodecs = map[string]parquetCodec{
-	"none":   {&parquet.Uncompressed, ""},
-	"snappy": {&parquet.Snappy, ".snappy"},
-	"gzip":   {&parquet.Gzip, ".gz"},
-	"zstd":   {&parquet.Zstd, ".zstd"},
-	"lz4":    {&parquet.Lz4Raw, ".lz4"},
-	"brotli": {&parquet.Brotli, ".br"},
+	"none":   {&pq.Uncompressed, ""},
+	"snappy": {&pq.Snappy, ".snappy"},
+	"gzip":   {&pq.Gzip, ".gz"},
+	"zstd":   {&pq.Zstd, ".zstd"},
+	"lz4":    {&pq.Lz4Raw, ".lz4"},
+	"brotli": {&pq.Brotli, ".br"},
 	// SeaTunnel maps zlib to uncompressed parquet pages (it is an ORC codec)
-	"zlib": {&parquet.Uncompressed, ".zlib"},
+	"zlib": {&pq.Uncompressed, ".zlib"},
 }
 
 // parquetCodecOf reads compress_codec, s, for the parquet sink; blank is none.
@@ -72,16 +72,16 @@ func decimalBytes(precision int) int {
 // ---- nodes: parquet-go's Group orders fields by name; SeaTunnel's columns keep their order
 
 // pqGroup is a group node whose fields keep the order they are given in.
-type pqGroup []parquet.Field
+type pqGroup []pq.Field
 
 func (g pqGroup) ID() int                           { return 0 }
 func (g pqGroup) String() string                    { return "group" }
-func (g pqGroup) Type() parquet.Type                { return parquet.Group{}.Type() }
+func (g pqGroup) Type() pq.Type                     { return pq.Group{}.Type() }
 func (g pqGroup) Optional() bool                    { return false }
 func (g pqGroup) Repeated() bool                    { return false }
 func (g pqGroup) Required() bool                    { return true }
 func (g pqGroup) Leaf() bool                        { return false }
-func (g pqGroup) Fields() []parquet.Field           { return g }
+func (g pqGroup) Fields() []pq.Field                { return g }
 func (g pqGroup) Encoding() encoding.Encoding       { return nil }
 func (g pqGroup) Compression() compress.Codec       { return nil }
 func (g pqGroup) GoType() reflect.Type              { return reflect.TypeOf(struct{}{}) }
@@ -90,14 +90,14 @@ func (f pqField) Value(reflect.Value) reflect.Value { return reflect.Value{} }
 
 // pqField names a node in its group.
 type pqField struct {
-	parquet.Node
+	pq.Node
 	name string
 }
 
 // ---- the file's types as SeaTunnel types
 
 // parquetColumnType maps a column of a parquet file to the SeaTunnel type it is read as.
-func parquetColumnType(c *parquet.Column) (types.DataType, error) {
+func parquetColumnType(c *pq.Column) (types.DataType, error) {
 	if c.Repeated() {
 		// a bare repeated field (not in a LIST) is a list of its values
 		elem, err := parquetNodeType(c)
@@ -110,7 +110,7 @@ func parquetColumnType(c *parquet.Column) (types.DataType, error) {
 }
 
 // parquetNodeType maps a node, ignoring its own repetition.
-func parquetNodeType(c *parquet.Column) (types.DataType, error) {
+func parquetNodeType(c *pq.Column) (types.DataType, error) {
 	if c.Leaf() {
 		return parquetLeafType(c.Type())
 	}
@@ -156,12 +156,12 @@ func parquetNodeType(c *parquet.Column) (types.DataType, error) {
 	return types.RowOf(rt), nil
 }
 
-func isList(lt *format.LogicalType) bool { _, ok := lt.Value.(*format.ListType); return ok }
-func isMap(lt *format.LogicalType) bool  { _, ok := lt.Value.(*format.MapType); return ok }
+func isList(lt *pqformat.LogicalType) bool { _, ok := lt.Value.(*pqformat.ListType); return ok }
+func isMap(lt *pqformat.LogicalType) bool  { _, ok := lt.Value.(*pqformat.MapType); return ok }
 
 // listElement finds the element of a LIST group by the parquet format's rules for the
 // three-level layout and the older two-level ones.
-func listElement(c *parquet.Column) (*parquet.Column, error) {
+func listElement(c *pq.Column) (*pq.Column, error) {
 	kids := c.Columns()
 	if len(kids) != 1 || !kids[0].Repeated() {
 		return nil, fmt.Errorf("LIST group %q does not hold one repeated field", c.Name())
@@ -177,7 +177,7 @@ func listElement(c *parquet.Column) (*parquet.Column, error) {
 }
 
 // mapKeyValue finds the key and value (nil for a set) of a MAP group.
-func mapKeyValue(c *parquet.Column) (key, val *parquet.Column, err error) {
+func mapKeyValue(c *pq.Column) (key, val *pq.Column, err error) {
 	kids := c.Columns()
 	if len(kids) != 1 || !kids[0].Repeated() || kids[0].Leaf() {
 		return nil, nil, fmt.Errorf("MAP group %q does not hold one repeated key_value group", c.Name())
@@ -193,27 +193,27 @@ func mapKeyValue(c *parquet.Column) (key, val *parquet.Column, err error) {
 }
 
 // parquetLeafType maps a primitive column.
-func parquetLeafType(t parquet.Type) (types.DataType, error) {
+func parquetLeafType(t pq.Type) (types.DataType, error) {
 	lt := t.LogicalType()
 	if lt != nil && lt.Value != nil {
 		switch v := lt.Value.(type) {
-		case *format.DecimalType:
+		case *pqformat.DecimalType:
 			if v.Precision < 1 || v.Precision > 38 || v.Scale < 0 || v.Scale > v.Precision {
 				return types.DataType{}, fmt.Errorf("%s does not fit SeaTunnel's decimal (precision 1..38)", v)
 			}
 			return types.DecimalOf(int(v.Precision), int(v.Scale)), nil
-		case *format.DateType:
+		case *pqformat.DateType:
 			return types.Of(types.Date), nil
-		case *format.TimeType:
+		case *pqformat.TimeType:
 			return types.Of(types.Time), nil
-		case *format.TimestampType:
+		case *pqformat.TimestampType:
 			return types.Of(types.Timestamp), nil
-		case *format.NullType:
+		case *pqformat.NullType:
 			return types.Of(types.Null), nil
-		case *format.IntType:
+		case *pqformat.IntType:
 			return intLogicalType(v)
-		case *format.StringType, *format.EnumType, *format.JsonType, *format.BsonType, *format.UUIDType:
-			if t.Kind() == parquet.FixedLenByteArray {
+		case *pqformat.StringType, *pqformat.EnumType, *pqformat.JsonType, *pqformat.BsonType, *pqformat.UUIDType:
+			if t.Kind() == pq.FixedLenByteArray {
 				return types.Of(types.Bytes), nil
 			}
 			return types.Of(types.String), nil
@@ -240,21 +240,21 @@ func parquetLeafType(t parquet.Type) (types.DataType, error) {
 		}
 	}
 	switch t.Kind() {
-	case parquet.Boolean:
+	case pq.Boolean:
 		return types.Of(types.Boolean), nil
-	case parquet.Int32:
+	case pq.Int32:
 		return types.Of(types.Int), nil
-	case parquet.Int64:
+	case pq.Int64:
 		return types.Of(types.BigInt), nil
-	case parquet.Int96:
+	case pq.Int96:
 		return types.Of(types.Timestamp), nil
-	case parquet.Float:
+	case pq.Float:
 		return types.Of(types.Float), nil
-	case parquet.Double:
+	case pq.Double:
 		return types.Of(types.Double), nil
-	case parquet.ByteArray:
+	case pq.ByteArray:
 		return types.Of(types.Bytes), nil
-	case parquet.FixedLenByteArray:
+	case pq.FixedLenByteArray:
 		if t.Length() == 12 {
 			// an INT96 timestamp written as a 12-byte fixed, as SeaTunnel reads it
 			return types.Of(types.Timestamp), nil
@@ -264,7 +264,7 @@ func parquetLeafType(t parquet.Type) (types.DataType, error) {
 	return types.DataType{}, fmt.Errorf("parquet type %s has no SeaTunnel type", t)
 }
 
-func intLogicalType(v *format.IntType) (types.DataType, error) {
+func intLogicalType(v *pqformat.IntType) (types.DataType, error) {
 	switch {
 	case v.IsSigned && v.BitWidth == 8:
 		return types.Of(types.TinyInt), nil

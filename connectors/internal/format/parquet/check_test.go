@@ -1,25 +1,25 @@
-package file
+package parquet
 
 import (
 	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
-	"github.com/parquet-go/parquet-go/format"
+	pqformat "github.com/parquet-go/parquet-go/format"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/types"
 )
 
 // pqCheckRow is a row of the files the checks are tried on: a column of each encoding
@@ -35,7 +35,53 @@ type pqCheckRow struct {
 	Tags  []string `parquet:"tags,list"`
 }
 
-const pqCheckSchema = `schema { fields { id = bigint, n = int, name = string, city = string, score = double, note = string, tags = "array<string>" } }`
+// pqCheckColumns are the columns the files are read with.
+var pqCheckColumns = func() format.Columns {
+	cols := format.Columns{TableID: "default.default"}
+	for _, c := range []struct{ name, typ string }{{"id", "bigint"}, {"n", "int"}, {"name", "string"},
+		{"city", "string"}, {"score", "double"}, {"note", "string"}, {"tags", "array<string>"}} {
+		t, err := types.Parse(c.typ)
+		if err != nil {
+			panic(err)
+		}
+		cols.Columns = append(cols.Columns, format.Column{Name: c.name, Type: t, Out: len(cols.Columns)})
+	}
+	cols.Width = len(cols.Columns)
+	return cols
+}()
+
+// readFile reads every split of the parquet file data, named name, with pqCheckColumns.
+func readFile(ctx context.Context, data []byte, name string) ([]row.Row, error) {
+	src := NewSource(pqCheckColumns)
+	r := bytes.NewReader(data)
+	splits, err := src.Splits(ctx, r, int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var rows []row.Row
+	for _, s := range splits {
+		rr, err := src.Open(r, int64(len(data)), name, s)
+		if err != nil {
+			return rows, err
+		}
+		for done := false; !done; {
+			b := row.NewBatch(256)
+			done, err = rr.Next(ctx, b)
+			for i := range b.Rows {
+				rows = append(rows, row.Row{Kind: b.Rows[i].Kind, Fields: append([]row.Value(nil), b.Rows[i].Fields...)})
+			}
+			b.Release()
+			if err != nil {
+				rr.Close()
+				return rows, err
+			}
+		}
+		if err := rr.Close(); err != nil {
+			return rows, err
+		}
+	}
+	return rows, nil
+}
 
 func pqCheckRows(n int) []pqCheckRow {
 	out := make([]pqCheckRow, n)
@@ -65,8 +111,8 @@ func pqCheckRows(n int) []pqCheckRow {
 func writePQCheck(t testing.TB, rows []pqCheckRow, codec compress.Codec, pageVersion int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[pqCheckRow](&buf, parquet.Compression(codec), parquet.DataPageVersion(pageVersion),
-		parquet.PageBufferSize(1<<10), parquet.MaxRowsPerRowGroup(1000))
+	w := pq.NewGenericWriter[pqCheckRow](&buf, pq.Compression(codec), pq.DataPageVersion(pageVersion),
+		pq.PageBufferSize(1<<10), pq.MaxRowsPerRowGroup(1000))
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +164,12 @@ var pqCheckCodecs = []struct {
 	name  string
 	codec compress.Codec
 }{
-	{"none", &parquet.Uncompressed},
-	{"snappy", &parquet.Snappy},
-	{"gzip", &parquet.Gzip},
-	{"zstd", &parquet.Zstd},
-	{"lz4", &parquet.Lz4Raw},
-	{"brotli", &parquet.Brotli},
+	{"none", &pq.Uncompressed},
+	{"snappy", &pq.Snappy},
+	{"gzip", &pq.Gzip},
+	{"zstd", &pq.Zstd},
+	{"lz4", &pq.Lz4Raw},
+	{"brotli", &pq.Brotli},
 }
 
 // The checks refuse no file parquet-go writes: every codec, both page versions, plain,
@@ -134,9 +180,11 @@ func TestParquetChecksPassWrittenFiles(t *testing.T) {
 	for _, c := range pqCheckCodecs {
 		for _, version := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s-v%d", c.name, version), func(t *testing.T) {
-				dir := t.TempDir()
-				writeFile(t, filepath.Join(dir, "a.parquet"), string(writePQCheck(t, want, c.codec, version)))
-				checkPQRows(t, readRows(t, mustSource(t, srcConf(dir, "file_format_type = parquet\n"+pqCheckSchema)), 1), want)
+				got, err := readFile(context.Background(), writePQCheck(t, want, c.codec, version), "a.parquet")
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPQRows(t, got, want)
 			})
 		}
 	}
@@ -145,11 +193,11 @@ func TestParquetChecksPassWrittenFiles(t *testing.T) {
 // ---- surgery on parquet files
 
 // pqFooter splits a parquet file into its data and its decoded footer.
-func pqFooter(t testing.TB, data []byte) ([]byte, *format.FileMetaData) {
+func pqFooter(t testing.TB, data []byte) ([]byte, *pqformat.FileMetaData) {
 	t.Helper()
 	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
 	start := len(data) - 8 - n
-	md := &format.FileMetaData{}
+	md := &pqformat.FileMetaData{}
 	if err := thrift.Unmarshal(&thrift.CompactProtocol{}, data[start:len(data)-8], md); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +222,7 @@ func encodeThrift(t testing.TB, v any) []byte {
 }
 
 // editFooter rewrites the footer of a parquet file.
-func editFooter(t testing.TB, file []byte, edit func(*format.FileMetaData)) []byte {
+func editFooter(t testing.TB, file []byte, edit func(*pqformat.FileMetaData)) []byte {
 	data, md := pqFooter(t, file)
 	edit(md)
 	return withFooter(data, encodeThrift(t, md))
@@ -183,7 +231,7 @@ func editFooter(t testing.TB, file []byte, edit func(*format.FileMetaData)) []by
 // editPage rewrites page k (counting a dictionary page) of column chunk col of row group g:
 // edit may change its header and returns its new data. The offsets after it move with it.
 // It returns the file and where the page starts.
-func editPage(t testing.TB, file []byte, g, col, k int, edit func(h *format.PageHeader, data []byte) []byte) ([]byte, int64) {
+func editPage(t testing.TB, file []byte, g, col, k int, edit func(h *pqformat.PageHeader, data []byte) []byte) ([]byte, int64) {
 	t.Helper()
 	data, md := pqFooter(t, file)
 	m := &md.RowGroups[g].Columns[col].MetaData
@@ -192,7 +240,7 @@ func editPage(t testing.TB, file []byte, g, col, k int, edit func(h *format.Page
 		pos = m.DictionaryPageOffset
 	}
 	for i := 0; ; i++ {
-		h := &format.PageHeader{}
+		h := &pqformat.PageHeader{}
 		r := (&thrift.CompactProtocol{}).NewReaderFromBytes(data[pos:])
 		if err := thrift.NewDecoder(r).Decode(h); err != nil {
 			t.Fatal(err)
@@ -228,7 +276,7 @@ func editPage(t testing.TB, file []byte, g, col, k int, edit func(h *format.Page
 }
 
 // resize makes a page's sizes say its data is n bytes longer.
-func resize(h *format.PageHeader, n int) {
+func resize(h *pqformat.PageHeader, n int) {
 	h.CompressedPageSize += int32(n)
 	h.UncompressedPageSize += int32(n)
 }
@@ -236,23 +284,21 @@ func resize(h *format.PageHeader, n int) {
 // thriftBytes builds compact thrift by hand, for footers parquet-go would not write.
 type thriftBytes []byte
 
+
 func (b thriftBytes) field(delta, typ byte) thriftBytes { return append(b, delta<<4|typ) }
 func (b thriftBytes) uvarint(v uint64) thriftBytes      { return binary.AppendUvarint(b, v) }
 func (b thriftBytes) list(n uint64, elem byte) thriftBytes {
 	return append(b, 0xf0|elem).uvarint(n)
 }
 
-// readBounded reads a file through the source and returns its error, failing the test if
-// reading takes more than a few seconds or allocates more than 128 MiB.
-func readBounded(t *testing.T, dir, conf string) error {
+// readBounded reads a file and returns its error, failing the test if reading takes more
+// than a few seconds or allocates more than 128 MiB.
+func readBounded(t *testing.T, data []byte, name string) error {
 	t.Helper()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before, start := ms.TotalAlloc, time.Now()
-	src, err := newTestSource(t, srcConf(dir, conf))
-	if err == nil {
-		err = readErr(t, src)
-	}
+	_, err := readFile(context.Background(), data, name)
 	runtime.ReadMemStats(&ms)
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("reading took %s", d)
@@ -268,8 +314,8 @@ func readBounded(t *testing.T, dir, conf string) error {
 // memory.
 func TestParquetBrokenFiles(t *testing.T) {
 	rows := pqCheckRows(2500)
-	plain := writePQCheck(t, rows, &parquet.Uncompressed, 2)
-	plainV1 := writePQCheck(t, rows, &parquet.Uncompressed, 1)
+	plain := writePQCheck(t, rows, &pq.Uncompressed, 2)
+	plainV1 := writePQCheck(t, rows, &pq.Uncompressed, 1)
 	codecs := map[string][]byte{}
 	for _, c := range pqCheckCodecs {
 		codecs[c.name] = writePQCheck(t, rows, c.codec, 2)
@@ -281,25 +327,25 @@ func TestParquetBrokenFiles(t *testing.T) {
 		file []byte
 		want []string
 	}
-	footer := func(edit func(*format.FileMetaData), want ...string) func(*testing.T) result {
+	footer := func(edit func(*pqformat.FileMetaData), want ...string) func(*testing.T) result {
 		return func(t *testing.T) result { return result{editFooter(t, plain, edit), want} }
 	}
 	raw := func(footer thriftBytes, want ...string) func(*testing.T) result {
 		return func(t *testing.T) result { return result{withFooter(data, footer), want} }
 	}
 	// page edits page k of column col of row group g of base; the error names the page
-	page := func(base []byte, g, col, k int, edit func(h *format.PageHeader, data []byte) []byte, want ...string) func(*testing.T) result {
+	page := func(base []byte, g, col, k int, edit func(h *pqformat.PageHeader, data []byte) []byte, want ...string) func(*testing.T) result {
 		return func(t *testing.T) result {
 			file, pos := editPage(t, base, g, col, k, edit)
 			return result{file, append(want, fmt.Sprintf("row group %d, column %q: page at byte %d", g, []string{"id", "n", "name", "city", "score", "note", "tags.list.element"}[col], pos))}
 		}
 	}
-	header := func(edit func(h *format.PageHeader)) func(*format.PageHeader, []byte) []byte {
-		return func(h *format.PageHeader, data []byte) []byte { edit(h); return data }
+	header := func(edit func(h *pqformat.PageHeader)) func(*pqformat.PageHeader, []byte) []byte {
+		return func(h *pqformat.PageHeader, data []byte) []byte { edit(h); return data }
 	}
 	// levels replaces the definition levels of a v2 page with one run of n values
-	levels := func(n uint64) func(*format.PageHeader, []byte) []byte {
-		return func(h *format.PageHeader, data []byte) []byte {
+	levels := func(n uint64) func(*pqformat.PageHeader, []byte) []byte {
+		return func(h *pqformat.PageHeader, data []byte) []byte {
 			v := &h.DataPageHeaderV2.V
 			run := binary.AppendUvarint(nil, n<<1)
 			run = append(run, 1)
@@ -311,8 +357,8 @@ func TestParquetBrokenFiles(t *testing.T) {
 		}
 	}
 	// values replaces the values of an uncompressed v2 page
-	values := func(edit func(old []byte) []byte) func(*format.PageHeader, []byte) []byte {
-		return func(h *format.PageHeader, data []byte) []byte {
+	values := func(edit func(old []byte) []byte) func(*pqformat.PageHeader, []byte) []byte {
+		return func(h *pqformat.PageHeader, data []byte) []byte {
 			v := &h.DataPageHeaderV2.V
 			lv := int(v.RepetitionLevelsByteLength + v.DefinitionLevelsByteLength)
 			vals := edit(data[lv:])
@@ -321,7 +367,7 @@ func TestParquetBrokenFiles(t *testing.T) {
 		}
 	}
 	// garbage replaces the compressed values of a v2 page with bytes no codec reads
-	garbage := func(h *format.PageHeader, data []byte) []byte {
+	garbage := func(h *pqformat.PageHeader, data []byte) []byte {
 		lv := int(h.DataPageHeaderV2.V.RepetitionLevelsByteLength + h.DataPageHeaderV2.V.DefinitionLevelsByteLength)
 		for i := lv; i < len(data); i++ {
 			data[i] = 0xff
@@ -336,7 +382,7 @@ func TestParquetBrokenFiles(t *testing.T) {
 		return b
 	}
 	nName := h0values(t, plain, 0, 2) // values of the first page of column name
-	smaller := header(func(h *format.PageHeader) { h.UncompressedPageSize-- })
+	smaller := header(func(h *pqformat.PageHeader) { h.UncompressedPageSize-- })
 
 	cases := []struct {
 		name string
@@ -348,52 +394,52 @@ func TestParquetBrokenFiles(t *testing.T) {
 		{"structs nested a thousand deep", raw(append(append(thriftBytes{0x15, 0x02}, bytes.Repeat([]byte{0x1c}, 1000)...), make([]byte, 1001)...), "thrift nested more than 32 deep at byte")},
 		{"a string past the footer", raw(thriftBytes{0x15, 0x02, 0x28}.uvarint(1<<30), "the metadata runs past the footer's")},
 		// the schema and the row groups
-		{"a schema nested 300 deep", footer(func(md *format.FileMetaData) {
+		{"a schema nested 300 deep", footer(func(md *pqformat.FileMetaData) {
 			md.Schema = nil
 			for i := 0; i < 300; i++ {
-				md.Schema = append(md.Schema, format.SchemaElement{Name: fmt.Sprint("g", i), NumChildren: thrift.New[int32](1)})
+				md.Schema = append(md.Schema, pqformat.SchemaElement{Name: fmt.Sprint("g", i), NumChildren: thrift.New[int32](1)})
 			}
-			md.Schema = append(md.Schema, format.SchemaElement{Name: "leaf", Type: thrift.New(format.Int32)})
+			md.Schema = append(md.Schema, pqformat.SchemaElement{Name: "leaf", Type: thrift.New(pqformat.Int32)})
 		}, "schema: element 256 (\"g256\") is nested 256 deep, deeper than 255")},
-		{"more children than elements", footer(func(md *format.FileMetaData) { md.Schema[0].NumChildren.V += 3 }, "schema: its groups declare 3 more children than its")},
-		{"a column with children", footer(func(md *format.FileMetaData) { md.Schema[1].NumChildren = thrift.New[int32](2) }, `element 1 ("id") declares 2 children`)},
-		{"a fixed array of a gigabyte", footer(func(md *format.FileMetaData) {
-			md.Schema[1].Type, md.Schema[1].TypeLength = thrift.New(format.FixedLenByteArray), thrift.New[int32](1<<30)
+		{"more children than elements", footer(func(md *pqformat.FileMetaData) { md.Schema[0].NumChildren.V += 3 }, "schema: its groups declare 3 more children than its")},
+		{"a column with children", footer(func(md *pqformat.FileMetaData) { md.Schema[1].NumChildren = thrift.New[int32](2) }, `element 1 ("id") declares 2 children`)},
+		{"a fixed array of a gigabyte", footer(func(md *pqformat.FileMetaData) {
+			md.Schema[1].Type, md.Schema[1].TypeLength = thrift.New(pqformat.FixedLenByteArray), thrift.New[int32](1<<30)
 		}, `column "id": FIXED_LEN_BYTE_ARRAY of length 1073741824`)},
-		{"a column annotated as a list", footer(func(md *format.FileMetaData) {
-			md.Schema[1].LogicalType = format.LogicalType{Value: &format.ListType{}}
+		{"a column annotated as a list", footer(func(md *pqformat.FileMetaData) {
+			md.Schema[1].LogicalType = pqformat.LogicalType{Value: &pqformat.ListType{}}
 		},
 			`column "id": a INT64 annotated LIST, which only a group can be`)},
-		{"a column converted to a map", footer(func(md *format.FileMetaData) { md.Schema[1].ConvertedType = thrift.New(deprecated.Map) },
+		{"a column converted to a map", footer(func(md *pqformat.FileMetaData) { md.Schema[1].ConvertedType = thrift.New(deprecated.Map) },
 			`column "id": a INT64 annotated MAP, which only a group can be`)},
-		{"rows that do not add up", footer(func(md *format.FileMetaData) { md.NumRows = 99 }, "the file counts 99 rows, its row groups 2500")},
-		{"negative rows", footer(func(md *format.FileMetaData) { md.RowGroups[1].NumRows = -1 }, "row group 1: -1 rows")},
-		{"a column chunk missing", footer(func(md *format.FileMetaData) { md.RowGroups[2].Columns = md.RowGroups[2].Columns[:6] }, "row group 2: 6 column chunks for the schema's 7 columns")},
+		{"rows that do not add up", footer(func(md *pqformat.FileMetaData) { md.NumRows = 99 }, "the file counts 99 rows, its row groups 2500")},
+		{"negative rows", footer(func(md *pqformat.FileMetaData) { md.RowGroups[1].NumRows = -1 }, "row group 1: -1 rows")},
+		{"a column chunk missing", footer(func(md *pqformat.FileMetaData) { md.RowGroups[2].Columns = md.RowGroups[2].Columns[:6] }, "row group 2: 6 column chunks for the schema's 7 columns")},
 		// column chunks
-		{"a chunk past the file", footer(func(md *format.FileMetaData) { md.RowGroups[1].Columns[2].MetaData.DataPageOffset = 2 * size },
+		{"a chunk past the file", footer(func(md *pqformat.FileMetaData) { md.RowGroups[1].Columns[2].MetaData.DataPageOffset = 2 * size },
 			fmt.Sprintf(`row group 1, column "name": it starts at byte %d, outside the file's data`, 2*size))},
-		{"a chunk longer than the file", footer(func(md *format.FileMetaData) { md.RowGroups[1].Columns[4].MetaData.TotalCompressedSize = 1 << 40 },
+		{"a chunk longer than the file", footer(func(md *pqformat.FileMetaData) { md.RowGroups[1].Columns[4].MetaData.TotalCompressedSize = 1 << 40 },
 			`row group 1, column "score": its 1099511627776 bytes from byte`, "run past the file's data")},
-		{"codec LZO", footer(func(md *format.FileMetaData) {
+		{"codec LZO", footer(func(md *pqformat.FileMetaData) {
 			for g := range md.RowGroups {
-				md.RowGroups[g].Columns[0].MetaData.Codec = format.LZO
+				md.RowGroups[g].Columns[0].MetaData.Codec = pqformat.LZO
 			}
 		}, `row group 0, column "id": codec LZO cannot be read`)},
-		{"a codec of its own", footer(func(md *format.FileMetaData) { md.RowGroups[1].Columns[0].MetaData.Codec = format.Snappy },
+		{"a codec of its own", footer(func(md *pqformat.FileMetaData) { md.RowGroups[1].Columns[0].MetaData.Codec = pqformat.Snappy },
 			`row group 1, column "id": codec SNAPPY differs from the UNCOMPRESSED of row group 0`)},
-		{"fewer values than rows", footer(func(md *format.FileMetaData) { md.RowGroups[0].Columns[3].MetaData.NumValues = 10 }, `row group 0, column "city": 10 values for 1000 rows`)},
-		{"more values than its pages", footer(func(md *format.FileMetaData) { md.RowGroups[0].Columns[3].MetaData.NumValues += 5 },
+		{"fewer values than rows", footer(func(md *pqformat.FileMetaData) { md.RowGroups[0].Columns[3].MetaData.NumValues = 10 }, `row group 0, column "city": 10 values for 1000 rows`)},
+		{"more values than its pages", footer(func(md *pqformat.FileMetaData) { md.RowGroups[0].Columns[3].MetaData.NumValues += 5 },
 			`row group 0, column "city": its pages hold 1000 values, its metadata says 1005`)},
-		{"data in another file", footer(func(md *format.FileMetaData) { md.RowGroups[0].Columns[5].FilePath = "other.parquet" }, `column "note": its data is in another file, "other.parquet"`)},
+		{"data in another file", footer(func(md *pqformat.FileMetaData) { md.RowGroups[0].Columns[5].FilePath = "other.parquet" }, `column "note": its data is in another file, "other.parquet"`)},
 		// page headers
-		{"a page longer than its chunk", page(plain, 0, 2, 0, header(func(h *format.PageHeader) { h.CompressedPageSize = 1<<31 - 1 }), "its 2147483647 bytes run past the column chunk's end")},
-		{"a page of two gigabytes", page(plain, 1, 1, 1, header(func(h *format.PageHeader) { h.UncompressedPageSize = 1<<31 - 1 }), "it decompresses to 2147483647 bytes, more than the 1073741824 a page may")},
-		{"a page of a billion values", page(plain, 0, 4, 0, header(func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumValues = 1 << 30 }), "it holds 1073741824 values (at most 33554432)")},
-		{"more values than the chunk", page(plain, 0, 4, 0, header(func(h *format.PageHeader) {
+		{"a page longer than its chunk", page(plain, 0, 2, 0, header(func(h *pqformat.PageHeader) { h.CompressedPageSize = 1<<31 - 1 }), "its 2147483647 bytes run past the column chunk's end")},
+		{"a page of two gigabytes", page(plain, 1, 1, 1, header(func(h *pqformat.PageHeader) { h.UncompressedPageSize = 1<<31 - 1 }), "it decompresses to 2147483647 bytes, more than the 1073741824 a page may")},
+		{"a page of a billion values", page(plain, 0, 4, 0, header(func(h *pqformat.PageHeader) { h.DataPageHeaderV2.V.NumValues = 1 << 30 }), "it holds 1073741824 values (at most 33554432)")},
+		{"more values than the chunk", page(plain, 0, 4, 0, header(func(h *pqformat.PageHeader) {
 			h.DataPageHeaderV2.V.NumValues, h.DataPageHeaderV2.V.NumRows = 1001, 1001
 		}), "its 1001 values are more than the 1000 the column chunk has left")},
-		{"an index page", page(plain, 0, 0, 0, header(func(h *format.PageHeader) { h.Type = format.IndexPage }), "a page of type INDEX_PAGE, which Strait does not read")},
-		{"levels longer than the page", page(plain, 0, 5, 0, header(func(h *format.PageHeader) { h.DataPageHeaderV2.V.DefinitionLevelsByteLength = 1 << 20 }), "levels of 0 and 1048576 bytes")},
+		{"an index page", page(plain, 0, 0, 0, header(func(h *pqformat.PageHeader) { h.Type = pqformat.IndexPage }), "a page of type INDEX_PAGE, which Strait does not read")},
+		{"levels longer than the page", page(plain, 0, 5, 0, header(func(h *pqformat.PageHeader) { h.DataPageHeaderV2.V.DefinitionLevelsByteLength = 1 << 20 }), "levels of 0 and 1048576 bytes")},
 		// page data
 		{"a run of two billion levels", page(plain, 0, 5, 1, levels(1<<31-1), "definition levels: runs of more than the page's")},
 		{"a run of two billion dictionary indices", page(plain, 0, 3, 1, values(func(old []byte) []byte {
@@ -416,7 +462,7 @@ func TestParquetBrokenFiles(t *testing.T) {
 			s[0] = 1 << 30
 			return append(deltaInts(make([]int32, nName)...), deltaInts(s...)...)
 		}), "values (DELTA_BYTE_ARRAY): suffixes: lengths past the")},
-		{"v1 levels past the page", page(plainV1, 0, 5, 0, func(h *format.PageHeader, data []byte) []byte {
+		{"v1 levels past the page", page(plainV1, 0, 5, 0, func(h *pqformat.PageHeader, data []byte) []byte {
 			binary.LittleEndian.PutUint32(data, 1<<20)
 			return data
 		}, "its definition levels run past its")},
@@ -432,12 +478,8 @@ func TestParquetBrokenFiles(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := c.make(t)
-			dir := t.TempDir()
-			path := filepath.Join(dir, "a.parquet")
-			if err := os.WriteFile(path, res.file, 0o666); err != nil {
-				t.Fatal(err)
-			}
-			err := readBounded(t, dir, "file_format_type = parquet\n"+pqCheckSchema)
+			const path = "a.parquet"
+			err := readBounded(t, res.file, path)
 			if err == nil {
 				t.Fatal("read the broken file without an error")
 			}
@@ -454,7 +496,7 @@ func TestParquetBrokenFiles(t *testing.T) {
 func h0values(t testing.TB, file []byte, g, col int) int {
 	t.Helper()
 	var n int
-	editPage(t, file, g, col, 0, func(h *format.PageHeader, data []byte) []byte {
+	editPage(t, file, g, col, 0, func(h *pqformat.PageHeader, data []byte) []byte {
 		n = int(pageValues(h))
 		return data
 	})
@@ -463,14 +505,12 @@ func h0values(t testing.TB, file []byte, g, col int) int {
 
 // The lists and maps of one row assemble a bounded number of values.
 func TestParquetRowValuesBounded(t *testing.T) {
-	defer func(n int) { parquetMaxRowValues = n }(parquetMaxRowValues)
-	parquetMaxRowValues = 5
+	defer func(n int) { MaxRowValues = n }(MaxRowValues)
+	MaxRowValues = 5
 	rows := pqCheckRows(8)
 	rows[6].Tags = []string{"a", "b", "c", "d", "e", "f"}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.parquet")
-	writeFile(t, path, string(writePQCheck(t, rows, &parquet.Uncompressed, 2)))
-	err := readErr(t, mustSource(t, srcConf(dir, "file_format_type = parquet\n"+pqCheckSchema)))
+	const path = "a.parquet"
+	_, err := readFile(context.Background(), writePQCheck(t, rows, &pq.Uncompressed, 2), path)
 	if err == nil || !strings.Contains(err.Error(), path+": row group 0, row 7: column \"tags\": the row's lists and maps hold more than 5 values") {
 		t.Errorf("a row of 6 tags: %v", err)
 	}
@@ -480,14 +520,12 @@ func TestParquetRowValuesBounded(t *testing.T) {
 // encoding: rows, or an error naming the file, never a panic, a hang or exhausted memory.
 func FuzzParquetPages(f *testing.F) {
 	rows := pqCheckRows(300)
-	dir := f.TempDir()
 	for _, c := range pqCheckCodecs {
 		for _, version := range []int{1, 2} {
 			f.Add(writePQCheck(f, rows, c.codec, version))
 		}
 	}
-	writeFile(f, filepath.Join(dir, "a.parquet"), string(writePQCheck(f, rows, &parquet.Uncompressed, 2)))
-	src := mustSource(f, srcConf(dir, "file_format_type = parquet\n"+pqCheckSchema))
+	src := NewSource(pqCheckColumns)
 	const name = "fuzz.parquet"
 	f.Fuzz(func(t *testing.T, data []byte) {
 		named := func(err error) {
@@ -495,15 +533,15 @@ func FuzzParquetPages(f *testing.F) {
 				t.Fatalf("the error does not name the file: %v", err)
 			}
 		}
-		rr, err := src.cfg.records.open(bytes.NewReader(data), int64(len(data)), name, fileSplit{Path: name})
+		rr, err := src.Open(bytes.NewReader(data), int64(len(data)), name, format.Split{})
 		if err != nil {
 			named(err)
 			return
 		}
-		defer rr.close()
+		defer rr.Close()
 		for i := 0; i < 50; i++ {
 			b := row.NewBatch(64)
-			done, err := rr.next(context.Background(), b)
+			done, err := rr.Next(context.Background(), b)
 			b.Release()
 			named(err)
 			if err != nil || done {

@@ -1,4 +1,4 @@
-package file
+package parquet
 
 import (
 	"bytes"
@@ -15,10 +15,10 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
-	"github.com/parquet-go/parquet-go/format"
+	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -37,13 +37,13 @@ const pqLevelSlack = 504
 // pqLeaf is what checking a column chunk's pages needs to know of its column.
 type pqLeaf struct {
 	path   string
-	kind   parquet.Kind
+	kind   pq.Kind
 	length int // of a FIXED_LEN_BYTE_ARRAY
 	maxRep int
 	maxDef int
 }
 
-func newPQLeaf(col *parquet.Column) pqLeaf {
+func newPQLeaf(col *pq.Column) pqLeaf {
 	return pqLeaf{
 		path:   strings.Join(col.Path(), "."),
 		kind:   col.Type().Kind(),
@@ -57,7 +57,7 @@ func newPQLeaf(col *parquet.Column) pqLeaf {
 type pqScan struct {
 	r     io.ReaderAt
 	leaf  pqLeaf
-	codec format.CompressionCodec
+	codec pqformat.CompressionCodec
 	raw   []byte  // the page as stored, or the window a header is read from
 	plain []byte  // the page decompressed
 	ints  []int32 // delta-encoded lengths
@@ -76,7 +76,7 @@ func (s *pqScan) chunk(start, end, values int64) ([]int64, error) {
 		if err := s.page(h, body, end, pos == start, values-seen); err != nil {
 			return nil, fmt.Errorf("page at byte %d: %w", pos, err)
 		}
-		if h.Type != format.DictionaryPage {
+		if h.Type != pqformat.DictionaryPage {
 			pages = append(pages, pos)
 			seen += int64(pageValues(h))
 		}
@@ -88,11 +88,11 @@ func (s *pqScan) chunk(start, end, values int64) ([]int64, error) {
 	return pages, nil
 }
 
-var pageHeaderType = reflect.TypeFor[format.PageHeader]()
+var pageHeaderType = reflect.TypeFor[pqformat.PageHeader]()
 
 // header reads the page header at pos, widening the window it reads until the header fits;
 // it returns the header and where the page's data starts.
-func (s *pqScan) header(pos, end int64) (*format.PageHeader, int64, error) {
+func (s *pqScan) header(pos, end int64) (*pqformat.PageHeader, int64, error) {
 	for n := int64(1 << 10); ; n *= 16 {
 		n = min(n, end-pos)
 		b, err := s.read(&s.raw, pos, n)
@@ -109,7 +109,7 @@ func (s *pqScan) header(pos, end int64) (*format.PageHeader, int64, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("header: %w", err)
 		}
-		h := &format.PageHeader{}
+		h := &pqformat.PageHeader{}
 		if err := thrift.NewDecoder((&thrift.CompactProtocol{}).NewReaderFromBytes(b[:used])).Decode(h); err != nil {
 			return nil, 0, fmt.Errorf("header: %w", err)
 		}
@@ -129,13 +129,13 @@ func (s *pqScan) read(buf *[]byte, off, n int64) ([]byte, error) {
 	return b, nil
 }
 
-func pageValues(h *format.PageHeader) int32 {
+func pageValues(h *pqformat.PageHeader) int32 {
 	switch h.Type {
-	case format.DataPage:
+	case pqformat.DataPage:
 		return h.DataPageHeader.V.NumValues
-	case format.DataPageV2:
+	case pqformat.DataPageV2:
 		return h.DataPageHeaderV2.V.NumValues
-	case format.DictionaryPage:
+	case pqformat.DictionaryPage:
 		return h.DictionaryPageHeader.V.NumValues
 	}
 	return 0
@@ -143,7 +143,7 @@ func pageValues(h *format.PageHeader) int32 {
 
 // page checks one page whose data starts at body; left is the values the chunk's metadata
 // leaves for it.
-func (s *pqScan) page(h *format.PageHeader, body, end int64, first bool, left int64) error {
+func (s *pqScan) page(h *pqformat.PageHeader, body, end int64, first bool, left int64) error {
 	size, plainSize := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
 	if size < 0 || plainSize < 0 {
 		return fmt.Errorf("its header gives sizes of %d and %d bytes", size, plainSize)
@@ -162,7 +162,7 @@ func (s *pqScan) page(h *format.PageHeader, body, end int64, first bool, left in
 	if nv < 0 || nv > maxParquetPageValues {
 		return fmt.Errorf("it holds %d values (at most %d)", nv, maxParquetPageValues)
 	}
-	if h.Type != format.DictionaryPage && nv > left {
+	if h.Type != pqformat.DictionaryPage && nv > left {
 		return fmt.Errorf("its %d values are more than the %d the column chunk has left", nv, left)
 	}
 	raw, err := s.read(&s.raw, body, size)
@@ -175,7 +175,7 @@ func (s *pqScan) page(h *format.PageHeader, body, end int64, first bool, left in
 			return fmt.Errorf("%s: %w", s.codec, err)
 		}
 	}
-	if h.Type == format.DictionaryPage {
+	if h.Type == pqformat.DictionaryPage {
 		return s.dictionary(nv, len(data))
 	}
 	return s.data(h, nv, raw[:levels], data)
@@ -183,21 +183,21 @@ func (s *pqScan) page(h *format.PageHeader, body, end int64, first bool, left in
 
 // pageKind checks the header of the page's kind; it returns the bytes of levels the page
 // holds before its (compressed) values, and whether those are compressed.
-func (s *pqScan) pageKind(h *format.PageHeader, first bool, size, plainSize int64) (int64, bool, error) {
-	compressed := s.codec != format.Uncompressed
+func (s *pqScan) pageKind(h *pqformat.PageHeader, first bool, size, plainSize int64) (int64, bool, error) {
+	compressed := s.codec != pqformat.Uncompressed
 	switch h.Type {
-	case format.DictionaryPage:
+	case pqformat.DictionaryPage:
 		if !h.DictionaryPageHeader.Valid {
 			return 0, false, errors.New("a dictionary page without its header")
 		}
 		if !first {
 			return 0, false, errors.New("a dictionary page after the column chunk's first page")
 		}
-	case format.DataPage:
+	case pqformat.DataPage:
 		if !h.DataPageHeader.Valid {
 			return 0, false, errors.New("a data page without its header")
 		}
-	case format.DataPageV2:
+	case pqformat.DataPageV2:
 		if !h.DataPageHeaderV2.Valid {
 			return 0, false, errors.New("a data page (v2) without its header")
 		}
@@ -221,13 +221,13 @@ func (s *pqScan) pageKind(h *format.PageHeader, first bool, size, plainSize int6
 func (s *pqScan) dictionary(nv int64, data int) error {
 	w := int64(4)
 	switch s.leaf.kind {
-	case parquet.Int64, parquet.Double:
+	case pq.Int64, pq.Double:
 		w = 8
-	case parquet.Int96:
+	case pq.Int96:
 		w = 12
-	case parquet.FixedLenByteArray:
+	case pq.FixedLenByteArray:
 		w = int64(s.leaf.length)
-	case parquet.Boolean:
+	case pq.Boolean:
 		return errors.New("a dictionary of booleans")
 	}
 	if nv*w > int64(data) {
@@ -237,16 +237,16 @@ func (s *pqScan) dictionary(nv int64, data int) error {
 }
 
 // data checks a data page: what its values decode to, its levels, its values' runs.
-func (s *pqScan) data(h *format.PageHeader, nv int64, levels, data []byte) error {
+func (s *pqScan) data(h *pqformat.PageHeader, nv int64, levels, data []byte) error {
 	enc := h.DataPageHeader.V.Encoding
-	if h.Type == format.DataPageV2 {
+	if h.Type == pqformat.DataPageV2 {
 		enc = h.DataPageHeaderV2.V.Encoding
 	}
 	if n := nv * (2 + s.valueWidth(enc)); n > maxParquetPageBytes {
 		return fmt.Errorf("its %d values decode to %d bytes, more than the %d a page may", nv, n, maxParquetPageBytes)
 	}
 	var err error
-	if h.Type == format.DataPageV2 {
+	if h.Type == pqformat.DataPageV2 {
 		err = s.levelsV2(&h.DataPageHeaderV2.V, nv, levels)
 	} else {
 		data, err = s.levelsV1(&h.DataPageHeader.V, nv, data)
@@ -261,16 +261,16 @@ func (s *pqScan) data(h *format.PageHeader, nv int64, levels, data []byte) error
 }
 
 // valueWidth is the bytes parquet-go decodes a value of the page to.
-func (s *pqScan) valueWidth(enc format.Encoding) int64 {
-	if enc == format.PlainDictionary || enc == format.RLEDictionary {
+func (s *pqScan) valueWidth(enc pqformat.Encoding) int64 {
+	if enc == pqformat.PlainDictionary || enc == pqformat.RLEDictionary {
 		return 4 // an index into the dictionary
 	}
 	switch s.leaf.kind {
-	case parquet.Int64, parquet.Double:
+	case pq.Int64, pq.Double:
 		return 8
-	case parquet.Int96:
+	case pq.Int96:
 		return 12
-	case parquet.FixedLenByteArray:
+	case pq.FixedLenByteArray:
 		return int64(s.leaf.length)
 	}
 	return 4 // booleans, 32-bit values, a byte array's offset (its bytes are in the page)
@@ -278,11 +278,11 @@ func (s *pqScan) valueWidth(enc format.Encoding) int64 {
 
 // levelsV1 checks the levels before a v1 page's values, each with its 4-byte length, and
 // returns the values.
-func (s *pqScan) levelsV1(h *format.DataPageHeader, nv int64, data []byte) ([]byte, error) {
+func (s *pqScan) levelsV1(h *pqformat.DataPageHeader, nv int64, data []byte) ([]byte, error) {
 	for _, l := range []struct {
 		what string
 		max  int
-		enc  format.Encoding
+		enc  pqformat.Encoding
 	}{{"repetition", s.leaf.maxRep, h.RepetitionLevelEncoding}, {"definition", s.leaf.maxDef, h.DefinitionLevelEncoding}} {
 		if l.max == 0 {
 			continue
@@ -291,7 +291,7 @@ func (s *pqScan) levelsV1(h *format.DataPageHeader, nv int64, data []byte) ([]by
 			return nil, fmt.Errorf("its %s levels run past its %d bytes", l.what, len(data))
 		}
 		n := int(binary.LittleEndian.Uint32(data))
-		if l.enc == format.RLE {
+		if l.enc == pqformat.RLE {
 			if err := rleWithin(data[4:4+n], bits.Len(uint(l.max)), 1, nv); err != nil {
 				return nil, fmt.Errorf("%s levels: %w", l.what, err)
 			}
@@ -302,7 +302,7 @@ func (s *pqScan) levelsV1(h *format.DataPageHeader, nv int64, data []byte) ([]by
 }
 
 // levelsV2 checks the levels of a v2 page, kept apart from its values.
-func (s *pqScan) levelsV2(h *format.DataPageHeaderV2, nv int64, levels []byte) error {
+func (s *pqScan) levelsV2(h *pqformat.DataPageHeaderV2, nv int64, levels []byte) error {
 	rep := levels[:h.RepetitionLevelsByteLength]
 	if s.leaf.maxRep > 0 {
 		if err := rleWithin(rep, bits.Len(uint(s.leaf.maxRep)), 1, nv); err != nil {
@@ -319,9 +319,9 @@ func (s *pqScan) levelsV2(h *format.DataPageHeaderV2, nv int64, levels []byte) e
 
 // values checks the runs and lengths of encoded values, which parquet-go decodes without
 // holding them to the page's count.
-func (s *pqScan) values(enc format.Encoding, nv int64, data []byte) error {
+func (s *pqScan) values(enc pqformat.Encoding, nv int64, data []byte) error {
 	switch enc {
-	case format.PlainDictionary, format.RLEDictionary:
+	case pqformat.PlainDictionary, pqformat.RLEDictionary:
 		if len(data) == 0 {
 			return nil
 		}
@@ -330,8 +330,8 @@ func (s *pqScan) values(enc format.Encoding, nv int64, data []byte) error {
 			return fmt.Errorf("dictionary indices of %d bits", w)
 		}
 		return rleWithin(data[1:], w, (w+7)/8, nv)
-	case format.RLE:
-		if s.leaf.kind != parquet.Boolean || len(data) <= 4 {
+	case pqformat.RLE:
+		if s.leaf.kind != pq.Boolean || len(data) <= 4 {
 			return nil
 		}
 		n := int64(binary.LittleEndian.Uint32(data))
@@ -339,12 +339,12 @@ func (s *pqScan) values(enc format.Encoding, nv int64, data []byte) error {
 			return fmt.Errorf("runs of %d bytes in %d", n, len(data)-4)
 		}
 		return rleWithin(data[4:4+n], 1, 1, nv)
-	case format.DeltaBinaryPacked:
+	case pqformat.DeltaBinaryPacked:
 		_, _, err := deltaRun(data, nv)
 		return err
-	case format.DeltaLengthByteArray:
+	case pqformat.DeltaLengthByteArray:
 		return s.deltaLengths(data, nv)
-	case format.DeltaByteArray:
+	case pqformat.DeltaByteArray:
 		return s.deltaByteArray(data, nv)
 	}
 	return nil
@@ -475,7 +475,7 @@ func (s *pqScan) decompress(src []byte, size int) ([]byte, error) {
 	}
 	dst := s.plain[:size:size]
 	switch s.codec {
-	case format.Snappy:
+	case pqformat.Snappy:
 		n, err := snappy.DecodedLen(src)
 		if err != nil {
 			return nil, err
@@ -484,21 +484,21 @@ func (s *pqScan) decompress(src []byte, size int) ([]byte, error) {
 			return nil, fmt.Errorf("it decompresses to %d bytes, its header says %d", n, size)
 		}
 		return snappy.Decode(dst, src)
-	case format.Gzip:
+	case pqformat.Gzip:
 		r, err := gzip.NewReader(bytes.NewReader(src))
 		if err != nil {
 			return nil, err
 		}
 		return readWithin(r, dst)
-	case format.Zstd:
+	case pqformat.Zstd:
 		d, err := pqZstd()
 		if err != nil {
 			return nil, err
 		}
 		return d.DecodeAll(src, dst[:0])
-	case format.Brotli:
+	case pqformat.Brotli:
 		return readWithin(brotli.NewReader(bytes.NewReader(src)), dst)
-	case format.Lz4Raw:
+	case pqformat.Lz4Raw:
 		n, err := lz4.UncompressBlock(src, dst)
 		if err != nil {
 			return nil, fmt.Errorf("broken, or it decompresses to more than the %d bytes its header says", size)

@@ -1,4 +1,4 @@
-package file
+package parquet
 
 import (
 	"encoding/binary"
@@ -8,10 +8,10 @@ import (
 	"math"
 	"reflect"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
-	"github.com/parquet-go/parquet-go/format"
+	pqformat "github.com/parquet-go/parquet-go/format"
 )
 
 // Before parquet-go reads anything of a file, Strait checks what the file says of itself
@@ -23,7 +23,7 @@ import (
 
 const (
 	// maxParquetDepth bounds the schema's nesting, as parquet-go does its levels.
-	maxParquetDepth = parquet.MaxColumnDepth
+	maxParquetDepth = pq.MaxColumnDepth
 	// maxParquetFixedLength bounds a FIXED_LEN_BYTE_ARRAY's length.
 	maxParquetFixedLength = 1 << 20
 	// maxParquetPageBytes bounds what one page decompresses and decodes to.
@@ -33,8 +33,9 @@ const (
 	maxParquetPageValues = 1 << 25
 )
 
-// parquetMaxRowValues bounds the elements one row's lists and maps assemble.
-var parquetMaxRowValues = 1 << 22
+// MaxRowValues bounds the elements one row's lists and maps assemble. A variable so that
+// tests reach it with small files.
+var MaxRowValues = 1 << 22
 
 // parquetFooterBudget is the memory the footer's decoded form may take: parquet-go's
 // structures take up to about twenty times their compact encoding.
@@ -42,7 +43,7 @@ func parquetFooterBudget(footer int) int64 { return 16<<20 + 64*int64(footer) }
 
 // pqFile is an open parquet file and where its data ends (its footer begins).
 type pqFile struct {
-	*parquet.File
+	*pq.File
 	dataEnd int64
 }
 
@@ -53,7 +54,7 @@ func openParquet(r io.ReaderAt, size int64) (pf *pqFile, err error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	f, err := pq.OpenFile(r, size, pq.SkipPageIndex(true), pq.SkipBloomFilters(true))
 	if err != nil {
 		return nil, err
 	}
@@ -115,18 +116,18 @@ func checkParquetFooter(r io.ReaderAt, size int64) (int64, error) {
 	return start, nil
 }
 
-var fileMetaDataType = reflect.TypeFor[format.FileMetaData]()
+var fileMetaDataType = reflect.TypeFor[pqformat.FileMetaData]()
 
 // decodeParquetFooter decodes the footer's thrift once checkThrift has found its every
 // count within its bytes.
-func decodeParquetFooter(buf []byte, start int64) (*format.FileMetaData, error) {
+func decodeParquetFooter(buf []byte, start int64) (*pqformat.FileMetaData, error) {
 	if _, err := checkThrift(buf, start, fileMetaDataType, parquetFooterBudget(len(buf))); err != nil {
 		if errors.Is(err, errThriftShort) {
 			return nil, fmt.Errorf("the metadata runs past the footer's %d bytes", len(buf))
 		}
 		return nil, fmt.Errorf("metadata: %w", err)
 	}
-	md := &format.FileMetaData{}
+	md := &pqformat.FileMetaData{}
 	if err := thrift.NewDecoder((&thrift.CompactProtocol{}).NewReaderFromBytes(buf)).Decode(md); err != nil {
 		return nil, fmt.Errorf("metadata: %w", err)
 	}
@@ -135,14 +136,14 @@ func decodeParquetFooter(buf []byte, start int64) (*format.FileMetaData, error) 
 
 // The memory parquet-go builds per schema element, path segment and column chunk.
 var (
-	parquetColumnCost = uint64(reflect.TypeFor[parquet.Column]().Size()) + 48
-	parquetChunkCost  = uint64(reflect.TypeFor[parquet.FileColumnChunk]().Size()) + 16
+	parquetColumnCost = uint64(reflect.TypeFor[pq.Column]().Size()) + 48
+	parquetChunkCost  = uint64(reflect.TypeFor[pq.FileColumnChunk]().Size()) + 16
 )
 
 // checkParquetSchema checks the schema's tree as parquet-go walks it: every group's
-// children follow it, nesting at most maxParquetDepth deep, at most parquet.MaxColumnIndex
+// children follow it, nesting at most maxParquetDepth deep, at most pq.MaxColumnIndex
 // leaves. It returns the leaves and the memory parquet-go's columns take.
-func checkParquetSchema(schema []format.SchemaElement) (leaves int, cost uint64, err error) {
+func checkParquetSchema(schema []pqformat.SchemaElement) (leaves int, cost uint64, err error) {
 	if len(schema) == 0 {
 		return 0, 0, errors.New("the file declares no schema")
 	}
@@ -187,8 +188,8 @@ func checkParquetSchema(schema []format.SchemaElement) (leaves int, cost uint64,
 	if len(open) > 0 {
 		return 0, 0, fmt.Errorf("its groups declare %d more children than its %d elements", open[len(open)-1], len(schema))
 	}
-	if leaves > parquet.MaxColumnIndex {
-		return 0, 0, fmt.Errorf("%d columns, more than the %d parquet-go reads", leaves, parquet.MaxColumnIndex)
+	if leaves > pq.MaxColumnIndex {
+		return 0, 0, fmt.Errorf("%d columns, more than the %d parquet-go reads", leaves, pq.MaxColumnIndex)
 	}
 	return leaves, cost, nil
 }
@@ -198,9 +199,9 @@ var parquetGroupConverted = map[deprecated.ConvertedType]string{deprecated.List:
 
 // checkParquetLeaf refuses what parquet-go cannot make a column of: a primitive annotated
 // as a group, a FIXED_LEN_BYTE_ARRAY without a length that fits.
-func checkParquetLeaf(el *format.SchemaElement) error {
+func checkParquetLeaf(el *pqformat.SchemaElement) error {
 	switch el.LogicalType.Value.(type) {
-	case *format.ListType, *format.MapType, *format.VariantType:
+	case *pqformat.ListType, *pqformat.MapType, *pqformat.VariantType:
 		return fmt.Errorf("a %s annotated %s, which only a group can be", el.Type.V, el.LogicalType.Value)
 	}
 	if ct := el.ConvertedType; ct.Valid {
@@ -208,7 +209,7 @@ func checkParquetLeaf(el *format.SchemaElement) error {
 			return fmt.Errorf("a %s annotated %s, which only a group can be", el.Type.V, name)
 		}
 	}
-	if el.Type.V != format.FixedLenByteArray {
+	if el.Type.V != pqformat.FixedLenByteArray {
 		return nil
 	}
 	if !el.TypeLength.Valid || el.TypeLength.V < 1 || el.TypeLength.V > maxParquetFixedLength {
@@ -219,9 +220,9 @@ func checkParquetLeaf(el *format.SchemaElement) error {
 
 // checkParquetRowGroups checks that every row group has a chunk per column and that the
 // row counts add up.
-func checkParquetRowGroups(md *format.FileMetaData, leaves int) error {
-	if len(md.RowGroups) > parquet.MaxRowGroups {
-		return fmt.Errorf("%d row groups, more than the %d a file may have", len(md.RowGroups), parquet.MaxRowGroups)
+func checkParquetRowGroups(md *pqformat.FileMetaData, leaves int) error {
+	if len(md.RowGroups) > pq.MaxRowGroups {
+		return fmt.Errorf("%d row groups, more than the %d a file may have", len(md.RowGroups), pq.MaxRowGroups)
 	}
 	var total int64
 	for g := range md.RowGroups {
@@ -242,7 +243,7 @@ func checkParquetRowGroups(md *format.FileMetaData, leaves int) error {
 
 // checkParquetChunk checks where column chunk leaf of row group g lies, its codec and its
 // value count, and returns its bytes: [start, end).
-func checkParquetChunk(md *format.FileMetaData, g, leaf int, dataEnd int64) (start, end int64, err error) {
+func checkParquetChunk(md *pqformat.FileMetaData, g, leaf int, dataEnd int64) (start, end int64, err error) {
 	cc := &md.RowGroups[g].Columns[leaf]
 	if cc.FilePath != "" {
 		return 0, 0, fmt.Errorf("its data is in another file, %q, which Strait does not read", cc.FilePath)
@@ -278,11 +279,11 @@ func checkParquetChunk(md *format.FileMetaData, g, leaf int, dataEnd int64) (sta
 }
 
 // checkParquetCodec refuses the codecs parquet-go cannot decompress.
-func checkParquetCodec(c format.CompressionCodec) error {
+func checkParquetCodec(c pqformat.CompressionCodec) error {
 	switch c {
-	case format.Uncompressed, format.Snappy, format.Gzip, format.Brotli, format.Zstd, format.Lz4Raw:
+	case pqformat.Uncompressed, pqformat.Snappy, pqformat.Gzip, pqformat.Brotli, pqformat.Zstd, pqformat.Lz4Raw:
 		return nil
-	case format.LZO:
+	case pqformat.LZO:
 		return errors.New("codec LZO cannot be read: no Go LZO library is available to Strait")
 	}
 	return fmt.Errorf("codec %s cannot be read; Strait reads UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD and LZ4_RAW", c)

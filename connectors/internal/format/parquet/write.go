@@ -1,4 +1,4 @@
-package file
+package parquet
 
 import (
 	"encoding/binary"
@@ -9,18 +9,20 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
-// parquetRowGroupBytes is about the data a row group holds before it is flushed:
-// parquet-mr's default block size, which SeaTunnel keeps.
-var parquetRowGroupBytes int64 = 128 << 20
+// RowGroupBytes is about the data a row group holds before it is flushed:
+// parquet-mr's default block size, which SeaTunnel keeps. A variable so that tests make
+// files of many row groups.
+var RowGroupBytes int64 = 128 << 20
 
 const (
 	// parquetWriteBatch rows are shredded before they go to the parquet writer at once.
@@ -30,9 +32,9 @@ const (
 
 // parquetSink writes the sink's parquet files.
 type parquetSink struct {
-	cfg    *sinkConfig
+	cols   format.Written
 	codec  parquetCodec
-	schema *parquet.Schema
+	schema *pq.Schema
 	root   []*pqShred // per sink column
 	leaves int
 }
@@ -70,22 +72,35 @@ type pqShred struct {
 	cols     []int // the leaf columns below, for nulls
 }
 
-func (c *sinkConfig) parquetSink(o *config.Options, opts *SinkConfig) (*parquetSink, error) {
-	codec, err := parquetCodecOf(o, opts.CompressCodec)
+// SinkOptions are the sink options of the parquet format.
+type SinkOptions struct {
+	// Codec is compress_codec: how pages are compressed, which also names the files.
+	Codec string
+	// TimestampsAsInt96 is parquet_avro_write_timestamp_as_int96: every timestamp as INT96.
+	TimestampsAsInt96 bool
+	// FixedAsInt96 is parquet_avro_write_fixed_as_int96: the columns (any case) written as
+	// INT96, timestamps or bytes of 12 bytes.
+	FixedAsInt96 []string
+}
+
+// NewSink writes the columns cols of each row into parquet files; o names the options in
+// errors.
+func NewSink(o *config.Options, cols format.Written, opts SinkOptions) (format.Sink, error) {
+	codec, err := parquetCodecOf(o, opts.Codec)
 	if err != nil {
 		return nil, err
 	}
-	asInt96 := opts.ParquetTSAsInt96
+	asInt96 := opts.TimestampsAsInt96
 	int96 := map[string]bool{}
-	for _, n := range opts.ParquetFixedInt96 {
+	for _, n := range opts.FixedAsInt96 {
 		int96[strings.ToLower(n)] = true
 	}
-	s := &parquetSink{cfg: c, codec: codec}
+	s := &parquetSink{cols: cols, codec: codec}
 	b := &pqBuilder{}
 	var fields pqGroup
-	for i, name := range c.sinkNames {
+	for i, name := range cols.Names {
 		lower := strings.ToLower(name)
-		t := c.sinkTypes[i]
+		t := cols.Types[i]
 		wide := int96[lower] || asInt96 && t.Kind == types.Timestamp
 		if wide && t.Kind != types.Timestamp && t.Kind != types.Bytes {
 			return nil, o.Errorf("parquet_avro_write_fixed_as_int96", "column %q is %s: only timestamp and bytes columns can be written as INT96", name, t)
@@ -98,7 +113,7 @@ func (c *sinkConfig) parquetSink(o *config.Options, opts *SinkConfig) (*parquetS
 		s.root = append(s.root, sh)
 	}
 	s.leaves = b.next
-	s.schema = parquet.NewSchema(parquetMessageName, fields)
+	s.schema = pq.NewSchema(parquetMessageName, fields)
 	return s, nil
 }
 
@@ -107,16 +122,16 @@ type pqBuilder struct{ next int }
 
 // node builds the parquet node of a value of type t below a parent whose present values
 // have definition level def and whose repeated ancestors make repetition level rep.
-func (b *pqBuilder) node(t types.DataType, def, rep byte, optional, int96 bool) (parquet.Node, *pqShred, error) {
+func (b *pqBuilder) node(t types.DataType, def, rep byte, optional, int96 bool) (pq.Node, *pqShred, error) {
 	sh := &pqShred{kind: t.Kind, def: def, optional: optional}
 	if optional {
 		sh.def++
 	}
-	wrap := func(n parquet.Node) parquet.Node {
+	wrap := func(n pq.Node) pq.Node {
 		if optional {
-			return parquet.Optional(n)
+			return pq.Optional(n)
 		}
-		return parquet.Required(n)
+		return pq.Required(n)
 	}
 	switch t.Kind {
 	case types.Row:
@@ -142,7 +157,7 @@ func (b *pqBuilder) node(t types.DataType, def, rep byte, optional, int96 bool) 
 		}
 		sh.kids = []*pqShred{k}
 		sh.cols = k.cols
-		return wrap(parquet.List(n)), sh, nil
+		return wrap(pq.List(n)), sh, nil
 	case types.Map:
 		sh.rep = rep + 1
 		kn, k, err := b.node(*t.Key, sh.def+1, sh.rep, false, false)
@@ -155,7 +170,7 @@ func (b *pqBuilder) node(t types.DataType, def, rep byte, optional, int96 bool) 
 		}
 		sh.kids = []*pqShred{k, v}
 		sh.cols = append(append([]int(nil), k.cols...), v.cols...)
-		return wrap(parquet.Map(kn, vn)), sh, nil
+		return wrap(pq.Map(kn, vn)), sh, nil
 	}
 	leaf, kind, err := parquetLeafNode(t, int96)
 	if err != nil {
@@ -172,77 +187,77 @@ func (b *pqBuilder) node(t types.DataType, def, rep byte, optional, int96 bool) 
 }
 
 // parquetLeafNode is the node and the write kind of a primitive type.
-func parquetLeafNode(t types.DataType, int96 bool) (parquet.Node, leafKind, error) {
+func parquetLeafNode(t types.DataType, int96 bool) (pq.Node, leafKind, error) {
 	switch t.Kind {
 	case types.Null:
-		return parquet.Leaf(parquet.NullType), leafNull, nil
+		return pq.Leaf(pq.NullType), leafNull, nil
 	case types.String:
-		return parquet.String(), leafBytes, nil
+		return pq.String(), leafBytes, nil
 	case types.Boolean:
-		return parquet.Leaf(parquet.BooleanType), leafBool, nil
+		return pq.Leaf(pq.BooleanType), leafBool, nil
 	case types.TinyInt:
-		return parquet.Int(8), leafInt32, nil
+		return pq.Int(8), leafInt32, nil
 	case types.SmallInt:
-		return parquet.Int(16), leafInt32, nil
+		return pq.Int(16), leafInt32, nil
 	case types.Int:
-		return parquet.Leaf(parquet.Int32Type), leafInt32, nil
+		return pq.Leaf(pq.Int32Type), leafInt32, nil
 	case types.BigInt:
-		return parquet.Leaf(parquet.Int64Type), leafInt64, nil
+		return pq.Leaf(pq.Int64Type), leafInt64, nil
 	case types.Float:
-		return parquet.Leaf(parquet.FloatType), leafFloat, nil
+		return pq.Leaf(pq.FloatType), leafFloat, nil
 	case types.Double:
-		return parquet.Leaf(parquet.DoubleType), leafDouble, nil
+		return pq.Leaf(pq.DoubleType), leafDouble, nil
 	case types.Decimal:
-		return parquet.Decimal(t.Scale, t.Precision, parquet.FixedLenByteArrayType(decimalBytes(t.Precision))), leafDecimal, nil
+		return pq.Decimal(t.Scale, t.Precision, pq.FixedLenByteArrayType(decimalBytes(t.Precision))), leafDecimal, nil
 	case types.Bytes:
 		if int96 {
-			return parquet.Leaf(parquet.Int96Type), leafFixed96, nil
+			return pq.Leaf(pq.Int96Type), leafFixed96, nil
 		}
-		return parquet.Leaf(parquet.ByteArrayType), leafBytes, nil
+		return pq.Leaf(pq.ByteArrayType), leafBytes, nil
 	case types.Date:
-		return parquet.Date(), leafInt32, nil
+		return pq.Date(), leafInt32, nil
 	case types.Time:
-		return parquet.TimeAdjusted(parquet.Microsecond, false), leafTime, nil
+		return pq.TimeAdjusted(pq.Microsecond, false), leafTime, nil
 	case types.Timestamp:
 		if int96 {
-			return parquet.Leaf(parquet.Int96Type), leafInt96, nil
+			return pq.Leaf(pq.Int96Type), leafInt96, nil
 		}
-		return parquet.TimestampAdjusted(parquet.Millisecond, true), leafTimestampMillis, nil
+		return pq.TimestampAdjusted(pq.Millisecond, true), leafTimestampMillis, nil
 	}
 	return nil, 0, fmt.Errorf("type %s cannot be written to parquet", t)
 }
 
-// suffix is SeaTunnel's file name ending for parquet: the codec's part and .parquet.
-func (s *parquetSink) suffix() string { return s.codec.suffix + formatParquet.suffix() }
+// Suffix is SeaTunnel's file name ending for parquet: the codec's part and .parquet.
+func (s *parquetSink) Suffix() string { return s.codec.suffix + ".parquet" }
 
-func (s *parquetSink) create(w io.Writer, name string) (recordWriter, error) {
-	pw := parquet.NewWriter(w, s.schema, parquet.Compression(s.codec.codec),
-		parquet.CreatedBy("strait", "", ""), parquet.DataPageStatistics(true))
-	return &parquetWriter{sink: s, w: pw, name: name, cols: make([][]parquet.Value, s.leaves)}, nil
+func (s *parquetSink) Create(w io.Writer, name string) (format.Writer, error) {
+	pw := pq.NewWriter(w, s.schema, pq.Compression(s.codec.codec),
+		pq.CreatedBy("strait", "", ""), pq.DataPageStatistics(true))
+	return &parquetWriter{sink: s, w: pw, name: name, cols: make([][]pq.Value, s.leaves)}, nil
 }
 
 // parquetWriter shreds rows into leaf values, buffers parquetWriteBatch rows and hands them
 // to parquet-go's writer, which keeps one row group in memory until it is flushed.
 type parquetWriter struct {
 	sink  *parquetSink
-	w     *parquet.Writer
+	w     *pq.Writer
 	name  string
-	cols  [][]parquet.Value // per leaf, the values of the row being shredded
-	vals  []parquet.Value   // the buffered rows' values, back to back
-	ends  []int             // where each buffered row ends in vals
-	rows  []parquet.Row
+	cols  [][]pq.Value // per leaf, the values of the row being shredded
+	vals  []pq.Value   // the buffered rows' values, back to back
+	ends  []int        // where each buffered row ends in vals
+	rows  []pq.Row
 	bytes bytesArena // decimals' bytes, valid until the buffered rows are written
 	size  int64      // estimated bytes in the current row group
 	rowNo int64
 }
 
-func (p *parquetWriter) write(r *row.Row) error {
+func (p *parquetWriter) Write(r *row.Row) error {
 	for i := range p.cols {
 		p.cols[i] = p.cols[i][:0]
 	}
-	for j, col := range p.sink.cfg.sinkCols {
+	for j, col := range p.sink.cols.Fields {
 		if err := p.shred(p.sink.root[j], &r.Fields[col], 0); err != nil {
-			return fmt.Errorf("row %d: column %q: %w", p.rowNo+1, p.sink.cfg.sinkNames[j], err)
+			return fmt.Errorf("row %d: column %q: %w", p.rowNo+1, p.sink.cols.Names[j], err)
 		}
 	}
 	p.rowNo++
@@ -257,10 +272,10 @@ func (p *parquetWriter) write(r *row.Row) error {
 }
 
 // endBatch writes the buffered rows: their strings belong to the batch.
-func (p *parquetWriter) endBatch() error { return p.flushRows() }
+func (p *parquetWriter) EndBatch() error { return p.flushRows() }
 
 // flushRows hands the buffered rows to the parquet writer; a row group that has grown past
-// parquetRowGroupBytes is flushed to the file.
+// RowGroupBytes is flushed to the file.
 func (p *parquetWriter) flushRows() error {
 	if len(p.ends) == 0 {
 		return nil
@@ -278,14 +293,14 @@ func (p *parquetWriter) flushRows() error {
 	clear(p.vals) // drop the pointers into row strings
 	p.vals, p.ends = p.vals[:0], p.ends[:0]
 	p.bytes.reset()
-	if p.size >= parquetRowGroupBytes {
+	if p.size >= RowGroupBytes {
 		p.size = 0
 		return p.w.Flush()
 	}
 	return nil
 }
 
-func (p *parquetWriter) close() error {
+func (p *parquetWriter) Close() error {
 	if err := p.flushRows(); err != nil {
 		return err
 	}
@@ -296,7 +311,7 @@ func (p *parquetWriter) close() error {
 // below sh.
 func (p *parquetWriter) null(sh *pqShred, rep, def byte) {
 	for _, c := range sh.cols {
-		p.cols[c] = append(p.cols[c], parquet.Value{}.Level(int(rep), int(def), c))
+		p.cols[c] = append(p.cols[c], pq.Value{}.Level(int(rep), int(def), c))
 	}
 }
 
@@ -366,51 +381,51 @@ func (p *parquetWriter) shred(sh *pqShred, v *row.Value, rep byte) error {
 
 // leafValue converts a primitive value; strings and bytes point into the row's memory,
 // which the row keeps until the buffered rows are written.
-func (p *parquetWriter) leafValue(sh *pqShred, v *row.Value) (parquet.Value, error) {
+func (p *parquetWriter) leafValue(sh *pqShred, v *row.Value) (pq.Value, error) {
 	switch sh.leaf {
 	case leafBool:
 		p.size++
-		return parquet.BooleanValue(v.I != 0), nil
+		return pq.BooleanValue(v.I != 0), nil
 	case leafInt32:
 		p.size += 4
-		return parquet.Int32Value(int32(v.I)), nil
+		return pq.Int32Value(int32(v.I)), nil
 	case leafInt64:
 		p.size += 8
-		return parquet.Int64Value(v.I), nil
+		return pq.Int64Value(v.I), nil
 	case leafFloat:
 		p.size += 4
-		return parquet.FloatValue(v.Float32()), nil
+		return pq.FloatValue(v.Float32()), nil
 	case leafDouble:
 		p.size += 8
-		return parquet.DoubleValue(v.Float64()), nil
+		return pq.DoubleValue(v.Float64()), nil
 	case leafBytes:
 		p.size += int64(len(v.S)) + 4
-		return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(v.S), len(v.S))), nil
+		return pq.ByteArrayValue(unsafe.Slice(unsafe.StringData(v.S), len(v.S))), nil
 	case leafTime:
 		p.size += 8
-		return parquet.Int64Value(civil.FloorDiv(v.I, 1000)), nil
+		return pq.Int64Value(civil.FloorDiv(v.I, 1000)), nil
 	case leafTimestampMillis:
 		p.size += 8
-		return parquet.Int64Value(civil.FloorDiv(localInstantNanos(v.I), int64(time.Millisecond))), nil
+		return pq.Int64Value(civil.FloorDiv(localInstantNanos(v.I), int64(time.Millisecond))), nil
 	case leafInt96:
 		p.size += 12
-		return parquet.Int96Value(int96Of(localInstantNanos(v.I))), nil
+		return pq.Int96Value(int96Of(localInstantNanos(v.I))), nil
 	case leafFixed96:
 		if len(v.S) != 12 {
-			return parquet.Value{}, fmt.Errorf("%d bytes cannot be written as INT96, which takes 12", len(v.S))
+			return pq.Value{}, fmt.Errorf("%d bytes cannot be written as INT96, which takes 12", len(v.S))
 		}
 		p.size += 12
 		b := []byte(v.S)
-		return parquet.Int96Value(deprecated.Int96{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint32(b[8:])}), nil
+		return pq.Int96Value(deprecated.Int96{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint32(b[8:])}), nil
 	case leafDecimal:
 		p.size += int64(sh.width)
 		b, err := p.decimal(sh, v)
 		if err != nil {
-			return parquet.Value{}, err
+			return pq.Value{}, err
 		}
-		return parquet.FixedLenByteArrayValue(b), nil
+		return pq.FixedLenByteArrayValue(b), nil
 	}
-	return parquet.Value{}, nil // null type: only nulls
+	return pq.Value{}, nil // null type: only nulls
 }
 
 // decimal writes the unscaled value, at the column's scale, as a big-endian two's
@@ -465,29 +480,30 @@ func fitsBytes(u *big.Int, n int) bool {
 	return bits < 8*n
 }
 
-// parquetZone is the zone a zone-less timestamp is taken in when it is written as an
-// instant (and read back from one): the process's, as SeaTunnel uses the JVM's.
-var parquetZone = time.Local
+// Zone is the zone a zone-less timestamp is taken in when it is written as an
+// instant (and read back from one): the process's, as SeaTunnel uses the JVM's. A
+// variable so that tests fix it.
+var Zone = time.Local
 
 // localInstantNanos is the instant, in nanoseconds since the epoch, of the wall clock time
-// nanos (nanoseconds since 1970-01-01T00:00) in parquetZone.
+// nanos (nanoseconds since 1970-01-01T00:00) in Zone.
 func localInstantNanos(nanos int64) int64 {
-	if parquetZone == time.UTC {
+	if Zone == time.UTC {
 		return nanos
 	}
 	t := time.Unix(0, nanos).UTC()
 	y, m, d := t.Date()
 	h, mi, s := t.Clock()
-	return time.Date(y, m, d, h, mi, s, t.Nanosecond(), parquetZone).UnixNano()
+	return time.Date(y, m, d, h, mi, s, t.Nanosecond(), Zone).UnixNano()
 }
 
 // wallNanos is the inverse of localInstantNanos: the wall clock time of an instant in
-// parquetZone.
+// Zone.
 func wallNanos(instant int64) int64 {
-	if parquetZone == time.UTC {
+	if Zone == time.UTC {
 		return instant
 	}
-	t := time.Unix(0, instant).In(parquetZone)
+	t := time.Unix(0, instant).In(Zone)
 	y, m, d := t.Date()
 	h, mi, s := t.Clock()
 	return time.Date(y, m, d, h, mi, s, t.Nanosecond(), time.UTC).UnixNano()
