@@ -284,7 +284,6 @@ func resize(h *pqformat.PageHeader, n int) {
 // thriftBytes builds compact thrift by hand, for footers parquet-go would not write.
 type thriftBytes []byte
 
-
 func (b thriftBytes) field(delta, typ byte) thriftBytes { return append(b, delta<<4|typ) }
 func (b thriftBytes) uvarint(v uint64) thriftBytes      { return binary.AppendUvarint(b, v) }
 func (b thriftBytes) list(n uint64, elem byte) thriftBytes {
