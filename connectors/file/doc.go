@@ -113,7 +113,7 @@
 //
 // The text delimiter is a Java regular expression: a line splits as Java's
 // line.split(delimiter, -1) splits it, at every match, keeping empty fields (trailing ones
-// too). The pattern is rewritten into Go's syntax with Java's meaning (javaregex.go); what
+// too). The pattern is rewritten into Go's syntax with Java's meaning (internal/jregex); what
 // Go's engine cannot express, and a pattern that matches the empty string, are config
 // errors. A delimiter that matches only itself is looked for as plain text, without a
 // regular expression. Csv takes the first character of the delimiter, as SeaTunnel's
@@ -136,9 +136,12 @@
 // other (input.go), each as a file of its own named <archive>!<file>. A split records the
 // archived file it is in and the bytes of its text read, so a restored reader reads up to
 // there again. Formats are written against io.Reader, io.ReaderAt and io.Writer, never a
-// path: the xml format (format_xml.go) and the binary format (format_binary.go, 1024-byte
-// chunks with their relative path) plug into the reader and the writer as record formats,
-// as parquet and excel do. tables_configs (source_tables.go) reads several tables, each
+// path, and each is a package of its own under connectors/internal/format: text and csv
+// (format/text) and json (format/json) decode lines the core reads and encode values the
+// core writes (format.LineDecoder); parquet, excel and xml (format/parquet, format/excel,
+// format/xml) read and write whole files (format.Source, format.Sink). The binary format
+// (format_binary.go, 1024-byte chunks with their relative path) is the core's own, as it
+// copies files rather than reading rows. tables_configs (source_tables.go) reads several tables, each
 // entry a source config of its own, decoded with the options of one table (SourceTable);
 // the options beside it are not read, and a warning names them. A split records its table.
 //

@@ -55,7 +55,6 @@ func (b binaryFormat) Open(ra io.ReaderAt, size int64, name string, s format.Spl
 		r:    io.NewSectionReader(ra, s.Offset, size-s.Offset),
 		off:  s.Offset,
 		part: s.Lines,
-		dec:  decoder{cfg: b.c, file: name},
 	}, nil
 }
 
@@ -76,7 +75,7 @@ type binaryReader struct {
 	off  int64
 	part int64
 	buf  [binaryChunk]byte
-	dec  decoder
+	strs row.Arena // the chunks the rows keep
 }
 
 func (b *binaryReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
@@ -92,7 +91,7 @@ func (b *binaryReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 			return false, fmt.Errorf("%s: read %s at byte %d: %w", b.c.where, b.name, b.off+int64(n), err)
 		}
 		rw := out.Add(row.Insert, b.c.tableID, b.c.width)
-		rw.Fields[0] = row.Value{T: types.Bytes, S: b.dec.arena.Keep(b.buf[:n])}
+		rw.Fields[0] = row.Value{T: types.Bytes, S: b.strs.Keep(b.buf[:n])}
 		rw.Fields[1] = row.StringValue(b.rel)
 		rw.Fields[2] = row.BigIntValue(b.part)
 		b.part++

@@ -40,10 +40,10 @@ func FuzzXML(f *testing.F) {
 	dir := f.TempDir()
 	writeFile(f, filepath.Join(dir, "a.xml"), "<R/>")
 	schema := `schema { fields { a = int, m = "map<string, int>", r = { n = int, s = string }, l = "array<bigint>", d = date, t = time, x = "decimal(10, 2)", b = bytes } }`
-	var formats []xmlFormat
+	var formats []format.Source
 	for _, attrs := range []string{"true", "false"} {
 		s := mustSource(f, srcConf(dir, "file_format_type = xml\nxml_row_tag = RECORD\nfield_delimiter = \"~\"\nxml_use_attr_format = "+attrs+"\n"+schema))
-		formats = append(formats, s.cfg.records.(xmlFormat))
+		formats = append(formats, s.cfg.records)
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		for _, x := range formats {

@@ -2,7 +2,6 @@ package file
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/strait-dev/strait/row"
@@ -29,35 +28,12 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, s := range srcs {
-			d := &decoder{cfg: s.cfg, file: "fuzz"}
+			d := s.cfg.lineDecoder()
+			d.file = "fuzz"
 			b := row.NewBatch(1)
 			r := b.Add(row.Insert, "t", s.cfg.width)
 			_ = d.decode([]byte(line), r.Fields)
 			b.Release()
-		}
-	})
-}
-
-// FuzzJavaDelimiter compiles arbitrary text delimiters as Java regular expressions and
-// splits a line with those that compile: a delimiter compiles or is refused, never panics,
-// and a compiled one never matches the empty string.
-func FuzzJavaDelimiter(f *testing.F) {
-	for _, s := range []string{
-		`\|`, `\s*[;,]\s*`, `[a-z&&[^aeiou]]`, `\p{IsLatin}`, `(?x) \| # c`, `(?i:a)b`, `\Q|\E`,
-		`[[a][^b]]`, `\uD83D\uDE00`, `\0101`, `(?<n>;)`, `;{1,}?`, `\R`, `[]a]`, `(?s).`,
-	} {
-		f.Add(s, "a|b;c, d\u00e9\r\n")
-	}
-	f.Fuzz(func(t *testing.T, delim, line string) {
-		fd, err := compileDelimiter(delim)
-		if err != nil {
-			return
-		}
-		if fd.re != nil && fd.re.MatchString("") {
-			t.Fatalf("%q compiled to %s, which matches the empty string", delim, fd.re)
-		}
-		if _, err := splitText(fd, line, 4); err != nil && !strings.Contains(err.Error(), "fields, the schema has 4 columns") {
-			t.Fatalf("%q on %q: %v", delim, line, err)
 		}
 	})
 }

@@ -196,7 +196,7 @@ func (r *reader) useTable(i int) error {
 	}
 	if c := r.cfgs[i]; c != r.cfg {
 		r.cfg = c
-		r.dec = decoder{cfg: c}
+		r.dec = c.lineDecoder()
 	}
 	return nil
 }
@@ -218,7 +218,6 @@ func (r *reader) nextInput() error {
 		return nil
 	}
 	r.dec.file = in.name
-	r.dec.next = 0
 	if c.records != nil {
 		ra, size, err := in.readerAt()
 		if err != nil {

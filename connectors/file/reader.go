@@ -8,7 +8,10 @@ import (
 	"io"
 	"strconv"
 
+	jsonformat "github.com/strait-dev/strait/connectors/internal/format/json"
+
 	"github.com/strait-dev/strait/connectors/internal/format"
+	"github.com/strait-dev/strait/connectors/internal/format/text"
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
@@ -66,20 +69,18 @@ type reader struct {
 	dec    decoder
 }
 
-// decoder turns the lines of one file into rows. It reads the line in the reader's
-// buffer and copies only the strings that rows keep, into its arena.
+// decoder is the decoder of a line format's lines (text, csv, json) of the current table,
+// and where it is: its errors name the source, the file and the line.
 type decoder struct {
-	cfg  *sourceConfig
-	file string
-	line int64
-	// the JSON decoder's guess of the next key's column
-	next  int
-	arena row.Arena // the strings rows keep, out of the reused line buffer
+	lines format.LineDecoder
+	where string
+	file  string
+	line  int64
 }
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {
-	return &reader{cfg: s.cfg, cfgs: s.cfgs, dec: decoder{cfg: s.cfg}}, nil
+	return &reader{cfg: s.cfg, cfgs: s.cfgs, dec: s.cfg.lineDecoder()}, nil
 }
 
 func (r *reader) Open(context.Context) error { return nil }
@@ -278,21 +279,23 @@ func (r *reader) Close() error {
 	return nil
 }
 
-// rowError names the file, the line and the column of a value that does not read.
-func (d *decoder) rowError(col int, err error) error {
-	return fmt.Errorf("%s: %s:%d: column %q: %w", d.cfg.where, d.file, d.line, d.cfg.cols[col].name, err)
-}
-
-func (d *decoder) lineError(format string, args ...any) error {
-	return fmt.Errorf("%s: %s:%d: %s", d.cfg.where, d.file, d.line, fmt.Sprintf(format, args...))
-}
-
 func (d *decoder) decode(line []byte, fields []row.Value) error {
-	switch d.cfg.format {
-	case formatJSON:
-		return d.decodeJSON(line, fields)
-	case formatCSV:
-		return d.decodeCSV(line, fields)
+	if err := d.lines.Decode(line, fields); err != nil {
+		return fmt.Errorf("%s: %s:%d: %w", d.where, d.file, d.line, err)
 	}
-	return d.decodeText(line, fields)
+	return nil
+}
+
+// lineDecoder makes the decoder of a reader of the table's lines (text, csv, json): each
+// reader has its own, whose strings go to an arena of its own. A record format has none.
+func (c *sourceConfig) lineDecoder() decoder {
+	d := decoder{where: c.where}
+	switch c.format {
+	case formatJSON:
+		d.lines = jsonformat.NewLines(c.columns().Columns)
+	case formatText, formatCSV:
+		d.lines = &text.Lines{Values: text.Values{Seps: c.seps}, Columns: c.columns().Columns,
+			Whole: c.noSchema, Delim: c.delim, CSV: c.csvDelim}
+	}
+	return d
 }

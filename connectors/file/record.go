@@ -7,6 +7,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connectors/internal/format"
+	"github.com/strait-dev/strait/connectors/internal/format/excel"
 	"github.com/strait-dev/strait/connectors/internal/format/parquet"
 
 	"github.com/strait-dev/strait/config"
@@ -33,6 +34,9 @@ func (r *reader) openRecords(f ReadFile) error {
 func (r *reader) pollRecords(ctx context.Context, out *row.Batch) error {
 	start := out.Len()
 	done, err := r.rec.Next(ctx, out)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", r.cfg.where, err)
+	}
 	if len(r.parts) > 0 {
 		for i := start; i < out.Len(); i++ {
 			copy(out.Rows[i].Fields[r.cfg.partBase:], r.parts)
@@ -98,7 +102,7 @@ func (c *sourceConfig) recordFormat(opts *SourceTable) {
 	case formatParquet:
 		c.records = parquet.NewSource(c.columns())
 	case formatExcel:
-		c.records = newExcelSource(c, opts.SheetName)
+		c.records = excel.NewSource(c.columns(), excel.SourceOptions{Sheet: opts.SheetName, SkipHeader: c.skipHeader, Delimiter: c.seps[0]})
 	}
 }
 
@@ -113,7 +117,8 @@ func (c *sinkConfig) recordSink(o *config.Options, opts *SinkConfig) error {
 		}
 		c.records = s
 	case formatExcel:
-		s, err := c.excelSink(o, opts)
+		s, err := excel.NewSink(o, c.written(), excel.SinkOptions{Sheet: opts.SheetName, Header: opts.EnableHeaderWrite,
+			Delimiter: c.fieldDelim, Text: c.textEnc})
 		if err != nil {
 			return err
 		}

@@ -5,13 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	jsonformat "github.com/strait-dev/strait/connectors/internal/format/json"
+
 	"github.com/strait-dev/strait/connectors/internal/format"
+	"github.com/strait-dev/strait/connectors/internal/format/text"
+	"github.com/strait-dev/strait/connectors/internal/format/xml"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/internal/javatime"
-	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -55,14 +58,14 @@ type sinkConfig struct {
 	partExpr    string // "" writes k0=v0/k1=v1
 	header      []byte // header line and row delimiter, or nil
 	batchSize   int64
-	text        textEncoder
+	textEnc     text.Encoder
 	jsonKeys    [][]byte    // `{"a":`, `,"b":`...
 	records     format.Sink // parquet and excel: the format that writes the files
 	schemaSave  string      // schema_save_mode, applied by Setup
 	dataSave    string      // data_save_mode, applied by Setup
 	compress    compressCodec
 	charset     charset
-	xml         xmlOptions
+	xml         xml.Options
 }
 
 // NewSink builds the LocalFile sink of one input table from its options, o decoded into
@@ -99,7 +102,7 @@ func newSinkConfig(o *config.Options, opts *SinkConfig, inputs []*catalog.Table,
 	c.schemaSave, c.dataSave = opts.SchemaSaveMode, opts.DataSaveMode
 	c.rowDelim, c.fieldDelim = opts.RowDelimiter, opts.FieldDelimiter
 	if c.fieldDelim == "" {
-		c.fieldDelim = defaultSeparators[0]
+		c.fieldDelim = text.DefaultSeparators[0]
 	}
 	if c.format == formatCSV {
 		c.fieldDelim = csvDelimiter
@@ -131,7 +134,7 @@ func newSinkConfig(o *config.Options, opts *SinkConfig, inputs []*catalog.Table,
 	if opts.EnableHeaderWrite != nil && *opts.EnableHeaderWrite && (c.format == formatText || c.format == formatCSV) {
 		c.header = c.headerLine()
 	}
-	c.jsonKeys = jsonKeys(c.sinkNames)
+	c.jsonKeys = jsonformat.Keys(c.sinkNames)
 	if err := c.recordSink(o, opts); err != nil {
 		return nil, err
 	}
@@ -188,16 +191,16 @@ func (c *sinkConfig) fileNames(o *config.Options, opts *SinkConfig) error {
 
 // textLayouts sets up the text encoder: the field delimiter and the date and time layouts.
 func (c *sinkConfig) textLayouts(o *config.Options, opts *SinkConfig) error {
-	c.text.seps = defaultSeparators
-	c.text.seps[0] = c.fieldDelim
+	c.textEnc.Seps = text.DefaultSeparators
+	c.textEnc.Seps[0] = c.fieldDelim
 	var err error
-	if c.text.date, err = layoutOf(o, "date_format", opts.DateFormat, dateLayouts); err != nil {
+	if c.textEnc.Date, err = layoutOf(o, "date_format", opts.DateFormat, dateLayouts); err != nil {
 		return err
 	}
-	if c.text.dt, err = layoutOf(o, "datetime_format", opts.DateTimeFormat, dateTimeLayouts); err != nil {
+	if c.textEnc.DateTime, err = layoutOf(o, "datetime_format", opts.DateTimeFormat, dateTimeLayouts); err != nil {
 		return err
 	}
-	c.text.tm, err = layoutOf(o, "time_format", opts.TimeFormat, timeLayouts)
+	c.textEnc.Time, err = layoutOf(o, "time_format", opts.TimeFormat, timeLayouts)
 	return err
 }
 
@@ -208,8 +211,8 @@ func (c *sinkConfig) checkTextDepth(o *config.Options) error {
 		return nil
 	}
 	for i, col := range c.sinkCols {
-		if d := textDepth(c.table.Columns[col].Type, 0); d > maxTextLevel {
-			return o.Errorf("file_format_type", "column %q of type %s nests too deeply for the %s format (at most %d separator levels)", c.sinkNames[i], c.table.Columns[col].Type, c.format, maxTextLevel+1)
+		if d := text.Depth(c.table.Columns[col].Type, 0); d > text.MaxLevel {
+			return o.Errorf("file_format_type", "column %q of type %s nests too deeply for the %s format (at most %d separator levels)", c.sinkNames[i], c.table.Columns[col].Type, c.format, text.MaxLevel+1)
 		}
 	}
 	return nil
@@ -226,22 +229,6 @@ func (c *sinkConfig) headerLine() []byte {
 		h = append(h, n...)
 	}
 	return append(h, c.rowDelim...)
-}
-
-// jsonKeys are what a json row writes before each value: `{"a":`, `,"b":`...
-func jsonKeys(names []string) [][]byte {
-	keys := make([][]byte, 0, len(names))
-	for i, n := range names {
-		var k []byte
-		if i == 0 {
-			k = append(k, '{')
-		} else {
-			k = append(k, ',')
-		}
-		k = row.AppendJSONString(k, n)
-		keys = append(keys, append(k, ':'))
-	}
-	return keys
 }
 
 // columns resolves sink_columns and partition_by against the input table, as SeaTunnel's

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connectors/internal/format/xml"
 )
 
 // sinkStreamOptions checks what the sink does with the bytes it writes: compress_codec and
@@ -32,12 +33,12 @@ func (c *sinkConfig) sinkStreamOptions(o *config.Options, opts *SinkConfig) erro
 func (c *sinkConfig) formatSink(o *config.Options, opts *SinkConfig) error {
 	switch c.format {
 	case formatXML:
-		x, err := sinkXMLOptions(o, opts.XMLRootTag, opts.XMLRowTag, opts.XMLUseAttr)
+		x, err := xml.SinkOptions(o, opts.XMLRootTag, opts.XMLRowTag, opts.XMLUseAttr)
 		if err != nil {
 			return err
 		}
 		c.xml = x
-		s, err := newXMLSink(o, c, c.charset.name)
+		s, err := xml.NewSink(o, c.written(), x, c.fieldDelim, c.charset.name)
 		if err != nil {
 			return err
 		}

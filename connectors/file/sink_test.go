@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	jsonformat "github.com/strait-dev/strait/connectors/internal/format/json"
+
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/connectors/internal/format/text"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 
@@ -198,11 +201,8 @@ func TestJSONSerialization(t *testing.T) {
 }
 
 func TestValueEncodings(t *testing.T) {
-	var e textEncoder
-	e.seps = defaultSeparators
-	e.dt = dateTimeLayouts["yyyyMMddHHmmss"]
-	e.date = dateLayouts["yyyy-MM-dd"]
-	e.tm = timeLayouts["HH:mm:ss"]
+	e := text.Encoder{Seps: text.DefaultSeparators, DateTime: dateTimeLayouts["yyyyMMddHHmmss"],
+		Date: dateLayouts["yyyy-MM-dd"], Time: timeLayouts["HH:mm:ss"]}
 	cases := []struct {
 		v          row.Value
 		text, json string
@@ -229,16 +229,16 @@ func TestValueEncodings(t *testing.T) {
 		{row.ArrayValue([]row.Value{row.ArrayValue([]row.Value{row.IntValue(1), row.IntValue(2)}), row.ArrayValue(nil)}), "1\u00032\u0002", "[[1,2],[]]"},
 	}
 	for _, c := range cases {
-		if got := string(e.appendValue(nil, &c.v, 0)); got != c.text {
+		if got := string(e.AppendValue(nil, &c.v, 0)); got != c.text {
 			t.Errorf("text of %v = %q, want %q", c.v, got, c.text)
 		}
-		if got := string(appendJSONValue(nil, &c.v, nil)); got != c.json {
+		if got := string(jsonformat.AppendValue(nil, &c.v, nil)); got != c.json {
 			t.Errorf("json of %v = %s, want %s", c.v, got, c.json)
 		}
 	}
 	// without a declared type a nested row is an array
 	untyped := row.RowValue([]row.Value{row.IntValue(1)})
-	if got := string(appendJSONValue(nil, &untyped, nil)); got != "[1]" {
+	if got := string(jsonformat.AppendValue(nil, &untyped, nil)); got != "[1]" {
 		t.Errorf("untyped row %s", got)
 	}
 }

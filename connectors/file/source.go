@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/strait-dev/strait/connectors/internal/format"
+	"github.com/strait-dev/strait/connectors/internal/format/text"
+	"github.com/strait-dev/strait/connectors/internal/format/xml"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
@@ -46,7 +48,7 @@ type sourceConfig struct {
 	byName          map[string]int // schema column name -> index in cols
 	noSchema        bool           // text and csv without schema: one string column `content`
 	records         format.Source  // parquet and excel: the format that reads the files
-	delim           fieldDelimiter // text: the delimiter as String.split reads it
+	delim           text.Delimiter // text: the delimiter as String.split reads it
 	csvDelim        []byte         // csv: the delimiter's first character
 	seps            [7]string
 	skipHeader      int64
@@ -59,7 +61,7 @@ type sourceConfig struct {
 	compress        compressCodec // compress_codec of text, csv, json and xml files
 	archive         archiveCodec  // archive_compress_codec
 	charset         charset       // encoding of text, csv, json and xml files
-	xml             xmlOptions
+	xml             xml.Options
 }
 
 // NewSource builds a LocalFile source from its options: one table, or one per entry of
@@ -239,31 +241,31 @@ func fileFilter(o *config.Options, pat string) (*regexp.Regexp, error) {
 // readers do: text splits each line with String.split(delimiter, -1), so the delimiter is
 // a Java regular expression; csv parses the line with commons-csv and the delimiter's
 // first character. Blank is the format's default.
-func (c *sourceConfig) delimiter(o *config.Options, text string) error {
+func (c *sourceConfig) delimiter(o *config.Options, delim string) error {
 	key := "field_delimiter"
 	if !o.Has(key) && o.Has("delimiter") {
 		key = "delimiter"
 	}
-	def := defaultSeparators[0]
+	def := text.DefaultSeparators[0]
 	if c.format == formatCSV {
 		def = csvDelimiter
 	}
-	if text == "" {
-		text = def
+	if delim == "" {
+		delim = def
 	}
-	c.seps = defaultSeparators
-	c.seps[0] = text
+	c.seps = text.DefaultSeparators
+	c.seps[0] = delim
 	if c.format == formatCSV {
-		r, n := utf8.DecodeRuneInString(text)
+		r, n := utf8.DecodeRuneInString(delim)
 		if r == '"' || r == '\n' || r == '\r' || r == utf8.RuneError {
-			return o.Errorf(key, "the csv format needs a delimiter that starts with a character other than a quote or line break, got %q", text)
+			return o.Errorf(key, "the csv format needs a delimiter that starts with a character other than a quote or line break, got %q", delim)
 		}
-		c.csvDelim = []byte(text[:n])
+		c.csvDelim = []byte(delim[:n])
 		return nil
 	}
 	var err error
-	if c.delim, err = compileDelimiter(text); err != nil {
-		return o.Errorf(key, "%q is read as a Java regular expression, as SeaTunnel's String.split reads it: %v", text, err)
+	if c.delim, err = text.CompileDelimiter(delim); err != nil {
+		return o.Errorf(key, "%q is read as a Java regular expression, as SeaTunnel's String.split reads it: %v", delim, err)
 	}
 	return nil
 }

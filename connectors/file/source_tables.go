@@ -3,12 +3,14 @@ package file
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connectors/internal/format/xml"
 )
 
 // sourceConfigs reads the tables a source reads: each entry of tables_configs (a
@@ -131,12 +133,12 @@ func binarySchema(o *config.Options, hasSchema bool, outputName string) (*catalo
 func (c *sourceConfig) formatRecords(o *config.Options, opts *SourceTable) error {
 	switch c.format {
 	case formatXML:
-		x, err := sourceXMLOptions(o, opts.XMLRowTag, opts.XMLUseAttr)
+		x, err := xml.SourceOptions(o, opts.XMLRowTag, opts.XMLUseAttr)
 		if err != nil {
 			return err
 		}
 		c.xml = x
-		c.records = xmlFormat{c: c}
+		c.records = xml.NewSource(c.columns(), x, c.delim, c.decodeText)
 	case formatBinary:
 		c.records = binaryFormat{c: c}
 	}
@@ -163,4 +165,14 @@ func (c *sourceConfig) splitsOf(ctx context.Context, path string) ([]fileSplit, 
 func otherThanNone(s string) bool {
 	v := strings.TrimSpace(s)
 	return v != "" && !strings.EqualFold(v, "none")
+}
+
+// decodeText turns the stored bytes of a file into its text: decompressed (compress_codec)
+// and in UTF-8 (encoding); closer releases the decompressor.
+func (c *sourceConfig) decodeText(stored io.Reader) (io.Reader, io.Closer, error) {
+	r, closer, err := c.compress.decompress(stored)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.charset.decode(r), closer, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/connectors/internal/format"
+	"github.com/strait-dev/strait/connectors/internal/format/text"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -479,13 +480,13 @@ func TestDecimalParsing(t *testing.T) {
 		"1234567.1": "1234567.100",
 	}
 	for in, want := range cases {
-		v, err := (&decoder{}).parseScalar([]byte(in), &dt)
+		v, err := (&text.Values{}).Scalar([]byte(in), &dt)
 		if err != nil || row.AppendDecimal(nil, v) == nil || string(row.AppendDecimal(nil, v)) != want || v.DecimalScale() != 3 {
 			t.Errorf("%q -> %v %v, want %s", in, v, err, want)
 		}
 	}
 	for _, bad := range []string{"12345678.1", "abc", "1.2.3", "", "-", "1 "} {
-		if v, err := (&decoder{}).parseScalar([]byte(bad), &dt); err == nil {
+		if v, err := (&text.Values{}).Scalar([]byte(bad), &dt); err == nil {
 			t.Errorf("%q accepted as %v", bad, v)
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	jsonformat "github.com/strait-dev/strait/connectors/internal/format/json"
+
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/row"
@@ -233,7 +235,7 @@ func (w *writer) Write(_ context.Context, b *row.Batch) (err error) {
 		if cfg.format == formatJSON {
 			for j, col := range cfg.sinkCols {
 				buf = append(buf, cfg.jsonKeys[j]...)
-				buf = appendJSONValue(buf, &r.Fields[col], &cfg.sinkTypes[j])
+				buf = jsonformat.AppendValue(buf, &r.Fields[col], &cfg.sinkTypes[j])
 			}
 			buf = append(buf, '}')
 		} else {
@@ -241,7 +243,7 @@ func (w *writer) Write(_ context.Context, b *row.Batch) (err error) {
 				if j > 0 {
 					buf = append(buf, cfg.fieldDelim...)
 				}
-				buf = cfg.text.appendValue(buf, &r.Fields[col], 0)
+				buf = cfg.textEnc.AppendValue(buf, &r.Fields[col], 0)
 			}
 		}
 		if _, err := of.w.Write(buf); err != nil {

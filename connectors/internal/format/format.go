@@ -7,6 +7,7 @@ package format
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/strait-dev/strait/row"
@@ -89,6 +90,22 @@ type Writer interface {
 	// made with; it does not close that writer.
 	Close() error
 }
+
+// LineDecoder reads the rows of a line format (text, csv, json) one line at a time.
+type LineDecoder interface {
+	// Decode reads one line into fields, the row's fields, zeroed. An error says what is
+	// wrong with the line, or is a ColumnError; the caller adds the file and the line.
+	Decode(line []byte, fields []row.Value) error
+}
+
+// ColumnError is a value of column Column that does not read.
+type ColumnError struct {
+	Column string
+	Err    error
+}
+
+func (e *ColumnError) Error() string { return fmt.Sprintf("column %q: %v", e.Column, e.Err) }
+func (e *ColumnError) Unwrap() error { return e.Err }
 
 // Whole is the split of a file read from its start by one reader.
 func Whole() []Split { return []Split{{}} }

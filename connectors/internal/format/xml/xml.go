@@ -1,4 +1,4 @@
-package file
+package xml
 
 import (
 	"bufio"
@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/strait-dev/strait/connectors/internal/format/json"
+	"github.com/strait-dev/strait/connectors/internal/format/text"
+
 	"github.com/strait-dev/strait/connectors/internal/format"
 
 	"github.com/strait-dev/strait/config"
@@ -18,45 +21,40 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
-// The xml format, as SeaTunnel's XmlReadStrategy and XmlWriter have it: a root element
-// (xml_root_tag, RECORDS) holding one element per row (xml_row_tag, RECORD) whose
-// attributes (xml_use_attr_format = true) or child elements are the columns, by name.
-// Values are text: numbers, booleans, dates, times and timestamps as the text format reads
-// them, maps and arrays as JSON, a nested row as its fields joined with field_delimiter,
-// bytes as their UTF-8 text. A blank value is null.
-
-// xmlOptions are the xml options of a source or a sink.
-type xmlOptions struct {
-	rowTag  string
-	rootTag string
-	attrs   bool
+// Options are the xml options of a source or a sink: the row elements' name
+// (xml_row_tag), the root's (xml_root_tag, written only), and whether the columns are
+// attributes of the row elements or child elements (xml_use_attr_format).
+type Options struct {
+	RowTag  string
+	RootTag string
+	Attrs   bool
 }
 
-// sourceXMLOptions checks xml_row_tag and xml_use_attr_format, which SeaTunnel requires of
-// an xml source.
-func sourceXMLOptions(o *config.Options, rowTag string, attrs *bool) (xmlOptions, error) {
+// SourceOptions checks xml_row_tag and xml_use_attr_format, which SeaTunnel requires of an
+// xml source.
+func SourceOptions(o *config.Options, rowTag string, attrs *bool) (Options, error) {
 	if rowTag == "" {
-		return xmlOptions{}, o.Errorf("xml_row_tag", "option is required for the xml format (the name of the elements that hold the rows)")
+		return Options{}, o.Errorf("xml_row_tag", "option is required for the xml format (the name of the elements that hold the rows)")
 	}
-	return withAttrFormat(o, xmlOptions{rowTag: rowTag}, attrs)
+	return withAttrFormat(o, Options{RowTag: rowTag}, attrs)
 }
 
-// sinkXMLOptions checks a sink's xml_root_tag and xml_row_tag (defaults RECORDS and
-// RECORD), which must name elements, and its required xml_use_attr_format.
-func sinkXMLOptions(o *config.Options, rootTag, rowTag string, attrs *bool) (xmlOptions, error) {
+// SinkOptions checks a sink's xml_root_tag and xml_row_tag (defaults RECORDS and RECORD),
+// which must name elements, and its required xml_use_attr_format.
+func SinkOptions(o *config.Options, rootTag, rowTag string, attrs *bool) (Options, error) {
 	for _, t := range []struct{ key, name string }{{"xml_root_tag", rootTag}, {"xml_row_tag", rowTag}} {
 		if !validXMLName(t.name) {
-			return xmlOptions{}, o.Errorf(t.key, "%q is not an XML element name", t.name)
+			return Options{}, o.Errorf(t.key, "%q is not an XML element name", t.name)
 		}
 	}
-	return withAttrFormat(o, xmlOptions{rootTag: rootTag, rowTag: rowTag}, attrs)
+	return withAttrFormat(o, Options{RootTag: rootTag, RowTag: rowTag}, attrs)
 }
 
-func withAttrFormat(o *config.Options, x xmlOptions, attrs *bool) (xmlOptions, error) {
+func withAttrFormat(o *config.Options, x Options, attrs *bool) (Options, error) {
 	if attrs == nil {
 		return x, o.Errorf("xml_use_attr_format", "option is required for the xml format (true: the columns are attributes of the row elements; false: child elements)")
 	}
-	x.attrs = *attrs
+	x.Attrs = *attrs
 	return x, nil
 }
 
@@ -79,39 +77,57 @@ func validXMLName(s string) bool {
 
 // ---- reading ----
 
-// xmlFormat reads xml files: it is the source's record format for xml.
-type xmlFormat struct {
-	c *sourceConfig
+// source reads the row elements of xml files.
+type source struct {
+	cols   format.Columns
+	byName map[string]int // column name -> index in cols.Columns
+	opts   Options
+	delim  text.Delimiter
+	decode Decoder
 }
 
-func (x xmlFormat) Splits(context.Context, io.ReaderAt, int64) ([]format.Split, error) {
+// Decoder turns the bytes of a file into its text in UTF-8 (decompressed, transcoded);
+// closer releases what it holds.
+type Decoder func(stored io.Reader) (text io.Reader, closer io.Closer, err error)
+
+// NewSource reads the columns cols from the row elements of xml files, whose bytes decode
+// turns into text; a nested row's fields are split at delim (field_delimiter).
+func NewSource(cols format.Columns, opts Options, delim text.Delimiter, decode Decoder) format.Source {
+	s := &source{cols: cols, byName: make(map[string]int, len(cols.Columns)), opts: opts, delim: delim, decode: decode}
+	for i, c := range cols.Columns {
+		if _, dup := s.byName[c.Name]; !dup {
+			s.byName[c.Name] = i
+		}
+	}
+	return s
+}
+
+func (x *source) Splits(context.Context, io.ReaderAt, int64) ([]format.Split, error) {
 	return format.Whole(), nil
 }
 
 // open starts reading the row elements of one xml input, past the s.Lines row elements a
 // restored split has read.
-func (x xmlFormat) Open(ra io.ReaderAt, size int64, name string, s format.Split) (format.Reader, error) {
-	c := x.c
-	stored := &countingReader{r: io.NewSectionReader(ra, 0, size)}
-	r, closer, err := c.compress.decompress(stored)
+func (x *source) Open(ra io.ReaderAt, size int64, name string, s format.Split) (format.Reader, error) {
+	r, closer, err := x.decode(io.NewSectionReader(ra, 0, size))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	xr := &xmlReader{c: c, name: name, skip: s.Lines, closer: closer, dec: decoder{cfg: c, file: name}}
-	xr.xd = xml.NewDecoder(bufio.NewReaderSize(c.charset.decode(r), 64<<10))
+	xr := &xmlReader{c: x, name: name, skip: s.Lines, closer: closer}
+	xr.xd = xml.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	// the text is UTF-8 by now, whatever the declaration says: SeaTunnel too reads the
 	// document through a reader in the configured encoding
 	xr.xd.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
-	xr.vals = make([][]byte, len(c.cols))
-	xr.set = make([]bool, len(c.cols))
+	xr.vals = make([][]byte, len(x.cols.Columns))
+	xr.set = make([]bool, len(x.cols.Columns))
 	return xr, nil
 }
 
 type xmlReader struct {
-	c      *sourceConfig
+	c      *source
 	name   string
 	xd     *xml.Decoder
-	dec    decoder
+	dec    json.Values // reads a value's text: scalars as text, arrays and maps as JSON
 	closer io.Closer
 	rows   int64 // row elements seen
 	skip   int64 // row elements read before the snapshot the split was restored from
@@ -136,7 +152,7 @@ func (x *xmlReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 			return false, x.syntaxError(err)
 		}
 		se, ok := tok.(xml.StartElement)
-		if !ok || se.Name.Local != x.c.xml.rowTag {
+		if !ok || se.Name.Local != x.c.opts.RowTag {
 			continue
 		}
 		x.rows++
@@ -147,7 +163,7 @@ func (x *xmlReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 		if x.rows <= x.skip || !found {
 			continue
 		}
-		rw := out.Add(row.Insert, x.c.tableID, x.c.width)
+		rw := out.Add(row.Insert, x.c.cols.TableID, x.c.cols.Width)
 		if err := x.fill(rw.Fields); err != nil {
 			return false, err
 		}
@@ -158,18 +174,18 @@ func (x *xmlReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 func (x *xmlReader) syntaxError(err error) error {
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("%s: %s: line %d: bad XML: %s", x.c.where, x.name, se.Line, se.Msg)
+		return fmt.Errorf("%s: line %d: bad XML: %s", x.name, se.Line, se.Msg)
 	}
-	return fmt.Errorf("%s: read %s at byte %d of its text: %w", x.c.where, x.name, x.xd.InputOffset(), err)
+	return fmt.Errorf("read %s at byte %d of its text: %w", x.name, x.xd.InputOffset(), err)
 }
 
 // element reads the columns of one row element into x.vals, reading up to its end.
 func (x *xmlReader) element(se xml.StartElement) (bool, error) {
 	clear(x.set)
 	found := false
-	if x.c.xml.attrs {
+	if x.c.opts.Attrs {
 		for _, a := range se.Attr {
-			if i, ok := x.c.byName[a.Name.Local]; ok && x.c.cols[i].out >= 0 {
+			if i, ok := x.c.byName[a.Name.Local]; ok && x.c.cols.Columns[i].Out >= 0 {
 				x.vals[i] = append(x.vals[i][:0], a.Value...)
 				x.set[i] = true
 				found = true
@@ -194,7 +210,7 @@ func (x *xmlReader) element(se xml.StartElement) (bool, error) {
 			depth++
 			if depth == 1 {
 				col = -1
-				if i, ok := x.c.byName[t.Name.Local]; ok && x.c.cols[i].out >= 0 {
+				if i, ok := x.c.byName[t.Name.Local]; ok && x.c.cols.Columns[i].Out >= 0 {
 					col = i
 					x.vals[i] = x.vals[i][:0]
 					x.set[i] = true
@@ -217,17 +233,16 @@ func (x *xmlReader) element(se xml.StartElement) (bool, error) {
 
 // fill converts the columns read into the row's fields.
 func (x *xmlReader) fill(fields []row.Value) error {
-	x.dec.line = x.rows
-	for i := range x.c.cols {
+	for i := range x.c.cols.Columns {
 		if !x.set[i] {
 			continue
 		}
-		spec := &x.c.cols[i]
-		v, err := x.dec.parseXML(x.vals[i], &spec.t, 0)
+		spec := &x.c.cols.Columns[i]
+		v, err := x.parse(x.vals[i], &spec.Type, 0)
 		if err != nil {
-			return fmt.Errorf("%s: %s: row %d: column %q: %w", x.c.where, x.name, x.rows, spec.name, err)
+			return fmt.Errorf("%s: row %d: column %q: %w", x.name, x.rows, spec.Name, err)
 		}
-		fields[spec.out] = v
+		fields[spec.Out] = v
 	}
 	return nil
 }
@@ -236,34 +251,29 @@ func (x *xmlReader) Progress(s *format.Split) { s.Lines = x.rows }
 
 func (x *xmlReader) Close() error { return x.closer.Close() }
 
-// parseXML converts the text of an xml value to type t.
-func (d *decoder) parseXML(s []byte, t *types.DataType, depth int) (row.Value, error) {
-	if isBlank(s) {
+// maxDepth bounds the nesting of rows in a value.
+const maxDepth = 512
+
+// parse converts the text of an xml value to type t.
+func (x *xmlReader) parse(s []byte, t *types.DataType, depth int) (row.Value, error) {
+	if text.IsBlank(s) {
 		return row.NullValue(), nil
 	}
 	switch t.Kind {
 	case types.Map, types.Array:
-		p := jsonScanner{s: s, d: d}
-		v, err := p.value(t)
-		if err != nil {
-			return row.Value{}, err
-		}
-		if p.ws(); p.i != len(s) {
-			return row.Value{}, p.errorf("unexpected %s after the value", p.describe())
-		}
-		return v, nil
+		return x.dec.ParseWhole(s, t)
 	case types.Row:
-		if depth > maxJSONDepth {
-			return row.Value{}, fmt.Errorf("nested rows go deeper than %d levels", maxJSONDepth)
+		if depth > maxDepth {
+			return row.Value{}, fmt.Errorf("nested rows go deeper than %d levels", maxDepth)
 		}
-		parts := d.splitRow(s)
+		parts := x.c.delim.SplitJava(s)
 		rt := t.Row
 		if len(parts) > rt.Len() {
 			return row.Value{}, fmt.Errorf("nested row has %d fields, its type %s has %d", len(parts), t, rt.Len())
 		}
 		fields := make([]row.Value, rt.Len())
 		for i, p := range parts {
-			v, err := d.parseXML(p, &rt.Types[i], depth+1)
+			v, err := x.parse(p, &rt.Types[i], depth+1)
 			if err != nil {
 				return row.Value{}, fmt.Errorf("field %s: %w", rt.Names[i], err)
 			}
@@ -271,27 +281,7 @@ func (d *decoder) parseXML(s []byte, t *types.DataType, depth int) (row.Value, e
 		}
 		return row.RowValue(fields), nil
 	}
-	return d.parseScalar(s, t)
-}
-
-// splitRow splits a nested row's text at field_delimiter as Java's String.split does
-// (a regular expression; trailing empty fields dropped).
-func (d *decoder) splitRow(s []byte) [][]byte {
-	fd := d.cfg.delim
-	if fd.re == nil {
-		return splitJava(s, string(fd.literal))
-	}
-	var parts [][]byte
-	pos := 0
-	for _, m := range fd.re.FindAllIndex(s, -1) {
-		parts = append(parts, s[pos:m[0]])
-		pos = m[1]
-	}
-	parts = append(parts, s[pos:])
-	for len(parts) > 0 && len(parts[len(parts)-1]) == 0 {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
+	return x.dec.Scalar(s, t)
 }
 
 // ---- writing ----
@@ -301,23 +291,29 @@ func (d *decoder) splitRow(s []byte) [][]byte {
 // with tabs. Columns are attributes of the row element or child elements, in sink column
 // order. Null is an empty value.
 type xmlSink struct {
-	c       *sinkConfig
+	cols    format.Written
+	opts    Options
+	delim   string
 	charset string
 	names   [][]byte
 	rowTag  []byte
 }
 
-// newXMLSink checks what the xml format can write: a nested row column is written with its
+// The sink checks what the xml format can write: a nested row column is written with its
 // fields joined by field_delimiter, which must then be text XML can hold (a row inside an
 // array or a map is written as JSON).
-func newXMLSink(o *config.Options, c *sinkConfig, charsetName string) (*xmlSink, error) {
-	for i, col := range c.sinkCols {
-		if c.table.Columns[col].Type.Kind == types.Row && !xmlText(c.fieldDelim) {
-			return nil, o.Errorf("field_delimiter", "column %q holds a nested row, which the xml format writes with its fields joined by field_delimiter; %q cannot appear in XML, set field_delimiter to text XML allows", c.sinkNames[i], c.fieldDelim)
+//
+// NewSink writes the columns cols of each row as the row elements of xml files, declaring
+// the encoding charsetName (the core transcodes the text into it); a nested row's fields
+// are joined with delim (field_delimiter). o names the options in errors.
+func NewSink(o *config.Options, cols format.Written, opts Options, delim, charsetName string) (format.Sink, error) {
+	for i, t := range cols.Types {
+		if t.Kind == types.Row && !xmlText(delim) {
+			return nil, o.Errorf("field_delimiter", "column %q holds a nested row, which the xml format writes with its fields joined by field_delimiter; %q cannot appear in XML, set field_delimiter to text XML allows", cols.Names[i], delim)
 		}
 	}
-	x := &xmlSink{c: c, charset: charsetName, rowTag: []byte(c.xml.rowTag)}
-	for _, n := range c.sinkNames {
+	x := &xmlSink{cols: cols, opts: opts, delim: delim, charset: charsetName, rowTag: []byte(opts.RowTag)}
+	for _, n := range cols.Names {
 		if !validXMLName(n) {
 			return nil, o.Errorf("file_format_type", "column %q cannot name an XML attribute or element", n)
 		}
@@ -345,7 +341,7 @@ func (x *xmlSink) Create(w io.Writer, _ string) (format.Writer, error) {
 	xw.buf = append(xw.buf, `<?xml version="1.0" encoding="`...)
 	xw.buf = append(xw.buf, x.charset...)
 	xw.buf = append(xw.buf, "\"?>\n\n<"...)
-	xw.buf = append(xw.buf, x.c.xml.rootTag...)
+	xw.buf = append(xw.buf, x.opts.RootTag...)
 	xw.buf = append(xw.buf, '>')
 	return xw, xw.flush()
 }
@@ -365,25 +361,25 @@ func (x *xmlWriter) flush() error {
 
 func (x *xmlWriter) Write(r *row.Row) error {
 	s := x.s
-	c := s.c
+	c := &s.cols
 	b := append(x.buf, "\n\t<"...)
 	b = append(b, s.rowTag...)
-	if c.xml.attrs {
-		for j, col := range c.sinkCols {
+	if s.opts.Attrs {
+		for j, col := range c.Fields {
 			b = append(b, ' ')
 			b = append(b, s.names[j]...)
 			b = append(b, `="`...)
-			x.val = s.appendValue(x.val[:0], &r.Fields[col], &c.sinkTypes[j])
+			x.val = s.appendValue(x.val[:0], &r.Fields[col], &c.Types[j])
 			b = appendXMLEscaped(b, x.val)
 			b = append(b, '"')
 		}
 		b = append(b, "/>"...)
 	} else {
 		b = append(b, '>')
-		for j, col := range c.sinkCols {
+		for j, col := range c.Fields {
 			b = append(b, "\n\t\t<"...)
 			b = append(b, s.names[j]...)
-			x.val = s.appendValue(x.val[:0], &r.Fields[col], &c.sinkTypes[j])
+			x.val = s.appendValue(x.val[:0], &r.Fields[col], &c.Types[j])
 			if len(x.val) == 0 {
 				b = append(b, "/>"...)
 				continue
@@ -410,7 +406,7 @@ func (x *xmlWriter) EndBatch() error { return nil }
 
 func (x *xmlWriter) Close() error {
 	x.buf = append(x.buf, "\n</"...)
-	x.buf = append(x.buf, x.s.c.xml.rootTag...)
+	x.buf = append(x.buf, x.s.opts.RootTag...)
 	x.buf = append(x.buf, ">\n"...)
 	return x.flush()
 }
@@ -441,12 +437,12 @@ func (x *xmlSink) appendValue(b []byte, v *row.Value, t *types.DataType) []byte 
 	case types.Timestamp:
 		return javatime.AppendISOLocalDateTime(b, v.I)
 	case types.Array, types.Map:
-		return appendJSONValue(b, v, t)
+		return json.AppendValue(b, v, t)
 	case types.Row:
 		fields := v.Fields()
 		for i := range fields {
 			if i > 0 {
-				b = append(b, x.c.fieldDelim...)
+				b = append(b, x.delim...)
 			}
 			var ft *types.DataType
 			if t != nil && t.Kind == types.Row && t.Row != nil && i < t.Row.Len() {

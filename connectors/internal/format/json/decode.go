@@ -1,10 +1,13 @@
-package file
+package json
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/strait-dev/strait/connectors/internal/format"
+	"github.com/strait-dev/strait/connectors/internal/format/text"
 
 	"github.com/strait-dev/strait/internal/jsonscan"
 	"github.com/strait-dev/strait/literal"
@@ -25,7 +28,57 @@ type jsonScanner struct {
 	s     []byte
 	i     int
 	depth int
-	d     *decoder
+	d     *Values
+}
+
+// Values reads JSON texts into values of a declared type, as SeaTunnel's Jackson-based
+// JsonDeserializationSchema does: numbers and booleans may be strings, a string column
+// takes any value as its JSON text, a nested row is an object or an array. The text of
+// scalars is read as text.Values reads it; strings are copied into its Arena.
+type Values struct {
+	text.Values
+}
+
+// Parse reads the value of type t at the start of the JSON text s (the arrays and maps of
+// excel cells); what follows it is not read.
+func (d *Values) Parse(s []byte, t *types.DataType) (row.Value, error) {
+	p := &jsonScanner{s: s, d: d}
+	return p.value(t)
+}
+
+// ParseWhole reads the JSON text s as one value of type t; anything after the value but
+// whitespace is an error (the arrays and maps of xml values).
+func (d *Values) ParseWhole(s []byte, t *types.DataType) (row.Value, error) {
+	p := &jsonScanner{s: s, d: d}
+	v, err := p.value(t)
+	if err != nil {
+		return row.Value{}, err
+	}
+	if p.ws(); p.i != len(s) {
+		return row.Value{}, p.errorf("unexpected %s after the value", p.describe())
+	}
+	return v, nil
+}
+
+// Lines reads the lines of a json file, one object each whose keys name the columns, into
+// rows: missing keys are null, unknown keys are ignored. Its errors name the column a
+// value of which does not read (format.ColumnError); the caller adds the file and the line.
+type Lines struct {
+	Values
+	cols   []format.Column
+	byName map[string]int // column name -> index in cols
+	next   int            // the guess of the next key's column
+}
+
+// NewLines reads lines into the columns cols (the schema's, in the file's order).
+func NewLines(cols []format.Column) *Lines {
+	d := &Lines{cols: cols, byName: make(map[string]int, len(cols))}
+	for i, c := range cols {
+		if _, dup := d.byName[c.Name]; !dup {
+			d.byName[c.Name] = i
+		}
+	}
+	return d
 }
 
 type syntaxError struct {
@@ -136,14 +189,13 @@ func (p *jsonScanner) scalarText() (text []byte, isString bool, err error) {
 	return nil, false, p.errorf("unexpected %s", p.describe())
 }
 
-// decodeJSON reads a line holding one JSON object whose keys name the schema's columns.
-// Missing keys are null, unknown keys are ignored.
-func (d *decoder) decodeJSON(line []byte, fields []row.Value) error {
-	cfg := d.cfg
-	p := jsonScanner{s: line, d: d}
+// Decode reads a line holding one JSON object whose keys name the schema's columns.
+func (d *Lines) Decode(line []byte, fields []row.Value) error {
+	d.next = 0
+	p := jsonScanner{s: line, d: &d.Values}
 	p.ws()
 	if p.peek() != '{' {
-		return d.lineError("%v", p.errorf("expected an object, found %s", p.describe()))
+		return p.errorf("expected an object, found %s", p.describe())
 	}
 	p.i++
 	p.ws()
@@ -153,37 +205,37 @@ func (d *decoder) decodeJSON(line []byte, fields []row.Value) error {
 		for {
 			p.ws()
 			if p.peek() != '"' {
-				return d.lineError("%v", p.errorf("expected a key, found %s", p.describe()))
+				return p.errorf("expected a key, found %s", p.describe())
 			}
 			key, err := p.str()
 			if err != nil {
-				return d.lineError("%v", err)
+				return err
 			}
 			p.ws()
 			if p.peek() != ':' {
-				return d.lineError("%v", p.errorf("expected ':', found %s", p.describe()))
+				return p.errorf("expected ':', found %s", p.describe())
 			}
 			p.i++
 			p.ws()
 			col := -1
-			if n := d.next; n < len(cfg.cols) && cfg.cols[n].name == string(key) {
+			if n := d.next; n < len(d.cols) && d.cols[n].Name == string(key) {
 				col = n
-			} else if c, ok := cfg.byName[string(key)]; ok {
+			} else if c, ok := d.byName[string(key)]; ok {
 				col = c
 			}
 			if col >= 0 {
 				d.next = col + 1
 			}
-			if col >= 0 && cfg.cols[col].out >= 0 {
-				if err := p.fill(&fields[cfg.cols[col].out], &cfg.cols[col].t); err != nil {
+			if col >= 0 && d.cols[col].Out >= 0 {
+				if err := p.fill(&fields[d.cols[col].Out], &d.cols[col].Type); err != nil {
 					var se *syntaxError
 					if errors.As(err, &se) {
-						return d.lineError("%v", err)
+						return err
 					}
-					return d.rowError(col, err)
+					return &format.ColumnError{Column: d.cols[col].Name, Err: err}
 				}
 			} else if err := p.skip(); err != nil {
-				return d.lineError("%v", err)
+				return err
 			}
 			p.ws()
 			if p.peek() == ',' {
@@ -194,13 +246,13 @@ func (d *decoder) decodeJSON(line []byte, fields []row.Value) error {
 				p.i++
 				break
 			}
-			return d.lineError("%v", p.errorf("expected ',' or '}', found %s", p.describe()))
+			return p.errorf("expected ',' or '}', found %s", p.describe())
 		}
 	}
 	d.next = 0
 	p.ws()
 	if p.i != len(p.s) {
-		return d.lineError("%v", p.errorf("unexpected %s after the object", p.describe()))
+		return p.errorf("unexpected %s after the object", p.describe())
 	}
 	return nil
 }
@@ -217,11 +269,11 @@ func (p *jsonScanner) fill(dst *row.Value, t *types.DataType) error {
 				return err
 			}
 			dst.T = types.String
-			dst.S = p.d.arena.Keep(s)
+			dst.S = p.d.Arena.Keep(s)
 			return nil
 		}
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		if n, ok := p.integer(intBits[t.Kind]); ok {
+		if n, ok := p.integer(t.Kind); ok {
 			dst.T = t.Kind
 			dst.I = n
 			return nil
@@ -237,7 +289,7 @@ func (p *jsonScanner) fill(dst *row.Value, t *types.DataType) error {
 
 // integer reads a plain integer literal that fits bits bits; it consumes nothing and
 // returns false for anything else.
-func (p *jsonScanner) integer(bits int) (int64, bool) {
+func (p *jsonScanner) integer(k types.Kind) (int64, bool) {
 	s, i := p.s, p.i
 	neg := i < len(s) && s[i] == '-'
 	if neg {
@@ -256,19 +308,15 @@ func (p *jsonScanner) integer(bits int) (int64, bool) {
 	if n := i - start; n == 0 || n > 18 || n > 1 && s[start] == '0' || i < len(s) && numberByte[s[i]] {
 		return 0, false // not a plain integer: the full reading says what it is
 	}
-	limit := uint64(1) << (bits - 1)
+	n := int64(u) // at most 18 digits: no overflow
 	if neg {
-		if u > limit {
-			return 0, false
-		}
-		p.i = i
-		return -int64(u), true
+		n = -n
 	}
-	if u >= limit {
+	if !k.Fits(n) {
 		return 0, false
 	}
 	p.i = i
-	return int64(u), true
+	return n, true
 }
 
 // value reads a value of type t, as SeaTunnel's JsonToRowConverters does: numbers and
@@ -287,23 +335,23 @@ func (p *jsonScanner) value(t *types.DataType) (row.Value, error) {
 		switch c {
 		case '"':
 			s, err := p.str()
-			return row.StringValue(p.d.arena.Keep(s)), err
+			return row.StringValue(p.d.Arena.Keep(s)), err
 		case '{', '[':
 			start := p.i
 			if err := p.skip(); err != nil {
 				return row.Value{}, err
 			}
-			return row.StringValue(p.d.arena.Keep(p.s[start:p.i])), nil
+			return row.StringValue(p.d.Arena.Keep(p.s[start:p.i])), nil
 		}
 		s, _, err := p.scalarText()
-		return row.StringValue(p.d.arena.Keep(s)), err
+		return row.StringValue(p.d.Arena.Keep(s)), err
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
 		if c == '-' || c >= '0' && c <= '9' {
 			tok, err := p.number()
 			if err != nil {
 				return row.Value{}, err
 			}
-			if n, ok := parseInt(tok, intBits[t.Kind]); ok {
+			if n, ok := text.ParseInt(tok, t.Kind); ok {
 				return row.Value{T: t.Kind, I: n}, nil
 			}
 			return p.d.jsonScalar(tok, false, t)
@@ -320,7 +368,7 @@ func (p *jsonScanner) value(t *types.DataType) (row.Value, error) {
 			}
 			f, err := strconv.ParseFloat(string(tok), bits)
 			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return row.Value{}, fmt.Errorf("%s is not a %s", quoteValue(tok), t.Kind)
+				return row.Value{}, fmt.Errorf("%s is not a %s", text.Quote(tok), t.Kind)
 			}
 			if bits == 32 {
 				return row.FloatValue(float32(f)), nil
@@ -365,40 +413,40 @@ func (p *jsonScanner) mismatch(t *types.DataType) error {
 	if err := p.skip(); err != nil {
 		return err
 	}
-	return fmt.Errorf("expected %s, found %s", t, quoteValue(p.s[start:p.i]))
+	return fmt.Errorf("expected %s, found %s", t, text.Quote(p.s[start:p.i]))
 }
 
 // jsonScalar converts a scalar's text (a string's content, or a number's or boolean's
 // literal) to type t.
-func (d *decoder) jsonScalar(text []byte, isString bool, t *types.DataType) (row.Value, error) {
+func (d *Values) jsonScalar(lit []byte, isString bool, t *types.DataType) (row.Value, error) {
 	switch t.Kind {
 	case types.Boolean:
-		return d.parseScalar(bytes.TrimSpace(text), t)
+		return d.Scalar(bytes.TrimSpace(lit), t)
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		if n, ok := parseInt(text, intBits[t.Kind]); ok {
+		if n, ok := text.ParseInt(lit, t.Kind); ok {
 			return row.Value{T: t.Kind, I: n}, nil
 		}
 		lo, hi := t.Kind.IntRange()
-		n, err := literal.ParseInteger(string(text), lo, hi)
+		n, err := literal.ParseInteger(string(lit), lo, hi)
 		if err != nil {
-			return row.Value{}, fmt.Errorf("%s is not a %s", quoteValue(text), t.Kind)
+			return row.Value{}, fmt.Errorf("%s is not a %s", text.Quote(lit), t.Kind)
 		}
 		return row.Value{T: t.Kind, I: n}, nil
 	case types.Float, types.Double, types.Date, types.Time, types.Timestamp, types.String:
-		return d.parseScalar(text, t)
+		return d.Scalar(lit, t)
 	case types.Decimal:
-		return parseDecimal(text, t.Precision, t.Scale)
+		return text.ParseDecimal(lit, t.Precision, t.Scale)
 	case types.Bytes:
 		if !isString {
-			return row.Value{}, fmt.Errorf("expected bytes as a base64 string, found %s", text)
+			return row.Value{}, fmt.Errorf("expected bytes as a base64 string, found %s", lit)
 		}
-		b, err := decodeBase64(text)
+		b, err := text.DecodeBase64(lit)
 		if err != nil {
-			return row.Value{}, fmt.Errorf("%s is not base64", quoteValue(text))
+			return row.Value{}, fmt.Errorf("%s is not base64", text.Quote(lit))
 		}
 		return row.Value{T: types.Bytes, S: string(b)}, nil
 	}
-	return row.Value{}, fmt.Errorf("type %s cannot be read from %s", t, quoteValue(text))
+	return row.Value{}, fmt.Errorf("type %s cannot be read from %s", t, text.Quote(lit))
 }
 
 // array reads an array of t's element type, or a nested row by position.
@@ -503,11 +551,11 @@ func (p *jsonScanner) object(t *types.DataType) (row.Value, error) {
 			} else {
 				k, err := p.d.mapKey(key, t.Key)
 				if err != nil {
-					return row.Value{}, fmt.Errorf("map key %s: %w", quoteValue(key), err)
+					return row.Value{}, fmt.Errorf("map key %s: %w", text.Quote(key), err)
 				}
 				v, err := p.value(t.Elem)
 				if err != nil {
-					return row.Value{}, fmt.Errorf("map value of %s: %w", quoteValue(key), err)
+					return row.Value{}, fmt.Errorf("map value of %s: %w", text.Quote(key), err)
 				}
 				replaced := false
 				for i := range m.Keys {
@@ -541,7 +589,7 @@ func (p *jsonScanner) object(t *types.DataType) (row.Value, error) {
 }
 
 // mapKey converts an object key to the map's key type, as a JSON string of that text.
-func (d *decoder) mapKey(key []byte, t *types.DataType) (row.Value, error) {
+func (d *Values) mapKey(key []byte, t *types.DataType) (row.Value, error) {
 	switch t.Kind {
 	case types.Array, types.Map, types.Row:
 		return row.Value{}, fmt.Errorf("map keys of type %s are not supported", t)

@@ -1,9 +1,10 @@
-package file
+package json
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -11,14 +12,12 @@ import (
 // decodeJSONLine decodes line with a json source whose schema is the given columns.
 func decodeJSONLine(t *testing.T, line string, cols ...string) ([]row.Value, error) {
 	t.Helper()
-	cfg := &sourceConfig{where: "source[0] LocalFile", format: formatJSON, byName: map[string]int{}}
+	var fcols []format.Column
 	for i := 0; i+1 < len(cols); i += 2 {
-		cfg.byName[cols[i]] = len(cfg.cols)
-		cfg.cols = append(cfg.cols, colSpec{name: cols[i], t: types.MustParse(cols[i+1]), out: len(cfg.cols)})
+		fcols = append(fcols, format.Column{Name: cols[i], Type: types.MustParse(cols[i+1]), Out: len(fcols)})
 	}
-	d := &decoder{cfg: cfg, file: "a.json", line: 1}
-	fields := make([]row.Value, len(cfg.cols))
-	err := d.decodeJSON([]byte(line), fields)
+	fields := make([]row.Value, len(fcols))
+	err := NewLines(fcols).Decode([]byte(line), fields)
 	return fields, err
 }
 

@@ -1,4 +1,4 @@
-package file
+package excel
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strait-dev/strait/connectors/internal/format/json"
+	textformat "github.com/strait-dev/strait/connectors/internal/format/text"
 
 	"github.com/strait-dev/strait/connectors/internal/format"
 
@@ -19,12 +22,6 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
-// Excel workbooks (.xlsx), as SeaTunnel's ExcelReadStrategy and ExcelGenerator read and
-// write them. A sheet is read row by row with excelize's Rows iterator and written with
-// its StreamWriter, so a large sheet never sits in memory whole: excelize holds the
-// compressed workbook and unzips a sheet larger than 16 MiB to a temporary file it streams
-// from; the StreamWriter spills written rows to a temporary file the same way.
-
 const (
 	excelMaxRows    = 1 << 20 // rows a sheet holds
 	excelSheet      = "Sheet1"
@@ -34,15 +31,26 @@ const (
 	excelDoubleBits = 15 // decimal digits a double holds exactly
 )
 
+// SourceOptions are the source options of the excel format.
+type SourceOptions struct {
+	// Sheet is sheet_name: the sheet read, "" for the first.
+	Sheet string
+	// SkipHeader is skip_header_row_number: the rows skipped at the top of the sheet.
+	SkipHeader int64
+	// Delimiter is field_delimiter: a nested row's fields are split at it.
+	Delimiter string
+}
+
 // excelSource reads the cells of one sheet as the declared columns, cell j of a row being
 // column j of the schema.
 type excelSource struct {
-	cfg   *sourceConfig
-	sheet string // sheet_name, "" for the first sheet
+	cols format.Columns
+	opts SourceOptions
 }
 
-func newExcelSource(c *sourceConfig, sheet string) *excelSource {
-	return &excelSource{cfg: c, sheet: sheet}
+// NewSource reads the columns cols from the sheets of xlsx workbooks.
+func NewSource(cols format.Columns, opts SourceOptions) format.Source {
+	return &excelSource{cols: cols, opts: opts}
 }
 
 // splits: a workbook is one split.
@@ -56,8 +64,8 @@ type excelReader struct {
 	file  *excelize.File
 	rows  *excelize.Rows
 	name  string
-	line  int64 // sheet rows read
-	dec   decoder
+	line  int64       // sheet rows read
+	vals  json.Values // reads a cell's text: scalars as text, arrays and maps as JSON
 	cells []string
 }
 
@@ -72,7 +80,7 @@ func (e *excelSource) Open(r io.ReaderAt, size int64, name string, s format.Spli
 	if err != nil {
 		return nil, fmt.Errorf("%s: not an xlsx workbook: %w", name, err)
 	}
-	sheet := e.sheet
+	sheet := e.opts.Sheet
 	if sheet == "" {
 		if list := f.GetSheetList(); len(list) > 0 {
 			sheet = list[0]
@@ -87,7 +95,7 @@ func (e *excelSource) Open(r io.ReaderAt, size int64, name string, s format.Spli
 		f.Close()
 		return nil, fmt.Errorf("%s: sheet %q: %w", name, sheet, err)
 	}
-	er := &excelReader{src: e, file: f, rows: rows, name: name, dec: decoder{cfg: e.cfg, file: name}}
+	er := &excelReader{src: e, file: f, rows: rows, name: name}
 	// a restored reader skips the rows it had read
 	for er.line < s.Lines && rows.Next() {
 		er.line++
@@ -96,7 +104,7 @@ func (e *excelSource) Open(r io.ReaderAt, size int64, name string, s format.Spli
 }
 
 func (x *excelReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
-	cfg := x.src.cfg
+	cols := &x.src.cols
 	for !out.Full() {
 		if !x.rows.Next() {
 			if err := x.rows.Error(); err != nil {
@@ -105,29 +113,28 @@ func (x *excelReader) Next(ctx context.Context, out *row.Batch) (bool, error) {
 			return true, nil
 		}
 		x.line++
-		if x.line <= cfg.skipHeader {
+		if x.line <= x.src.opts.SkipHeader {
 			continue
 		}
 		cells, err := x.rows.Columns(excelize.Options{RawCellValue: true})
 		if err != nil {
 			return false, fmt.Errorf("%s: row %d: %w", x.name, x.line, err)
 		}
-		rw := out.Add(row.Insert, cfg.tableID, cfg.width)
-		x.dec.line = x.line
-		for i, c := range cfg.cols {
-			if c.out < 0 {
+		rw := out.Add(row.Insert, cols.TableID, cols.Width)
+		for i, c := range cols.Columns {
+			if c.Out < 0 {
 				continue
 			}
 			text := ""
 			if i < len(cells) {
 				text = cells[i]
 			}
-			v, err := x.cell(text, &c.t)
+			v, err := x.cell(text, &c.Type)
 			if err != nil {
 				out.Rows = out.Rows[:len(out.Rows)-1]
-				return false, fmt.Errorf("%s: row %d: column %q: %w", x.name, x.line, c.name, err)
+				return false, fmt.Errorf("%s: row %d: column %q: %w", x.name, x.line, c.Name, err)
 			}
-			rw.Fields[c.out] = v
+			rw.Fields[c.Out] = v
 		}
 	}
 	return false, nil
@@ -157,14 +164,9 @@ func (x *excelReader) cell(text string, t *types.DataType) (row.Value, error) {
 			return excelDate(serial, t.Kind)
 		}
 	case types.Array, types.Map:
-		p := &jsonScanner{s: []byte(text), d: &x.dec}
-		v, err := p.value(t)
-		if err != nil {
-			return row.Value{}, err
-		}
-		return v, nil
+		return x.vals.Parse([]byte(text), t)
 	case types.Row:
-		parts := splitJava([]byte(text), x.src.cfg.seps[0])
+		parts := textformat.SplitJava([]byte(text), x.src.opts.Delimiter)
 		fields := make([]row.Value, len(t.Row.Names))
 		for i := range fields {
 			if i >= len(parts) {
@@ -178,7 +180,7 @@ func (x *excelReader) cell(text string, t *types.DataType) (row.Value, error) {
 		}
 		return row.RowValue(fields), nil
 	}
-	return x.dec.parseScalar([]byte(text), t)
+	return x.vals.Scalar([]byte(text), t)
 }
 
 // excelInt reads an integer cell: its number (1.33322613E9 in SeaTunnel's files) must be
@@ -232,29 +234,44 @@ func (x *excelReader) Close() error {
 // excelSink writes one sheet per file: a header row of the column names (unless
 // enable_header_write is false), then a row per row, one cell per written column.
 type excelSink struct {
-	cfg    *sinkConfig
+	cols   format.Written
+	opts   SinkOptions
 	sheet  string
 	header bool
 }
 
-func (c *sinkConfig) excelSink(o *config.Options, opts *SinkConfig) (*excelSink, error) {
-	s := &excelSink{cfg: c, sheet: excelSheet, header: true}
-	if name := strings.TrimSpace(opts.SheetName); name != "" {
+// SinkOptions are the sink options of the excel format.
+type SinkOptions struct {
+	// Sheet is sheet_name: the sheet's name, Sheet1 when blank.
+	Sheet string
+	// Header is enable_header_write: a first row of the column names unless it is false.
+	Header *bool
+	// Delimiter is field_delimiter: a nested row's fields are joined with it.
+	Delimiter string
+	// Text writes the fields of a nested row.
+	Text textformat.Encoder
+}
+
+// NewSink writes the columns cols of each row into the sheet of an xlsx workbook; o names
+// the options in errors.
+func NewSink(o *config.Options, cols format.Written, opts SinkOptions) (format.Sink, error) {
+	s := &excelSink{cols: cols, opts: opts, sheet: excelSheet, header: true}
+	if name := strings.TrimSpace(opts.Sheet); name != "" {
 		if len([]rune(name)) > 31 || strings.ContainsAny(name, `:\/?*[]`) {
 			return nil, o.Errorf("sheet_name", "%q is not a sheet name: at most 31 characters, none of : \\ / ? * [ ]", name)
 		}
 		s.sheet = name
 	}
 	// SeaTunnel always writes the header; enable_header_write = false leaves it out
-	if opts.EnableHeaderWrite != nil {
-		s.header = *opts.EnableHeaderWrite
+	if opts.Header != nil {
+		s.header = *opts.Header
 	}
-	for i, t := range c.sinkTypes {
+	for i, t := range cols.Types {
 		if t.Kind == types.Null {
 			continue
 		}
 		if err := excelCellType(t); err != nil {
-			return nil, o.Errorf("file_format_type", "column %q: %v", c.sinkNames[i], err)
+			return nil, o.Errorf("file_format_type", "column %q: %v", cols.Names[i], err)
 		}
 	}
 	return s, nil
@@ -294,9 +311,9 @@ func (s *excelSink) Create(w io.Writer, name string) (format.Writer, error) {
 			return nil, err
 		}
 	}
-	x.cells = make([]any, len(s.cfg.sinkCols))
+	x.cells = make([]any, len(s.cols.Fields))
 	if s.header {
-		for i, n := range s.cfg.sinkNames {
+		for i, n := range s.cols.Names {
 			x.cells[i] = n
 		}
 		if err := x.row(); err != nil {
@@ -332,11 +349,11 @@ func (x *excelWriter) row() error {
 }
 
 func (x *excelWriter) Write(r *row.Row) error {
-	cfg := x.sink.cfg
-	for j, col := range cfg.sinkCols {
-		v, err := x.value(&r.Fields[col], &cfg.sinkTypes[j])
+	cols := &x.sink.cols
+	for j, col := range cols.Fields {
+		v, err := x.value(&r.Fields[col], &cols.Types[j])
 		if err != nil {
-			return fmt.Errorf("row %d: column %q: %w", x.rows+1, cfg.sinkNames[j], err)
+			return fmt.Errorf("row %d: column %q: %w", x.rows+1, cols.Names[j], err)
 		}
 		x.cells[j] = v
 	}
@@ -380,7 +397,7 @@ func (x *excelWriter) value(v *row.Value, t *types.DataType) (any, error) {
 		// a time of day is the fraction of a day, as on 1899-12-30
 		return excelize.Cell{StyleID: x.timeStyle, Value: float64(v.I) / float64(civil.NanosPerDay)}, nil
 	case types.Array, types.Map:
-		x.text = appendJSONValue(x.text[:0], v, t)
+		x.text = json.AppendValue(x.text[:0], v, t)
 		return string(x.text), nil
 	case types.Row:
 		return x.rowText(v, t), nil
@@ -391,19 +408,19 @@ func (x *excelWriter) value(v *row.Value, t *types.DataType) (any, error) {
 // rowText joins a nested row's fields with field_delimiter, each as SeaTunnel's
 // ExcelGenerator.convert writes it.
 func (x *excelWriter) rowText(v *row.Value, t *types.DataType) string {
-	cfg := x.sink.cfg
+	opts := &x.sink.opts
 	var b []byte
 	for i, f := range v.Fields() {
 		if i > 0 {
-			b = append(b, cfg.fieldDelim...)
+			b = append(b, opts.Delimiter...)
 		}
 		ft := &t.Row.Types[i]
 		switch {
 		case f.T == types.Null:
 		case ft.Kind == types.Array || ft.Kind == types.Map:
-			b = appendJSONValue(b, &f, ft)
+			b = json.AppendValue(b, &f, ft)
 		default:
-			b = cfg.text.appendValue(b, &f, 1)
+			b = opts.Text.AppendValue(b, &f, 1)
 		}
 	}
 	return string(b)

@@ -1,4 +1,4 @@
-package file
+package text
 
 import (
 	"bytes"
@@ -10,26 +10,51 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
+
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
+// Lines reads the lines of a text or csv file into rows, as SeaTunnel's text and csv
+// readers do. Its errors name the column a value of which does not read
+// (format.ColumnError); the caller adds the file and the line.
+type Lines struct {
+	Values
+	// Columns are the schema's columns in the file's order.
+	Columns []format.Column
+	// Whole reads each line whole into the one string column `content`: text and csv
+	// without a schema.
+	Whole bool
+	// Delim is the text format's field delimiter.
+	Delim Delimiter
+	// CSV is the csv format's delimiter character; nil reads text.
+	CSV []byte
+}
+
+// Decode reads one line into fields, the row's fields, zeroed.
+func (d *Lines) Decode(line []byte, fields []row.Value) error {
+	if d.Whole {
+		fields[0] = row.StringValue(d.Arena.Keep(line))
+		return nil
+	}
+	if d.CSV != nil {
+		return d.decodeCSV(line, fields)
+	}
+	return d.decodeText(line, fields)
+}
+
 // decodeText reads a text line: fields split at the delimiter, converted by position.
 // Fields past the schema are ignored and a line with fewer fields than the schema is an
 // error. A delimiter that matches only itself is looked for without a regular expression.
-func (d *decoder) decodeText(line []byte, fields []row.Value) error {
-	cfg := d.cfg
-	if cfg.noSchema {
-		fields[0] = row.StringValue(d.arena.Keep(line))
-		return nil
-	}
-	if cfg.delim.re != nil {
+func (d *Lines) decodeText(line []byte, fields []row.Value) error {
+	if d.Delim.re != nil {
 		return d.decodeTextPattern(line, fields)
 	}
-	delim := cfg.delim.literal
+	delim := d.Delim.literal
 	pos, col := 0, 0
-	for col < len(cfg.cols) {
+	for col < len(d.Columns) {
 		var end int
 		if len(delim) == 1 {
 			end = bytes.IndexByte(line[pos:], delim[0])
@@ -54,10 +79,9 @@ func (d *decoder) decodeText(line []byte, fields []row.Value) error {
 
 // decodeTextPattern splits a text line where the delimiter's regular expression matches,
 // as Java's String.split(delimiter, -1) does (the delimiter cannot match the empty string).
-func (d *decoder) decodeTextPattern(line []byte, fields []row.Value) error {
-	cfg := d.cfg
-	n := len(cfg.cols)
-	matches := cfg.delim.re.FindAllIndex(line, n)
+func (d *Lines) decodeTextPattern(line []byte, fields []row.Value) error {
+	n := len(d.Columns)
+	matches := d.Delim.re.FindAllIndex(line, n)
 	pos, col := 0, 0
 	for col < n {
 		end := len(line)
@@ -78,23 +102,23 @@ func (d *decoder) decodeTextPattern(line []byte, fields []row.Value) error {
 }
 
 // textField converts field number col of a text line when it is read.
-func (d *decoder) textField(fields []row.Value, col int, field []byte) error {
-	spec := &d.cfg.cols[col]
-	if spec.out < 0 {
+func (d *Lines) textField(fields []row.Value, col int, field []byte) error {
+	spec := &d.Columns[col]
+	if spec.Out < 0 {
 		return nil
 	}
-	v, err := d.parseText(field, &spec.t, 0)
+	v, err := d.Parse(field, &spec.Type, 0)
 	if err != nil {
-		return d.rowError(col, err)
+		return &format.ColumnError{Column: spec.Name, Err: err}
 	}
-	fields[spec.out] = v
+	fields[spec.Out] = v
 	return nil
 }
 
 // fieldCount fails a line that had fewer fields than the schema has columns.
-func (d *decoder) fieldCount(fields int) error {
-	if cols := d.cfg.cols; fields < len(cols) {
-		return d.lineError("%d fields, the schema has %d columns (missing %q)", fields, len(cols), cols[fields].name)
+func (d *Lines) fieldCount(fields int) error {
+	if cols := d.Columns; fields < len(cols) {
+		return fmt.Errorf("%d fields, the schema has %d columns (missing %q)", fields, len(cols), cols[fields].Name)
 	}
 	return nil
 }
@@ -102,17 +126,12 @@ func (d *decoder) fieldCount(fields int) error {
 // decodeCSV reads a csv line as commons-csv's default format does, with the configured
 // delimiter character: a field may be quoted with ", and "" inside quotes is a quote. A
 // field cannot span lines.
-func (d *decoder) decodeCSV(line []byte, fields []row.Value) error {
-	cfg := d.cfg
-	if cfg.noSchema {
-		fields[0] = row.StringValue(d.arena.Keep(line))
-		return nil
-	}
+func (d *Lines) decodeCSV(line []byte, fields []row.Value) error {
 	pos, col := 0, 0
-	for col < len(cfg.cols) {
-		field, next, err := csvField(line, pos, cfg.csvDelim)
+	for col < len(d.Columns) {
+		field, next, err := csvField(line, pos, d.CSV)
 		if err != nil {
-			return d.lineError("field %d: %v", col+1, err)
+			return fmt.Errorf("field %d: %v", col+1, err)
 		}
 		if err := d.textField(fields, col, field); err != nil {
 			return err
@@ -168,9 +187,9 @@ func csvField(s []byte, pos int, delim []byte) (field []byte, next int, err erro
 	return s[pos : pos+end], pos + end + len(delim), nil
 }
 
-// isBlank reports whether s is empty or only whitespace, as Java's StringUtils.isBlank
+// IsBlank reports whether s is empty or only whitespace, as Java's StringUtils.isBlank
 // (ASCII whitespace, including the separators \u001C-\u001F).
-func isBlank(s []byte) bool {
+func IsBlank(s []byte) bool {
 	for _, c := range s {
 		switch {
 		case c == ' ', c >= '\t' && c <= '\r', c >= 0x1c && c <= 0x1f:
@@ -181,9 +200,9 @@ func isBlank(s []byte) bool {
 	return true
 }
 
-// splitJava splits s at sep as Java's String.split does without a limit: trailing empty
+// SplitJava splits s at sep as Java's String.split does without a limit: trailing empty
 // pieces are dropped.
-func splitJava(s []byte, sep string) [][]byte {
+func SplitJava(s []byte, sep string) [][]byte {
 	parts := bytes.Split(s, []byte(sep))
 	n := len(parts)
 	for n > 1 && len(parts[n-1]) == 0 {
@@ -195,20 +214,30 @@ func splitJava(s []byte, sep string) [][]byte {
 	return parts[:n]
 }
 
-// parseText converts one text field to type t as SeaTunnel's TextDeserializationSchema
+// Values reads values from text as SeaTunnel's TextDeserializationSchema does: the
+// fields of text and csv lines, and the text of excel cells and xml elements. The strings
+// it returns are copied into Arena, so they outlive the buffer the text was in.
+type Values struct {
+	// Seps are the separators by nesting level: the field delimiter, then those of nested
+	// values (DefaultSeparators).
+	Seps  [7]string
+	Arena row.Arena
+}
+
+// Parse converts one text field to type t as SeaTunnel's TextDeserializationSchema
 // does; level is the nesting level (0 for a top-level field), which picks the separators
 // of nested values. A blank field is null.
-func (d *decoder) parseText(s []byte, t *types.DataType, level int) (row.Value, error) {
-	if isBlank(s) {
+func (d *Values) Parse(s []byte, t *types.DataType, level int) (row.Value, error) {
+	if IsBlank(s) {
 		return row.NullValue(), nil
 	}
-	c := d.cfg
+	c := d
 	switch t.Kind {
 	case types.Array:
-		parts := splitJava(s, c.sep(level+1))
+		parts := SplitJava(s, c.sep(level+1))
 		elems := make([]row.Value, len(parts))
 		for i, p := range parts {
-			v, err := d.parseText(p, t.Elem, level+1)
+			v, err := d.Parse(p, t.Elem, level+1)
 			if err != nil {
 				return row.Value{}, fmt.Errorf("element %d: %w", i, err)
 			}
@@ -216,21 +245,21 @@ func (d *decoder) parseText(s []byte, t *types.DataType, level int) (row.Value, 
 		}
 		return row.ArrayValue(elems), nil
 	case types.Map:
-		entries := splitJava(s, c.sep(level+1))
+		entries := SplitJava(s, c.sep(level+1))
 		m := &row.MapValue{Keys: make([]row.Value, 0, len(entries)), Vals: make([]row.Value, 0, len(entries))}
 		for _, e := range entries {
-			kv := splitJava(e, c.sep(level+2))
+			kv := SplitJava(e, c.sep(level+2))
 			if len(kv) == 0 {
 				kv = [][]byte{nil}
 			}
-			k, err := d.parseText(kv[0], t.Key, level+1)
+			k, err := d.Parse(kv[0], t.Key, level+1)
 			if err != nil {
-				return row.Value{}, fmt.Errorf("map key %s: %w", quoteValue(kv[0]), err)
+				return row.Value{}, fmt.Errorf("map key %s: %w", Quote(kv[0]), err)
 			}
 			v := row.NullValue()
 			if len(kv) > 1 {
-				if v, err = d.parseText(kv[1], t.Elem, level+1); err != nil {
-					return row.Value{}, fmt.Errorf("map value of %s: %w", quoteValue(kv[0]), err)
+				if v, err = d.Parse(kv[1], t.Elem, level+1); err != nil {
+					return row.Value{}, fmt.Errorf("map value of %s: %w", Quote(kv[0]), err)
 				}
 			}
 			m.Keys = append(m.Keys, k)
@@ -245,7 +274,7 @@ func (d *decoder) parseText(s []byte, t *types.DataType, level int) (row.Value, 
 		}
 		fields := make([]row.Value, rt.Len())
 		for i := range fields {
-			v, err := d.parseText(parts[i], &rt.Types[i], level+1)
+			v, err := d.Parse(parts[i], &rt.Types[i], level+1)
 			if err != nil {
 				return row.Value{}, fmt.Errorf("field %s: %w", rt.Names[i], err)
 			}
@@ -253,18 +282,18 @@ func (d *decoder) parseText(s []byte, t *types.DataType, level int) (row.Value, 
 		}
 		return row.RowValue(fields), nil
 	}
-	return d.parseScalar(s, t)
+	return d.Scalar(s, t)
 }
 
-func (c *sourceConfig) sep(level int) string {
-	if level > maxTextLevel {
-		level = maxTextLevel
+func (d *Values) sep(level int) string {
+	if level > MaxLevel {
+		level = MaxLevel
 	}
-	return c.seps[level]
+	return d.Seps[level]
 }
 
-// quoteValue renders a bad value for a message, shortened.
-func quoteValue(b []byte) string {
+// Quote renders a bad value for a message, shortened.
+func Quote(b []byte) string {
 	s := string(b)
 	if len(s) > 64 {
 		s = s[:64] + "..."
@@ -274,8 +303,12 @@ func quoteValue(b []byte) string {
 
 var intBits = [...]int{types.TinyInt: 8, types.SmallInt: 16, types.Int: 32, types.BigInt: 64}
 
-// parseInt reads an optionally signed decimal integer that fits bits bits, as Java's
+// ParseInt reads an optionally signed decimal integer of the integer kind k, as Java's
 // Integer.parseInt and friends do.
+func ParseInt(b []byte, k types.Kind) (int64, bool) {
+	return parseInt(b, intBits[k])
+}
+
 func parseInt(b []byte, bits int) (int64, bool) {
 	i, neg := 0, false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
@@ -311,13 +344,13 @@ func parseInt(b []byte, bits int) (int64, bool) {
 	return int64(u), true
 }
 
-// parseScalar converts text to a scalar of type t: numbers as Java parses them, booleans
+// Scalar converts text to a scalar of type t: numbers as Java parses them, booleans
 // as true or false in any case, dates, times and timestamps in the layouts SeaTunnel
 // detects, bytes as the text's UTF-8 bytes.
-func (d *decoder) parseScalar(s []byte, t *types.DataType) (row.Value, error) {
+func (d *Values) Scalar(s []byte, t *types.DataType) (row.Value, error) {
 	switch t.Kind {
 	case types.String:
-		return row.StringValue(d.arena.Keep(s)), nil
+		return row.StringValue(d.Arena.Keep(s)), nil
 	case types.Null:
 		return row.NullValue(), nil
 	case types.Boolean:
@@ -327,45 +360,45 @@ func (d *decoder) parseScalar(s []byte, t *types.DataType) (row.Value, error) {
 		case bytes.EqualFold(s, []byte("false")):
 			return row.BoolValue(false), nil
 		}
-		return row.Value{}, fmt.Errorf("%s is not a boolean (true or false)", quoteValue(s))
+		return row.Value{}, fmt.Errorf("%s is not a boolean (true or false)", Quote(s))
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
 		n, ok := parseInt(s, intBits[t.Kind])
 		if !ok {
-			return row.Value{}, fmt.Errorf("%s is not a %s", quoteValue(s), t.Kind)
+			return row.Value{}, fmt.Errorf("%s is not a %s", Quote(s), t.Kind)
 		}
 		return row.Value{T: t.Kind, I: n}, nil
 	case types.Float:
 		f, err := parseJavaFloat(string(s), 32)
 		if err != nil {
-			return row.Value{}, fmt.Errorf("%s is not a float", quoteValue(s))
+			return row.Value{}, fmt.Errorf("%s is not a float", Quote(s))
 		}
 		return row.FloatValue(float32(f)), nil
 	case types.Double:
 		f, err := parseJavaFloat(string(s), 64)
 		if err != nil {
-			return row.Value{}, fmt.Errorf("%s is not a double", quoteValue(s))
+			return row.Value{}, fmt.Errorf("%s is not a double", Quote(s))
 		}
 		return row.DoubleValue(f), nil
 	case types.Decimal:
-		return parseDecimal(s, t.Precision, t.Scale)
+		return ParseDecimal(s, t.Precision, t.Scale)
 	case types.Bytes:
-		return row.Value{T: types.Bytes, S: d.arena.Keep(s)}, nil
+		return row.Value{T: types.Bytes, S: d.Arena.Keep(s)}, nil
 	case types.Date:
 		days, ok := literal.ParseDate(string(s))
 		if !ok {
-			return row.Value{}, fmt.Errorf("%s is not a date (yyyy-MM-dd, yyyy/MM/dd, yyyy.MM.dd, yyyyMMdd)", quoteValue(s))
+			return row.Value{}, fmt.Errorf("%s is not a date (yyyy-MM-dd, yyyy/MM/dd, yyyy.MM.dd, yyyyMMdd)", Quote(s))
 		}
 		return row.DateValue(days), nil
 	case types.Time:
 		nanos, ok := literal.ParseTime(string(s))
 		if !ok {
-			return row.Value{}, fmt.Errorf("%s is not a time (HH:mm:ss[.fraction])", quoteValue(s))
+			return row.Value{}, fmt.Errorf("%s is not a time (HH:mm:ss[.fraction])", Quote(s))
 		}
 		return row.TimeValue(nanos), nil
 	case types.Timestamp:
 		nanos, ok := literal.ParseTimestamp(string(s))
 		if !ok {
-			return row.Value{}, fmt.Errorf("%s is not a timestamp (yyyy-MM-dd HH:mm:ss[.fraction], yyyy-MM-ddTHH:mm:ss, yyyyMMddHHmmss...)", quoteValue(s))
+			return row.Value{}, fmt.Errorf("%s is not a timestamp (yyyy-MM-dd HH:mm:ss[.fraction], yyyy-MM-ddTHH:mm:ss, yyyyMMddHHmmss...)", Quote(s))
 		}
 		return row.TimestampValue(nanos), nil
 	}
@@ -397,14 +430,14 @@ func parseJavaFloat(s string, bits int) (float64, error) {
 
 var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
 
-// parseDecimal reads a decimal and rescales it to decimal(precision, scale), rounding half
+// ParseDecimal reads a decimal and rescales it to decimal(precision, scale), rounding half
 // up; plain literals of up to 18 digits take a fast path.
-func parseDecimal(s []byte, precision, scale int) (row.Value, error) {
+func ParseDecimal(s []byte, precision, scale int) (row.Value, error) {
 	if v, ok := fastDecimal(s, precision, scale); ok {
 		return v, nil
 	}
 	if !bytes.Equal(s, bytes.TrimSpace(s)) {
-		return row.Value{}, fmt.Errorf("%s is not a decimal", quoteValue(s))
+		return row.Value{}, fmt.Errorf("%s is not a decimal", Quote(s))
 	}
 	v, err := literal.ParseDecimal(string(s), precision, scale)
 	if err != nil {
@@ -481,8 +514,8 @@ func fastDecimal(s []byte, precision, scale int) (row.Value, bool) {
 	return row.DecimalValue(big.NewInt(n), scale), true
 }
 
-// decodeBase64 reads standard base64 with or without padding.
-func decodeBase64(s []byte) ([]byte, error) {
+// DecodeBase64 reads standard base64 with or without padding.
+func DecodeBase64(s []byte) ([]byte, error) {
 	out := make([]byte, max(base64.StdEncoding.DecodedLen(len(s)), base64.RawStdEncoding.DecodedLen(len(s))))
 	if n, err := base64.StdEncoding.Decode(out, s); err == nil {
 		return out[:n], nil

@@ -1,24 +1,24 @@
-package file
+package text
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
 // splitText decodes line with a text source whose schema has n string columns and the
 // given field_delimiter.
-func splitText(delim fieldDelimiter, line string, n int) ([]row.Value, error) {
-	cfg := &sourceConfig{where: "source[0] LocalFile", format: formatText, delim: delim}
+func splitText(delim Delimiter, line string, n int) ([]row.Value, error) {
+	d := &Lines{Delim: delim}
 	for i := 0; i < n; i++ {
-		cfg.cols = append(cfg.cols, colSpec{name: fmt.Sprint("c", i), t: types.Of(types.String), out: i})
+		d.Columns = append(d.Columns, format.Column{Name: fmt.Sprint("c", i), Type: types.Of(types.String), Out: i})
 	}
-	d := &decoder{cfg: cfg, file: "a.txt", line: 1}
 	fields := make([]row.Value, n)
-	err := d.decodeText([]byte(line), fields)
+	err := d.Decode([]byte(line), fields)
 	return fields, err
 }
 
@@ -41,7 +41,7 @@ func TestJavaSplit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.delim, func(t *testing.T) {
-			fd, err := compileDelimiter(c.delim)
+			fd, err := CompileDelimiter(c.delim)
 			if err != nil {
 				t.Fatalf("compile: %v", err)
 			}
@@ -51,7 +51,7 @@ func TestJavaSplit(t *testing.T) {
 			}
 			for i, w := range c.want {
 				got := fields[i]
-				if isBlank([]byte(w)) {
+				if IsBlank([]byte(w)) {
 					if !got.IsNull() {
 						t.Errorf("%q: field %d = %q, want null (blank %q)", c.line, i, got.S, w)
 					}
@@ -73,7 +73,7 @@ func TestDelimiterLiteralPath(t *testing.T) {
 		"\u0001": "\u0001", ",": ",", `\|`: "|", `\\`: `\`, `\|\|`: "||", `\Q||`: "||", `::`: "::",
 		"é": "é", `\.`: ".", `\t`: "\t", `\u0001`: "\u0001", `(?:ab)`: "ab",
 	} {
-		fd, err := compileDelimiter(delim)
+		fd, err := CompileDelimiter(delim)
 		if err != nil {
 			t.Errorf("%q: %v", delim, err)
 			continue
@@ -83,7 +83,7 @@ func TestDelimiterLiteralPath(t *testing.T) {
 		}
 	}
 	for _, delim := range []string{`\s+`, `[,;]`, `(?i)x`, `a|b`, `.`} {
-		if fd, err := compileDelimiter(delim); err != nil || fd.re == nil {
+		if fd, err := CompileDelimiter(delim); err != nil || fd.re == nil {
 			t.Errorf("%q: %v, literal %q; want a pattern", delim, err, fd.literal)
 		}
 	}
@@ -103,9 +103,33 @@ func TestDelimiterRefused(t *testing.T) {
 		`,{1001}`:  "not a regular expression Strait can read",
 		`\p{Nope}`: `\p{Nope}: unknown character property`,
 	} {
-		_, err := compileDelimiter(delim)
+		_, err := CompileDelimiter(delim)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", delim, err, want)
 		}
 	}
+}
+
+// FuzzJavaDelimiter compiles arbitrary text delimiters as Java regular expressions and
+// splits a line with those that compile: a delimiter compiles or is refused, never panics,
+// and a compiled one never matches the empty string.
+func FuzzJavaDelimiter(f *testing.F) {
+	for _, s := range []string{
+		`\|`, `\s*[;,]\s*`, `[a-z&&[^aeiou]]`, `\p{IsLatin}`, `(?x) \| # c`, `(?i:a)b`, `\Q|\E`,
+		`[[a][^b]]`, `\uD83D\uDE00`, `\0101`, `(?<n>;)`, `;{1,}?`, `\R`, `[]a]`, `(?s).`,
+	} {
+		f.Add(s, "a|b;c, d\u00e9\r\n")
+	}
+	f.Fuzz(func(t *testing.T, delim, line string) {
+		fd, err := CompileDelimiter(delim)
+		if err != nil {
+			return
+		}
+		if fd.re != nil && fd.re.MatchString("") {
+			t.Fatalf("%q compiled to %s, which matches the empty string", delim, fd.re)
+		}
+		if _, err := splitText(fd, line, 4); err != nil && !strings.Contains(err.Error(), "fields, the schema has 4 columns") {
+			t.Fatalf("%q on %q: %v", delim, line, err)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package file
+package excel
 
 import (
 	"archive/zip"
