@@ -13,12 +13,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strconv"
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/splitassign"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 )
@@ -82,120 +82,44 @@ func (d *splitData) split() connector.Split {
 
 // ---- enumerator ----
 
-type enumState struct {
-	Assigned []string `json:"assigned"`
-}
-
 type enumerator struct {
-	src      *Source
-	ctx      connector.EnumeratorContext
-	pending  map[int][]splitData
-	assigned map[string]bool
-	ran      bool
+	*splitassign.Static
+	src *Source
 }
 
 // CreateEnumerator makes the split enumerator. A restored one does not hand out again the
 // splits it had assigned: their progress lives in the readers' state.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	e := &enumerator{src: s, ctx: ctx, pending: map[int][]splitData{}, assigned: map[string]bool{}}
-	if len(state) > 0 {
-		var st enumState
-		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: bad enumerator state: %v", s.where, err)
-		}
-		for _, id := range st.Assigned {
-			e.assigned[id] = true
-		}
+	st, err := splitassign.Restore(state)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad enumerator state: %v", s.where, err)
 	}
-	return e, nil
+	return &enumerator{Static: splitassign.New(ctx, st.Assigned), src: s}, nil
 }
 
-func (e *enumerator) Open(context.Context) error { return nil }
-
-func (e *enumerator) parallelism() int {
-	if p := e.ctx.Parallelism(); p > 0 {
-		return p
-	}
-	return 1
-}
-
-// Run cuts the splits and assigns them to the readers that registered.
+// Run cuts each table's rows into splits of split.num rows' share, split index going to
+// reader index mod parallelism.
 func (e *enumerator) Run(context.Context) error {
-	p := e.parallelism()
+	p := e.Parallelism()
+	var splits []connector.Split
+	var owners []int
 	for _, t := range e.src.tables {
-		per := (t.rowNum + t.splitNum - 1) / t.splitNum
-		if per < 1 {
-			per = 1
-		}
+		per := max(1, (t.rowNum+t.splitNum-1)/t.splitNum)
 		for i := 0; i < p; i++ {
 			index := i
 			for num := 0; num < t.rowNum; num += per {
 				d := splitData{Table: t.id, Index: index, Rows: min(per, t.rowNum-num)}
-				if !e.assigned[splitID(t.id, index)] {
-					e.pending[index%p] = append(e.pending[index%p], d)
-				}
+				splits = append(splits, d.split())
+				owners = append(owners, index%p)
 				index += p
 			}
 		}
 	}
-	e.ran = true
-	for _, r := range e.ctx.RegisteredReaders() {
-		e.assign(r)
-	}
+	e.StartBy(splits, func(i int) int { return owners[i] })
 	return nil
 }
 
-func (e *enumerator) assign(reader int) {
-	if !e.ran {
-		return
-	}
-	ds := e.pending[reader]
-	delete(e.pending, reader)
-	if len(ds) > 0 {
-		splits := make([]connector.Split, len(ds))
-		for i := range ds {
-			splits[i] = ds[i].split()
-			e.assigned[splits[i].ID] = true
-		}
-		e.ctx.Assign(reader, splits...)
-	}
-	e.ctx.SignalNoMoreSplits(reader)
-}
-
-// RegisterReader hands a late reader its splits.
-func (e *enumerator) RegisterReader(reader int) error {
-	e.assign(reader)
-	return nil
-}
-
-func (e *enumerator) HandleSplitRequest(int) error { return nil }
-
-// AddSplitsBack takes back the splits of a failed reader and gives them to whoever owns
-// them once it registers again.
-func (e *enumerator) AddSplitsBack(splits []connector.Split, reader int) error {
-	p := e.parallelism()
-	for _, sp := range splits {
-		var d splitData
-		if err := json.Unmarshal(sp.Data, &d); err != nil {
-			return fmt.Errorf("%s: bad split %q: %v", e.src.where, sp.ID, err)
-		}
-		delete(e.assigned, sp.ID)
-		owner := d.Index % p
-		e.pending[owner] = append(e.pending[owner], d)
-	}
-	return nil
-}
-
-func (e *enumerator) Snapshot(int64) ([]byte, error) {
-	st := enumState{Assigned: make([]string, 0, len(e.assigned))}
-	for id := range e.assigned {
-		st.Assigned = append(st.Assigned, id)
-	}
-	sort.Strings(st.Assigned)
-	return json.Marshal(st)
-}
-
-func (e *enumerator) Close() error { return nil }
+func (e *enumerator) Snapshot(int64) ([]byte, error) { return e.SnapshotState() }
 
 // ---- reader ----
 

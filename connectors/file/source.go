@@ -2,7 +2,6 @@ package file
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/connectors/internal/format/text"
 	"github.com/strait-dev/strait/connectors/internal/format/xml"
+	"github.com/strait-dev/strait/connectors/internal/splitassign"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
@@ -372,50 +372,27 @@ func (s *Source) Tables() []*catalog.Table {
 
 // ---- enumerator ----
 
-type enumState struct {
-	Assigned []string `json:"assigned"`
-}
-
 // enumerator lists the files once and hands them out round-robin, one split per file.
 type enumerator struct {
-	cfg      *sourceConfig
-	cfgs     []*sourceConfig
-	ctx      connector.EnumeratorContext
-	pending  map[int][]connector.Split
-	assigned map[string]bool
-	ran      bool
+	*splitassign.Static
+	cfg  *sourceConfig
+	cfgs []*sourceConfig
 }
 
 // CreateEnumerator makes the enumerator; a restored one does not hand out again the files
 // it had assigned (their progress lives in the readers' state).
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	e := &enumerator{cfg: s.cfg, cfgs: s.cfgs, ctx: ctx, pending: map[int][]connector.Split{}, assigned: map[string]bool{}}
-	if len(state) > 0 {
-		var st enumState
-		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: bad enumerator state: %v", s.cfg.where, err)
-		}
-		for _, id := range st.Assigned {
-			e.assigned[id] = true
-		}
+	st, err := splitassign.Restore(state)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad enumerator state: %v", s.cfg.where, err)
 	}
-	return e, nil
-}
-
-func (e *enumerator) Open(context.Context) error { return nil }
-
-func (e *enumerator) parallelism() int {
-	if p := e.ctx.Parallelism(); p > 0 {
-		return p
-	}
-	return 1
+	return &enumerator{Static: splitassign.New(ctx, st.Assigned), cfg: s.cfg, cfgs: s.cfgs}, nil
 }
 
 // Run lists the files of each table and assigns split i (in table order, then path order;
 // each row group of a parquet file is a split of its own) to reader i mod parallelism.
 func (e *enumerator) Run(ctx context.Context) error {
-	p := e.parallelism()
-	i := 0
+	var splits []connector.Split
 	for _, c := range e.cfgs {
 		var files []string
 		if err := c.walk(func(p string) bool {
@@ -434,60 +411,12 @@ func (e *enumerator) Run(ctx context.Context) error {
 				return fmt.Errorf("%s: %s: %w", c.where, f, err)
 			}
 			for _, d := range parts {
-				if s := newSplit(d); !e.assigned[s.ID] {
-					e.pending[i%p] = append(e.pending[i%p], s)
-				}
-				i++
+				splits = append(splits, newSplit(d))
 			}
 		}
 	}
-	e.ran = true
-	for _, r := range e.ctx.RegisteredReaders() {
-		e.assign(r)
-	}
+	e.Start(splits)
 	return nil
 }
 
-func (e *enumerator) assign(reader int) {
-	if !e.ran {
-		return
-	}
-	splits := e.pending[reader]
-	delete(e.pending, reader)
-	if len(splits) > 0 {
-		for _, s := range splits {
-			e.assigned[s.ID] = true
-		}
-		e.ctx.Assign(reader, splits...)
-	}
-	e.ctx.SignalNoMoreSplits(reader)
-}
-
-// RegisterReader hands a late reader its files.
-func (e *enumerator) RegisterReader(reader int) error {
-	e.assign(reader)
-	return nil
-}
-
-func (e *enumerator) HandleSplitRequest(int) error { return nil }
-
-// AddSplitsBack takes back a failed reader's files, with their progress, for when it
-// registers again.
-func (e *enumerator) AddSplitsBack(splits []connector.Split, reader int) error {
-	for _, s := range splits {
-		delete(e.assigned, s.ID)
-		e.pending[reader] = append(e.pending[reader], s)
-	}
-	return nil
-}
-
-func (e *enumerator) Snapshot(int64) ([]byte, error) {
-	st := enumState{Assigned: make([]string, 0, len(e.assigned))}
-	for id := range e.assigned {
-		st.Assigned = append(st.Assigned, id)
-	}
-	sort.Strings(st.Assigned)
-	return json.Marshal(st)
-}
-
-func (e *enumerator) Close() error { return nil }
+func (e *enumerator) Snapshot(int64) ([]byte, error) { return e.SnapshotState() }

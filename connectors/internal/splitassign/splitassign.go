@@ -6,6 +6,7 @@ package splitassign
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 
 	"github.com/strait-dev/strait/connector"
@@ -29,13 +30,23 @@ func New(ctx connector.EnumeratorContext, assigned []string) *Static {
 	return s
 }
 
+// Parallelism is the number of readers (at least one).
+func (s *Static) Parallelism() int { return max(1, s.ctx.Parallelism()) }
+
 // Start queues the splits not handed out yet, round robin over the readers, and hands them
 // to the readers registered so far.
 func (s *Static) Start(splits []connector.Split) {
-	p := max(1, s.ctx.Parallelism())
+	p := s.Parallelism()
+	s.StartBy(splits, func(i int) int { return i % p })
+}
+
+// StartBy queues the splits not handed out yet, split i for reader owner(i) (a reader of
+// the job's parallelism), and hands them to the readers registered so far.
+func (s *Static) StartBy(splits []connector.Split, owner func(i int) int) {
 	for i, sp := range splits {
 		if !s.assigned[sp.ID] {
-			s.pending[i%p] = append(s.pending[i%p], sp)
+			r := owner(i)
+			s.pending[r] = append(s.pending[r], sp)
 		}
 	}
 	s.started = true
@@ -88,3 +99,24 @@ func (s *Static) Assigned() []string {
 }
 
 func (s *Static) Close() error { return nil }
+
+// State is the enumerator state of the sources that keep the assigned splits' ids in an
+// object (LocalFile, S3File, FakeSource): {"assigned": [...]}.
+type State struct {
+	Assigned []string `json:"assigned"`
+}
+
+// Restore reads a State snapshot; an empty one is a fresh start.
+func Restore(state []byte) (State, error) {
+	var st State
+	if len(state) == 0 {
+		return st, nil
+	}
+	err := json.Unmarshal(state, &st)
+	return st, err
+}
+
+// SnapshotState is the assigner's State snapshot.
+func (s *Static) SnapshotState() ([]byte, error) {
+	return json.Marshal(State{Assigned: s.Assigned()})
+}
