@@ -112,6 +112,32 @@ func (t *Table) ColumnIndex(name string) int {
 	return -1
 }
 
+// KeepPresentKeys drops the primary key and the constraint keys that name a column the
+// table does not have (a projection or a query that leaves it out).
+func (t *Table) KeepPresentKeys() {
+	if t.PrimaryKey != nil {
+		for _, c := range t.PrimaryKey.Columns {
+			if t.ColumnIndex(c) < 0 {
+				t.PrimaryKey = nil
+				break
+			}
+		}
+	}
+	kept := t.ConstraintKeys[:0]
+	for _, k := range t.ConstraintKeys {
+		ok := true
+		for _, c := range k.Columns {
+			if t.ColumnIndex(c.Name) < 0 {
+				ok = false
+			}
+		}
+		if ok {
+			kept = append(kept, k)
+		}
+	}
+	t.ConstraintKeys = kept
+}
+
 // Copy returns a copy whose columns and keys may be changed freely.
 func (t *Table) Copy() *Table {
 	c := *t

@@ -6,6 +6,7 @@ import (
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/types"
 )
 
 func parse(t *testing.T, text string) (*Table, error) {
@@ -53,5 +54,30 @@ func TestSchemaErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// TestKeepPresentKeys: keys naming a column the table lost go, the others stay.
+func TestKeepPresentKeys(t *testing.T) {
+	str := types.Of(types.String)
+	tbl := &Table{
+		Columns:    []Column{{Name: "id", Type: str}, {Name: "name", Type: str}},
+		PrimaryKey: &PrimaryKey{Name: "pk", Columns: []string{"id", "gone"}},
+		ConstraintKeys: []ConstraintKey{
+			{Name: "by_name", Type: "INDEX_KEY", Columns: []ConstraintCol{{Name: "name"}}},
+			{Name: "by_gone", Type: "UNIQUE_KEY", Columns: []ConstraintCol{{Name: "id"}, {Name: "gone"}}},
+		},
+	}
+	tbl.KeepPresentKeys()
+	if tbl.PrimaryKey != nil {
+		t.Errorf("the primary key on a missing column stayed: %+v", tbl.PrimaryKey)
+	}
+	if len(tbl.ConstraintKeys) != 1 || tbl.ConstraintKeys[0].Name != "by_name" {
+		t.Errorf("constraint keys %+v, want by_name only", tbl.ConstraintKeys)
+	}
+	tbl.PrimaryKey = &PrimaryKey{Name: "pk", Columns: []string{"id"}}
+	tbl.KeepPresentKeys()
+	if tbl.PrimaryKey == nil || len(tbl.ConstraintKeys) != 1 {
+		t.Errorf("keys on present columns went: %+v %+v", tbl.PrimaryKey, tbl.ConstraintKeys)
 	}
 }

@@ -196,7 +196,7 @@ func newSourceConfig(opts *SourceTable, outputName string, fsys FileSystem) (*so
 			}
 		}
 	}
-	keepKeys(out)
+	out.KeepPresentKeys()
 	c.table = out
 	c.tableID = out.ID()
 	c.width = len(out.Columns)
@@ -284,31 +284,6 @@ func columnNames(t *catalog.Table) string {
 		names[i] = c.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-// keepKeys drops the primary and constraint keys that name columns no longer emitted.
-func keepKeys(t *catalog.Table) {
-	if t.PrimaryKey != nil {
-		for _, c := range t.PrimaryKey.Columns {
-			if t.ColumnIndex(c) < 0 {
-				t.PrimaryKey = nil
-				break
-			}
-		}
-	}
-	kept := t.ConstraintKeys[:0]
-	for _, k := range t.ConstraintKeys {
-		ok := true
-		for _, c := range k.Columns {
-			if t.ColumnIndex(c.Name) < 0 {
-				ok = false
-			}
-		}
-		if ok {
-			kept = append(kept, k)
-		}
-	}
-	t.ConstraintKeys = kept
 }
 
 // partitionsOf returns the key=value directory names of a file's path, outermost first.

@@ -10,7 +10,6 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
 
 func init() {
@@ -191,7 +190,7 @@ func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source,
 		if err != nil {
 			return nil, err
 		}
-		pgwire.KeepPresentKeys(t.table) // a query may read some of a key's columns only
+		t.table.KeepPresentKeys() // a query may read some of a key's columns only
 		t.id = t.table.ID()
 		if err := s.resolveSplit(t, e, fixed); err != nil {
 			return nil, err

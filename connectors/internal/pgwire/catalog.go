@@ -146,32 +146,6 @@ func ReadTableKeys(ctx context.Context, pg *pgx.Conn, rel uint32, t *catalog.Tab
 	return rows.Err()
 }
 
-// KeepPresentKeys drops the primary key and the indexes naming columns the table does not
-// have (a query that leaves them out).
-func KeepPresentKeys(t *catalog.Table) {
-	if t.PrimaryKey != nil {
-		for _, c := range t.PrimaryKey.Columns {
-			if t.ColumnIndex(c) < 0 {
-				t.PrimaryKey = nil
-				break
-			}
-		}
-	}
-	kept := t.ConstraintKeys[:0]
-	for _, k := range t.ConstraintKeys {
-		ok := true
-		for _, c := range k.Columns {
-			if t.ColumnIndex(c.Name) < 0 {
-				ok = false
-			}
-		}
-		if ok {
-			kept = append(kept, k)
-		}
-	}
-	t.ConstraintKeys = kept
-}
-
 // TypeNames names the types of result columns as PostgreSQL writes them (format_type:
 // "numeric(10,2)", "character varying(255)", "geometry(Point,4326)", "integer[]").
 func TypeNames(ctx context.Context, pg *pgx.Conn, fields []pgconn.FieldDescription) ([]string, error) {
