@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strait-dev/strait/connectors/internal/cdc"
+
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/strait-dev/strait/catalog"
@@ -51,25 +53,15 @@ type Config struct {
 	Format         string `opt:"format" default:"DEFAULT" enum:"DEFAULT,COMPATIBLE_DEBEZIUM_JSON" doc:"the rows emitted: DEFAULT, rows of the captured tables; COMPATIBLE_DEBEZIUM_JSON, for each change a row of three strings (topic, key and value) holding the records Debezium's MySQL connector writes, for a Kafka sink of that format"`
 	SchemaChanges  bool   `opt:"schema-changes.enabled" default:"false" doc:"SeaTunnel's schema evolution: the ALTER TABLEs of a captured table that add, drop, modify, change or rename columns are followed and passed on to the sinks, after the rows before them (Jdbc alters its table, Console prints the change); any other DDL of a captured table fails the job, naming the statement, as every DDL does without this. debezium { include.schema.changes = true }, SeaTunnel 2.3.8's switch, does the same"`
 
-	ExactlyOnce     bool            `opt:"exactly_once,noeffect" default:"false" doc:"exactly-once reading; the stream always resumes after the last change a checkpoint emitted, and the snapshot's chunks switch to the log at their high watermarks, whatever it says"`
-	PoolSize        int64           `opt:"connection.pool.size,noeffect" default:"20" doc:"connections of SeaTunnel's pool; Strait opens one connection per reader"`
-	FactorUpper     float64         `opt:"chunk-key.even-distribution.factor.upper-bound,noeffect" default:"100" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	FactorLower     float64         `opt:"chunk-key.even-distribution.factor.lower-bound,noeffect" default:"0.05" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	SampleThreshold int64           `opt:"sample-sharding.threshold,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	InverseRate     int64           `opt:"inverse-sampling.rate,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	Debezium        *config.Options `opt:"debezium" doc:"Debezium's properties: with format COMPATIBLE_DEBEZIUM_JSON, database.server.name (the topics' prefix, mysql_binlog_source by default), key.converter.schemas.enable and value.converter.schemas.enable (true by default: records carry their Kafka Connect schema) apply; Strait reads the log itself, so no other does"`
+	ExactlyOnce bool `opt:"exactly_once,noeffect" default:"false" doc:"exactly-once reading; the stream always resumes after the last change a checkpoint emitted, and the snapshot's chunks switch to the log at their high watermarks, whatever it says"`
+	cdc.Tuning
+	Debezium *config.Options `opt:"debezium" doc:"Debezium's properties: with format COMPATIBLE_DEBEZIUM_JSON, database.server.name (the topics' prefix, mysql_binlog_source by default), key.converter.schemas.enable and value.converter.schemas.enable (true by default: records carry their Kafka Connect schema) apply; Strait reads the log itself, so no other does"`
 
 	At *config.Options `opt:"."`
 }
 
 // TableConfig is one entry of table-names-config.
-type TableConfig struct {
-	Table               string   `opt:"table,required" doc:"the table, as table-names names it"`
-	PrimaryKeys         []string `opt:"primaryKeys" doc:"its primary key, for a table without one (or instead of its own)"`
-	SnapshotSplitColumn string   `opt:"snapshotSplitColumn,noeffect" doc:"the column snapshot splits are ranges of; Strait splits on the first integer column of the primary key"`
-
-	At *config.Options `opt:"."`
-}
+type TableConfig = cdc.TableConfig
 
 // Stop modes (stop.mode).
 const (

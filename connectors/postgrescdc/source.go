@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strait-dev/strait/connectors/internal/cdc"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/catalog"
@@ -41,29 +43,19 @@ type Config struct {
 	MaxRetries     int64           `opt:"connect.max-retries" default:"3" doc:"further attempts to connect when one fails, a second apart"`
 	Debezium       *config.Options `opt:"debezium" doc:"Debezium's properties: publication.name (default <slot.name>_publication) and publication.autocreate.mode (filtered, all_tables or disabled) are read, the others have no meaning here"`
 
-	FetchSize       int64    `opt:"snapshot.fetch.size,noeffect" default:"1024" doc:"rows fetched per round trip of the snapshot; rows stream from the server as they are read, so nothing needs it"`
-	ServerTimeZone  string   `opt:"server-time-zone,noeffect" default:"UTC" doc:"the zone of the server's sessions; timestamptz values are read in UTC and timestamp values as stored, so no zone applies"`
-	ExactlyOnce     bool     `opt:"exactly_once,noeffect" default:"false" doc:"exactly-once reading; the stream always resumes after the last transaction a checkpoint emitted, so nothing is read twice whatever it says"`
-	PoolSize        int64    `opt:"connection.pool.size,noeffect" default:"20" doc:"connections of SeaTunnel's pool; Strait opens one connection per reader"`
-	FactorUpper     float64  `opt:"chunk-key.even-distribution.factor.upper-bound,noeffect" default:"100" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	FactorLower     float64  `opt:"chunk-key.even-distribution.factor.lower-bound,noeffect" default:"0.05" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	SampleThreshold int64    `opt:"sample-sharding.threshold,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	InverseRate     int64    `opt:"inverse-sampling.rate,noeffect" default:"1000" doc:"SeaTunnel's tuning of snapshot splits; Strait's are even ranges of the first integer column of the primary key"`
-	DatabaseNames   []string `opt:"database-names,noeffect" doc:"the databases to capture; the one of base-url and table-names is"`
-	SchemaNames     []string `opt:"schema-names,noeffect" doc:"the schemas to capture; those of table-names are"`
-	SchemaName      string   `opt:"schema-name,noeffect" doc:"the schema to capture; those of table-names are"`
+	FetchSize      int64  `opt:"snapshot.fetch.size,noeffect" default:"1024" doc:"rows fetched per round trip of the snapshot; rows stream from the server as they are read, so nothing needs it"`
+	ServerTimeZone string `opt:"server-time-zone,noeffect" default:"UTC" doc:"the zone of the server's sessions; timestamptz values are read in UTC and timestamp values as stored, so no zone applies"`
+	ExactlyOnce    bool   `opt:"exactly_once,noeffect" default:"false" doc:"exactly-once reading; the stream always resumes after the last transaction a checkpoint emitted, so nothing is read twice whatever it says"`
+	cdc.Tuning
+	DatabaseNames []string `opt:"database-names,noeffect" doc:"the databases to capture; the one of base-url and table-names is"`
+	SchemaNames   []string `opt:"schema-names,noeffect" doc:"the schemas to capture; those of table-names are"`
+	SchemaName    string   `opt:"schema-name,noeffect" doc:"the schema to capture; those of table-names are"`
 
 	At *config.Options `opt:"."`
 }
 
 // TableConfig is one entry of table-names-config.
-type TableConfig struct {
-	Table               string   `opt:"table,required" doc:"the table, as table-names names it"`
-	PrimaryKeys         []string `opt:"primaryKeys" doc:"its primary key, for a table without one (or instead of its own)"`
-	SnapshotSplitColumn string   `opt:"snapshotSplitColumn,noeffect" doc:"the column snapshot splits are ranges of; Strait splits on the first integer column of the primary key"`
-
-	At *config.Options `opt:"."`
-}
+type TableConfig = cdc.TableConfig
 
 // Startup modes (startup.mode).
 const (
