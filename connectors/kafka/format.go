@@ -1,9 +1,12 @@
 package kafka
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"strings"
+
+	textformat "github.com/strait-dev/strait/connectors/internal/format/text"
+	"github.com/strait-dev/strait/internal/javatime"
 
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/literal"
@@ -30,7 +33,7 @@ func newDecoder(format, delimiter string, rt *types.RowType, raw bool) (decoder,
 		if delimiter == "" {
 			return nil, errors.New("field_delimiter must not be empty")
 		}
-		return &textDecoder{rt: rt, seps: textSeparators(delimiter)}, nil
+		return &textDecoder{rt: rt, vals: textformat.Values{Seps: textSeparators(delimiter), Lenient: true}}, nil
 	}
 	if d, ok := newCDCDecoder(format, rt); ok {
 		return d, nil
@@ -127,16 +130,19 @@ const maxJSONDepth = 256
 
 // textSeparators are SeaTunnel's text format separators: the field delimiter, then \x02 to
 // \x07 for the levels inside arrays, maps and rows.
-func textSeparators(delimiter string) []string {
-	return []string{delimiter, "\x02", "\x03", "\x04", "\x05", "\x06", "\x07"}
+func textSeparators(delimiter string) [7]string {
+	seps := textformat.DefaultSeparators
+	seps[0] = delimiter
+	return seps
 }
 
-// textDecoder reads SeaTunnel's text format: fields split at the delimiter, converted by
-// position; blank fields and fields missing at the end are null, extra fields are ignored.
+// textDecoder reads SeaTunnel's text format as its TextDeserializationSchema does (the
+// file connectors' text format, format/text, read leniently): fields split at the
+// delimiter, converted by position; fields missing at the end are null, extra fields are
+// ignored.
 type textDecoder struct {
 	rt   *types.RowType
-	seps []string
-	conv literal.Converter
+	vals textformat.Values
 }
 
 func (d *textDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
@@ -144,99 +150,22 @@ func (d *textDecoder) decode(value []byte, table string, out *row.Batch) (int, e
 		return 0, nil
 	}
 	r := out.Add(row.Insert, table, d.rt.Len())
-	if err := d.fillFields(r.Fields, string(value), d.rt, 0); err != nil {
-		out.Rows = out.Rows[:len(out.Rows)-1]
-		return 0, err
+	sep := d.vals.Seps[0]
+	rest, more := value, true
+	for i := range r.Fields {
+		if !more {
+			continue // the row's fields start null
+		}
+		var part []byte
+		part, rest, more = bytes.Cut(rest, []byte(sep))
+		v, err := d.vals.Parse(part, &d.rt.Types[i], 0)
+		if err != nil {
+			out.Rows = out.Rows[:len(out.Rows)-1]
+			return 0, fmt.Errorf("field %s: %w", d.rt.Names[i], err)
+		}
+		r.Fields[i] = v
 	}
 	return 1, nil
-}
-
-func (d *textDecoder) fields(line string, rt *types.RowType, level int) ([]row.Value, error) {
-	out := make([]row.Value, rt.Len())
-	if err := d.fillFields(out, line, rt, level); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// fillFields converts the fields of line, split at the level's separator, into dst: those
-// missing at the end null, extra ones ignored.
-func (d *textDecoder) fillFields(dst []row.Value, line string, rt *types.RowType, level int) error {
-	sep := d.sep(level)
-	rest, more := line, true
-	for i := range dst {
-		if !more {
-			dst[i] = row.Value{}
-			continue
-		}
-		var part string
-		part, rest, more = strings.Cut(rest, sep)
-		v, err := d.value(part, rt.Types[i], level)
-		if err != nil {
-			return fmt.Errorf("field %s: %w", rt.Names[i], err)
-		}
-		dst[i] = v
-	}
-	return nil
-}
-
-func (d *textDecoder) sep(level int) string {
-	if level < len(d.seps) {
-		return d.seps[level]
-	}
-	return d.seps[len(d.seps)-1]
-}
-
-func (d *textDecoder) value(s string, t types.DataType, level int) (row.Value, error) {
-	if strings.TrimSpace(s) == "" {
-		return row.NullValue(), nil
-	}
-	switch t.Kind {
-	case types.String:
-		return row.StringValue(s), nil
-	case types.Bytes:
-		return row.BytesValue([]byte(s)), nil
-	case types.Boolean:
-		return row.BoolValue(strings.EqualFold(s, "true")), nil // Java's Boolean.parseBoolean
-	case types.Array:
-		parts := strings.Split(s, d.sep(level+1))
-		elems := make([]row.Value, len(parts))
-		for i, p := range parts {
-			v, err := d.value(p, *t.Elem, level+1)
-			if err != nil {
-				return row.Value{}, fmt.Errorf("[%d]: %w", i, err)
-			}
-			elems[i] = v
-		}
-		return row.ArrayValue(elems), nil
-	case types.Map:
-		return d.mapValue(s, t, level)
-	case types.Row:
-		fields, err := d.fields(s, t.Row, level+1)
-		if err != nil {
-			return row.Value{}, err
-		}
-		return row.RowValue(fields), nil
-	}
-	return d.conv.Convert(&hocon.Value{Kind: hocon.String, Str: s}, t)
-}
-
-func (d *textDecoder) mapValue(s string, t types.DataType, level int) (row.Value, error) {
-	m := &row.MapValue{}
-	for _, kv := range strings.Split(s, d.sep(level+1)) {
-		k, v, _ := strings.Cut(kv, d.sep(level+2))
-		kval, err := d.value(k, *t.Key, level+1)
-		if err != nil {
-			return row.Value{}, fmt.Errorf("key %q: %w", k, err)
-		}
-		vval, err := d.value(v, *t.Elem, level+1)
-		if err != nil {
-			return row.Value{}, fmt.Errorf("value of %q: %w", k, err)
-		}
-		m.Keys = append(m.Keys, kval)
-		m.Vals = append(m.Vals, vval)
-	}
-	return row.MapOfValues(m), nil
 }
 
 // An encoder appends a row's fields as one record value (or key); the change formats write
@@ -250,7 +179,7 @@ func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
 	case formatJSON:
 		return newJSONEncoder(rt), nil
 	case formatText:
-		return &textEncoder{rt: rt, seps: textSeparators(delimiter)}, nil
+		return newTextEncoder(delimiter), nil
 	case formatAvro:
 		return newAvroCodec(rt)
 	}
@@ -292,63 +221,32 @@ func (e *jsonEncoder) encode(buf []byte, _ row.Kind, fields []row.Value) ([]byte
 	return append(buf, '}'), nil
 }
 
-// textEncoder writes SeaTunnel's text format: fields joined with the delimiter, nulls as
-// nothing, arrays, maps and rows joined with the separators of their level.
+// textEncoder writes SeaTunnel's text format as its TextSerializationSchema does with its
+// default layouts (the file connectors' text format, format/text): fields joined with the
+// delimiter, nulls as nothing, numbers as Java prints them, dates yyyy-MM-dd, times
+// HH:mm:ss and timestamps yyyy-MM-dd HH:mm:ss, arrays, maps and rows joined with the
+// separators of their level.
 type textEncoder struct {
-	rt   *types.RowType
-	seps []string
+	enc textformat.Encoder
+}
+
+// The layouts SeaTunnel's text format writes when none is configured.
+var (
+	textDate     = javatime.MustCompile("yyyy-MM-dd")
+	textDateTime = javatime.MustCompile("yyyy-MM-dd HH:mm:ss")
+	textTime     = javatime.MustCompile("HH:mm:ss")
+)
+
+func newTextEncoder(delimiter string) *textEncoder {
+	return &textEncoder{enc: textformat.Encoder{Seps: textSeparators(delimiter), Date: textDate, DateTime: textDateTime, Time: textTime}}
 }
 
 func (e *textEncoder) encode(buf []byte, _ row.Kind, fields []row.Value) ([]byte, error) {
 	for i := range fields {
 		if i > 0 {
-			buf = append(buf, e.seps[0]...)
+			buf = append(buf, e.enc.Seps[0]...)
 		}
-		buf = e.appendValue(buf, fields[i], 0)
+		buf = e.enc.AppendValue(buf, &fields[i], 0)
 	}
 	return buf, nil
-}
-
-func (e *textEncoder) sep(level int) string {
-	if level < len(e.seps) {
-		return e.seps[level]
-	}
-	return e.seps[len(e.seps)-1]
-}
-
-func (e *textEncoder) appendValue(buf []byte, v row.Value, level int) []byte {
-	switch v.T {
-	case types.Null:
-		return buf
-	case types.Bytes:
-		return append(buf, v.S...)
-	case types.Timestamp:
-		// yyyy-MM-dd HH:mm:ss, as SeaTunnel's text format writes it
-		start := len(buf)
-		buf = row.AppendTimestamp(buf, v.I)
-		if i := start + 10; i < len(buf) && buf[i] == 'T' {
-			buf[i] = ' '
-		}
-		return buf
-	case types.Array, types.Row:
-		for i, el := range v.Fields() {
-			if i > 0 {
-				buf = append(buf, e.sep(level+1)...)
-			}
-			buf = e.appendValue(buf, el, level+1)
-		}
-		return buf
-	case types.Map:
-		m := v.Map()
-		for i := range m.Keys {
-			if i > 0 {
-				buf = append(buf, e.sep(level+1)...)
-			}
-			buf = e.appendValue(buf, m.Keys[i], level+1)
-			buf = append(buf, e.sep(level+2)...)
-			buf = e.appendValue(buf, m.Vals[i], level+1)
-		}
-		return buf
-	}
-	return row.AppendText(buf, v)
 }

@@ -222,6 +222,11 @@ type Values struct {
 	// values (DefaultSeparators).
 	Seps  [7]string
 	Arena row.Arena
+	// Lenient reads as SeaTunnel's TextDeserializationSchema does to the letter: a boolean
+	// is true when it says true in any case and false otherwise (Boolean.parseBoolean), and
+	// a nested row's missing fields are null. Without it those are errors, as the file
+	// connectors have them.
+	Lenient bool
 }
 
 // Parse converts one text field to type t as SeaTunnel's TextDeserializationSchema
@@ -269,11 +274,11 @@ func (d *Values) Parse(s []byte, t *types.DataType, level int) (row.Value, error
 	case types.Row:
 		parts := bytes.Split(s, []byte(c.sep(level+1)))
 		rt := t.Row
-		if len(parts) < rt.Len() {
+		if len(parts) < rt.Len() && !d.Lenient {
 			return row.Value{}, fmt.Errorf("nested row has %d fields, its type %s has %d", len(parts), t, rt.Len())
 		}
 		fields := make([]row.Value, rt.Len())
-		for i := range fields {
+		for i := range fields[:min(len(fields), len(parts))] {
 			v, err := d.Parse(parts[i], &rt.Types[i], level+1)
 			if err != nil {
 				return row.Value{}, fmt.Errorf("field %s: %w", rt.Names[i], err)
@@ -357,7 +362,7 @@ func (d *Values) Scalar(s []byte, t *types.DataType) (row.Value, error) {
 		switch {
 		case bytes.EqualFold(s, []byte("true")):
 			return row.BoolValue(true), nil
-		case bytes.EqualFold(s, []byte("false")):
+		case bytes.EqualFold(s, []byte("false")) || d.Lenient:
 			return row.BoolValue(false), nil
 		}
 		return row.Value{}, fmt.Errorf("%s is not a boolean (true or false)", Quote(s))
