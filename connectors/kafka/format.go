@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/strait-dev/strait/connectors/internal/format"
+	jsonformat "github.com/strait-dev/strait/connectors/internal/format/json"
+
 	textformat "github.com/strait-dev/strait/connectors/internal/format/text"
 	"github.com/strait-dev/strait/internal/javatime"
 
 	"github.com/strait-dev/strait/config/hocon"
-	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -26,9 +28,7 @@ func newDecoder(format, delimiter string, rt *types.RowType, raw bool) (decoder,
 	}
 	switch format {
 	case formatJSON:
-		d := &jsonDecoder{rt: rt}
-		d.fast = newJSONRowReader(rt, &d.conv)
-		return d, nil
+		return newJSONDecoder(rt), nil
 	case formatText:
 		if delimiter == "" {
 			return nil, errors.New("field_delimiter must not be empty")
@@ -72,54 +72,35 @@ func (rawDecoder) decode(value []byte, table string, out *row.Batch) (int, error
 	return 1, nil
 }
 
-// jsonDecoder reads SeaTunnel's json format: a record is an object whose fields are the
-// columns by name, or an array of such objects, one row each. Values convert as SeaTunnel's
-// JSON converters read them (numbers from numbers or numeric strings, dates and timestamps
-// from text, bytes from base64, nested rows from objects).
+// jsonDecoder reads SeaTunnel's json format as its JsonDeserializationSchema does (the
+// file connectors' json format, format/json): a record is an object whose fields are the
+// columns by name, or an array of such objects, one row each; an empty or null record is
+// no row. Values convert as SeaTunnel's JSON converters read them (numbers from numbers or
+// numeric strings, dates and timestamps from text, bytes from base64, nested rows from
+// objects).
 type jsonDecoder struct {
-	rt   *types.RowType
-	conv literal.Converter
-	fast *jsonRowReader
+	rt    *types.RowType
+	lines *jsonformat.Lines
+}
+
+func newJSONDecoder(rt *types.RowType) *jsonDecoder {
+	cols := make([]format.Column, rt.Len())
+	for i, n := range rt.Names {
+		cols[i] = format.Column{Name: n, Type: rt.Types[i], Out: i}
+	}
+	return &jsonDecoder{rt: rt, lines: jsonformat.NewLines(cols)}
 }
 
 func (d *jsonDecoder) decode(value []byte, table string, out *row.Batch) (int, error) {
-	if d.fast != nil {
-		r := out.Add(row.Insert, table, d.rt.Len())
-		err := d.fast.readObject(value, r.Fields)
-		if err == nil {
-			return 1, nil
-		}
-		out.Rows = out.Rows[:len(out.Rows)-1]
-		if err != errSlowPath {
-			return 0, err
-		}
-	}
-	v, err := parseJSON(value)
+	start := len(out.Rows)
+	n, err := d.lines.DecodeRecord(value,
+		func() []row.Value { return out.Add(row.Insert, table, d.rt.Len()).Fields },
+		func() { out.Rows = out.Rows[:len(out.Rows)-1] })
 	if err != nil {
+		out.Rows = out.Rows[:start]
 		return 0, err
 	}
-	if v == nil || v.Kind == hocon.Null {
-		return 0, nil // SeaTunnel emits nothing for an empty or null message
-	}
-	elems := []*hocon.Value{v}
-	if v.Kind == hocon.Array {
-		elems = v.Elems
-	}
-	start := len(out.Rows)
-	for _, e := range elems {
-		if e.Kind != hocon.Object {
-			out.Rows = out.Rows[:start]
-			return 0, fmt.Errorf("expected a JSON object, found %s", e.Kind)
-		}
-		fields, err := d.conv.ConvertFields(e, d.rt)
-		if err != nil {
-			out.Rows = out.Rows[:start]
-			return 0, err
-		}
-		r := out.Add(row.Insert, table, len(fields))
-		copy(r.Fields, fields)
-	}
-	return len(elems), nil
+	return n, nil
 }
 
 // parseJSON reads one JSON text into a value tree (hocon.ParseJSON).

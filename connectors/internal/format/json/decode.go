@@ -191,9 +191,70 @@ func (p *jsonScanner) scalarText() (text []byte, isString bool, err error) {
 
 // Decode reads a line holding one JSON object whose keys name the schema's columns.
 func (d *Lines) Decode(line []byte, fields []row.Value) error {
-	d.next = 0
 	p := jsonScanner{s: line, d: &d.Values}
 	p.ws()
+	if err := d.object(&p, fields); err != nil {
+		return err
+	}
+	p.ws()
+	if p.i != len(p.s) {
+		return p.errorf("unexpected %s after the object", p.describe())
+	}
+	return nil
+}
+
+// DecodeRecord reads a message of SeaTunnel's json format (a Kafka record): an object, one
+// row, or an array of objects, a row each; an empty message or null is no row. add gives
+// the fields of the next row, zeroed; drop takes back the last one given, when its object
+// does not read. It returns the rows read; on an error, the rows given are to be discarded.
+func (d *Lines) DecodeRecord(msg []byte, add func() []row.Value, drop func()) (int, error) {
+	p := jsonScanner{s: msg, d: &d.Values}
+	p.ws()
+	n := 0
+	switch {
+	case p.i == len(p.s) || p.literal("null"):
+	case p.peek() == '[':
+		p.i++
+		p.ws()
+		if p.peek() == ']' {
+			p.i++
+			break
+		}
+		for {
+			p.ws()
+			if err := d.object(&p, add()); err != nil {
+				drop()
+				return n, err
+			}
+			n++
+			p.ws()
+			if p.peek() == ',' {
+				p.i++
+				continue
+			}
+			if p.peek() == ']' {
+				p.i++
+				break
+			}
+			return n, p.errorf("expected ',' or ']', found %s", p.describe())
+		}
+	default:
+		if err := d.object(&p, add()); err != nil {
+			drop()
+			return 0, err
+		}
+		n = 1
+	}
+	p.ws()
+	if p.i != len(p.s) {
+		return n, p.errorf("unexpected %s after the value", p.describe())
+	}
+	return n, nil
+}
+
+// object reads the object at p into fields.
+func (d *Lines) object(p *jsonScanner, fields []row.Value) error {
+	d.next = 0
 	if p.peek() != '{' {
 		return p.errorf("expected an object, found %s", p.describe())
 	}
@@ -201,60 +262,54 @@ func (d *Lines) Decode(line []byte, fields []row.Value) error {
 	p.ws()
 	if p.peek() == '}' {
 		p.i++
-	} else {
-		for {
-			p.ws()
-			if p.peek() != '"' {
-				return p.errorf("expected a key, found %s", p.describe())
-			}
-			key, err := p.str()
-			if err != nil {
-				return err
-			}
-			p.ws()
-			if p.peek() != ':' {
-				return p.errorf("expected ':', found %s", p.describe())
-			}
-			p.i++
-			p.ws()
-			col := -1
-			if n := d.next; n < len(d.cols) && d.cols[n].Name == string(key) {
-				col = n
-			} else if c, ok := d.byName[string(key)]; ok {
-				col = c
-			}
-			if col >= 0 {
-				d.next = col + 1
-			}
-			if col >= 0 && d.cols[col].Out >= 0 {
-				if err := p.fill(&fields[d.cols[col].Out], &d.cols[col].Type); err != nil {
-					var se *syntaxError
-					if errors.As(err, &se) {
-						return err
-					}
-					return &format.ColumnError{Column: d.cols[col].Name, Err: err}
-				}
-			} else if err := p.skip(); err != nil {
-				return err
-			}
-			p.ws()
-			if p.peek() == ',' {
-				p.i++
-				continue
-			}
-			if p.peek() == '}' {
-				p.i++
-				break
-			}
-			return p.errorf("expected ',' or '}', found %s", p.describe())
+		return nil
+	}
+	for {
+		p.ws()
+		if p.peek() != '"' {
+			return p.errorf("expected a key, found %s", p.describe())
 		}
+		key, err := p.str()
+		if err != nil {
+			return err
+		}
+		p.ws()
+		if p.peek() != ':' {
+			return p.errorf("expected ':', found %s", p.describe())
+		}
+		p.i++
+		p.ws()
+		col := -1
+		if n := d.next; n < len(d.cols) && d.cols[n].Name == string(key) {
+			col = n
+		} else if c, ok := d.byName[string(key)]; ok {
+			col = c
+		}
+		if col >= 0 {
+			d.next = col + 1
+		}
+		if col >= 0 && d.cols[col].Out >= 0 {
+			if err := p.fill(&fields[d.cols[col].Out], &d.cols[col].Type); err != nil {
+				var se *syntaxError
+				if errors.As(err, &se) {
+					return err
+				}
+				return &format.ColumnError{Column: d.cols[col].Name, Err: err}
+			}
+		} else if err := p.skip(); err != nil {
+			return err
+		}
+		p.ws()
+		if p.peek() == ',' {
+			p.i++
+			continue
+		}
+		if p.peek() == '}' {
+			p.i++
+			return nil
+		}
+		return p.errorf("expected ',' or '}', found %s", p.describe())
 	}
-	d.next = 0
-	p.ws()
-	if p.i != len(p.s) {
-		return p.errorf("unexpected %s after the object", p.describe())
-	}
-	return nil
 }
 
 // fill reads a value of type t into dst, a zeroed value, taking a short cut for the common
