@@ -2,91 +2,40 @@ package jdbc
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/connectors/internal/mytest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
-// mysqlEnv names the variable holding the test server's DSN (make test sets it; see
-// scripts/mariadb.sh).
-const mysqlEnv = "STRAIT_TEST_MYSQL"
-
-// myDB is a database of the test's own on the MySQL (MariaDB) test server.
+// myDB is a database of the test's own on the MySQL (MariaDB) test server, its sessions
+// in UTC.
 type myDB struct {
-	*sql.DB
+	*mytest.DB
 	name string
 	url  string // jdbc:mysql://host:port/<name>, user and password in user and password
 	user string
 	pass string
 }
 
-// newMyDB creates a database named after the test, dropped when it ends; without the
-// variable the test skips, as the PostgreSQL tests do without theirs.
 func newMyDB(t testing.TB) *myDB {
 	t.Helper()
-	dsn := os.Getenv(mysqlEnv)
-	if dsn == "" {
-		t.Fatalf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s='test:test@tcp(127.0.0.1:3306)/'", mysqlEnv, mysqlEnv)
-	}
-	mc, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatalf("%s: %v", mysqlEnv, err)
-	}
-	suffix := make([]byte, 3)
-	_, _ = rand.Read(suffix)
-	name := strings.ToLower(strings.NewReplacer("/", "_", " ", "_", "-", "_").Replace(t.Name()))
-	if len(name) > 40 {
-		name = name[:40]
-	}
-	name = "jdbc_" + name + "_" + hex.EncodeToString(suffix)
-	mc.MultiStatements = true
-	admin, err := sql.Open("mysql", mc.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec("CREATE DATABASE " + mysqlQuote(name)); err != nil {
-		t.Fatalf("create database %s: %v", name, err)
-	}
-	admin.Close()
-	mc.DBName = name
-	mc.Params = map[string]string{"time_zone": "'+00:00'"}
-	db, err := sql.Open("mysql", mc.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := db.Exec("DROP DATABASE " + mysqlQuote(name)); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-		db.Close()
-	})
-	return &myDB{DB: db, name: name, url: "jdbc:mysql://" + mc.Addr + "/" + name, user: mc.User, pass: mc.Passwd}
+	d := mytest.New(t, "jdbc", map[string]string{"time_zone": "'+00:00'"})
+	return &myDB{DB: d, name: d.Name, url: "jdbc:mysql://" + d.Addr + "/" + d.Name, user: d.User, pass: d.Pass}
 }
 
-func (d *myDB) exec(t testing.TB, stmts ...string) {
-	t.Helper()
-	for _, s := range stmts {
-		if _, err := d.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
+func (d *myDB) exec(t testing.TB, stmts ...string) { d.Run(t, stmts...) }
 
 // dump renders a query's rows as (a, b) (c, d), NULL as NULL.
 func (d *myDB) dump(t testing.TB, query string) string {

@@ -2,85 +2,33 @@ package mysqlcdc
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/connectors/internal/mytest"
 	"github.com/strait-dev/strait/row"
 )
 
-// testEnv names the variable holding the test server's DSN (make test sets it; see
-// scripts/mariadb.sh).
-const testEnv = "STRAIT_TEST_MYSQL"
-
 // testDB is a database of the test's own on the test server.
 type testDB struct {
-	*sql.DB
+	*mytest.DB
 	name string
 	addr string
 	user string
 	pass string
 }
 
-// newTestDB creates a database named after the test (dropped when it ends); without the
-// variable the test skips.
 func newTestDB(t testing.TB) *testDB {
 	t.Helper()
-	dsn := os.Getenv(testEnv)
-	if dsn == "" {
-		t.Fatalf("%s is not set: make mariadb starts the test server (make test sets %s=test:test@tcp(127.0.0.1:3306)/)", testEnv, testEnv)
-	}
-	mc, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatalf("%s: %v", testEnv, err)
-	}
-	suffix := make([]byte, 3)
-	_, _ = rand.Read(suffix)
-	name := strings.ToLower(strings.NewReplacer("/", "_", " ", "_", "-", "_").Replace(t.Name()))
-	if len(name) > 40 {
-		name = name[:40]
-	}
-	name = "cdc_" + name + "_" + hex.EncodeToString(suffix)
-	admin, err := sql.Open("mysql", mc.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec("CREATE DATABASE " + quoteIdent(name)); err != nil {
-		t.Fatalf("create database %s: %v", name, err)
-	}
-	admin.Close()
-	mc.DBName = name
-	mc.MultiStatements = true
-	db, err := sql.Open("mysql", mc.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := db.Exec("DROP DATABASE " + quoteIdent(name)); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-		db.Close()
-	})
-	return &testDB{DB: db, name: name, addr: mc.Addr, user: mc.User, pass: mc.Passwd}
+	d := mytest.New(t, "cdc", nil)
+	return &testDB{DB: d, name: d.Name, addr: d.Addr, user: d.User, pass: d.Pass}
 }
 
-func (d *testDB) exec(t testing.TB, stmts ...string) {
-	t.Helper()
-	for _, s := range stmts {
-		if _, err := d.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
+func (d *testDB) exec(t testing.TB, stmts ...string) { d.Run(t, stmts...) }
 
 // conf is a MySQL-CDC block reading the test database's tables, with extra options.
 func (d *testDB) conf(tables string, extra string) string {
