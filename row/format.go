@@ -10,9 +10,40 @@ import (
 )
 
 // AppendText appends the value as SeaTunnel prints it (Console, text files): dates as
-// 2012-12-21, timestamps as 2012-12-21T12:34:56, arrays and rows as [a, b], maps as JSON,
-// bytes as [1, 2], null as null. It allocates nothing for scalars.
+// 2012-12-21, timestamps as 2012-12-21T12:34:56, decimals with exactly their scale's
+// digits, arrays and rows as [a, b], maps as JSON, bytes as [1, 2], null as null; the other
+// scalars as AppendScalar. It allocates nothing for scalars.
 func AppendText(buf []byte, v Value) []byte {
+	switch v.T {
+	case types.Decimal:
+		return AppendDecimal(buf, v)
+	case types.Array, types.Row:
+		return AppendJavaList(buf, v.Fields(), AppendText)
+	case types.Map:
+		return AppendJSON(buf, v)
+	}
+	return appendScalar(buf, v)
+}
+
+// AppendScalar appends a scalar as Java's toString prints the object SeaTunnel holds for it,
+// the rule every text form of values shares (AppendText, the Sql transform's text of a
+// value, the Assert sink's messages): null as null, strings as they are, booleans,
+// integers, floating-point numbers as AppendJavaFloat writes them, decimals as
+// AppendJavaDecimal (BigDecimal.toString), dates, times and timestamps as java.time prints
+// them, bytes as Arrays.toString does ([1, -1]). Arrays, maps and rows, whose text differs
+// from one form to another, are written as AppendText writes them, in a buffer of their own:
+// buf never reaches the element writers, so a caller's buffer on the stack stays there.
+func AppendScalar(buf []byte, v Value) []byte {
+	if v.T == types.Array || v.T == types.Row || v.T == types.Map {
+		return append(buf, AppendText(nil, v)...)
+	}
+	return appendScalar(buf, v)
+}
+
+// appendScalar is AppendScalar of a value that is not an array, map or row (it writes
+// nothing for those). AppendText calls it rather than AppendScalar: the two do not call
+// each other, so neither one's buffer escapes through the other.
+func appendScalar(buf []byte, v Value) []byte {
 	switch v.T {
 	case types.Null:
 		return append(buf, "null"...)
@@ -27,7 +58,13 @@ func AppendText(buf []byte, v Value) []byte {
 	case types.Double:
 		return AppendJavaFloat(buf, v.Float64(), 64)
 	case types.Decimal:
-		return AppendDecimal(buf, v)
+		return AppendJavaDecimal(buf, v)
+	case types.Date:
+		return AppendDate(buf, v.I)
+	case types.Time:
+		return AppendTime(buf, v.I)
+	case types.Timestamp:
+		return AppendTimestamp(buf, v.I)
 	case types.Bytes:
 		buf = append(buf, '[')
 		for i := 0; i < len(v.S); i++ {
@@ -37,30 +74,51 @@ func AppendText(buf []byte, v Value) []byte {
 			buf = strconv.AppendInt(buf, int64(int8(v.S[i])), 10)
 		}
 		return append(buf, ']')
-	case types.Date:
-		return AppendDate(buf, v.I)
-	case types.Time:
-		return AppendTime(buf, v.I)
-	case types.Timestamp:
-		return AppendTimestamp(buf, v.I)
-	case types.Array, types.Row:
-		buf = append(buf, '[')
-		for i, e := range v.Fields() {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = AppendText(buf, e)
-		}
-		return append(buf, ']')
-	case types.Map:
-		return AppendJSON(buf, v)
 	}
 	return buf
 }
 
+// AppendJavaList appends values as Java's List.toString (and Arrays.toString) does: [a, b],
+// each written by elem.
+func AppendJavaList(buf []byte, elems []Value, elem func([]byte, Value) []byte) []byte {
+	buf = append(buf, '[')
+	for i, e := range elems {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = elem(buf, e)
+	}
+	return append(buf, ']')
+}
+
+// AppendJavaMap appends a map as Java's Map.toString does: {k=v, k2=v2}, keys and values
+// written by elem; a nil map is written as {}.
+func AppendJavaMap(buf []byte, m *MapValue, elem func([]byte, Value) []byte) []byte {
+	buf = append(buf, '{')
+	if m != nil {
+		for i := range m.Keys[:min(len(m.Keys), len(m.Vals))] {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = elem(buf, m.Keys[i])
+			buf = append(buf, '=')
+			buf = elem(buf, m.Vals[i])
+		}
+	}
+	return append(buf, '}')
+}
+
 // AppendJSON appends the value as JSON: strings quoted, dates and times as strings, bytes as
-// base64, maps as objects with their keys as strings, arrays and rows as arrays.
-func AppendJSON(buf []byte, v Value) []byte {
+// base64, maps as objects with their keys as strings, arrays and rows as arrays; NaN and
+// infinities, which JSON has no number for, as null.
+func AppendJSON(buf []byte, v Value) []byte { return appendJSON(buf, v, false) }
+
+// AppendJSONNonFiniteStrings is AppendJSON but for NaN and infinities, which it writes as
+// the strings "NaN", "Infinity" and "-Infinity", as Jackson does by default (SeaTunnel hands
+// values to JsonPath so).
+func AppendJSONNonFiniteStrings(buf []byte, v Value) []byte { return appendJSON(buf, v, true) }
+
+func appendJSON(buf []byte, v Value, nonFiniteStrings bool) []byte {
 	switch v.T {
 	case types.Null:
 		return append(buf, "null"...)
@@ -72,10 +130,15 @@ func AppendJSON(buf []byte, v Value) []byte {
 		return append(buf, '"')
 	case types.Float, types.Double:
 		f, _ := v.AsFloat64()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
+		if !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return AppendText(buf, v)
+		}
+		if !nonFiniteStrings {
 			return append(buf, "null"...)
 		}
-		return AppendText(buf, v)
+		buf = append(buf, '"')
+		buf = AppendText(buf, v)
+		return append(buf, '"')
 	case types.Date, types.Time, types.Timestamp:
 		buf = append(buf, '"')
 		buf = AppendText(buf, v)
@@ -86,23 +149,24 @@ func AppendJSON(buf []byte, v Value) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = AppendJSON(buf, e)
+			buf = appendJSON(buf, e, nonFiniteStrings)
 		}
 		return append(buf, ']')
 	case types.Map:
-		m := v.Map()
 		buf = append(buf, '{')
-		for i := range m.Keys {
-			if i > 0 {
-				buf = append(buf, ',')
+		if m := v.Map(); m != nil {
+			for i := range m.Keys {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				if m.Keys[i].T == types.String {
+					buf = AppendJSONString(buf, m.Keys[i].S)
+				} else {
+					buf = AppendJSONString(buf, string(AppendText(nil, m.Keys[i])))
+				}
+				buf = append(buf, ':')
+				buf = appendJSON(buf, m.Vals[i], nonFiniteStrings)
 			}
-			if m.Keys[i].T == types.String {
-				buf = AppendJSONString(buf, m.Keys[i].S)
-			} else {
-				buf = AppendJSONString(buf, string(AppendText(nil, m.Keys[i])))
-			}
-			buf = append(buf, ':')
-			buf = AppendJSON(buf, m.Vals[i])
 		}
 		return append(buf, '}')
 	}
@@ -210,48 +274,44 @@ func AppendJavaDecimal(b []byte, v Value) []byte {
 	if u == nil {
 		return append(b, "null"...)
 	}
-	scale := int64(v.DecimalScale())
-	start := len(b)
-	b = u.Append(b, 10)
-	neg := b[start] == '-'
-	ds := start
+	var tmp [40]byte
+	digits := u.Append(tmp[:0], 10)
+	neg := digits[0] == '-'
 	if neg {
-		ds++
+		digits = digits[1:]
 	}
-	n := int64(len(b) - ds)
+	return AppendJavaDecimalDigits(b, neg, digits, int64(v.DecimalScale()))
+}
+
+// AppendJavaDecimalDigits writes the decimal whose unscaled value has the given decimal
+// digits (no leading zeros, "0" for zero) and sign, at the given scale, as Java's
+// BigDecimal.toString does (see AppendJavaDecimal).
+func AppendJavaDecimalDigits[S string | []byte](b []byte, neg bool, digits S, scale int64) []byte {
+	if neg {
+		b = append(b, '-')
+	}
+	n := int64(len(digits))
 	adjusted := -scale + n - 1
-	if scale >= 0 && adjusted >= -6 {
-		switch {
-		case scale == 0:
-			return b
-		case n > scale:
-			// insert the point scale digits from the end
-			b = append(b, 0)
-			p := len(b) - 1 - int(scale)
-			copy(b[p+1:], b[p:len(b)-1])
-			b[p] = '.'
-			return b
-		default:
-			// 0.000ddd: move the digits right by 2+scale-n
-			pad := int(2 + scale - n)
-			digits := int(n)
-			for i := 0; i < pad; i++ {
-				b = append(b, 0)
-			}
-			copy(b[ds+pad:], b[ds:ds+digits])
-			b[ds] = '0'
-			b[ds+1] = '.'
-			for i := ds + 2; i < ds+pad; i++ {
-				b[i] = '0'
-			}
-			return b
+	switch {
+	case scale == 0:
+		return append(b, digits...)
+	case scale > 0 && adjusted >= -6:
+		if point := n - scale; point > 0 {
+			b = append(b, digits[:point]...)
+			b = append(b, '.')
+			return append(b, digits[point:]...)
 		}
+		b = append(b, "0."...)
+		for i := n; i < scale; i++ {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
 	}
 	// d.dddE±x
+	b = append(b, digits[0])
 	if n > 1 {
-		b = append(b, 0)
-		copy(b[ds+2:], b[ds+1:len(b)-1])
-		b[ds+1] = '.'
+		b = append(b, '.')
+		b = append(b, digits[1:]...)
 	}
 	b = append(b, 'E')
 	if adjusted >= 0 {

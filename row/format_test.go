@@ -1,6 +1,7 @@
 package row
 
 import (
+	"math"
 	"math/big"
 	"testing"
 	"time"
@@ -118,6 +119,80 @@ func TestAppendJavaDecimal(t *testing.T) {
 	} {
 		if got := string(AppendJavaDecimal(nil, DecimalValue(big.NewInt(tc.unscaled), tc.scale))); got != tc.want {
 			t.Errorf("%dE-%d: %q, want %q (BigDecimal.toString)", tc.unscaled, tc.scale, got, tc.want)
+		}
+		// the same from the digits as text
+		u := big.NewInt(tc.unscaled)
+		if got := string(AppendJavaDecimalDigits(nil, u.Sign() < 0, new(big.Int).Abs(u).String(), int64(tc.scale))); got != tc.want {
+			t.Errorf("digits of %dE-%d: %q, want %q", tc.unscaled, tc.scale, got, tc.want)
+		}
+	}
+}
+
+// TestAppendScalar checks the Java text of the scalars, and of the kinds it leaves to
+// AppendText, where it differs from AppendText for decimals alone.
+func TestAppendScalar(t *testing.T) {
+	m := &MapValue{Keys: []Value{StringValue("k"), IntValue(2)}, Vals: []Value{IntValue(1), NullValue()}}
+	for _, c := range []struct {
+		v          Value
+		text, java string // AppendText's and AppendScalar's, when they differ
+	}{
+		{v: NullValue(), text: "null"},
+		{v: StringValue("a b"), text: "a b"},
+		{v: BoolValue(false), text: "false"},
+		{v: IntValue(-7), text: "-7"},
+		{v: FloatValue(1e10), text: "1.0E10"},
+		{v: DoubleValue(0.5), text: "0.5"},
+		{v: DateValue(0), text: "1970-01-01"},
+		{v: TimeValue(int64(5 * time.Second)), text: "00:00:05"},
+		{v: TimestampValue(-1), text: "1969-12-31T23:59:59.999999999"},
+		{v: DecimalValue(big.NewInt(1), 7), text: "0.0000001", java: "1E-7"},
+		{v: DecimalValue(big.NewInt(15), -2), text: "1500", java: "1.5E+3"},
+		{v: BytesValue([]byte{1, 2}), text: "[1, 2]"},
+		{v: ArrayValue([]Value{DecimalValue(big.NewInt(1), 7)}), text: "[0.0000001]"},
+		{v: MapOfValues(m), text: `{"k":1,"2":null}`},
+	} {
+		if c.java == "" {
+			c.java = c.text
+		}
+		if got := string(AppendText(nil, c.v)); got != c.text {
+			t.Errorf("AppendText(%v) = %q, want %q", c.v.T, got, c.text)
+		}
+		if got := string(AppendScalar(nil, c.v)); got != c.java {
+			t.Errorf("AppendScalar(%v) = %q, want %q", c.v.T, got, c.java)
+		}
+	}
+	if got := string(AppendJavaMap(nil, m, AppendScalar)); got != "{k=1, 2=null}" {
+		t.Errorf("AppendJavaMap: %q", got)
+	}
+	if got := string(AppendJavaMap(nil, nil, AppendScalar)); got != "{}" {
+		t.Errorf("AppendJavaMap of nil: %q", got)
+	}
+	if got := string(AppendJavaList(nil, []Value{IntValue(1), StringValue("x")}, AppendScalar)); got != "[1, x]" {
+		t.Errorf("AppendJavaList: %q", got)
+	}
+}
+
+func TestAppendJSONNonFinite(t *testing.T) {
+	v := ArrayValue([]Value{DoubleValue(math.NaN()), FloatValue(float32(math.Inf(-1))), DoubleValue(1.5)})
+	if got := string(AppendJSON(nil, v)); got != "[null,null,1.5]" {
+		t.Errorf("AppendJSON: %s", got)
+	}
+	if got := string(AppendJSONNonFiniteStrings(nil, v)); got != `["NaN","-Infinity",1.5]` {
+		t.Errorf("AppendJSONNonFiniteStrings: %s", got)
+	}
+}
+
+// BenchmarkAppendText formats a row of scalars of every common kind, as the Console sink and
+// the text formats do.
+func BenchmarkAppendText(b *testing.B) {
+	vals := []Value{IntValue(42), BigIntValue(-1 << 40), StringValue("Joy Ding"), BoolValue(true),
+		DoubleValue(3.25), FloatValue(1e10), DecimalValue(big.NewInt(12345), 2), DateValue(19000),
+		TimestampValue(1_700_000_000_123_000_000), NullValue()}
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, v := range vals {
+			buf = AppendText(buf, v)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package assert
 import (
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/strait-dev/strait/config/hocon"
@@ -14,52 +13,23 @@ import (
 // The renderers here write values, types and rules the way SeaTunnel's messages show them
 // (Java's toString of the row's objects), so failures read the same in both engines.
 
-// appendJava appends a value as Java's String.valueOf renders the object SeaTunnel holds.
+// appendJava appends a value as Java's String.valueOf renders the object SeaTunnel holds:
+// scalars as row.AppendScalar writes them, arrays and maps as Java's collections print
+// ({k=v} where the printed form writes JSON), a null map as null, and rows as
+// SeaTunnelRow.toString.
 func appendJava(buf []byte, v row.Value) []byte {
 	switch v.T {
-	case types.Null:
-		return append(buf, "null"...)
-	case types.Decimal:
-		return row.AppendJavaDecimal(buf, v)
-	case types.Time:
-		return row.AppendTime(buf, v.I)
-	case types.Timestamp:
-		const day = int64(24 * time.Hour)
-		days := v.I / day
-		if v.I%day < 0 {
-			days--
-		}
-		buf = row.AppendDate(buf, days)
-		buf = append(buf, 'T')
-		return row.AppendTime(buf, v.I-days*day)
 	case types.Array:
-		buf = append(buf, '[')
-		for i, e := range v.Elems() {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = appendJava(buf, e)
-		}
-		return append(buf, ']')
+		return row.AppendJavaList(buf, v.Elems(), appendJava)
 	case types.Map:
-		m := v.Map()
-		if m == nil {
-			return append(buf, "null"...)
+		if m := v.Map(); m != nil {
+			return row.AppendJavaMap(buf, m, appendJava)
 		}
-		buf = append(buf, '{')
-		for i := range m.Keys {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = appendJava(buf, m.Keys[i])
-			buf = append(buf, '=')
-			buf = appendJava(buf, m.Vals[i])
-		}
-		return append(buf, '}')
+		return append(buf, "null"...)
 	case types.Row:
 		return appendRow(buf, "", "+I", v.Fields())
 	}
-	return row.AppendText(buf, v)
+	return row.AppendScalar(buf, v)
 }
 
 // appendRow renders SeaTunnelRow.toString: SeaTunnelRow{tableId=t, kind=+I, fields=[...]}.

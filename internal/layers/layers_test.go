@@ -90,7 +90,7 @@ var rules = []rule{
 	{
 		why:    "the plugins are built from the planner's plan, never the other way: a connector or transform speaks the plugin API (its tests may plan jobs)",
 		from:   []string{"./connectors/...", "./transform/..."},
-		forbid: []string{"./planner"},
+		forbid: []string{"./planner", "./planner/..."},
 	},
 	{
 		why:    "the internal packages are helpers below the plugins: they import no connector or transform",

@@ -12,7 +12,6 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
 	"github.com/strait-dev/strait/types"
@@ -22,7 +21,7 @@ import (
 const Name = "Copy"
 
 func init() {
-	connector.RegisterTransform(Name, "Copies fields into new fields; a copy named like an input field overwrites it.", New)
+	xform.Register(Name, "Copies fields into new fields; a copy named like an input field overwrites it.", New)
 }
 
 // Config is Copy's options.
@@ -34,19 +33,14 @@ type Config struct {
 
 // Transform is a configured Copy.
 type Transform struct {
+	xform.Base
 	w       *xform.Widen
 	src     [][]int // per table: the source position of each copy
-	outputs []*catalog.Table
 	scratch []row.Value
 }
 
-// New builds a Copy from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+// New builds a Copy from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	dest, src, key, err := copies(o, c)
 	if err != nil {
 		return nil, err
@@ -56,9 +50,9 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 	for k, in := range inputs {
 		idx := make([]int, len(src))
 		for i, s := range src {
-			j := in.ColumnIndex(s)
-			if j < 0 {
-				return nil, xform.FieldNotFound(o, key, s, in)
+			j, err := xform.FieldIndex(o, key, s, in)
+			if err != nil {
+				return nil, err
 			}
 			idx[i] = j
 			col := in.Columns[j]
@@ -67,7 +61,7 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 		}
 		t.src = append(t.src, idx)
 	}
-	t.w, t.outputs = xform.NewWiden(o.Where(), inputs, cols)
+	t.w, t.Tables = xform.NewWiden(o.Where(), inputs, cols)
 	return t, nil
 }
 
@@ -102,36 +96,17 @@ func copies(o *config.Options, c *Config) (dest, src []string, key string, err e
 	return nil, nil, "", o.Errorf("fields", "option is required (fields = { new_field = source_field }, or src_field and dest_field)")
 }
 
-// Outputs are the tables with the copies.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
-
 // Process adds the copies to every row.
 func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
 	b := t.w.Begin(in)
-	p, src := &t.w.Plans[0], t.src[0]
-	multi := len(t.src) > 1
 	vals := t.scratch
 	for i := range in.Rows {
 		r := &in.Rows[i]
-		if multi {
-			var k int
-			if p, k = t.w.Plan(r.Table); p == nil {
-				b.Fail()
-				return nil, xform.UnknownTable(t.w.Where, r.Table)
-			}
-			src = t.src[k]
+		p, k, err := b.Route(r)
+		if err != nil {
+			return nil, err
 		}
-		if len(r.Fields) != p.InWidth {
-			b.Fail()
-			return nil, xform.WidthError(t.w.Where, r, p.InWidth)
-		}
-		for j, x := range src {
+		for j, x := range t.src[k] {
 			v := r.Fields[x]
 			if v.T >= types.Array {
 				v = v.Clone()

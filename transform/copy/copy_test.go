@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/copy"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
@@ -58,18 +58,7 @@ func TestCopy(t *testing.T) {
 		if out.PrimaryKey == nil || out.ID() != tab.ID() {
 			t.Errorf("%s: lost the key or the table id", c.opts)
 		}
-		in := batch(tab)
-		res, err := tr.Process(t.Context(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (res == in) != c.same {
-			t.Errorf("%s: batch reused %v, want %v", c.opts, res == in, c.same)
-		}
-		if s := fmt.Sprint(res.Rows[0].Fields); s != c.first || res.Rows[0].Kind != row.UpdateBefore {
-			t.Errorf("%s: row %s, want %s", c.opts, s, c.first)
-		}
-		res.Release()
+		transformtest.ProcessFirst(t, c.opts, tr, batch(tab), c.same, row.UpdateBefore, c.first)
 	}
 }
 
@@ -89,7 +78,7 @@ func TestCopyIsDeep(t *testing.T) {
 
 func TestCopyErrors(t *testing.T) {
 	tab := input(t)
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "Copy", tab, []transformtest.ErrorCase{
 		{``, "fields: option is required"},
 		{`src_field = name`, "dest_field: option is required"},
 		{`dest_field = name2`, "src_field: option is required"},
@@ -97,12 +86,7 @@ func TestCopyErrors(t *testing.T) {
 		{`fields { x = nom }`, `fields: field "nom" is not in the input table`},
 		{`fields = [a]`, "fields: expected an object"},
 		{`fields { x = "" }`, `fields.x: the source field of "x" is empty`},
-	} {
-		_, err := transformtest.Build(t, "Copy", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // copy_transform.conf's two Copy transforms (the whole job runs in e2e): name copied to
@@ -118,18 +102,7 @@ func TestCopyE2E(t *testing.T) {
 		[]row.Value{row.IntValue(1), row.StringValue("Joy"), nested},
 		[]row.Value{row.IntValue(2), row.NullValue(), row.NullValue()},
 	)
-	rows, err := transformtest.Run(t, in, job.Transforms...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range []string{"[1 Joy [[7]] Joy 1 Joy Joy [[7]]]", "[2 null null null 2 null null null]"} {
-		if i >= len(rows) {
-			t.Fatalf("%d rows, want 2", len(rows))
-		}
-		if got := fmt.Sprint(rows[i].Fields); got != want {
-			t.Errorf("row %d = %s, want %s", i, got, want)
-		}
-	}
+	transformtest.RunRows(t, in, job.Transforms, "[1 Joy [[7]] Joy 1 Joy Joy [[7]]]", "[2 null null null 2 null null null]")
 }
 
 func BenchmarkCopy(b *testing.B) {
@@ -184,7 +157,7 @@ func TestCopyBadRowWidth(t *testing.T) {
 }
 
 func TestCopyOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int, name = string`, []optiontest.Case{
 		{Block: `Copy { plugin_input = src, plugin_output = out, fields { n = name } }`},
 		{Block: `Copy { src_field = name, dest_field = n }`},
 		{Block: `Copy { fields { n = name }, feilds { m = name } }`, Warning: `unknown option "feilds.m"`},
@@ -192,13 +165,4 @@ func TestCopyOptions(t *testing.T) {
 		{Block: `Copy { feilds { n = name } }`, Err: "transform[0] Copy: fields: option is required"},
 		{Block: `Copy { src_field = name }`, Err: "transform[0] Copy: dest_field: option is required"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
 )
@@ -19,7 +18,7 @@ import (
 const Name = "FieldMapper"
 
 func init() {
-	connector.RegisterTransform(Name, "Keeps, renames and reorders fields as a mapping of input names to output names lists them.", New)
+	xform.Register(Name, "Keeps, renames and reorders fields as a mapping of input names to output names lists them.", New)
 }
 
 // Config is FieldMapper's options.
@@ -29,44 +28,27 @@ type Config struct {
 
 // Transform is a configured FieldMapper.
 type Transform struct {
-	proj    *xform.Projection
-	outputs []*catalog.Table
+	xform.Base
+	proj *xform.Projection
 }
 
-// New builds a FieldMapper from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+// New builds a FieldMapper from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	from, to, err := mapping(c.Mapping)
 	if err != nil {
 		return nil, err
 	}
 	t := &Transform{}
 	var idx [][]int
-	var widths []int
 	for _, in := range inputs {
-		pick := make([]int, len(from))
-		var missing []string
-		for i, f := range from {
-			if pick[i] = in.ColumnIndex(f); pick[i] < 0 {
-				missing = append(missing, f)
-			}
-		}
-		switch len(missing) {
-		case 0:
-		case 1:
-			return nil, xform.FieldNotFound(o, "field_mapper", missing[0], in)
-		default:
-			return nil, xform.FieldsNotFound(o, "field_mapper", missing, in)
+		pick, err := xform.FieldIndexes(o, "field_mapper", from, in)
+		if err != nil {
+			return nil, err
 		}
 		idx = append(idx, pick)
-		widths = append(widths, len(in.Columns))
-		t.outputs = append(t.outputs, xform.Project(in, pick, to))
+		t.Tables = append(t.Tables, xform.Project(in, pick, to))
 	}
-	t.proj = xform.NewProjection(o.Where(), xform.NewRouter(inputs), idx, widths)
+	t.proj = xform.NewProjection(o.Where(), xform.NewRouter(inputs), idx)
 	return t, nil
 }
 
@@ -93,15 +75,6 @@ func mapping(m *config.Options) (from, to []string, err error) {
 	}
 	return from, to, nil
 }
-
-// Outputs are the mapped tables.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
 
 // Process maps the fields of every row.
 func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {

@@ -1,13 +1,12 @@
 package fieldmapper_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/fieldmapper"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
@@ -51,23 +50,13 @@ func TestFieldMapper(t *testing.T) {
 		}
 		in := transformtest.Batch(tab.ID(), row.Delete,
 			[]row.Value{row.IntValue(1), row.StringValue("Joy Ding"), row.IntValue(20), row.IntValue(123)})
-		res, err := tr.Process(t.Context(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (res == in) != c.same {
-			t.Errorf("%s: batch reused %v, want %v", c.opts, res == in, c.same)
-		}
-		if s := fmt.Sprint(res.Rows[0].Fields); s != c.first || res.Rows[0].Kind != row.Delete {
-			t.Errorf("%s: row %s %s, want %s", c.opts, res.Rows[0].Kind, s, c.first)
-		}
-		res.Release()
+		transformtest.ProcessFirst(t, c.opts, tr, in, c.same, row.Delete, c.first)
 	}
 }
 
 func TestFieldMapperErrors(t *testing.T) {
 	tab := input(t)
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "FieldMapper", tab, []transformtest.ErrorCase{
 		{``, "field_mapper: option is required"},
 		{`field_mapper = [id]`, "field_mapper: expected an object"},
 		{`field_mapper { nom = x }`, `field_mapper: field "nom" is not in the input table`},
@@ -75,12 +64,7 @@ func TestFieldMapperErrors(t *testing.T) {
 		{`field_mapper { id = x, name = x }`, `field_mapper.name: output field "x" is already the name of "id"`},
 		{`field_mapper { id = {a = b} }`, `field_mapper.id: expected a string`},
 		{`field_mapper { id = "" }`, `field_mapper.id: the output name of field "id" is empty`},
-	} {
-		_, err := transformtest.Build(t, "FieldMapper", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // field_mapper_transform.conf's FieldMapper (the whole job runs in e2e): the mapped fields in
@@ -95,18 +79,7 @@ func TestFieldMapperE2E(t *testing.T) {
 		[]row.Value{row.IntValue(1), row.StringValue("Joy"), row.IntValue(20), row.StringValue("s"), row.IntValue(5), row.BigIntValue(9), nested},
 		[]row.Value{row.IntValue(2), row.NullValue(), row.IntValue(30), row.NullValue(), row.NullValue(), row.NullValue(), row.NullValue()},
 	)
-	rows, err := transformtest.Run(t, in, job.Transforms...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range []string{"[1 20 5 Joy [[7]]]", "[2 30 null null null]"} {
-		if i >= len(rows) {
-			t.Fatalf("%d rows, want 2", len(rows))
-		}
-		if got := fmt.Sprint(rows[i].Fields); got != want {
-			t.Errorf("row %d = %s, want %s", i, got, want)
-		}
-	}
+	transformtest.RunRows(t, in, job.Transforms, "[1 20 5 Joy [[7]]]", "[2 30 null null null]")
 }
 
 func BenchmarkFieldMapper(b *testing.B) {
@@ -118,19 +91,10 @@ func BenchmarkFieldMapper(b *testing.B) {
 }
 
 func TestFieldMapperOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int, name = string`, []optiontest.Case{
 		{Block: `FieldMapper { plugin_input = src, plugin_output = out, parallelism = 1, field_mapper { id = key } }`},
 		{Block: `FieldMapper { field_mapper { id = key }, field_maper { name = n } }`, Warning: `unknown option "field_maper.name"`},
 		{Block: `FieldMapper { field_mapper { id = key }, field_mappr = x }`, Warning: `unknown option "field_mappr" (did you mean "field_mapper"?)`},
 		{Block: `FieldMapper { field_maper { id = key } }`, Err: "transform[0] FieldMapper: field_mapper: option is required"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

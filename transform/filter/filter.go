@@ -11,7 +11,6 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
 )
@@ -20,7 +19,7 @@ import (
 const Name = "Filter"
 
 func init() {
-	connector.RegisterTransform(Name, "Keeps some fields of each row and drops the others: include_fields or exclude_fields.", New)
+	xform.Register(Name, "Keeps some fields of each row and drops the others: include_fields or exclude_fields.", New)
 }
 
 // Config is Filter's options; exactly one of the two is set.
@@ -31,78 +30,57 @@ type Config struct {
 
 // Transform is a configured Filter.
 type Transform struct {
-	proj    *xform.Projection
-	outputs []*catalog.Table
+	xform.Base
+	proj *xform.Projection
 }
 
-// New builds a Filter from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+// New builds a Filter from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	inKey := "include_fields"
 	if !o.Has(inKey) && o.Has("fields") {
 		inKey = "fields"
 	}
-	hasIn, hasEx := o.Has(inKey), o.Has("exclude_fields")
-	switch {
-	case hasIn && hasEx:
-		return nil, o.Errorf("exclude_fields", "%s and exclude_fields are mutually exclusive; set only one", inKey)
-	case !hasIn && !hasEx:
-		return nil, o.Errorf("", "set one of include_fields and exclude_fields")
-	}
-	key, list := inKey, c.Include
-	if hasEx {
-		key, list = "exclude_fields", c.Exclude
+	key, list, include, err := xform.OneOf(o, inKey, c.Include, "exclude_fields", c.Exclude)
+	if err != nil {
+		return nil, err
 	}
 	if err := listedOnce(o, key, list); err != nil {
 		return nil, err
 	}
 	t := &Transform{}
 	var idx [][]int
-	var widths []int
 	for _, in := range inputs {
-		var missing []string
-		for _, f := range list {
-			if in.ColumnIndex(f) < 0 {
-				missing = append(missing, f)
-			}
+		pick, err := xform.FieldIndexes(o, key, list, in)
+		if err != nil {
+			return nil, err
 		}
-		switch len(missing) {
-		case 0:
-		case 1:
-			return nil, xform.FieldNotFound(o, key, missing[0], in)
-		default:
-			return nil, xform.FieldsNotFound(o, key, missing, in)
-		}
-		var pick []int
-		if hasIn {
-			for _, f := range list {
-				pick = append(pick, in.ColumnIndex(f))
-			}
-		} else {
-			drop := make(map[string]bool, len(list))
-			for _, f := range list {
-				drop[f] = true
-			}
-			for i, c := range in.Columns {
-				if !drop[c.Name] {
-					pick = append(pick, i)
-				}
-			}
+		if !include {
+			pick = others(pick, len(in.Columns))
 		}
 		names := make([]string, len(pick))
 		for i, j := range pick {
 			names[i] = in.Columns[j].Name
 		}
 		idx = append(idx, pick)
-		widths = append(widths, len(in.Columns))
-		t.outputs = append(t.outputs, xform.Project(in, pick, names))
+		t.Tables = append(t.Tables, xform.Project(in, pick, names))
 	}
-	t.proj = xform.NewProjection(o.Where(), xform.NewRouter(inputs), idx, widths)
+	t.proj = xform.NewProjection(o.Where(), xform.NewRouter(inputs), idx)
 	return t, nil
+}
+
+// others returns the positions below width that are not in drop, in order.
+func others(drop []int, width int) []int {
+	dropped := make([]bool, width)
+	for _, j := range drop {
+		dropped[j] = true
+	}
+	var keep []int
+	for j := range width {
+		if !dropped[j] {
+			keep = append(keep, j)
+		}
+	}
+	return keep
 }
 
 // listedOnce fails on a field listed twice.
@@ -116,15 +94,6 @@ func listedOnce(o *config.Options, key string, list []string) error {
 	}
 	return nil
 }
-
-// Outputs are the tables of the kept fields.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
 
 // Process keeps the chosen fields: the batch itself when that is all of them in order, else
 // a new batch.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	_ "github.com/strait-dev/strait/transform/filter"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
@@ -111,7 +111,7 @@ func TestFilterMovesNestedValues(t *testing.T) {
 
 func TestFilterErrors(t *testing.T) {
 	tab := input(t)
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "Filter", tab, []transformtest.ErrorCase{
 		{``, "set one of include_fields and exclude_fields"},
 		{`include_fields = [id], exclude_fields = [age]`, "mutually exclusive"},
 		{`fields = [id], exclude_fields = [age]`, "mutually exclusive"},
@@ -120,12 +120,7 @@ func TestFilterErrors(t *testing.T) {
 		{`exclude_fields = [Age]`, `field "Age" is not in`},
 		{`include_fields = [id, id]`, `include_fields[1]: field "id" is listed twice`},
 		{`include_fields = {a = b}`, `include_fields: expected a list`},
-	} {
-		_, err := transformtest.Build(t, "Filter", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // The Filter transforms of filter_transform.conf and fakesource_to_assert.conf (the whole
@@ -195,20 +190,11 @@ func TestFilterTwoTables(t *testing.T) {
 }
 
 func TestFilterOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int, name = string`, []optiontest.Case{
 		{Block: `Filter { plugin_input = src, plugin_output = out, include_fields = [id] }`},
 		{Block: `Filter { fields = [id] }`},
 		{Block: `Filter { exclude_fields = [id], exclude_field = [name] }`, Warning: `unknown option "exclude_field" (did you mean "exclude_fields"?)`},
 		{Block: `Filter { include_fields = [id], inclde_fields = [name] }`, Warning: `unknown option "inclde_fields" (did you mean "include_fields"?)`},
 		{Block: `Filter { field = [id] }`, Err: "transform[0] Filter: set one of include_fields and exclude_fields"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

@@ -19,7 +19,7 @@ import (
 const Name = "FilterRowKind"
 
 func init() {
-	connector.RegisterTransform(Name, "Keeps or drops rows by their kind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE).", New)
+	xform.Register(Name, "Keeps or drops rows by their kind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE).", New)
 }
 
 // Config is FilterRowKind's options; exactly one of the two is set.
@@ -30,27 +30,15 @@ type Config struct {
 
 // Transform is a configured FilterRowKind.
 type Transform struct {
-	keep    [4]bool // by row.Kind
-	outputs []*catalog.Table
+	xform.Base
+	keep [4]bool // by row.Kind
 }
 
-// New builds a FilterRowKind from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
+// New builds a FilterRowKind from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
+	key, names, include, err := xform.OneOf(o, "include_kinds", c.Include, "exclude_kinds", c.Exclude)
 	if err != nil {
 		return nil, err
-	}
-	o := ctx.Options
-	hasIn, hasEx := o.Has("include_kinds"), o.Has("exclude_kinds")
-	switch {
-	case hasIn && hasEx:
-		return nil, o.Errorf("exclude_kinds", "include_kinds and exclude_kinds are mutually exclusive; set only one")
-	case !hasIn && !hasEx:
-		return nil, o.Errorf("", "set one of include_kinds and exclude_kinds")
-	}
-	key, names := "include_kinds", c.Include
-	if hasEx {
-		key, names = "exclude_kinds", c.Exclude
 	}
 	kinds, err := readKinds(o, key, names)
 	if err != nil {
@@ -58,10 +46,10 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 	}
 	t := &Transform{}
 	for k := range t.keep {
-		t.keep[k] = kinds[k] == hasIn
+		t.keep[k] = kinds[k] == include
 	}
 	for _, in := range inputs {
-		t.outputs = append(t.outputs, in.Copy())
+		t.Tables = append(t.Tables, in.Copy())
 	}
 	return t, nil
 }
@@ -80,15 +68,6 @@ func readKinds(o *config.Options, key string, names []string) ([4]bool, error) {
 	}
 	return set, nil
 }
-
-// Outputs are the input tables, unchanged.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
 
 // ApplySchemaChange passes a change of an input table's columns on as it is: the transform
 // keeps every column and looks at none.

@@ -2,8 +2,9 @@ package filterrowkind_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
+
+	"github.com/strait-dev/strait/planner/plantest"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -11,7 +12,6 @@ import (
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -63,18 +63,13 @@ func TestFilterRowKind(t *testing.T) {
 
 func TestFilterRowKindErrors(t *testing.T) {
 	tab := transformtest.Table(t, "id = int")
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "FilterRowKind", tab, []transformtest.ErrorCase{
 		{``, "set one of include_kinds and exclude_kinds"},
 		{`include_kinds = [INSERT], exclude_kinds = [DELETE]`, "mutually exclusive"},
 		{`include_kinds = []`, "include_kinds: list at least one row kind"},
 		{`exclude_kinds = [INSERT, UPSERT]`, `exclude_kinds[1]: unknown row kind "UPSERT"`},
 		{`exclude_kinds = {a = 1}`, "exclude_kinds: expected a list"},
-	} {
-		_, err := transformtest.Build(t, "FilterRowKind", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // filter_row_kind_exclude_delete.conf's FilterRowKind (the whole job runs in e2e): the
@@ -114,20 +109,11 @@ func BenchmarkFilterRowKind(b *testing.B) {
 }
 
 func TestFilterRowKindOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int`, []optiontest.Case{
 		{Block: `FilterRowKind { plugin_input = src, plugin_output = out, include_kinds = [INSERT] }`},
 		{Block: `FilterRowKind { exclude_kinds = [DELETE], exclude_kind = [INSERT] }`, Warning: `unknown option "exclude_kind" (did you mean "exclude_kinds"?)`},
 		{Block: `FilterRowKind { include_kind = [INSERT] }`, Err: "transform[0] FilterRowKind: set one of include_kinds and exclude_kinds"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }
 
 // A change of the input's columns passes through as it is.

@@ -1,7 +1,6 @@
 package jsonpath
 
 import (
-	"encoding/base64"
 	"math"
 	"math/big"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"github.com/strait-dev/strait/internal/jsonscan"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
-	"github.com/strait-dev/strait/types"
 )
 
 // JSON is handled as text: a document is checked once (Check), and from then on values are
@@ -121,42 +119,11 @@ func appendBigDecimal(buf []byte, lit string) []byte {
 		digits = mant[:d] + mant[d+1:]
 		scale = len(mant) - d - 1
 	}
-	scale -= exp
 	digits = strings.TrimLeft(digits, "0")
 	if digits == "" {
-		digits = "0"
-		neg = false
+		digits, neg = "0", false
 	}
-	if neg {
-		buf = append(buf, '-')
-	}
-	adjusted := -scale + len(digits) - 1
-	switch {
-	case scale == 0:
-		return append(buf, digits...)
-	case scale > 0 && adjusted >= -6:
-		if point := len(digits) - scale; point > 0 {
-			buf = append(buf, digits[:point]...)
-			buf = append(buf, '.')
-			return append(buf, digits[point:]...)
-		} else {
-			buf = append(buf, "0."...)
-			for ; point < 0; point++ {
-				buf = append(buf, '0')
-			}
-			return append(buf, digits...)
-		}
-	}
-	buf = append(buf, digits[0])
-	if len(digits) > 1 {
-		buf = append(buf, '.')
-		buf = append(buf, digits[1:]...)
-	}
-	buf = append(buf, 'E')
-	if adjusted > 0 {
-		buf = append(buf, '+')
-	}
-	return strconv.AppendInt(buf, int64(adjusted), 10)
+	return row.AppendJavaDecimalDigits(buf, neg, digits, int64(scale-exp))
 }
 
 // numberRat is the exact value of a number literal.
@@ -241,62 +208,6 @@ func appendCompact(buf []byte, s string, i int) []byte {
 
 // appendValue writes a field value as JSON, the way SeaTunnel hands array, map and row fields
 // to JsonPath: arrays and rows as arrays, maps as objects keyed by the keys' text, bytes as
-// base64, numbers as Java prints them (NaN and infinities as strings), and dates, times and
+// base64, numbers as Java prints them, NaN and infinities as strings, and dates, times and
 // timestamps as ISO text (SeaTunnel's writer makes arrays of their parts).
-func appendValue(buf []byte, v row.Value) []byte {
-	switch v.T {
-	case types.Null:
-		return append(buf, "null"...)
-	case types.String:
-		return row.AppendJSONString(buf, v.S)
-	case types.Boolean:
-		return strconv.AppendBool(buf, v.Bool())
-	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		return strconv.AppendInt(buf, v.I, 10)
-	case types.Float, types.Double:
-		f, _ := v.AsFloat64()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			buf = append(buf, '"')
-			buf = row.AppendText(buf, v)
-			return append(buf, '"')
-		}
-		return row.AppendText(buf, v)
-	case types.Decimal:
-		return row.AppendDecimal(buf, v)
-	case types.Bytes:
-		buf = append(buf, '"')
-		buf = base64.StdEncoding.AppendEncode(buf, []byte(v.S))
-		return append(buf, '"')
-	case types.Date, types.Time, types.Timestamp:
-		buf = append(buf, '"')
-		buf = row.AppendText(buf, v)
-		return append(buf, '"')
-	case types.Array, types.Row:
-		buf = append(buf, '[')
-		for i, e := range v.Fields() {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendValue(buf, e)
-		}
-		return append(buf, ']')
-	case types.Map:
-		buf = append(buf, '{')
-		if m := v.Map(); m != nil {
-			for i := range m.Keys {
-				if i > 0 {
-					buf = append(buf, ',')
-				}
-				if k := m.Keys[i]; k.T == types.String {
-					buf = row.AppendJSONString(buf, k.S)
-				} else {
-					buf = row.AppendJSONString(buf, k.String())
-				}
-				buf = append(buf, ':')
-				buf = appendValue(buf, m.Vals[i])
-			}
-		}
-		return append(buf, '}')
-	}
-	return append(buf, "null"...)
-}
+func appendValue(buf []byte, v row.Value) []byte { return row.AppendJSONNonFiniteStrings(buf, v) }

@@ -34,7 +34,6 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
-	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
 	"github.com/strait-dev/strait/types"
@@ -44,7 +43,7 @@ import (
 const Name = "JsonPath"
 
 func init() {
-	connector.RegisterTransform(Name, "Extracts values from JSON held in fields with JSONPath expressions into new fields.", New)
+	xform.Register(Name, "Extracts values from JSON held in fields with JSONPath expressions into new fields.", New)
 }
 
 // Config is JsonPath's options.
@@ -101,12 +100,12 @@ type column struct {
 
 // Transform is a configured JsonPath.
 type Transform struct {
-	where   string
-	rowWay  Way
-	cols    []column
-	srcIdx  [][]int // per table, per source slot: the field's position
-	w       *xform.Widen
-	outputs []*catalog.Table
+	where  string
+	rowWay Way
+	cols   []column
+	srcIdx [][]int // per table, per source slot: the field's position
+	w      *xform.Widen
+	xform.Base
 
 	conv    converter
 	vals    []row.Value
@@ -125,13 +124,8 @@ type docState struct {
 	memo   memo
 }
 
-// New builds a JsonPath from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+// New builds a JsonPath from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	t := &Transform{where: o.Where(), rowWay: parseWay(c.RowWay)}
 	slots := map[string]int{}
 	var srcNames []string
@@ -164,9 +158,9 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 					break
 				}
 			}
-			j := in.ColumnIndex(name)
-			if j < 0 {
-				return nil, xform.FieldNotFound(first.opts, "src_field", name, in)
+			j, err := xform.FieldIndex(first.opts, "src_field", name, in)
+			if err != nil {
+				return nil, err
 			}
 			switch in.Columns[j].Type.Kind {
 			case types.String, types.Bytes, types.Array, types.Map, types.Row, types.Null:
@@ -178,7 +172,7 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 		t.srcIdx = append(t.srcIdx, idx)
 		all[k] = out
 	}
-	t.w, t.outputs = xform.NewWiden(o.Where(), inputs, all)
+	t.w, t.Tables = xform.NewWiden(o.Where(), inputs, all)
 	t.vals = make([]row.Value, len(t.cols))
 	t.docs = make([]docState, len(srcNames))
 	for i := range t.cols {
@@ -209,36 +203,17 @@ func readColumn(key string, cc ColumnConfig) (column, error) {
 	return col, nil
 }
 
-// Outputs are the tables with the extracted fields.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
-
 // Process extracts the fields of every row.
 func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
 	b := t.w.Begin(in)
-	p := &t.w.Plans[0]
-	srcIdx := t.srcIdx[0]
-	multi := len(t.srcIdx) > 1
 rows:
 	for i := range in.Rows {
 		r := &in.Rows[i]
-		if multi {
-			var k int
-			if p, k = t.w.Plan(r.Table); p == nil {
-				b.Fail()
-				return nil, xform.UnknownTable(t.where, r.Table)
-			}
-			srcIdx = t.srcIdx[k]
+		p, k, err := b.Route(r)
+		if err != nil {
+			return nil, err
 		}
-		if len(r.Fields) != p.InWidth {
-			b.Fail()
-			return nil, xform.WidthError(t.where, r, p.InWidth)
-		}
+		srcIdx := t.srcIdx[k]
 		for s := range t.docs {
 			t.docs[s].ready = false
 		}

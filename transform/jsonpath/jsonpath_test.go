@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -212,7 +212,7 @@ func TestJsonPathOverwrite(t *testing.T) {
 
 func TestJsonPathConfigErrors(t *testing.T) {
 	tab := transformtest.Table(t, `data = string, n = int`)
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "JsonPath", tab, []transformtest.ErrorCase{
 		{``, "columns: option is required"},
 		{`columns = {a = b}`, "columns: expected a list of objects"},
 		{`columns = [{path = "$.a", dest_field = x}]`, "columns[0].src_field: option is required"},
@@ -226,12 +226,7 @@ func TestJsonPathConfigErrors(t *testing.T) {
 		{`columns = [{src_field = data, path = "$.a", dest_field = x, dest_type = "integr"}]`, "columns[0].dest_type:"},
 		{`columns = [{src_field = data, path = "$.a", dest_field = x, column_error_handle_way = IGNORE}]`, `columns[0].column_error_handle_way: unknown value "IGNORE"`},
 		{`row_error_handle_way = SKIP_ROW, columns = []`, `row_error_handle_way: unknown value "SKIP_ROW"`},
-	} {
-		_, err := transformtest.Build(t, "JsonPath", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // JsonPath reads arrays and rows as their JSON text: the first element of an array, an element
@@ -309,20 +304,11 @@ func TestJsonPathErrorPosition(t *testing.T) {
 }
 
 func TestJsonPathOptions(t *testing.T) {
-	optiontest.Check(t, plan, `data = string`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `data = string`, []optiontest.Case{
 		{Block: `JsonPath { plugin_input = src, plugin_output = out, row_error_handle_way = skip, columns = [{src_field = data, path = "$.a", dest_field = a, dest_type = int, column_error_handle_way = SKIP_ROW}] }`},
 		{Block: `JsonPath { columns = [{src_field = data, path = "$.a", dest_field = a}], row_error_handle = SKIP }`, Warning: `unknown option "row_error_handle" (did you mean "row_error_handle_way"?)`},
 		{Block: `JsonPath { columns = [{src_field = data, path = "$.a", dest_field = a}, {src_field = data, path = "$.b", dest_field = b, dest_typ = int}] }`, Warning: `unknown option "columns[1].dest_typ" (did you mean "columns[1].dest_type"?) at job.conf:4:`},
 		{Block: `JsonPath { column = [{src_field = data, path = "$.a", dest_field = a}] }`, Err: "transform[0] JsonPath: columns: option is required"},
 		{Block: `JsonPath { columns = [{src_field = data, dest_field = a}] }`, Err: "transform[0] JsonPath: columns[0].path: option is required"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

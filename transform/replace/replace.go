@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/internal/jregex"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
@@ -29,7 +29,7 @@ import (
 const Name = "Replace"
 
 func init() {
-	connector.RegisterTransform(Name, "Replaces a substring, or the matches of a regular expression, in one field.", New)
+	xform.Register(Name, "Replaces a substring, or the matches of a regular expression, in one field.", New)
 }
 
 // Config is Replace's options.
@@ -42,9 +42,8 @@ type Config struct {
 }
 
 type plan struct {
-	idx   int            // the field's position
-	typ   types.DataType // its type
-	width int            // the table's field count
+	idx int            // the field's position
+	typ types.DataType // its type
 }
 
 // Transform is a configured Replace.
@@ -57,19 +56,15 @@ type Transform struct {
 	rep     *jregex.Replacement
 	first   bool
 	plans   []plan
-	outputs []*catalog.Table
 	router  *xform.Router
 	buf     []byte
+	xform.Base
 }
 
-// New builds a Replace from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+// New builds a Replace from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	t := &Transform{where: o.Where(), field: c.Field, pattern: c.Pattern, repl: c.Replacement, first: c.ReplaceFirst}
+	var err error
 	if c.IsRegex {
 		if t.re, err = jregex.Compile(t.pattern); err != nil {
 			return nil, o.Errorf("pattern", "%v", err)
@@ -79,30 +74,21 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 		}
 	}
 	for _, in := range inputs {
-		i := in.ColumnIndex(t.field)
-		if i < 0 {
-			return nil, xform.FieldNotFound(o, "replace_field", t.field, in)
+		i, err := xform.FieldIndex(o, "replace_field", t.field, in)
+		if err != nil {
+			return nil, err
 		}
 		typ := in.Columns[i].Type
 		switch typ.Kind {
 		case types.Bytes, types.Array, types.Map, types.Row:
 			return nil, o.Errorf("replace_field", "field %q is of type %s; Replace works on text, numbers, booleans, dates and times", t.field, typ)
 		}
-		t.plans = append(t.plans, plan{idx: i, typ: typ, width: len(in.Columns)})
-		t.outputs = append(t.outputs, in.Copy())
+		t.plans = append(t.plans, plan{idx: i, typ: typ})
+		t.Tables = append(t.Tables, in.Copy())
 	}
 	t.router = xform.NewRouter(inputs)
 	return t, nil
 }
-
-// Outputs are the input tables, unchanged.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
 
 // Apply replaces in one string as the transform is configured to.
 func (t *Transform) Apply(s string) string {
@@ -117,19 +103,13 @@ func (t *Transform) Apply(s string) string {
 
 // Process rewrites the field of every row in place.
 func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
-	p := t.plans[0]
 	for i := range in.Rows {
 		r := &in.Rows[i]
-		if len(t.plans) > 1 {
-			k := t.router.Route(r.Table)
-			if k < 0 {
-				return nil, xform.UnknownTable(t.where, r.Table)
-			}
-			p = t.plans[k]
+		k, ok := t.router.Row(r)
+		if !ok {
+			return nil, t.router.RowError(t.where, r)
 		}
-		if len(r.Fields) != p.width {
-			return nil, xform.WidthError(t.where, r, p.width)
-		}
+		p := &t.plans[k]
 		v := r.Fields[p.idx]
 		switch {
 		case v.T == types.Null:

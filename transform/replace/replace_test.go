@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -86,7 +86,7 @@ func TestReplaceNonStringFields(t *testing.T) {
 
 func TestReplaceErrors(t *testing.T) {
 	tab := transformtest.Table(t, "id = int, name = string, b = bytes, a = \"array<int>\"")
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "Replace", tab, []transformtest.ErrorCase{
 		{`pattern = a, replacement = b`, "replace_field: option is required"},
 		{`replace_field = name, replacement = b`, "pattern: option is required"},
 		{`replace_field = name, pattern = a`, "replacement: option is required"},
@@ -97,12 +97,7 @@ func TestReplaceErrors(t *testing.T) {
 		{`replace_field = name, pattern = a, replacement = b, is_regex = maybe`, "is_regex: expected true or false"},
 		{`replace_field = b, pattern = a, replacement = b`, "replace_field: field \"b\" is of type bytes"},
 		{`replace_field = a, pattern = a, replacement = b`, "replace_field: field \"a\" is of type array<int>"},
-	} {
-		_, err := transformtest.Build(t, "Replace", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // replace_transform.conf's Replace (the whole job runs in e2e; e2e also breaks its
@@ -145,18 +140,9 @@ func BenchmarkReplace(b *testing.B) {
 }
 
 func TestReplaceOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int, name = string`, []optiontest.Case{
 		{Block: `Replace { plugin_input = src, plugin_output = out, replace_field = name, pattern = a, replacement = b, is_regex = true, replace_first = true }`},
 		{Block: `Replace { replace_field = name, pattern = a, replacement = b, is_regx = true }`, Warning: `unknown option "is_regx" (did you mean "is_regex"?)`},
 		{Block: `Replace { replace_field = name, pattern = a, replacment = b }`, Err: "transform[0] Replace: replacement: option is required"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

@@ -11,7 +11,7 @@ import (
 	"fmt"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
 	"github.com/strait-dev/strait/types"
@@ -21,7 +21,7 @@ import (
 const Name = "RowKindExtractor"
 
 func init() {
-	connector.RegisterTransform(Name, "Turns a changelog into INSERT rows that carry their original kind in a new field.", New)
+	xform.Register(Name, "Turns a changelog into INSERT rows that carry their original kind in a new field.", New)
 }
 
 // Config is RowKindExtractor's options.
@@ -32,18 +32,13 @@ type Config struct {
 
 // Transform is a configured RowKindExtractor.
 type Transform struct {
-	w       *xform.Widen
-	text    [4]row.Value // the value written for each kind
-	outputs []*catalog.Table
+	xform.Base
+	w    *xform.Widen
+	text [4]row.Value // the value written for each kind
 }
 
-// New builds a RowKindExtractor from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+// New builds a RowKindExtractor from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	name, form := c.FieldName, c.Form
 	if name == "" {
 		return nil, o.Errorf("custom_field_name", "the field name is empty")
@@ -65,35 +60,18 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 		}
 		cols[k] = []catalog.Column{col}
 	}
-	t.w, t.outputs = xform.NewWiden(o.Where(), inputs, cols)
+	t.w, t.Tables = xform.NewWiden(o.Where(), inputs, cols)
 	return t, nil
 }
-
-// Outputs are the tables with the kind field.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
 
 // Process turns every row into an INSERT that carries its kind.
 func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
 	b := t.w.Begin(in)
-	p := &t.w.Plans[0]
-	multi := len(t.w.Plans) > 1
 	for i := range in.Rows {
 		r := &in.Rows[i]
-		if multi {
-			if p, _ = t.w.Plan(r.Table); p == nil {
-				b.Fail()
-				return nil, xform.UnknownTable(t.w.Where, r.Table)
-			}
-		}
-		if len(r.Fields) != p.InWidth {
-			b.Fail()
-			return nil, xform.WidthError(t.w.Where, r, p.InWidth)
+		p, _, err := b.Route(r)
+		if err != nil {
+			return nil, err
 		}
 		if int(r.Kind) >= len(t.text) {
 			b.Fail()

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -60,17 +60,12 @@ func TestRowKindExtractor(t *testing.T) {
 
 func TestRowKindExtractorErrors(t *testing.T) {
 	tab := transformtest.Table(t, `row_kind = string, name = string`)
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "RowKindExtractor", tab, []transformtest.ErrorCase{
 		{``, `custom_field_name: field "row_kind" already exists`},
 		{`custom_field_name = name`, `custom_field_name: field "name" already exists`},
 		{`custom_field_name = k, transform_type = LONG`, `transform_type: unknown value "LONG"`},
 		{`custom_field_name = ""`, `custom_field_name: the field name is empty`},
-	} {
-		_, err := transformtest.Build(t, "RowKindExtractor", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // The documentation's example: a changelog becomes append-only rows carrying their kind.
@@ -107,19 +102,10 @@ func BenchmarkRowKindExtractor(b *testing.B) {
 
 // RowKindExtractor has no required option: its block may be empty.
 func TestRowKindExtractorOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int`, []optiontest.Case{
 		{Block: `RowKindExtractor {}`},
 		{Block: `RowKindExtractor { plugin_input = src, plugin_output = out, custom_field_name = kind, transform_type = full }`},
 		{Block: `RowKindExtractor { custom_fild_name = kind }`, Warning: `unknown option "custom_fild_name" (did you mean "custom_field_name"?)`},
 		{Block: `RowKindExtractor { transform_type = LONG }`, Err: `transform[0] RowKindExtractor: transform_type: unknown value "LONG"; expected one of SHORT, FULL`},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

@@ -11,7 +11,7 @@ import (
 	"fmt"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/internal/jregex"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
@@ -22,7 +22,7 @@ import (
 const Name = "Split"
 
 func init() {
-	connector.RegisterTransform(Name, "Splits the text of one field around a regular expression into several string fields.", New)
+	xform.Register(Name, "Splits the text of one field around a regular expression into several string fields.", New)
 }
 
 // Config is Split's options.
@@ -34,22 +34,17 @@ type Config struct {
 
 // Transform is a configured Split.
 type Transform struct {
-	w       *xform.Widen
-	re      *jregex.Regexp
-	n       int   // the number of output fields
-	src     []int // per table: the split field's position
-	outputs []*catalog.Table
-	pieces  []string
-	buf     []byte
+	xform.Base
+	w      *xform.Widen
+	re     *jregex.Regexp
+	n      int   // the number of output fields
+	src    []int // per table: the split field's position
+	pieces []string
+	buf    []byte
 }
 
-// New builds a Split from its options.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+// New builds a Split from its options and its input tables.
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	sep, field, names := c.Separator, c.Field, c.Outputs
 	if len(names) == 0 {
 		return nil, o.Errorf("output_fields", "list at least one output field")
@@ -62,6 +57,7 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 		seen[n] = true
 	}
 	t := &Transform{n: len(names), pieces: make([]string, 0, len(names))}
+	var err error
 	if t.re, err = jregex.Compile(sep); err != nil {
 		return nil, o.Errorf("separator", "%v", err)
 	}
@@ -71,25 +67,16 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 	}
 	all := make([][]catalog.Column, len(inputs))
 	for k, in := range inputs {
-		j := in.ColumnIndex(field)
-		if j < 0 {
-			return nil, xform.FieldNotFound(o, "split_field", field, in)
+		j, err := xform.FieldIndex(o, "split_field", field, in)
+		if err != nil {
+			return nil, err
 		}
 		t.src = append(t.src, j)
 		all[k] = cols
 	}
-	t.w, t.outputs = xform.NewWiden(o.Where(), inputs, all)
+	t.w, t.Tables = xform.NewWiden(o.Where(), inputs, all)
 	return t, nil
 }
-
-// Outputs are the tables with the split fields.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
 
 // Split returns the pieces of s as the transform cuts them (at most n).
 func (t *Transform) Split(s string) []string {
@@ -100,23 +87,13 @@ func (t *Transform) Split(s string) []string {
 // Process adds the split fields to every row.
 func (t *Transform) Process(_ context.Context, in *row.Batch) (*row.Batch, error) {
 	b := t.w.Begin(in)
-	p, src := &t.w.Plans[0], t.src[0]
-	multi := len(t.src) > 1
 	for i := range in.Rows {
 		r := &in.Rows[i]
-		if multi {
-			var k int
-			if p, k = t.w.Plan(r.Table); p == nil {
-				b.Fail()
-				return nil, xform.UnknownTable(t.w.Where, r.Table)
-			}
-			src = t.src[k]
+		p, k, err := b.Route(r)
+		if err != nil {
+			return nil, err
 		}
-		if len(r.Fields) != p.InWidth {
-			b.Fail()
-			return nil, xform.WidthError(t.w.Where, r, p.InWidth)
-		}
-		v := r.Fields[src]
+		v := r.Fields[t.src[k]]
 		pieces := t.pieces[:0]
 		switch v.T {
 		case types.Null:

@@ -2,11 +2,10 @@ package split_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -60,7 +59,7 @@ func TestSplit(t *testing.T) {
 
 func TestSplitErrors(t *testing.T) {
 	tab := transformtest.Table(t, `name = string, age = int`)
-	for _, c := range []struct{ opts, msg string }{
+	transformtest.BuildErrors(t, "Split", tab, []transformtest.ErrorCase{
 		{`split_field = name, output_fields = [a]`, "separator: option is required"},
 		{`separator = " ", output_fields = [a]`, "split_field: option is required"},
 		{`separator = " ", split_field = name`, "output_fields: option is required"},
@@ -68,12 +67,7 @@ func TestSplitErrors(t *testing.T) {
 		{`separator = " ", split_field = nom, output_fields = [a]`, `split_field: field "nom" is not in the input table`},
 		{`separator = "[", split_field = name, output_fields = [a]`, "separator: error parsing regexp"},
 		{`separator = " ", split_field = name, output_fields = [a, a]`, `output_fields[1]: field "a" is listed twice`},
-	} {
-		_, err := transformtest.Build(t, "Split", c.opts, tab)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want %q", c.opts, err, c.msg)
-		}
-	}
+	})
 }
 
 // split_transform.conf's Split (the whole job runs in e2e): age split at its first "1" into
@@ -123,18 +117,9 @@ func BenchmarkSplit(b *testing.B) {
 }
 
 func TestSplitOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int, name = string`, []optiontest.Case{
 		{Block: `Split { plugin_input = src, plugin_output = out, separator = " ", split_field = name, output_fields = [a, b] }`},
 		{Block: `Split { separator = " ", split_field = name, output_fields = [a], output_field = [b] }`, Warning: `unknown option "output_field" (did you mean "output_fields"?)`},
 		{Block: `Split { separator = " ", splitfield = name, output_fields = [a] }`, Err: "transform[0] Split: split_field: option is required"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/big"
@@ -372,12 +373,21 @@ func wrapInt(k types.Kind, v int64) int64 {
 	return v
 }
 
-func (c *compiler) binary(n *Binary) (*expr, *Error) {
-	l, err := c.compile(n.L)
+// compile2 compiles two operands, the first first.
+func (c *compiler) compile2(a, b Node) (*expr, *expr, *Error) {
+	x, err := c.compile(a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r, err := c.compile(n.R)
+	y, err := c.compile(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
+}
+
+func (c *compiler) binary(n *Binary) (*expr, *Error) {
+	l, r, err := c.compile2(n.L, n.R)
 	if err != nil {
 		return nil, err
 	}
@@ -577,11 +587,7 @@ func intArith(op byte, k types.Kind, l, r *expr) *expr {
 		return e
 	}
 	e.ig = func(fr *frame) (int64, bool) {
-		a, ok := lg(fr)
-		if !ok {
-			return 0, false
-		}
-		b, ok := rg(fr)
+		a, b, ok := both(fr, lg, rg)
 		if !ok {
 			return 0, false
 		}
@@ -653,11 +659,7 @@ func floatArith(op byte, l, r *expr) *expr {
 		return e
 	}
 	e.fg = func(fr *frame) (float64, bool) {
-		a, ok := lg(fr)
-		if !ok {
-			return 0, false
-		}
-		b, ok := rg(fr)
+		a, b, ok := both(fr, lg, rg)
 		if !ok {
 			return 0, false
 		}
@@ -675,12 +677,7 @@ func decimalArith(op byte, rt types.DataType, l, r *expr) *expr {
 		if a.T == types.Null || b.T == types.Null {
 			return row.Value{}
 		}
-		ua, sa, err := toDecimal(a)
-		if err != nil {
-			fr.fail(err)
-			return row.Value{}
-		}
-		ub, sb, err := toDecimal(b)
+		ua, sa, ub, sb, err := toDecimals(a, b)
 		if err != nil {
 			fr.fail(err)
 			return row.Value{}
@@ -952,7 +949,7 @@ func (c *compiler) compare(n Node, opText string, l, r *expr) (*expr, *Error) {
 			case a.T == types.String || a.T == types.Bytes:
 				return op.holds(strings.Compare(a.S, b.S))
 			case isIntRep(a.T):
-				return op.holds(cmpInt(a.I, b.I))
+				return op.holds(cmp.Compare(a.I, b.I))
 			}
 			return false
 		}
@@ -1032,16 +1029,12 @@ func intCompare(op cmpOp, l, r *expr) predFn {
 		if !oka || !okb {
 			return op == opNe && (oka || okb)
 		}
-		return op.holds(cmpInt(a, b))
+		return op.holds(cmp.Compare(a, b))
 	}
 }
 
 func (c *compiler) between(n *Between) (*expr, *Error) {
-	lo, err := c.compile(&Binary{Op: ">=", Text: ">=", L: n.X, R: n.Lo, Off: n.Off})
-	if err != nil {
-		return nil, err
-	}
-	hi, err := c.compile(&Binary{Op: "<=", Text: "<=", L: n.X, R: n.Hi, Off: n.Off})
+	lo, hi, err := c.compile2(&Binary{Op: ">=", Text: ">=", L: n.X, R: n.Lo, Off: n.Off}, &Binary{Op: "<=", Text: "<=", L: n.X, R: n.Hi, Off: n.Off})
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,15 @@ func register(def *fnDef, names ...string) {
 	}
 }
 
+// registerWith registers under names a function of min to max arguments whose builder
+// takes one more parameter, p: one builder serving several functions (FLOOR and CEIL,
+// LEFT and RIGHT).
+func registerWith[P any](min, max int, build func(*compiler, *Call, []*expr, P) (*expr, *Error), p P, names ...string) {
+	register(&fnDef{min: min, max: max, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
+		return build(c, n, args, p)
+	}}, names...)
+}
+
 var aggregates = map[string]bool{
 	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true, "STDDEV": true,
 	"VARIANCE": true, "GROUP_CONCAT": true, "STRING_AGG": true, "LISTAGG": true,
@@ -163,6 +172,80 @@ func (c *compiler) argNumber(n *Call, args []*expr, i int) *Error {
 	return nil
 }
 
+// argReader reads a call's arguments as argStr, argInt and argFloat do. It keeps the first
+// error and returns nil for every read after it, so a builder reads all its arguments and
+// checks err once.
+type argReader struct {
+	c    *compiler
+	n    *Call
+	args []*expr
+	err  *Error
+}
+
+func (c *compiler) args(n *Call, args []*expr) *argReader {
+	return &argReader{c: c, n: n, args: args}
+}
+
+func (a *argReader) str(i int) strFn {
+	if a.err != nil {
+		return nil
+	}
+	f, err := a.c.argStr(a.n, a.args, i)
+	a.err = err
+	return f
+}
+
+func (a *argReader) int(i int) intFn {
+	if a.err != nil {
+		return nil
+	}
+	f, err := a.c.argInt(a.n, a.args, i)
+	a.err = err
+	return f
+}
+
+func (a *argReader) float(i int) floatFn {
+	if a.err != nil {
+		return nil
+	}
+	f, err := a.c.argFloat(a.n, a.args, i)
+	a.err = err
+	return f
+}
+
+// optStr and optInt read an optional argument: nil when the call does not have it.
+func (a *argReader) optStr(i int) strFn {
+	if i >= len(a.args) {
+		return nil
+	}
+	return a.str(i)
+}
+
+func (a *argReader) optInt(i int) intFn {
+	if i >= len(a.args) {
+		return nil
+	}
+	return a.int(i)
+}
+
+// done returns e, or the error of the first argument that could not be read: a builder may
+// build its expression from the reads before checking, as the expression then never runs.
+func (ar *argReader) done(e *expr) (*expr, *Error) {
+	if ar.err != nil {
+		return nil, ar.err
+	}
+	return e, nil
+}
+
+// both evaluates two arguments in order, the second only when the first is not null (so a
+// null first argument never raises the second's errors); ok is false when either is null.
+func both[A, B any](fr *frame, fa func(*frame) (A, bool), fb func(*frame) (B, bool)) (a A, b B, ok bool) {
+	if a, ok = fa(fr); ok {
+		b, ok = fb(fr)
+	}
+	return a, b, ok
+}
+
 // constStr returns argument i when it is a constant string (ok=false otherwise).
 func constStr(args []*expr, i int) (string, bool, bool) {
 	if i >= len(args) || !args[i].isConst {
@@ -207,12 +290,8 @@ func registerSystemFuncs() {
 	register(&fnDef{min: 0, max: 0, volatile: true, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		return strExpr(func(fr *frame) (string, bool) { return newUUID(), true }), nil
 	}}, "UUID")
-	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return desFunc(c, n, args, true)
-	}}, "DES_ENCRYPT")
-	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return desFunc(c, n, args, false)
-	}}, "DES_DECRYPT")
+	registerWith(2, 2, desFunc, true, "DES_ENCRYPT")
+	registerWith(2, 2, desFunc, false, "DES_DECRYPT")
 }
 
 // buildCoalesce: the type of the first argument (of the first that is not NULL); the others
@@ -270,32 +349,21 @@ func newUUID() string {
 // base64. A key shorter than 8 characters is an error; data that cannot be decrypted is
 // returned unchanged.
 func desFunc(c *compiler, n *Call, args []*expr, encrypt bool) (*expr, *Error) {
-	key, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	data, err := c.argStr(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return strExpr(func(fr *frame) (string, bool) {
-		k, ok := key(fr)
-		if !ok {
+	ar := c.args(n, args)
+	key, data := ar.str(0), ar.str(1)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
+		k, d, ok := both(fr, key, data)
+		switch {
+		case !ok:
 			return "", false
-		}
-		d, ok := data(fr)
-		if !ok {
-			return "", false
-		}
-		if utf8.RuneCountInString(k) < 8 {
+		case utf8.RuneCountInString(k) < 8:
 			fr.fail(errors.New("DES key must be at least 8 characters long"))
 			return "", false
-		}
-		if encrypt {
+		case encrypt:
 			return desEncrypt(k, d), true
 		}
 		return desDecrypt(k, d), true
-	}), nil
+	}))
 }
 
 var desIV = []byte("12345678")

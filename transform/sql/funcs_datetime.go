@@ -149,9 +149,10 @@ func (c *compiler) unitArg(n *Call, args []*expr, i int, def string, valid map[s
 		}
 		return func(*frame) (string, bool) { return u, true }, nil
 	}
-	sg, err := c.argStr(n, args, i)
-	if err != nil {
-		return nil, err
+	ar := c.args(n, args)
+	sg := ar.str(i)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	name := fname(n)
 	return func(fr *frame) (string, bool) {
@@ -176,9 +177,10 @@ func buildDateAdd(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	if !isTemporal(k) && k != types.Null {
 		return nil, c.errf(n.Args[0], "%s needs a date, time or timestamp, %s is %s", fname(n), n.Args[0].String(), x.t)
 	}
-	count, err := c.argInt(n, args, 1)
-	if err != nil {
-		return nil, err
+	ar := c.args(n, args)
+	count := ar.int(1)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	unit, err := c.unitArg(n, args, 2, "DAY", dateAddUnits)
 	if err != nil {
@@ -189,11 +191,7 @@ func buildDateAdd(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	}
 	ig := x.ig
 	return intExpr(k, func(fr *frame) (int64, bool) {
-		v, ok := ig(fr)
-		if !ok {
-			return 0, false
-		}
-		cnt, ok := count(fr)
+		v, cnt, ok := both(fr, ig, count)
 		if !ok {
 			return 0, false
 		}
@@ -294,11 +292,7 @@ func buildDateDiff(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	}
 	ag, bg := a.ig, b.ig
 	return intExpr(types.BigInt, func(fr *frame) (int64, bool) {
-		x, ok := ag(fr)
-		if !ok {
-			return 0, false
-		}
-		y, ok := bg(fr)
+		x, y, ok := both(fr, ag, bg)
 		if !ok {
 			return 0, false
 		}
@@ -502,9 +496,10 @@ func (c *compiler) patternArg(n *Call, args []*expr, i int) (*patternArg, *Error
 		}
 		return &patternArg{fixed: p}, nil
 	}
-	sg, err := c.argStr(n, args, i)
-	if err != nil {
-		return nil, err
+	ar := c.args(n, args)
+	sg := ar.str(i)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	return &patternArg{sg: sg}, nil
 }
@@ -611,9 +606,10 @@ func parseAs(p *javatime.Pattern, k types.Kind, s string) (int64, error) {
 // buildParse: PARSEDATETIME(text, pattern); the pattern must be a string literal because it
 // decides the result type.
 func buildParse(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
+	ar := c.args(n, args)
+	s := ar.str(0)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	pat, null, ok := constStr(args, 1)
 	if !ok || null || args[1].kind() != types.String {
@@ -647,9 +643,10 @@ func buildParse(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 // buildIsDate: IS_DATE(text, pattern) is true when PARSEDATETIME would succeed; as in
 // SeaTunnel, a null text is a date.
 func buildIsDate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
+	ar := c.args(n, args)
+	s := ar.str(0)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	pa, perr := c.patternArg(n, args, 1)
 	var patSrc strFn
@@ -724,9 +721,10 @@ func buildFromUnixtime(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		}
 		zone = func(*frame) (*time.Location, bool) { return loc, true }
 	default:
-		zs, err := c.argStr(n, args, 2)
-		if err != nil {
-			return nil, err
+		ar := c.args(n, args)
+		zs := ar.str(2)
+		if ar.err != nil {
+			return nil, ar.err
 		}
 		var last *time.Location
 		var lastID string

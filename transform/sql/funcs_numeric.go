@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -13,11 +14,9 @@ import (
 func registerNumericFuncs() {
 	math1 := func(f func(float64) (float64, error)) *fnDef {
 		return &fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-			x, err := c.argFloat(n, args, 0)
-			if err != nil {
-				return nil, err
-			}
-			return doubleExpr(func(fr *frame) (float64, bool) {
+			ar := c.args(n, args)
+			x := ar.float(0)
+			return ar.done(doubleExpr(func(fr *frame) (float64, bool) {
 				v, ok := x(fr)
 				if !ok {
 					return 0, false
@@ -28,7 +27,7 @@ func registerNumericFuncs() {
 					return 0, false
 				}
 				return r, true
-			}), nil
+			}))
 		}}
 	}
 	pure := func(f func(float64) float64) func(float64) (float64, error) {
@@ -67,15 +66,9 @@ func registerNumericFuncs() {
 	}), "LOG10")
 	math2 := func(f func(a, b float64) (float64, bool, error)) *fnDef {
 		return &fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-			a, err := c.argFloat(n, args, 0)
-			if err != nil {
-				return nil, err
-			}
-			b, err := c.argFloat(n, args, 1)
-			if err != nil {
-				return nil, err
-			}
-			return doubleExpr(func(fr *frame) (float64, bool) {
+			ar := c.args(n, args)
+			a, b := ar.float(0), ar.float(1)
+			return ar.done(doubleExpr(func(fr *frame) (float64, bool) {
 				x, okx := a(fr)
 				y, oky := b(fr)
 				r, ok, err := f2(f, x, okx, y, oky)
@@ -84,7 +77,7 @@ func registerNumericFuncs() {
 					return 0, false
 				}
 				return r, ok
-			}), nil
+			}))
 		}}
 	}
 	register(math2(func(a, b float64) (float64, bool, error) { return math.Atan2(a, b), true, nil }), "ATAN2")
@@ -96,18 +89,10 @@ func registerNumericFuncs() {
 	register(&fnDef{min: 0, max: 1, build: buildRand}, "RAND", "RANDOM")
 	register(&fnDef{min: 1, max: 1, build: buildAbs}, "ABS")
 	register(&fnDef{min: 2, max: 2, build: buildMod}, "MOD")
-	register(&fnDef{min: 1, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return buildRound(c, n, args, ceiling)
-	}}, "CEIL", "CEILING")
-	register(&fnDef{min: 1, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return buildRound(c, n, args, floor)
-	}}, "FLOOR")
-	register(&fnDef{min: 1, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return buildRound(c, n, args, halfUp)
-	}}, "ROUND")
-	register(&fnDef{min: 1, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return buildRound(c, n, args, down)
-	}}, "TRUNC", "TRUNCATE")
+	registerWith(1, 2, buildRound, ceiling, "CEIL", "CEILING")
+	registerWith(1, 2, buildRound, floor, "FLOOR")
+	registerWith(1, 2, buildRound, halfUp, "ROUND")
+	registerWith(1, 2, buildRound, down, "TRUNC", "TRUNCATE")
 	register(&fnDef{min: 1, max: 1, build: buildSign}, "SIGN")
 }
 
@@ -145,11 +130,9 @@ func javaDouble(f float64) string { return string(row.AppendJavaFloat(nil, f, 64
 // buildLog: LOG(base, x); LOG(x) is the natural logarithm.
 func buildLog(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	if len(args) == 1 {
-		x, err := c.argFloat(n, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return doubleExpr(func(fr *frame) (float64, bool) {
+		ar := c.args(n, args)
+		x := ar.float(0)
+		return ar.done(doubleExpr(func(fr *frame) (float64, bool) {
 			v, ok := x(fr)
 			if !ok {
 				return 0, false
@@ -159,17 +142,11 @@ func buildLog(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 				return 0, false
 			}
 			return math.Log(v), true
-		}), nil
+		}))
 	}
-	base, err := c.argFloat(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	x, err := c.argFloat(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return doubleExpr(func(fr *frame) (float64, bool) {
+	ar := c.args(n, args)
+	base, x := ar.float(0), ar.float(1)
+	return ar.done(doubleExpr(func(fr *frame) (float64, bool) {
 		b, ok := base(fr)
 		if !ok {
 			return 0, false
@@ -193,7 +170,7 @@ func buildLog(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return javaLog10(v), true
 		}
 		return math.Log(v) / math.Log(b), true
-	}), nil
+	}))
 }
 
 // buildRand: RAND() is a pseudo-random number in [0, 1); RAND(seed) is the first number of
@@ -204,9 +181,10 @@ func buildRand(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		e.volatile = true
 		return e, nil
 	}
-	seed, err := c.argInt(n, args, 0)
-	if err != nil {
-		return nil, err
+	ar := c.args(n, args)
+	seed := ar.int(0)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	e := doubleExpr(func(fr *frame) (float64, bool) {
 		s, ok := seed(fr)
@@ -290,11 +268,7 @@ func buildMod(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		ag, bg := a.ig, b.ig
 		k := rt.Kind
 		return intExpr(k, func(fr *frame) (int64, bool) {
-			x, ok := ag(fr)
-			if !ok {
-				return 0, false
-			}
-			y, ok := bg(fr)
+			x, y, ok := both(fr, ag, bg)
 			if !ok {
 				return 0, false
 			}
@@ -319,12 +293,7 @@ func buildMod(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			fr.fail(errModZero)
 			return row.Value{}
 		}
-		ux, sx, err := toDecimal(x)
-		if err != nil {
-			fr.fail(err)
-			return row.Value{}
-		}
-		uy, sy, err := toDecimal(y)
+		ux, sx, uy, sy, err := toDecimals(x, y)
 		if err != nil {
 			fr.fail(err)
 			return row.Value{}
@@ -495,7 +464,7 @@ func buildSign(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		ig := x.ig
 		return intExpr(types.Int, func(fr *frame) (int64, bool) {
 			v, _ := ig(fr)
-			return int64(cmpInt(v, 0)), true
+			return int64(cmp.Compare(v, 0)), true
 		}), nil
 	}
 	if x.kind() == types.Null {

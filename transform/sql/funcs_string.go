@@ -67,49 +67,43 @@ func substr(s string, from, to int) string {
 
 func registerStringFuncs() {
 	register(&fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		s, err := c.argStr(n, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return intExpr(types.Int, func(fr *frame) (int64, bool) {
+		ar := c.args(n, args)
+		s := ar.str(0)
+		return ar.done(intExpr(types.Int, func(fr *frame) (int64, bool) {
 			v, ok := s(fr)
 			if !ok || v == "" {
 				return 0, false
 			}
 			r, _ := utf8.DecodeRuneInString(v)
 			return int64(r), true
-		}), nil
+		}))
 	}}, "ASCII")
 	lengthFn := func(f func(string) int64) *fnDef {
 		return &fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-			s, err := c.argStr(n, args, 0)
-			if err != nil {
-				return nil, err
-			}
-			return intExpr(types.BigInt, func(fr *frame) (int64, bool) {
+			ar := c.args(n, args)
+			s := ar.str(0)
+			return ar.done(intExpr(types.BigInt, func(fr *frame) (int64, bool) {
 				v, ok := s(fr)
 				if !ok {
 					return 0, false
 				}
 				return f(v), true
-			}), nil
+			}))
 		}}
 	}
 	register(lengthFn(func(s string) int64 { return int64(len(s)) * 8 }), "BIT_LENGTH")
 	register(lengthFn(func(s string) int64 { return int64(runeLen(s)) }), "CHAR_LENGTH", "LENGTH")
 	register(lengthFn(func(s string) int64 { return int64(len(s)) }), "OCTET_LENGTH")
 	register(&fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		code, err := c.argInt(n, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return strExpr(func(fr *frame) (string, bool) {
+		ar := c.args(n, args)
+		code := ar.int(0)
+		return ar.done(strExpr(func(fr *frame) (string, bool) {
 			v, ok := code(fr)
 			if !ok {
 				return "", false
 			}
 			return string(rune(uint16(v))), true
-		}), nil
+		}))
 	}}, "CHAR", "CHR")
 	register(&fnDef{min: 1, max: -1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		return c.concat(n, args)
@@ -132,11 +126,9 @@ func registerStringFuncs() {
 				return string(out), true
 			}), nil
 		}
-		s, err := c.argStr(n, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return strExpr(func(fr *frame) (string, bool) {
+		ar := c.args(n, args)
+		s := ar.str(0)
+		return ar.done(strExpr(func(fr *frame) (string, bool) {
 			v, ok := s(fr)
 			if !ok {
 				return "", false
@@ -148,17 +140,13 @@ func registerStringFuncs() {
 				b.WriteString(h)
 			}
 			return b.String(), true
-		}), nil
+		}))
 	}}, "RAWTOHEX")
 	register(&fnDef{min: 4, max: 4, build: buildInsert}, "INSERT")
 	register(caseFunc(&lowerASCII, strings.ToLower), "LOWER", "LCASE")
 	register(caseFunc(&upperASCII, strings.ToUpper), "UPPER", "UCASE")
-	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return leftRight(c, n, args, true)
-	}}, "LEFT")
-	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		return leftRight(c, n, args, false)
-	}}, "RIGHT")
+	registerWith(2, 2, leftRight, true, "LEFT")
+	registerWith(2, 2, leftRight, false, "RIGHT")
 	register(&fnDef{min: 2, max: 3, build: buildLocate}, "LOCATE", "POSITION", "INSTR")
 	register(&fnDef{min: 2, max: 3, build: buildPad}, "LPAD", "RPAD")
 	register(&fnDef{min: 1, max: 2, build: buildTrim}, "LTRIM", "RTRIM", "TRIM")
@@ -166,20 +154,10 @@ func registerStringFuncs() {
 	register(&fnDef{min: 2, max: 3, build: buildRegexpLike}, "REGEXP_LIKE")
 	register(&fnDef{min: 2, max: 6, build: buildRegexpSubstr}, "REGEXP_SUBSTR")
 	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		s, err := c.argStr(n, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		cnt, err := c.argInt(n, args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return strExpr(func(fr *frame) (string, bool) {
-			v, ok := s(fr)
-			if !ok {
-				return "", false
-			}
-			k, ok := cnt(fr)
+		ar := c.args(n, args)
+		s, cnt := ar.str(0), ar.int(1)
+		return ar.done(strExpr(func(fr *frame) (string, bool) {
+			v, k, ok := both(fr, s, cnt)
 			if !ok {
 				return "", false
 			}
@@ -191,16 +169,14 @@ func registerStringFuncs() {
 				return "", false
 			}
 			return strings.Repeat(v, int(k)), true
-		}), nil
+		}))
 	}}, "REPEAT")
 	register(&fnDef{min: 2, max: 3, build: buildReplace}, "REPLACE")
 	register(strFunc1(func(_ *frame, s string) (string, error) { return soundex(s), nil }), "SOUNDEX")
 	register(&fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		cnt, err := c.argInt(n, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return strExpr(func(fr *frame) (string, bool) {
+		ar := c.args(n, args)
+		cnt := ar.int(0)
+		return ar.done(strExpr(func(fr *frame) (string, bool) {
 			k, ok := cnt(fr)
 			if !ok {
 				return "", false
@@ -213,7 +189,7 @@ func registerStringFuncs() {
 				return "", false
 			}
 			return strings.Repeat(" ", int(k)), true
-		}), nil
+		}))
 	}}, "SPACE")
 	register(&fnDef{min: 2, max: 3, build: buildSubstring}, "SUBSTRING", "SUBSTR")
 	register(&fnDef{min: 1, max: 2, build: buildToChar}, "TO_CHAR")
@@ -223,9 +199,10 @@ func registerStringFuncs() {
 // strFunc1 is a function of one string that returns a string, null for null.
 func strFunc1(f func(*frame, string) (string, error)) *fnDef {
 	return &fnDef{min: 1, max: 1, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-		s, err := c.argStr(n, args, 0)
-		if err != nil {
-			return nil, err
+		ar := c.args(n, args)
+		s := ar.str(0)
+		if ar.err != nil {
+			return nil, ar.err
 		}
 		e := &expr{t: types.Of(types.String)}
 		e.sg = func(fr *frame) (string, bool) {
@@ -384,17 +361,13 @@ func mapASCII(fr *frame, s string, m *caseMap, slow func(string) string) string 
 }
 
 func buildConcatWs(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	sep, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
+	ar := c.args(n, args)
+	sep := ar.str(0)
 	parts := make([]strFn, len(args)-1)
-	for i := 1; i < len(args); i++ {
-		if parts[i-1], err = c.argStr(n, args, i); err != nil {
-			return nil, err
-		}
+	for i := range parts {
+		parts[i] = ar.str(i + 1)
 	}
-	return strExpr(func(fr *frame) (string, bool) {
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
 		sp, hasSep := sep(fr)
 		var b strings.Builder
 		first := true
@@ -410,7 +383,7 @@ func buildConcatWs(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			b.WriteString(v)
 		}
 		return b.String(), true
-	}), nil
+	}))
 }
 
 // hextoraw reads 4 hex digits per UTF-16 unit.
@@ -430,23 +403,9 @@ func hextoraw(s string) (string, error) {
 }
 
 func buildInsert(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s1, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	start, err := c.argInt(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	length, err := c.argInt(n, args, 2)
-	if err != nil {
-		return nil, err
-	}
-	s2, err := c.argStr(n, args, 3)
-	if err != nil {
-		return nil, err
-	}
-	return strExpr(func(fr *frame) (string, bool) {
+	ar := c.args(n, args)
+	s1, start, length, s2 := ar.str(0), ar.int(1), ar.int(2), ar.str(3)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
 		a, oka := s1(fr)
 		b, okb := s2(fr)
 		switch {
@@ -469,24 +428,14 @@ func buildInsert(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			ln = l1 - st
 		}
 		return substr(a, 0, int(st)) + b + substr(a, int(st+ln), int(l1)), true
-	}), nil
+	}))
 }
 
 func leftRight(c *compiler, n *Call, args []*expr, left bool) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	cnt, err := c.argInt(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return "", false
-		}
-		k, ok := cnt(fr)
+	ar := c.args(n, args)
+	s, cnt := ar.str(0), ar.int(1)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
+		v, k, ok := both(fr, s, cnt)
 		if !ok {
 			return "", false
 		}
@@ -501,7 +450,7 @@ func leftRight(c *compiler, n *Call, args []*expr, left bool) (*expr, *Error) {
 			return substr(v, 0, int(k)), true
 		}
 		return substr(v, int(l-k), int(l)), true
-	}), nil
+	}))
 }
 
 // indexOf is Java's String.indexOf(search, from) on characters.
@@ -555,21 +504,13 @@ func buildLocate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	if name == "INSTR" {
 		si, ti = 0, 1
 	}
-	s, err := c.argStr(n, args, si)
-	if err != nil {
-		return nil, err
-	}
-	search, err := c.argStr(n, args, ti)
-	if err != nil {
-		return nil, err
-	}
+	ar := c.args(n, args)
+	s, search := ar.str(si), ar.str(ti)
 	var start intFn
-	if len(args) == 3 && name != "POSITION" {
-		if start, err = c.argInt(n, args, 2); err != nil {
-			return nil, err
-		}
+	if name != "POSITION" {
+		start = ar.optInt(2)
 	}
-	return intExpr(types.Int, func(fr *frame) (int64, bool) {
+	return ar.done(intExpr(types.Int, func(fr *frame) (int64, bool) {
 		v, ok := s(fr)
 		if !ok {
 			return 0, true
@@ -595,31 +536,15 @@ func buildLocate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			from = 0
 		}
 		return int64(indexOf(v, q, from) + 1), true
-	}), nil
+	}))
 }
 
 func buildPad(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	right := fname(n) == "RPAD"
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	width, err := c.argInt(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	var padding strFn
-	if len(args) == 3 {
-		if padding, err = c.argStr(n, args, 2); err != nil {
-			return nil, err
-		}
-	}
-	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return "", false
-		}
-		w, ok := width(fr)
+	ar := c.args(n, args)
+	s, width, padding := ar.str(0), ar.int(1), ar.optStr(2)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
+		v, w, ok := both(fr, s, width)
 		if !ok {
 			return "", false
 		}
@@ -645,7 +570,7 @@ func buildPad(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return v + pad, true
 		}
 		return pad + v, true
-	}), nil
+	}))
 }
 
 // buildTrim removes leading and/or trailing copies of one character (the first of the
@@ -653,17 +578,9 @@ func buildPad(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 func buildTrim(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	name := fname(n)
 	leading, trailing := name != "RTRIM", name != "LTRIM"
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	var chars strFn
-	if len(args) == 2 {
-		if chars, err = c.argStr(n, args, 1); err != nil {
-			return nil, err
-		}
-	}
-	return strExpr(func(fr *frame) (string, bool) {
+	ar := c.args(n, args)
+	s, chars := ar.str(0), ar.optStr(1)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
 		v, ok := s(fr)
 		if !ok {
 			return "", false
@@ -686,7 +603,7 @@ func buildTrim(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			}
 		}
 		return v, true
-	}), nil
+	}))
 }
 
 // regexpArg compiles a pattern argument (with its mode argument) once when both are
@@ -701,7 +618,12 @@ type regexpArg struct {
 	last     *compiledRE
 }
 
-func (c *compiler) regexpArg(n *Call, args []*expr, pi, mi int, replace bool) (*regexpArg, *Error) {
+// regexp reads the pattern argument pi with its optional mode argument mi.
+func (ar *argReader) regexp(pi, mi int, replace bool) *regexpArg {
+	if ar.err != nil {
+		return nil
+	}
+	args := ar.args
 	ra := &regexpArg{replace: replace}
 	pconst, pnull, pok := constStr(args, pi)
 	mconst, mnull, mok := "", false, true
@@ -714,21 +636,14 @@ func (c *compiler) regexpArg(n *Call, args []*expr, pi, mi int, replace bool) (*
 		}
 		re, err := compileRegexp(pconst, mconst, replace)
 		if err != nil {
-			return nil, c.errf(n.Args[pi], "%v", err)
+			ar.err = ar.c.errf(ar.n.Args[pi], "%v", err)
+			return nil
 		}
 		ra.fixed = re
-		return ra, nil
+		return ra
 	}
-	var err *Error
-	if ra.pat, err = c.argStr(n, args, pi); err != nil {
-		return nil, err
-	}
-	if mi < len(args) {
-		if ra.mode, err = c.argStr(n, args, mi); err != nil {
-			return nil, err
-		}
-	}
-	return ra, nil
+	ra.pat, ra.mode = ar.str(pi), ar.optStr(mi)
+	return ra
 }
 
 // get returns the expression for the row; ok=false when the pattern is null.
@@ -756,17 +671,10 @@ func (ra *regexpArg) get(fr *frame) (*compiledRE, bool) {
 }
 
 func buildRegexpReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	ra, err := c.regexpArg(n, args, 1, 3, true)
-	if err != nil {
-		return nil, err
-	}
-	repl, err := c.argStr(n, args, 2)
-	if err != nil {
-		return nil, err
+	ar := c.args(n, args)
+	s, ra, repl := ar.str(0), ar.regexp(1, 3, true), ar.str(2)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	var fixedRepl *jregex.Replacement
 	if rc, rnull, ok := constStr(args, 2); ok && !rnull && ra.fixed != nil {
@@ -802,15 +710,9 @@ func buildRegexpReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 }
 
 func buildRegexpLike(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	ra, err := c.regexpArg(n, args, 1, 2, false)
-	if err != nil {
-		return nil, err
-	}
-	return boolExpr(func(fr *frame) (int64, bool) {
+	ar := c.args(n, args)
+	s, ra := ar.str(0), ar.regexp(1, 2, false)
+	return ar.done(boolExpr(func(fr *frame) (int64, bool) {
 		v, ok := s(fr)
 		if !ok {
 			return 0, false
@@ -823,35 +725,17 @@ func buildRegexpLike(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return 1, true
 		}
 		return 0, true
-	}), nil
+	}))
 }
 
 // buildRegexpSubstr: REGEXP_SUBSTR(s, pattern[, position[, occurrence[, mode[, group]]]]);
 // a missing or null position is 1, occurrence 1, group 0 (the whole match).
 func buildRegexpSubstr(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	ra, err := c.regexpArg(n, args, 1, 4, false)
-	if err != nil {
-		return nil, err
-	}
-	var pos, occ, grp intFn
-	if len(args) > 2 {
-		if pos, err = c.argInt(n, args, 2); err != nil {
-			return nil, err
-		}
-	}
-	if len(args) > 3 {
-		if occ, err = c.argInt(n, args, 3); err != nil {
-			return nil, err
-		}
-	}
-	if len(args) > 5 {
-		if grp, err = c.argInt(n, args, 5); err != nil {
-			return nil, err
-		}
+	ar := c.args(n, args)
+	s, ra := ar.str(0), ar.regexp(1, 4, false)
+	pos, occ, grp := ar.optInt(2), ar.optInt(3), ar.optInt(5)
+	if ar.err != nil {
+		return nil, ar.err
 	}
 	optional := func(f intFn, fr *frame, def int64) int64 {
 		if f == nil {
@@ -899,26 +783,10 @@ func buildRegexpSubstr(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 }
 
 func buildReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	search, err := c.argStr(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	var repl strFn
-	if len(args) == 3 {
-		if repl, err = c.argStr(n, args, 2); err != nil {
-			return nil, err
-		}
-	}
-	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return "", false
-		}
-		q, ok := search(fr)
+	ar := c.args(n, args)
+	s, search, repl := ar.str(0), ar.str(1), ar.optStr(2)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
+		v, q, ok := both(fr, s, search)
 		if !ok {
 			return "", false
 		}
@@ -930,7 +798,7 @@ func buildReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return v, true
 		}
 		return strings.ReplaceAll(v, q, r), true
-	}), nil
+	}))
 }
 
 // soundex is the American Soundex code of s, as SeaTunnel computes it (letters only, H and W
@@ -974,26 +842,10 @@ func soundex(s string) string {
 // buildSubstring is H2's SUBSTRING: start 0 counts as 1, a negative start counts from the
 // end; a range that selects nothing is null.
 func buildSubstring(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	start, err := c.argInt(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	var length intFn
-	if len(args) == 3 {
-		if length, err = c.argInt(n, args, 2); err != nil {
-			return nil, err
-		}
-	}
-	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return "", false
-		}
-		st, ok := start(fr)
+	ar := c.args(n, args)
+	s, start, length := ar.str(0), ar.int(1), ar.optInt(2)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
+		v, st, ok := both(fr, s, start)
 		if !ok {
 			return "", false
 		}
@@ -1021,7 +873,7 @@ func buildSubstring(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return "", false
 		}
 		return substr(v, int(st-1), int(end-1)), true
-	}), nil
+	}))
 }
 
 // buildToChar: TO_CHAR(value[, format]); dates and times with a format are formatted as
@@ -1048,24 +900,10 @@ func buildToChar(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 }
 
 func buildTranslate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
-	s, err := c.argStr(n, args, 0)
-	if err != nil {
-		return nil, err
-	}
-	from, err := c.argStr(n, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	to, err := c.argStr(n, args, 2)
-	if err != nil {
-		return nil, err
-	}
-	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return "", false
-		}
-		f, ok := from(fr)
+	ar := c.args(n, args)
+	s, from, to := ar.str(0), ar.str(1), ar.str(2)
+	return ar.done(strExpr(func(fr *frame) (string, bool) {
+		v, f, ok := both(fr, s, from)
 		if !ok {
 			return "", false
 		}
@@ -1095,7 +933,7 @@ func buildTranslate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return v, true
 		}
 		return b.String(), true
-	}), nil
+	}))
 }
 
 func isTemporal(k types.Kind) bool {

@@ -143,53 +143,22 @@ func lex(src string) ([]token, *Error) {
 			}
 			toks = append(toks, token{kind: tNumber, text: src[start:i], off: start, end: i})
 		case c == '\'':
-			var b strings.Builder
-			i++
-			closed := false
-			for i < len(src) {
-				if src[i] == '\'' {
-					if i+1 < len(src) && src[i+1] == '\'' {
-						b.WriteByte('\'')
-						i += 2
-						continue
-					}
-					i++
-					closed = true
-					break
-				}
-				b.WriteByte(src[i])
-				i++
-			}
+			text, end, closed := quoted(src, i)
 			if !closed {
 				return nil, errAt(src, start, "unterminated string literal")
 			}
-			toks = append(toks, token{kind: tString, text: b.String(), off: start, end: i})
+			i = end
+			toks = append(toks, token{kind: tString, text: text, off: start, end: i})
 		case c == '`' || c == '"':
-			q := c
-			var b strings.Builder
-			i++
-			closed := false
-			for i < len(src) {
-				if src[i] == q {
-					if i+1 < len(src) && src[i+1] == q {
-						b.WriteByte(q)
-						i += 2
-						continue
-					}
-					i++
-					closed = true
-					break
-				}
-				b.WriteByte(src[i])
-				i++
-			}
+			text, end, closed := quoted(src, i)
 			if !closed {
 				return nil, errAt(src, start, "unterminated quoted name")
 			}
-			if b.Len() == 0 {
+			i = end
+			if text == "" {
 				return nil, errAt(src, start, "empty quoted name")
 			}
-			toks = append(toks, token{kind: tQIdent, text: b.String(), off: start, end: i})
+			toks = append(toks, token{kind: tQIdent, text: text, off: start, end: i})
 		case c == '?':
 			i++
 			toks = append(toks, token{kind: tParam, text: "?", off: start, end: i})
@@ -234,4 +203,26 @@ func isIdentRune(s string) bool {
 		return false
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// quoted reads the quoted text that starts at src[i] with its quote character (a string
+// literal in '...', a name in "..." or `...`), where a doubled quote stands for one. It
+// returns the text, the offset past the closing quote, and false when there is none.
+func quoted(src string, i int) (string, int, bool) {
+	q := src[i]
+	var b strings.Builder
+	i++
+	for i < len(src) {
+		if src[i] == q {
+			if i+1 < len(src) && src[i+1] == q {
+				b.WriteByte(q)
+				i += 2
+				continue
+			}
+			return b.String(), i + 1, true
+		}
+		b.WriteByte(src[i])
+		i++
+	}
+	return b.String(), i, false
 }

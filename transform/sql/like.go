@@ -168,11 +168,7 @@ func matchElems(elems []likeElem, s string) bool {
 }
 
 func (c *compiler) like(n *Like) (*expr, *Error) {
-	x, err := c.compile(n.X)
-	if err != nil {
-		return nil, err
-	}
-	pat, err := c.compile(n.Pattern)
+	x, pat, err := c.compile2(n.X, n.Pattern)
 	if err != nil {
 		return nil, err
 	}

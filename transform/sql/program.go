@@ -200,16 +200,26 @@ func (p *Program) Eval(fields []row.Value, out []row.Value) (keep bool, err erro
 			return false, nil
 		}
 	}
+	if j := p.evalItems(out); j >= 0 {
+		return false, &RowError{Expr: clip(p.items[j].text), Err: fr.err}
+	}
+	return true, nil
+}
+
+// evalItems writes the output values of the row in the frame to out, and returns the index
+// of the item whose evaluation failed (the frame holds the error), or -1.
+func (p *Program) evalItems(out []row.Value) int {
+	fr := &p.fr
 	for j := range p.items {
 		it := &p.items[j]
 		if it.col >= 0 {
-			out[j] = fields[it.col]
+			out[j] = fr.fields[it.col]
 			continue
 		}
 		out[j] = it.eval(fr)
 		if fr.err != nil {
-			return false, &RowError{Expr: clip(it.text), Err: fr.err}
+			return j
 		}
 	}
-	return true, nil
+	return -1
 }

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/xform"
 )
@@ -26,7 +26,7 @@ import (
 const Name = "Sql"
 
 func init() {
-	connector.RegisterTransform(Name, "Reshapes and filters rows with one SELECT ... FROM ... WHERE query in SeaTunnel's SQL dialect.", New)
+	xform.Register(Name, "Reshapes and filters rows with one SELECT ... FROM ... WHERE query in SeaTunnel's SQL dialect.", New)
 }
 
 // Config is the Sql transform's options.
@@ -37,20 +37,15 @@ type Config struct {
 
 // Transform is a configured Sql transform.
 type Transform struct {
-	where   string
-	progs   []*Program
-	router  *xform.Router
-	widths  []int
-	outputs []*catalog.Table
+	xform.Base
+	where  string
+	progs  []*Program
+	router *xform.Router
+	widths []int
 }
 
 // New builds the transform: it compiles the query against every input table.
-func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error) {
-	inputs, err := xform.Inputs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := ctx.Options
+func New(o *config.Options, inputs []*catalog.Table, c *Config) (*Transform, error) {
 	query := c.Query
 	if strings.TrimSpace(query) == "" {
 		return nil, o.Errorf("query", "the query is empty")
@@ -79,7 +74,7 @@ func New(ctx *connector.TransformContext, c *Config) (connector.Transform, error
 		}
 		t.progs = append(t.progs, prog)
 		t.widths = append(t.widths, len(in.Columns))
-		t.outputs = append(t.outputs, outputTable(in, prog))
+		t.Tables = append(t.Tables, outputTable(in, prog))
 	}
 	return t, nil
 }
@@ -110,37 +105,9 @@ func outputTable(in *catalog.Table, p *Program) *catalog.Table {
 		out.Columns[i] = col
 		have[name] = true
 	}
-	if out.PrimaryKey != nil {
-		for _, c := range out.PrimaryKey.Columns {
-			if !have[c] {
-				out.PrimaryKey = nil
-				break
-			}
-		}
-	}
-	keys := out.ConstraintKeys[:0]
-	for _, k := range out.ConstraintKeys {
-		ok := true
-		for _, c := range k.Columns {
-			ok = ok && have[c.Name]
-		}
-		if ok {
-			k.Columns = append([]catalog.ConstraintCol(nil), k.Columns...)
-			keys = append(keys, k)
-		}
-	}
-	out.ConstraintKeys = keys
+	xform.KeepKeys(out, have)
 	return out
 }
-
-// Outputs are the tables of the rows the transform emits, one per input.
-func (t *Transform) Outputs() []*catalog.Table { return t.outputs }
-
-// Open does nothing.
-func (t *Transform) Open(context.Context) error { return nil }
-
-// Close does nothing.
-func (t *Transform) Close() error { return nil }
 
 // Process filters and projects a batch. SELECT * with a WHERE clause filters the batch in
 // place; a projection no wider than the input rewrites the rows in their own fields (the
@@ -267,33 +234,17 @@ func (t *Transform) projectTile(p *Program, rows []row.Row, sel []int32) error {
 // projectInPlace rewrites each kept row in its own fields and drops the others.
 func (t *Transform) projectInPlace(in *row.Batch) (*row.Batch, error) {
 	rows := in.Rows
-	p := t.progs[0]
-	width := t.widths[0]
 	n := 0
 	for i := range rows {
 		r := &rows[i]
-		if len(t.progs) > 1 {
-			k := t.router.Route(r.Table)
-			if k < 0 {
-				return nil, xform.UnknownTable(t.where, r.Table)
+		p, keep, err := t.route(r)
+		if !keep {
+			if err != nil {
+				return nil, err
 			}
-			p, width = t.progs[k], t.widths[k]
+			continue
 		}
-		fields := r.Fields
-		if len(fields) != width {
-			return nil, xform.WidthError(t.where, r, width)
-		}
-		fr := &p.fr
-		fr.fields = fields
-		if p.where != nil {
-			keep := p.where(fr)
-			if fr.err != nil {
-				return nil, t.whereError(p)
-			}
-			if !keep {
-				continue
-			}
-		}
+		fields, fr := r.Fields, &p.fr
 		items := p.items
 		for j := range items {
 			it := &items[j]
@@ -332,52 +283,24 @@ func (t *Transform) projectInPlace(in *row.Batch) (*row.Batch, error) {
 // project evaluates every kept row into a new batch.
 func (t *Transform) project(in *row.Batch) (*row.Batch, error) {
 	out := row.NewBatch(max(in.Cap(), len(in.Rows)))
-	p := t.progs[0]
-	width := t.widths[0]
 	moves := false
 	for _, q := range t.progs {
 		moves = moves || q.moves
 	}
 	for i := range in.Rows {
 		r := &in.Rows[i]
-		if len(t.progs) > 1 {
-			k := t.router.Route(r.Table)
-			if k < 0 {
+		p, keep, err := t.route(r)
+		if !keep {
+			if err != nil {
 				out.Release()
-				return nil, xform.UnknownTable(t.where, r.Table)
+				return nil, err
 			}
-			p, width = t.progs[k], t.widths[k]
+			continue
 		}
-		fields := r.Fields
-		if len(fields) != width {
+		dst := out.Add(r.Kind, r.Table, len(p.items)).Fields
+		if j := p.evalItems(dst); j >= 0 {
 			out.Release()
-			return nil, xform.WidthError(t.where, r, width)
-		}
-		fr := &p.fr
-		fr.fields = fields
-		if p.where != nil {
-			keep := p.where(fr)
-			if fr.err != nil {
-				out.Release()
-				return nil, t.whereError(p)
-			}
-			if !keep {
-				continue
-			}
-		}
-		o := out.Add(r.Kind, r.Table, len(p.items))
-		dst := o.Fields
-		for j := range p.items {
-			it := &p.items[j]
-			if it.col >= 0 {
-				dst[j] = fields[it.col]
-				continue
-			}
-			dst[j] = it.eval(fr)
-			if fr.err != nil {
-				out.Release()
-				return nil, t.itemError(p, j)
-			}
+			return nil, t.itemError(p, j)
 		}
 		if moves {
 			for j := range dst {
@@ -389,6 +312,27 @@ func (t *Transform) project(in *row.Batch) (*row.Batch, error) {
 	}
 	in.Release()
 	return out, nil
+}
+
+// route returns the program of row r, with the frame set to the row, and whether the row
+// passes the WHERE clause. A row of an unknown table or of the wrong width, or a WHERE
+// clause that fails, does not pass and returns the error.
+func (t *Transform) route(r *row.Row) (*Program, bool, error) {
+	k, ok := t.router.Row(r)
+	if !ok {
+		return nil, false, t.router.RowError(t.where, r)
+	}
+	p := t.progs[k]
+	fr := &p.fr
+	fr.fields = r.Fields
+	if p.where == nil {
+		return p, true, nil
+	}
+	keep := p.where(fr)
+	if fr.err != nil {
+		return nil, false, t.whereError(p)
+	}
+	return p, keep, nil
 }
 
 func (t *Transform) whereError(p *Program) error {

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/planner/plantest"
+
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/optiontest"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
@@ -358,6 +359,15 @@ func TestBatchMatchesRowByRow(t *testing.T) {
 		"select name, upper(name) as u, age from t where age in (1, 2, 3, 50) and score >= 0.25",
 		"select id, name, age, score from t where not (age < 20)",
 		"select id * 2 as id, name, age, score, ts from t",
+		"select age * 3 as a, age + 2147483647 as b, score * -0.0 as c, score + 0.5 as d, score / 4 as e from t",
+		"select id * -1 as a, id - 9 as b, score * -2.5 as c, score - 1 as d, age % 4 as e from t",
+	}
+	// every comparison of a column, and of a column op constant, with a constant, at the
+	// ends of the integer range too
+	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
+		for _, c := range []string{"-3", "0", "20", "9223372036854775807", "-9223372036854775807"} {
+			queries = append(queries, "select * from t where age "+op+" "+c, "select * from t where id % 8 "+op+" "+c)
+		}
 	}
 	rt := tab.RowType()
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -425,18 +435,9 @@ func TestBatchMatchesRowByRow(t *testing.T) {
 }
 
 func TestSqlOptions(t *testing.T) {
-	optiontest.Check(t, plan, `id = int, name = string`, []optiontest.Case{
+	optiontest.Check(t, plantest.Warnings, `id = int, name = string`, []optiontest.Case{
 		{Block: `Sql { plugin_input = src, plugin_output = out, query = "select id from src", engine = zeta }`},
 		{Block: `Sql { query = "select id from src", engin = zeta }`, Warning: `unknown option "engin" (did you mean "engine"?)`},
 		{Block: `Sql { qeury = "select id from src" }`, Err: "transform[0] Sql: query: option is required"},
 	})
-}
-
-// plan plans a job as `strait run` does, for optiontest.Check.
-func plan(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
-	if err != nil {
-		return nil, err
-	}
-	return pp.Warnings, nil
 }

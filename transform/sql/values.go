@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -8,62 +9,47 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
 // appendText appends a value as SeaTunnel's SQL functions turn values into text (CONCAT,
-// TO_CHAR, CAST AS STRING, LIKE on a non-string): Java's toString of the value's Java type.
-// Dates print as 2024-01-31, times as 12:30 or 12:30:05.5, timestamps as 2024-01-31T12:30,
-// floating-point numbers as Java does (1.0, 1.0E10), decimals as BigDecimal.toString.
+// TO_CHAR, CAST AS STRING, LIKE on a non-string): Java's toString of the value's Java type,
+// which row.AppendScalar writes for the scalars (1.0, 1.0E10, 2024-01-31T12:30, decimals as
+// BigDecimal.toString). Two kinds differ from the printed form on purpose: bytes are read
+// as text (Java's new String(bytes)) where printing lists them, and maps are written as
+// Java's Map.toString ({k=v}) where printing writes JSON.
 func appendText(buf []byte, v row.Value) []byte {
-	switch v.T {
-	case types.String, types.Bytes:
-		return append(buf, v.S...)
-	case types.Boolean:
-		return strconv.AppendBool(buf, v.I != 0)
-	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		return strconv.AppendInt(buf, v.I, 10)
-	case types.Float:
-		return row.AppendJavaFloat(buf, float64(v.Float32()), 32)
-	case types.Double:
-		return row.AppendJavaFloat(buf, v.Float64(), 64)
-	case types.Decimal:
-		return row.AppendJavaDecimal(buf, v)
-	case types.Date:
-		return javatime.AppendLocalDate(buf, v.I)
-	case types.Time:
-		return javatime.AppendLocalTime(buf, v.I)
-	case types.Timestamp:
-		return javatime.AppendLocalDateTime(buf, v.I)
-	case types.Map:
-		m := v.Map()
-		buf = append(buf, '{')
-		if m != nil {
-			for i := range m.Keys[:min(len(m.Keys), len(m.Vals))] {
-				if i > 0 {
-					buf = append(buf, ", "...)
-				}
-				buf = appendText(buf, m.Keys[i])
-				buf = append(buf, '=')
-				buf = appendText(buf, m.Vals[i])
-			}
-		}
-		return append(buf, '}')
-	case types.Array, types.Row:
-		buf = append(buf, '[')
-		for i, e := range v.Fields() {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = appendText(buf, e)
-		}
-		return append(buf, ']')
-	case types.Null:
-		return append(buf, "null"...)
+	if isComposite(v.T) {
+		return append(buf, compositeText(v)...)
 	}
-	return buf
+	return appendScalarText(buf, v)
+}
+
+// appendScalarText is appendText of a value that is not an array, map or row.
+func appendScalarText(buf []byte, v row.Value) []byte {
+	if v.T == types.String || v.T == types.Bytes {
+		return append(buf, v.S...)
+	}
+	return row.AppendScalar(buf, v)
+}
+
+// compositeText is appendText of an array, map or row, in a buffer of its own.
+func compositeText(v row.Value) []byte {
+	if v.T == types.Map {
+		return row.AppendJavaMap(nil, v.Map(), appendElemText)
+	}
+	return row.AppendJavaList(nil, v.Fields(), appendElemText)
+}
+
+// appendElemText is appendText for the elements compositeText writes. It is a function of
+// its own so that appendText is never called back through a function value: its buffer,
+// often on the caller's stack, then does not escape.
+func appendElemText(buf []byte, v row.Value) []byte {
+	if isComposite(v.T) {
+		return append(buf, compositeText(v)...)
+	}
+	return appendScalarText(buf, v)
 }
 
 // text returns appendText as a string; strings are returned as they are.
@@ -249,17 +235,24 @@ func toDecimal(v row.Value) (*big.Int, int, error) {
 	return nil, 0, fmt.Errorf("%s is not a number", v.T)
 }
 
+// toDecimals is toDecimal of two values, failing when either fails.
+func toDecimals(a, b row.Value) (ua *big.Int, sa int, ub *big.Int, sb int, err error) {
+	if ua, sa, err = toDecimal(a); err == nil {
+		ub, sb, err = toDecimal(b)
+	}
+	return ua, sa, ub, sb, err
+}
+
 // compareNumeric compares two numeric values exactly where it can (integers, decimals) and as
 // float64 otherwise, as SeaTunnel compares numbers by their double value.
 func compareNumeric(a, b row.Value) int {
 	ai, bi := isInteger(a.T), isInteger(b.T)
 	switch {
 	case ai && bi:
-		return cmpInt(a.I, b.I)
+		return cmp.Compare(a.I, b.I)
 	case (ai || a.T == types.Decimal) && (bi || b.T == types.Decimal):
-		ua, sa, err1 := toDecimal(a)
-		ub, sb, err2 := toDecimal(b)
-		if err1 != nil || err2 != nil {
+		ua, sa, ub, sb, err := toDecimals(a, b)
+		if err != nil {
 			break
 		}
 		return row.CompareDecimal(row.DecimalValue(ua, sa), row.DecimalValue(ub, sb))
@@ -271,19 +264,10 @@ func compareNumeric(a, b row.Value) int {
 
 func isInteger(k types.Kind) bool { return k >= types.TinyInt && k <= types.BigInt }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // cmpFloat orders as Java's primitive comparisons do for the outcomes used here; NaN is
-// unordered: it compares as 2, which no operator accepts except <>.
-func cmpFloat(a, b float64) int {
+// unordered: it compares as 2, which no operator accepts except <>. Integers compare as
+// cmp.Compare does.
+func cmpFloat[T int64 | float64](a, b T) int {
 	switch {
 	case a < b:
 		return -1

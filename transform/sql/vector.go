@@ -169,115 +169,91 @@ func fvecOf(e *expr) fvecFn {
 	}
 }
 
-// scratch holds a kernel's buffers, grown to the batch.
-type scratch struct {
-	ints   []int64
-	floats []float64
-	ok     []bool
+// vecBuf holds a kernel's buffer of values and their non-null flags, grown to the batch.
+type vecBuf[T any] struct {
+	xs []T
+	ok []bool
 }
 
-func (s *scratch) intsFor(n int) ([]int64, []bool) {
-	if cap(s.ints) < n {
-		s.ints = make([]int64, n)
+func (s *vecBuf[T]) grow(n int) ([]T, []bool) {
+	if cap(s.xs) < n {
+		s.xs = make([]T, n)
 	}
 	if cap(s.ok) < n {
 		s.ok = make([]bool, n)
 	}
-	return s.ints[:n], s.ok[:n]
-}
-
-func (s *scratch) floatsFor(n int) ([]float64, []bool) {
-	if cap(s.floats) < n {
-		s.floats = make([]float64, n)
-	}
-	if cap(s.ok) < n {
-		s.ok = make([]bool, n)
-	}
-	return s.floats[:n], s.ok[:n]
+	return s.xs[:n], s.ok[:n]
 }
 
 // intCompareSel is `integer expression op constant` over a batch. A column, or a column op
-// constant, is compared in a loop of its own for each operator.
+// constant, is compared in a loop of its own.
 func intCompareSel(op cmpOp, l *expr, cst int64) selFn {
 	switch {
 	case l.ref > 0:
-		return colCompareSel(op, l.ref-1, cst)
+		return colCompareSel(op, l.ref-1, nil, cst)
 	case l.cop != nil && l.cop.kind != types.Double:
-		return colOpCompareSel(op, l.cop, cst)
+		return colCompareSel(op, l.cop.col, l.cop, cst)
 	}
-	return intCompareSelVec(op, l, cst)
+	return vecCompareSel[int64](op, ivecOf(l), cst)
 }
 
-func colCompareSel(op cmpOp, col int, cst int64) selFn {
+// cmpRange describes the integers x for which `x op cst` holds, for every operator but <>:
+// those in [lo, hi]. ok is false when no integer satisfies op (x < MinInt64, x > MaxInt64).
+func cmpRange(op cmpOp, cst int64) (lo, hi int64, ok bool) {
+	lo, hi, ok = math.MinInt64, math.MaxInt64, true
 	switch op {
 	case opEq:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && v.I == cst)
-			}
-			return sel[:n]
-		}
-	case opNe:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T == types.Null || v.I != cst)
-			}
-			return sel[:n]
-		}
+		lo, hi = cst, cst
 	case opLt:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && v.I < cst)
-			}
-			return sel[:n]
-		}
+		hi, ok = cst-1, cst != math.MinInt64
 	case opLe:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && v.I <= cst)
-			}
-			return sel[:n]
-		}
+		hi = cst
 	case opGt:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && v.I > cst)
-			}
-			return sel[:n]
-		}
+		lo, ok = cst+1, cst != math.MaxInt64
 	case opGe:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && v.I >= cst)
-			}
-			return sel[:n]
-		}
+		lo = cst
 	}
-	return nil
+	return lo, hi, ok
 }
 
-func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
-	col := c.col
-	switch op {
-	case opEq:
+// colCompareSel compares integer column col, or c (column op constant) when c is not nil,
+// with a constant. Every operator but <> is a range of values (cmpRange): a column is
+// compared with the range's one finite end, or with the constant for =, so that its loop
+// makes the one comparison the operator needs; column op constant is compared with the
+// range as an unsigned difference (x - lo, wrapping, at most hi - lo), one loop serving
+// every operator but = (the common x % n = k), which has its own.
+func colCompareSel(op cmpOp, col int, c *colOp, cst int64) selFn {
+	lo, hi, ok := cmpRange(op, cst)
+	switch {
+	case op == opNe:
+		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
+			n := 0
+			for _, i := range sel {
+				v := &rows[i].Fields[col]
+				x := v.I
+				if c != nil {
+					x = c.apply(x)
+				}
+				sel[n] = i
+				n += b2i(v.T == types.Null || x != cst)
+			}
+			return sel[:n]
+		}
+	case !ok:
+		return func(_ *frame, _ []row.Row, sel []int32) []int32 { return sel[:0] }
+	case c != nil && op != opEq:
+		span := uint64(hi - lo)
+		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
+			n := 0
+			for _, i := range sel {
+				v := &rows[i].Fields[col]
+				x := c.apply(v.I)
+				sel[n] = i
+				n += b2i(v.T != types.Null && uint64(x-lo) <= span)
+			}
+			return sel[:n]
+		}
+	case c != nil:
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
@@ -287,71 +263,57 @@ func colOpCompareSel(op cmpOp, c *colOp, cst int64) selFn {
 			}
 			return sel[:n]
 		}
-	case opNe:
+	}
+	// a column: = compares with both ends at once, the others with their finite one
+	bound, upper := lo, hi != math.MaxInt64
+	if upper {
+		bound = hi
+	}
+	if op == opEq {
 		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
 			n := 0
 			for _, i := range sel {
 				v := &rows[i].Fields[col]
 				sel[n] = i
-				n += b2i(v.T == types.Null || c.apply(v.I) != cst)
-			}
-			return sel[:n]
-		}
-	case opLt:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && c.apply(v.I) < cst)
-			}
-			return sel[:n]
-		}
-	case opLe:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && c.apply(v.I) <= cst)
-			}
-			return sel[:n]
-		}
-	case opGt:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && c.apply(v.I) > cst)
-			}
-			return sel[:n]
-		}
-	case opGe:
-		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
-			n := 0
-			for _, i := range sel {
-				v := &rows[i].Fields[col]
-				sel[n] = i
-				n += b2i(v.T != types.Null && c.apply(v.I) >= cst)
+				n += b2i(v.T != types.Null && v.I == cst)
 			}
 			return sel[:n]
 		}
 	}
-	return nil
+	if upper {
+		return func(_ *frame, rows []row.Row, sel []int32) []int32 {
+			n := 0
+			for _, i := range sel {
+				v := &rows[i].Fields[col]
+				sel[n] = i
+				n += b2i(v.T != types.Null && v.I <= bound)
+			}
+			return sel[:n]
+		}
+	}
+	return func(_ *frame, rows []row.Row, sel []int32) []int32 {
+		n := 0
+		for _, i := range sel {
+			v := &rows[i].Fields[col]
+			sel[n] = i
+			n += b2i(v.T != types.Null && v.I >= bound)
+		}
+		return sel[:n]
+	}
 }
 
-func intCompareSelVec(op cmpOp, l *expr, cst int64) selFn {
-	vec := ivecOf(l)
-	var buf scratch
+// vecCompareSel is `expression op constant` over a batch for an integer or double
+// expression computed by vec: a null is kept by <> alone, NaN as cmpFloat orders it.
+func vecCompareSel[T int64 | float64](op cmpOp, vec func(*frame, []row.Row, []int32, []T, []bool), cst T) selFn {
+	var buf vecBuf[T]
 	return func(fr *frame, rows []row.Row, sel []int32) []int32 {
-		xs, ok := buf.intsFor(len(sel))
+		xs, ok := buf.grow(len(sel))
 		vec(fr, rows, sel, xs, ok)
 		n := 0
 		for k, i := range sel {
 			keep := op == opNe
 			if ok[k] {
-				keep = op.holds(cmpInt(xs[k], cst))
+				keep = op.holds(cmpFloat(xs[k], cst))
 			}
 			sel[n] = i
 			n += b2i(keep)
@@ -362,24 +324,7 @@ func intCompareSelVec(op cmpOp, l *expr, cst int64) selFn {
 
 // floatCompareSel is `double expression op constant` over a batch.
 func floatCompareSel(op cmpOp, l *expr, cst float64) selFn {
-	vec := fvecOf(l)
-	var buf scratch
-	return func(fr *frame, rows []row.Row, sel []int32) []int32 {
-		xs, ok := buf.floatsFor(len(sel))
-		vec(fr, rows, sel, xs, ok)
-		n := 0
-		for k, i := range sel {
-			var keep bool
-			if !ok[k] {
-				keep = op == opNe
-			} else {
-				keep = op.holds(cmpFloat(xs[k], cst))
-			}
-			sel[n] = i
-			n += b2i(keep)
-		}
-		return sel[:n]
-	}
+	return vecCompareSel[float64](op, fvecOf(l), cst)
 }
 
 // b2i is 1 for true. Selection loops store every position and advance by b2i of the
@@ -416,84 +361,72 @@ func kernOf(e *expr) kernFn {
 	}
 	col, k := c.col, c.kind
 	if k == types.Double {
-		cst := c.f
-		switch c.op {
-		case '+':
-			return func(_ *frame, rows []row.Row, sel []int32, j int) {
-				for _, i := range sel {
-					f := rows[i].Fields
-					if v := &f[col]; v.T != types.Null {
-						f[j].SetScalar(types.Double, int64(math.Float64bits(math.Float64frombits(uint64(v.I))+cst)))
-					} else {
-						f[j].SetNull()
-					}
-				}
-			}
-		case '*':
-			return func(_ *frame, rows []row.Row, sel []int32, j int) {
-				for _, i := range sel {
-					f := rows[i].Fields
-					if v := &f[col]; v.T != types.Null {
-						f[j].SetScalar(types.Double, int64(math.Float64bits(math.Float64frombits(uint64(v.I))*cst)))
-					} else {
-						f[j].SetNull()
-					}
-				}
-			}
+		// x + c and x * c are both x*m + a: (1, c) and (c, -0), -0 leaving every product,
+		// negative zero included, as it is
+		m, a, linear := linearOp(c.op, 1.0, c.f, math.Copysign(0, -1))
+		if !linear {
+			op, cst := c.op, c.f
+			return mapColumn(col, types.Double, func(x int64) int64 {
+				return int64(math.Float64bits(floatCalc(op, math.Float64frombits(uint64(x)), cst)))
+			})
 		}
-		op := c.op
 		return func(_ *frame, rows []row.Row, sel []int32, j int) {
 			for _, i := range sel {
 				f := rows[i].Fields
-				if v := &f[col]; v.T != types.Null {
-					f[j].SetScalar(types.Double, int64(math.Float64bits(floatCalc(op, math.Float64frombits(uint64(v.I)), cst))))
-				} else {
+				if v := &f[col]; v.T == types.Null {
 					f[j].SetNull()
+				} else {
+					f[j].SetScalar(types.Double, int64(math.Float64bits(math.Float64frombits(uint64(v.I))*m+a)))
 				}
 			}
 		}
 	}
-	cst, wrap := c.c, k == types.Int
-	switch c.op {
-	case '+':
-		return func(_ *frame, rows []row.Row, sel []int32, j int) {
-			for _, i := range sel {
-				f := rows[i].Fields
-				if v := &f[col]; v.T != types.Null {
-					x := v.I + cst
-					if wrap {
-						x = int64(int32(x))
-					}
-					f[j].SetScalar(k, x)
-				} else {
-					f[j].SetNull()
-				}
-			}
-		}
-	case '*':
-		return func(_ *frame, rows []row.Row, sel []int32, j int) {
-			for _, i := range sel {
-				f := rows[i].Fields
-				if v := &f[col]; v.T != types.Null {
-					x := v.I * cst
-					if wrap {
-						x = int64(int32(x))
-					}
-					f[j].SetScalar(k, x)
-				} else {
-					f[j].SetNull()
-				}
-			}
-		}
+	m, a, linear := linearOp(c.op, 1, c.c, 0)
+	if !linear {
+		return mapColumn(col, k, c.apply)
 	}
+	// x + c and x * c are both x*m + a, which wraps as the operators do
+	wrap := k == types.Int
 	return func(_ *frame, rows []row.Row, sel []int32, j int) {
 		for _, i := range sel {
 			f := rows[i].Fields
-			if v := &f[col]; v.T != types.Null {
-				f[j].SetScalar(k, c.apply(v.I))
+			v := &f[col]
+			x := v.I*m + a
+			if wrap {
+				x = int64(int32(x))
+			}
+			if v.T != types.Null {
+				f[j].SetScalar(k, x)
 			} else {
 				f[j].SetNull()
 			}
 		}
 	}
+}
+
+// mapColumn is the kernel that writes fn of the value of column col (a double as its bits)
+// as a value of kind k, or null for null.
+func mapColumn(col int, k types.Kind, fn func(int64) int64) kernFn {
+	return func(_ *frame, rows []row.Row, sel []int32, j int) {
+		for _, i := range sel {
+			f := rows[i].Fields
+			if v := &f[col]; v.T != types.Null {
+				f[j].SetScalar(k, fn(v.I))
+			} else {
+				f[j].SetNull()
+			}
+		}
+	}
+}
+
+// linearOp writes `x op c` as x*m + a for + and * (one, zero: the multiplier's one and the
+// addend's zero), so one loop serves both.
+func linearOp[T int64 | float64](op byte, one, c, zero T) (m, a T, ok bool) {
+	switch op {
+	case '+':
+		return one, c, true
+	case '*':
+		return c, zero, true
+	}
+	return 0, 0, false
 }

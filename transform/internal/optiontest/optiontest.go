@@ -3,7 +3,8 @@
 // warnings (unknown options, with the nearest known name) with what a case expects.
 //
 // The planner builds its plan from the plugins, so the plugins never import it: the test
-// that calls Check hands the planning over as a Plan (test files may import the planner).
+// that calls Check hands the planning over as a Plan (test files may import the planner;
+// planner/plantest.Warnings is the one `strait run` does).
 package optiontest
 
 import (

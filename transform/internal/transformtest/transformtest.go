@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
@@ -218,6 +219,58 @@ func BuildJob(t testing.TB, root *hocon.Value) *Job {
 func stringOpt(o *config.Options, key string) string {
 	s, _ := o.String(key, "")
 	return s
+}
+
+// An ErrorCase is a transform's options and a text the error building it must hold. It
+// names an unnamed struct type, so that tables of cases are written as {opts, msg} pairs.
+type ErrorCase = struct{ Opts, Msg string }
+
+// BuildErrors builds the transform name on the input tables with each case's options and
+// checks that it fails with the case's message.
+func BuildErrors(t *testing.T, name string, tab *catalog.Table, cases []ErrorCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := Build(t, name, c.Opts, tab)
+		if err == nil || !strings.Contains(err.Error(), c.Msg) {
+			t.Errorf("%q: error %v, want %q", c.Opts, err, c.Msg)
+		}
+	}
+}
+
+// ProcessFirst runs the batch in through tr and checks whether the output is in itself
+// (same), and the kind and the fields (as fmt.Sprint prints them) of its first row; errors
+// start with what (the case's options).
+func ProcessFirst(t testing.TB, what string, tr connector.Transform, in *row.Batch, same bool, kind row.Kind, first string) {
+	t.Helper()
+	res, err := tr.Process(t.Context(), in)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if (res == in) != same {
+		t.Errorf("%s: batch reused %v, want %v", what, res == in, same)
+	}
+	if s := fmt.Sprint(res.Rows[0].Fields); s != first || res.Rows[0].Kind != kind {
+		t.Errorf("%s: row %s %s, want %s %s", what, res.Rows[0].Kind, s, kind, first)
+	}
+	res.Release()
+}
+
+// RunRows runs the batch through the transforms and checks the fields of the rows that
+// come out, each as fmt.Sprint prints them.
+func RunRows(t testing.TB, in *row.Batch, trs []connector.Transform, want ...string) {
+	t.Helper()
+	rows, err := Run(t, in, trs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i := range want {
+		if got := fmt.Sprint(rows[i].Fields); got != want[i] {
+			t.Errorf("row %d = %s, want %s", i, got, want[i])
+		}
+	}
 }
 
 // BenchRows measures process on batches of 1024 rows made by gen (making the batches is not

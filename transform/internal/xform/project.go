@@ -9,15 +9,14 @@ type Projection struct {
 	Where  string
 	Router *Router
 	Idx    [][]int // per table: the input position of each output field
-	widths []int
-	same   bool // every table keeps all its fields in order: nothing to do
+	same   bool    // every table keeps all its fields in order: nothing to do
 }
 
-// NewProjection prepares a projection; widths are the input tables' field counts.
-func NewProjection(where string, router *Router, idx [][]int, widths []int) *Projection {
-	p := &Projection{Where: where, Router: router, Idx: idx, widths: widths, same: true}
+// NewProjection prepares a projection of the tables the router routes to.
+func NewProjection(where string, router *Router, idx [][]int) *Projection {
+	p := &Projection{Where: where, Router: router, Idx: idx, same: true}
 	for k := range idx {
-		if !Identity(idx[k], widths[k]) {
+		if !Identity(idx[k], router.widths[k]) {
 			p.same = false
 		}
 	}
@@ -31,22 +30,14 @@ func (p *Projection) Process(in *row.Batch) (*row.Batch, error) {
 		return in, nil
 	}
 	out := row.NewBatch(in.Cap())
-	idx := p.Idx[0]
-	width := p.widths[0]
 	for i := range in.Rows {
 		r := &in.Rows[i]
-		if len(p.Idx) > 1 {
-			k := p.Router.Route(r.Table)
-			if k < 0 {
-				out.Release()
-				return nil, UnknownTable(p.Where, r.Table)
-			}
-			idx, width = p.Idx[k], p.widths[k]
-		}
-		if len(r.Fields) != width {
+		k, ok := p.Router.Row(r)
+		if !ok {
 			out.Release()
-			return nil, WidthError(p.Where, r, width)
+			return nil, p.Router.RowError(p.Where, r)
 		}
+		idx := p.Idx[k]
 		o := out.Add(r.Kind, r.Table, len(idx))
 		for j, x := range idx {
 			v := r.Fields[x]

@@ -40,17 +40,9 @@ func NewWiden(where string, inputs []*catalog.Table, cols [][]catalog.Column) (*
 	return w, outs
 }
 
-// Plan returns the plan for a row's table, or nil when the table is unknown.
-func (w *Widen) Plan(table string) (*WidenPlan, int) {
-	k := w.Router.Route(table)
-	if k < 0 {
-		return nil, -1
-	}
-	return &w.Plans[k], k
-}
-
 // Builder collects the output rows of one batch.
 type Builder struct {
+	w       *Widen
 	in, out *row.Batch
 	inPlace bool
 	n       int
@@ -59,9 +51,21 @@ type Builder struct {
 // Begin starts the output of the batch in.
 func (w *Widen) Begin(in *row.Batch) Builder {
 	if w.inPlace {
-		return Builder{in: in, out: in, inPlace: true}
+		return Builder{w: w, in: in, out: in, inPlace: true}
 	}
-	return Builder{in: in, out: row.NewBatch(in.Cap())}
+	return Builder{w: w, in: in, out: row.NewBatch(in.Cap())}
+}
+
+// Route returns the plan of the input row r and the index of its table. A row of a table
+// the transform was not built for, or of the wrong width, drops the output batch and
+// returns the error.
+func (b *Builder) Route(r *row.Row) (*WidenPlan, int, error) {
+	k, ok := b.w.Router.Row(r)
+	if !ok {
+		b.Fail()
+		return nil, -1, b.w.Router.RowError(b.w.Where, r)
+	}
+	return &b.w.Plans[k], k, nil
 }
 
 // Row emits the input row r (which must be in.Rows[i] for increasing i; rows not passed are

@@ -69,17 +69,30 @@ func columnNames(t *catalog.Table) string {
 // its table id, as SeaTunnel's single-table transforms do; with several the table id picks
 // the plan, the last hit being tried first so a run of rows of one table costs one compare.
 type Router struct {
-	ids  []string
-	last int
+	ids    []string
+	widths []int // the tables' field counts
+	last   int
 }
 
 // NewRouter routes rows of the given tables, in order.
 func NewRouter(tables []*catalog.Table) *Router {
-	r := &Router{ids: make([]string, len(tables))}
+	r := &Router{ids: make([]string, len(tables)), widths: make([]int, len(tables))}
 	for i, t := range tables {
 		r.ids[i] = t.ID()
+		r.widths[i] = len(t.Columns)
 	}
 	return r
+}
+
+// Row returns the index of the row's table, and false when the row belongs to none of the
+// tables or its field count is not its table's (RowError says which). It is small enough to
+// be inlined into the transforms' row loops.
+func (r *Router) Row(rw *row.Row) (int, bool) {
+	k := 0
+	if len(r.ids) > 1 {
+		k = r.Route(rw.Table)
+	}
+	return k, k >= 0 && len(rw.Fields) == r.widths[k]
 }
 
 // Route returns the index of the table, or -1 when the row belongs to none of them.
@@ -139,6 +152,14 @@ func Project(in *catalog.Table, idx []int, names []string) *catalog.Table {
 		out.Columns[i] = c
 		have[names[i]] = true
 	}
+	KeepKeys(out, have)
+	return out
+}
+
+// KeepKeys drops the primary key and the constraint keys of out that name a column not in
+// have (the output's column names), as SeaTunnel does for a table whose columns were picked;
+// the constraint keys kept get their own column lists.
+func KeepKeys(out *catalog.Table, have map[string]bool) {
 	if out.PrimaryKey != nil {
 		for _, c := range out.PrimaryKey.Columns {
 			if !have[c] {
@@ -151,10 +172,7 @@ func Project(in *catalog.Table, idx []int, names []string) *catalog.Table {
 	for _, k := range out.ConstraintKeys {
 		ok := true
 		for _, c := range k.Columns {
-			if !have[c.Name] {
-				ok = false
-				break
-			}
+			ok = ok && have[c.Name]
 		}
 		if ok {
 			k.Columns = append([]catalog.ConstraintCol(nil), k.Columns...)
@@ -162,7 +180,6 @@ func Project(in *catalog.Table, idx []int, names []string) *catalog.Table {
 		}
 	}
 	out.ConstraintKeys = keys
-	return out
 }
 
 // Identity reports whether idx picks every one of width fields in order.
