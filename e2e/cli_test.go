@@ -95,9 +95,7 @@ func TestCLIAgainstCluster(t *testing.T) {
 	if _, err := strconv.ParseInt(id, 10, 64); err != nil {
 		t.Fatalf("--async printed %q first, want the job id:\n%s", id, out)
 	}
-	if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, out)
-	}
+	awaitFinished(t, addr, id)
 	if code, out := run(t, "run", "--address", addr, "-j", id); code != 0 || !strings.Contains(out, "FINISHED") {
 		t.Errorf("run -j: exit %d\n%s", code, out)
 	}

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,14 +322,7 @@ func (c *ftCluster) jobState(t *testing.T, id string) (ftStatus, bool) {
 // is shared) until it holds, failing past the bound; it returns how long it took.
 func await(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
-	began := time.Now()
-	for !cond() {
-		if time.Since(began) > within {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(time.Second)
-	}
-	return time.Since(began)
+	return pollUntil(t, within, time.Second, what, cond)
 }
 
 // ftRun is one run of a case on its cluster.
@@ -418,7 +413,7 @@ func (r *ftRun) nodeDown(t *testing.T) time.Time {
 		}
 		r.hit[p.ID] = on[r.victim]
 		on1 := r.c.workflowWorker(t, contract.PipelineWorkflowID(mustID(t, r.id), p.ID))
-		placement = append(placement, fmt.Sprintf("pipeline %d: tasks on %v, workflow on %s", p.ID, keys(on), on1))
+		placement = append(placement, fmt.Sprintf("pipeline %d: tasks on %v, workflow on %s", p.ID, slices.Sorted(maps.Keys(on)), on1))
 	}
 	// the master is the worker of the first pipeline's workflow, its checkpoint coordinator
 	master := r.c.workflowWorker(t, contract.PipelineWorkflowID(mustID(t, r.id), st.Pipelines[0].ID))
@@ -572,25 +567,16 @@ func sinkLines(t *testing.T, dir string) (int, []string) {
 	t.Helper()
 	seen := map[string]int{}
 	total := 0
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
+	for _, content := range localFileFiles(t, dir) {
+		sc := bufio.NewScanner(strings.NewReader(content))
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			seen[sc.Text()]++
 			total++
 		}
-		return sc.Err()
-	})
-	if err != nil {
-		t.Fatalf("sink folder %s: %v", dir, err)
+		if err := sc.Err(); err != nil {
+			t.Fatalf("sink folder %s: %v", dir, err)
+		}
 	}
 	var dups []string
 	for line, n := range seen {
@@ -621,13 +607,4 @@ func mustID(t *testing.T, id string) int64 {
 		t.Fatalf("job id %q: %v", id, err)
 	}
 	return n
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

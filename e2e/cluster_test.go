@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,16 +137,57 @@ func freePort(t *testing.T) int {
 	return p
 }
 
+// eventually polls cond every 200 ms until it holds, failing past the bound; it returns how
+// long it took.
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
-	start := time.Now()
+	return pollUntil(t, within, 200*time.Millisecond, what, cond)
+}
+
+// pollUntil polls cond every interval until it holds, failing past the bound; it returns how
+// long it took.
+func pollUntil(t *testing.T, within, interval time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	began := time.Now()
 	for !cond() {
-		if time.Since(start) > within {
+		if time.Since(began) > within {
 			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(interval)
+	}
+	return time.Since(began)
+}
+
+// awaitFinished waits for a job with `strait job wait`, failing the test unless the job
+// finishes.
+func awaitFinished(t *testing.T, addr, id string) {
+	t.Helper()
+	if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
+		t.Fatalf("job wait %s: exit %d\n%s", id, code, out)
+	}
+}
+
+// awaitJobDiff polls diff every 200 ms until it says nothing, for at most within; a job that
+// stops running fails the wait at once (its state is read every tenth poll), with what diff
+// said last.
+func awaitJobDiff(t *testing.T, addr, id string, within time.Duration, diff func() string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for n := 0; ; n++ {
+		d := diff()
+		if d == "" {
+			return
+		}
+		if n%10 == 9 {
+			if st := jobStatus(t, addr, id); st.State != "RUNNING" {
+				t.Fatalf("job %s is %s (%s): %s", id, st.State, st.Error, d)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, d)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return time.Since(start)
 }
 
 type runnerView struct {
@@ -227,14 +270,53 @@ func submit(t *testing.T, addr, job string) string {
 
 var consoleID = regexp.MustCompile(`SeaTunnelRow#kind=INSERT : (-?\d+),`)
 
+// eachConsoleRowOnce checks that the Console sinks of the processes printed want rows in
+// all, no id twice.
+func eachConsoleRowOnce(t *testing.T, want int, procs ...*proc) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, p := range procs {
+		sc := bufio.NewScanner(strings.NewReader(p.output()))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if m := consoleID.FindStringSubmatch(sc.Text()); m != nil {
+				seen[m[1]]++
+			}
+		}
+	}
+	total := 0
+	for k, n := range seen {
+		total += n
+		if n != 1 {
+			t.Fatalf("row %s arrived %d times", k, n)
+		}
+	}
+	if total != want {
+		t.Fatalf("%d rows arrived, want %d", total, want)
+	}
+}
+
+// hashExchangeOnce runs a FakeSource → Console job of parallelism readers of perReader rows
+// each, its Console sink partitioned by id: every row reaches the sink on one of the
+// processes once, and the reading and writing task groups ran on different runners.
+func hashExchangeOnce(t *testing.T, addr string, parallelism, perReader int, procs ...*proc) {
+	t.Helper()
+	id := submit(t, addr, writeJob(t, fmt.Sprintf(`
+env { parallelism = %d, job.mode = BATCH }
+source { FakeSource { plugin_output = "fake", row.num = %d, schema = { fields { id = bigint, name = string } } } }
+sink { Console { plugin_input = "fake", partition_by = [id] } }`, parallelism, perReader)))
+	awaitFinished(t, addr, id)
+	eachConsoleRowOnce(t, parallelism*perReader, procs...)
+	if source, sink := groupRunners(t, addr, id); source == sink {
+		t.Fatalf("both task groups ran on %s: the exchange never crossed runners", source)
+	}
+}
+
 // TestCluster runs Strait as separate processes: a Temporal dev server, a worker and three
 // runners, one of them tagged.
 func TestCluster(t *testing.T) {
 	t.Parallel() // a cluster of its own processes, mostly waiting
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, addr, "temporal dev server up")
+	addr := startTemporal(t)
 	// two workers: the workflows and coordinator activities run on whichever polls first
 	start(t, "worker-1", "worker", "--address", addr)
 	start(t, "worker-2", "worker", "--address", addr)
@@ -252,43 +334,7 @@ func TestCluster(t *testing.T) {
 	})
 
 	t.Run("hash exchange across runners delivers every row once", func(t *testing.T) {
-		const perReader = 2000
-		id := submit(t, addr, writeJob(t, fmt.Sprintf(`
-env { parallelism = 3, job.mode = BATCH }
-source { FakeSource { plugin_output = "fake", row.num = %d, schema = { fields { id = bigint, name = string } } } }
-sink { Console { plugin_input = "fake", partition_by = [id] } }`, perReader)))
-		code, out := run(t, "job", "wait", "--address", addr, id)
-		if code != 0 {
-			t.Fatalf("job wait: exit %d\n%s", code, out)
-		}
-		seen := map[string]int{}
-		for _, p := range runners {
-			sc := bufio.NewScanner(strings.NewReader(p.output()))
-			sc.Buffer(make([]byte, 1<<20), 1<<20)
-			for sc.Scan() {
-				if m := consoleID.FindStringSubmatch(sc.Text()); m != nil {
-					seen[m[1]]++
-				}
-			}
-		}
-		total := 0
-		for k, n := range seen {
-			total += n
-			if n != 1 {
-				t.Fatalf("row %s arrived %d times", k, n)
-			}
-		}
-		if total != 3*perReader {
-			t.Fatalf("%d rows arrived, want %d", total, 3*perReader)
-		}
-		jv := jobStatus(t, addr, id)
-		groupRunner := map[int]string{}
-		for _, task := range jv.Pipelines[0].Tasks {
-			groupRunner[task.Task.Group] = task.Runner
-		}
-		if groupRunner[1] == groupRunner[2] {
-			t.Fatalf("both task groups ran on %s: the exchange never crossed runners", groupRunner[1])
-		}
+		hashExchangeOnce(t, addr, 3, 2000, slices.Collect(maps.Values(runners))...)
 	})
 
 	t.Run("tag filter lands on the tagged runner", func(t *testing.T) {
@@ -296,9 +342,7 @@ sink { Console { plugin_input = "fake", partition_by = [id] } }`, perReader)))
 env { parallelism = 2, tag_filter { zone = "db-zone" } }
 source { FakeSource { row.num = 10, schema = { fields { id = int } } } }
 sink { Console { log.print.data = false } }`))
-		if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
-			t.Fatalf("exit %d\n%s", code, out)
-		}
+		awaitFinished(t, addr, id)
 		for _, task := range jobStatus(t, addr, id).Pipelines[0].Tasks {
 			if task.Runner != "r3" {
 				t.Fatalf("task %+v ran on %s, not on the tagged runner", task.Task, task.Runner)
@@ -363,9 +407,7 @@ sink { Console { plugin_input = "fake", partition_by = [id], log.print.data = fa
 env { parallelism = 3 }
 source { FakeSource { row.num = 10, schema = { fields { id = int } } } }
 sink { Console { log.print.data = false } }`))
-			if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
-				t.Fatalf("exit %d\n%s", code, out)
-			}
+			awaitFinished(t, addr, id)
 			for _, task := range jobStatus(t, addr, id).Pipelines[0].Tasks {
 				if task.Runner == "r2" {
 					t.Fatalf("task %+v was placed on the lost runner", task.Task)
@@ -437,11 +479,8 @@ func countLines(dir string) int {
 // LocalFile sink ends with exactly the rows the source produced.
 func TestRunnerKilledMidJob(t *testing.T) {
 	t.Parallel() // a cluster of its own processes, mostly waiting
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr := startTemporal(t)
 	ckpt := t.TempDir()
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, addr, "temporal dev server up")
 	start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
 	spare := start(t, "worker-2", "worker", "--address", addr, "--checkpoint-dir", ckpt)
 	runners := map[string]*proc{}
@@ -485,10 +524,7 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 		return jv.State == "FINISHED" || (task.Runner != victim && task.State == "RUNNING")
 	})
 	t.Logf("runner %s killed; the job ran again %s later", victim, back.Round(100*time.Millisecond))
-	code, o := run(t, "job", "wait", "--address", addr, id)
-	if code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, o)
-	}
+	awaitFinished(t, addr, id)
 	t.Logf("runner %s killed; job finished %s later", victim, time.Since(killed).Round(100*time.Millisecond))
 	var st struct {
 		Pipelines []struct {
@@ -505,31 +541,10 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 		t.Fatalf("status %+v", st)
 	}
 	// exactly the 300 rows, each once
-	ids := map[string]int{}
-	total := 0
-	_ = filepath.WalkDir(filepath.Join(out, "sink"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if line == "" {
-				continue
-			}
-			var r struct {
-				ID int64 `json:"id"`
-			}
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-			ids[fmt.Sprint(r.ID)]++
-			total++
-		}
-		return nil
-	})
+	ids, total := jsonIDs(t, filepath.Join(out, "sink"))
 	for k, n := range ids {
 		if n != 1 {
-			t.Fatalf("row %s written %d times", k, n)
+			t.Fatalf("row %d written %d times", k, n)
 		}
 	}
 	if total != 300 {
@@ -571,10 +586,7 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 	}
 	_ = temporal.cmd.Wait()
 	temporal = up()
-	code, o := run(t, "job", "wait", "--address", addr, id)
-	if code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, o)
-	}
+	awaitFinished(t, addr, id)
 	var st struct {
 		Pipelines []struct {
 			Restarts int `json:"restarts"`
@@ -584,23 +596,10 @@ sink { LocalFile { plugin_input = "fake", path = "%s/sink", tmp_path = "%s/tmp",
 	if err := json.Unmarshal([]byte(so), &st); err != nil {
 		t.Fatal(err)
 	}
-	total, ids := 0, map[string]bool{}
-	_ = filepath.WalkDir(filepath.Join(out, "sink"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if line != "" {
-				total++
-				ids[line] = true
-			}
-		}
-		return nil
-	})
-	t.Logf("restarts %d, rows %d, distinct %d", st.Pipelines[0].Restarts, total, len(ids))
-	if total != 100 || len(ids) != 100 {
-		t.Fatalf("%d rows (%d distinct) in the sink, want 100", total, len(ids))
+	total, twice := sinkLines(t, filepath.Join(out, "sink"))
+	t.Logf("restarts %d, rows %d, rows written twice %d", st.Pipelines[0].Restarts, total, len(twice))
+	if total != 100 || len(twice) > 0 {
+		t.Fatalf("%d rows in the sink, want 100; written twice: %v", total, twice)
 	}
 }
 
@@ -615,4 +614,15 @@ func awaitListening(t *testing.T, addr, what string) {
 		}
 		return err == nil
 	})
+}
+
+// startTemporal starts a Temporal dev server alone (`strait dev --only-temporal`) on a free
+// port and waits until it accepts connections; it returns its address.
+func startTemporal(t *testing.T) string {
+	t.Helper()
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
+	awaitListening(t, addr, "temporal dev server up")
+	return addr
 }

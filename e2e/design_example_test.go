@@ -32,10 +32,7 @@ func TestDesignExample(t *testing.T) {
 	}
 	seed := cdcKillSeed(t)
 	c := &cluster{ckpt: t.TempDir()}
-	port := freePort(t)
-	c.addr = fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, c.addr, "temporal dev server up")
+	c.addr = startTemporal(t)
 	start(t, "worker", "worker", "--address", c.addr, "--checkpoint-dir", c.ckpt)
 	runners := map[string]*proc{"d1": c.runner(t, "d1", 2), "d2": c.runner(t, "d2", 2)}
 
@@ -150,24 +147,7 @@ sink {
 		}
 		return out
 	}
-	eventRows := func() []string {
-		rows, err := pg.Query(context.Background(), "SELECT id, kind, value FROM "+schema+".events ORDER BY id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var i int64
-			var k string
-			var v int
-			if err := rows.Scan(&i, &k, &v); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprintf("(%d,%s,%d)", i, k, v))
-		}
-		return out
-	}
+	eventRows := func() []string { return pgTriples(t, pg, "SELECT id, kind, value FROM "+schema+".events ORDER BY id") }
 	converged := func(what string, within time.Duration, events int) {
 		t.Helper()
 		deadline := time.Now().Add(within)

@@ -39,6 +39,12 @@ func seatunnel(parts ...string) string {
 	return filepath.Join(append([]string{"..", "testdata", "seatunnel-e2e"}, parts...)...)
 }
 
+// connectorSuite is the path of a file of the SeaTunnel end-to-end suite a connector keeps
+// in its testdata/seatunnel.
+func connectorSuite(connector string, parts ...string) string {
+	return filepath.Join(append([]string{"..", "connectors", connector, "testdata", "seatunnel"}, parts...)...)
+}
+
 // run runs strait with args and returns its exit code and combined output.
 func run(t *testing.T, args ...string) (int, string) {
 	t.Helper()
@@ -147,24 +153,7 @@ func TestBrokenExpectationsFail(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file+" "+c.want, func(t *testing.T) {
-			b, err := os.ReadFile(seatunnel(c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(b), c.old) {
-				t.Fatalf("%s does not contain %q", c.file, c.old)
-			}
-			broken := filepath.Join(t.TempDir(), filepath.Base(c.file))
-			if err := os.WriteFile(broken, []byte(strings.Replace(string(b), c.old, c.new, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			code, out := run(t, "run", broken)
-			if code != 1 {
-				t.Fatalf("exit %d, want 1\n%s", code, tail(out, 30))
-			}
-			if !strings.Contains(out, c.want) || !strings.Contains(out, "FAILED") {
-				t.Fatalf("output does not name %q:\n%s", c.want, tail(out, 30))
-			}
+			runBroken(t, c.file, readSeaTunnel(t, c.file), breakage{c.old, c.new, 1, []string{c.want}})
 		})
 	}
 }

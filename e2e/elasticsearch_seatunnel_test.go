@@ -11,7 +11,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +21,7 @@ import (
 // as https://elasticsearch:9200, user elastic, password elasticsearch: a TLS front there
 // passes the requests to ZincSearch's Elasticsearch API.
 
-func esSuite(name string) string {
-	return filepath.Join("..", "connectors", "elasticsearch", "testdata", "seatunnel", name)
-}
+func esSuite(name string) string { return connectorSuite("elasticsearch", name) }
 
 // esFront serves https://elasticsearch:9200 in front of the test server, taking SeaTunnel's
 // credentials; it returns the test server's URL.

@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
-	"fmt"
 	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,11 +26,8 @@ var exchangeAt = regexp.MustCompile(`exchange at (\S+) \(mTLS\)`)
 // certificate cannot exchange with one that has one.
 func TestExchangeMTLS(t *testing.T) {
 	t.Parallel() // a cluster of its own processes, mostly waiting
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr := startTemporal(t)
 	ckpt := t.TempDir()
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, addr, "temporal dev server up")
 	start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
 	ca := testcert.New(t, t.TempDir(), "127.0.0.1")
 	runner := func(id string, mtls bool) *proc {
@@ -75,38 +69,7 @@ func TestExchangeMTLS(t *testing.T) {
 	})
 
 	t.Run("hash exchange across mTLS runners delivers every row once", func(t *testing.T) {
-		const perReader = 2000
-		id := submit(t, addr, writeJob(t, fmt.Sprintf(`
-env { parallelism = 2, job.mode = BATCH }
-source { FakeSource { plugin_output = "fake", row.num = %d, schema = { fields { id = bigint, name = string } } } }
-sink { Console { plugin_input = "fake", partition_by = [id] } }`, perReader)))
-		if code, out := run(t, "job", "wait", "--address", addr, id); code != 0 {
-			t.Fatalf("job wait: exit %d\n%s", code, out)
-		}
-		seen := map[string]int{}
-		for _, p := range []*proc{m1, m2} {
-			sc := bufio.NewScanner(strings.NewReader(p.output()))
-			sc.Buffer(make([]byte, 1<<20), 1<<20)
-			for sc.Scan() {
-				if m := consoleID.FindStringSubmatch(sc.Text()); m != nil {
-					seen[m[1]]++
-				}
-			}
-		}
-		total := 0
-		for k, n := range seen {
-			total += n
-			if n != 1 {
-				t.Fatalf("row %s arrived %d times", k, n)
-			}
-		}
-		if total != 2*perReader {
-			t.Fatalf("%d rows arrived, want %d", total, 2*perReader)
-		}
-		source, sink := groupRunners(t, addr, id)
-		if source == sink {
-			t.Fatalf("both task groups ran on %s: the exchange never crossed runners", source)
-		}
+		hashExchangeOnce(t, addr, 2, 2000, m1, m2)
 	})
 
 	t.Run("clients without a certificate of the CA are refused at the exchange address", func(t *testing.T) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,10 +23,7 @@ type cluster struct {
 
 func startCluster(t *testing.T, ckpt string) *cluster {
 	t.Helper()
-	port := freePort(t)
-	c := &cluster{addr: fmt.Sprintf("127.0.0.1:%d", port), ckpt: ckpt}
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, c.addr, "temporal dev server up")
+	c := &cluster{addr: startTemporal(t), ckpt: ckpt}
 	start(t, "worker", "worker", "--address", c.addr, "--checkpoint-dir", ckpt)
 	return c
 }
@@ -83,50 +82,61 @@ func (c *cluster) status(t *testing.T, id string) statusCounts {
 // jsonIDs reads the id field of every json line under dir, counting each.
 func jsonIDs(t *testing.T, dir string) (map[int64]int, int) {
 	t.Helper()
-	ids, total := map[int64]int{}, 0
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if p == dir && errors.Is(err, fs.ErrNotExist) {
-			return filepath.SkipAll // nothing committed yet
-		}
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	ids := map[int64]int{}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return ids, 0 // nothing committed yet
+	}
+	rows := jsonLines[struct {
+		ID int64 `json:"id"`
+	}](t, dir)
+	for _, r := range rows {
+		ids[r.ID]++
+	}
+	return ids, len(rows)
+}
+
+// jsonLines decodes every line of every file under dir, the files in the order of their
+// names.
+func jsonLines[T any](t *testing.T, dir string) []T {
+	t.Helper()
+	files := localFileFiles(t, dir)
+	var out []T
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		for _, line := range strings.Split(strings.TrimSpace(files[name]), "\n") {
 			if line == "" {
 				continue
 			}
-			var r struct {
-				ID int64 `json:"id"`
-			}
+			var r T
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+				t.Fatalf("%s: %v", filepath.Join(dir, name), err)
 			}
-			ids[r.ID]++
-			total++
+			out = append(out, r)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return ids, total
+	return out
 }
 
 // exactlyOnce checks that the sink under dir holds the ids 1..n, each once.
 func exactlyOnce(t *testing.T, dir string, n int) {
 	t.Helper()
 	ids, total := jsonIDs(t, dir)
-	for i := 1; i <= n; i++ {
-		if ids[int64(i)] != 1 {
-			t.Errorf("row %d written %d times", i, ids[int64(i)])
-		}
-	}
+	eachIDOnce(t, dir, ids, n)
 	if total != n {
 		t.Fatalf("%d rows in %s, want %d", total, dir, n)
+	}
+}
+
+// eachIDOnce checks that ids counts each of the ids 1..n once and no other id; what names
+// the sink in the errors.
+func eachIDOnce(t *testing.T, what string, ids map[int64]int, n int) {
+	t.Helper()
+	for i := int64(1); i <= int64(n); i++ {
+		if ids[i] != 1 {
+			t.Errorf("%s: row %d written %d times", what, i, ids[i])
+		}
+	}
+	if len(ids) != n {
+		t.Errorf("%s: %d distinct rows, want %d", what, len(ids), n)
 	}
 }
 
@@ -167,9 +177,7 @@ func TestRestoreAfterTheOnlyRunnerDied(t *testing.T) {
 	if on := c.runningOn(t, "7301"); on != "alive" {
 		t.Fatalf("the restored job runs on %q, want the live runner", on)
 	}
-	if code, o := run(t, "job", "wait", "--address", c.addr, "7301"); code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, o)
-	}
+	awaitFinished(t, c.addr, "7301")
 	exactlyOnce(t, filepath.Join(out, "sink"), 100)
 }
 
@@ -240,8 +248,6 @@ func TestWorkerAndRunnerWaitForTemporal(t *testing.T) {
 	eventually(t, 90*time.Second, "the runner registered", func() bool { return clusterStatus(t, addr)["early"].State == "ALIVE" })
 	out := t.TempDir()
 	id := submit(t, addr, slowJobOf(t, out, 20))
-	if code, o := run(t, "job", "wait", "--address", addr, id); code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, o)
-	}
+	awaitFinished(t, addr, id)
 	exactlyOnce(t, filepath.Join(out, "sink"), 20)
 }

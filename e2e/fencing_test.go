@@ -152,15 +152,7 @@ sink { %s }`, slowInput(t, dir, n), sink.block(t, dir)))
 
 func checkExactlyOnce(t *testing.T, sink exactlyOnceSink, dir, job string) {
 	t.Helper()
-	ids := sink.ids(t, dir)
-	for i := int64(1); i <= 100; i++ {
-		if ids[i] != 1 {
-			t.Errorf("%s: row %d written %d times", sink.name, i, ids[i])
-		}
-	}
-	if len(ids) != 100 {
-		t.Errorf("%s: %d distinct rows, want 100", sink.name, len(ids))
-	}
+	eachIDOnce(t, sink.name, sink.ids(t, dir), 100)
 	if left := sink.left(t, dir, job); len(left) > 0 {
 		t.Errorf("%s: a dead attempt left %v", sink.name, left)
 	}
@@ -188,9 +180,7 @@ func TestStalledRunnerFencesItself(t *testing.T) {
 			})
 			stalled := time.Now()
 			t.Logf("runner %s declared lost %s after it stopped", victim, took.Round(100*time.Millisecond))
-			if code, o := run(t, "job", "wait", "--address", c.addr, id); code != 0 {
-				t.Fatalf("job wait: exit %d\n%s", code, o)
-			}
+			awaitFinished(t, c.addr, id)
 			t.Logf("the job finished %s after runner %s ran again", time.Since(stalled).Round(100*time.Millisecond), victim)
 			checkExactlyOnce(t, sink, dir, id)
 			if st := c.status(t, id); len(st.Pipelines) != 1 || st.Pipelines[0].Restarts < 1 || st.Counters.RowsWritten != 100 {
@@ -251,9 +241,7 @@ func TestTemporalKilledAndRestarted(t *testing.T) {
 				return st.State == "FINISHED" || st.Counters.RowsWritten > first
 			})
 			t.Logf("the job moved again %s after Temporal answered", moving.Round(100*time.Millisecond))
-			if code, o := run(t, "job", "wait", "--address", addr, id); code != 0 {
-				t.Fatalf("job wait: exit %d\n%s", code, o)
-			}
+			awaitFinished(t, addr, id)
 			t.Logf("the job finished %s after Temporal answered", time.Since(answered).Round(100*time.Millisecond))
 			checkExactlyOnce(t, sink, dir, id)
 			eventually(t, 30*time.Second, "the runner is alive", func() bool { return clusterStatus(t, addr)["t1"].State == "ALIVE" })

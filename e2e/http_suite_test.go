@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
@@ -15,9 +14,7 @@ import (
 // server (mockserver-config.json) served by a test server, with the checks HttpIT makes. The
 // configs name the host mockserver:1080; strait reaches the test server as its HTTP proxy.
 
-func httpSuite(name string) string {
-	return filepath.Join("..", "connectors", "http", "testdata", "seatunnel", name)
-}
+func httpSuite(name string) string { return connectorSuite("http", name) }
 
 func TestHTTPSuite(t *testing.T) {
 	exps, err := httpmock.Load(httpSuite("mockserver-config.json"))

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +25,7 @@ import (
 
 const icebergCDCWarehouse = "/tmp/seatunnel/iceberg/hadoop-cdc-sink/"
 
-func icebergCDCFixture(name string) string {
-	return filepath.Join("..", "connectors", "iceberg", "testdata", "seatunnel", name)
-}
+func icebergCDCFixture(name string) string { return connectorSuite("iceberg", name) }
 
 func TestSeaTunnelIcebergSinkCDC(t *testing.T) {
 	server := startPrivateMariaDB(t, true)
@@ -101,28 +98,14 @@ func icebergCDCFresh(t *testing.T) {
 // job is canceled when the subtest ends.
 func (s *mysqlCDCSuite) submitAt(t *testing.T, id, path string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), mysqlCDCHost) {
-		t.Fatalf("%s does not name host %s", path, mysqlCDCHost)
-	}
-	f := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), mysqlCDCHost, s.server.hostPort())), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out := run(t, "job", "submit", "--address", s.addr, "--job-id", id, f); code != 0 {
-		t.Fatalf("submit %s: exit %d\n%s", path, code, out)
-	}
-	t.Cleanup(func() { (&cdcServer{addr: s.addr}).cancel(t, id) })
+	submitAs(t, s.addr, id, copyWithHost(t, path, mysqlCDCHost, s.server.hostPort()))
 }
 
 // awaitIcebergCDC waits until check finds the table's rows (by id, the columns id,
 // f_bigint and, where the table has it, f_string_add) as it wants.
 func awaitIcebergCDC(t *testing.T, s *mysqlCDCSuite, id string, within time.Duration, check func(map[int64]map[string]any) string) {
 	t.Helper()
-	s.await(t, id, within, func() string {
+	awaitJobDiff(t, s.addr, id, within, func() string {
 		rows, ok := icebergCDCRows(t)
 		if !ok {
 			return "the table is not there yet"

@@ -241,19 +241,9 @@ sink { Iceberg { plugin_input = "in", catalog_name = strait, namespace = kill, t
 	victim := c.runningOn(t, "7411")
 	untilCommitted(t, func() int { return len(icebergIDs(t, warehouse, "kill", "rows")) })
 	runners[victim].kill(t)
-	if code, o := run(t, "job", "wait", "--address", c.addr, "7411"); code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, o)
-	}
+	awaitFinished(t, c.addr, "7411")
 	if st := c.status(t, "7411"); len(st.Pipelines) == 0 || st.Pipelines[0].Restarts == 0 {
 		t.Errorf("the job did not restart after its runner was killed: %+v", st)
 	}
-	ids := icebergIDs(t, warehouse, "kill", "rows")
-	for i := int64(1); i <= 100; i++ {
-		if ids[i] != 1 {
-			t.Errorf("row %d is in the table %d times", i, ids[i])
-		}
-	}
-	if len(ids) != 100 {
-		t.Errorf("%d distinct rows, want 100", len(ids))
-	}
+	eachIDOnce(t, "the table", icebergIDs(t, warehouse, "kill", "rows"), 100)
 }

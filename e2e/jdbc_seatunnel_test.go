@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,17 +35,14 @@ func postgis(t *testing.T) *pgx.Conn {
 // runJdbcSeaTunnel runs one of the Jdbc package's SeaTunnel configs; the job must finish.
 func runJdbcSeaTunnel(t *testing.T, name string) {
 	t.Helper()
-	code, out := run(t, "run", filepath.Join("..", "connectors", "jdbc", "testdata", "seatunnel", name))
+	code, out := run(t, "run", connectorSuite("jdbc", name))
 	checkRun(t, name, code, out, 0)
 }
 
 // textRows reads a query's rows with every value as its text (NULL for null).
 func textRows(t *testing.T, conn *pgx.Conn, sql string) []string {
 	t.Helper()
-	rows, err := conn.Query(context.Background(), sql, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	rows := pgQuery(t, conn, sql)
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
@@ -84,6 +80,17 @@ func sameRows(t *testing.T, conn *pgx.Conn, wantSQL, gotSQL string) {
 	}
 }
 
+// pgE2EGeometries are the values of the geometry and geography columns (point to geog) of
+// the rows JdbcPostgresIT inserts.
+const pgE2EGeometries = `  ST_GeomFromText('POINT(-122.3452 47.5925)', 4326),
+  ST_GeomFromText('LINESTRING(-122.3451 47.5924, -122.3449 47.5923)', 4326),
+  ST_GeomFromText('POLYGON((-122.3453 47.5922, -122.3453 47.5926, -122.3448 47.5926, -122.3448 47.5922, -122.3453 47.5922))', 4326),
+  ST_GeomFromText('MULTIPOINT(-122.3459 47.5927, -122.3445 47.5918)', 4326),
+  ST_GeomFromText('MULTILINESTRING((-122.3463 47.5920, -122.3461 47.5919),(-122.3459 47.5924, -122.3457 47.5923))', 4326),
+  ST_GeomFromText('MULTIPOLYGON(((-122.3458 47.5925, -122.3458 47.5928, -122.3454 47.5928, -122.3454 47.5925, -122.3458 47.5925)),((-122.3453 47.5921, -122.3453 47.5924, -122.3448 47.5924, -122.3448 47.5921, -122.3453 47.5921)))', 4326),
+  ST_GeomFromText('GEOMETRYCOLLECTION(POINT(-122.3462 47.5921), LINESTRING(-122.3460 47.5924, -122.3457 47.5924))', 4326),
+  ST_GeographyFromText('POINT(-122.3452 47.5925)')`
+
 // The tables of JdbcPostgresIT: a source of every column type its configs copy, with the
 // 1000 rows it inserts, and a sink whose geometry columns are varchar.
 const pgE2ESourceDDL = `DROP TABLE IF EXISTS public.pg_e2e_source_table, public.pg_e2e_sink_table;
@@ -116,14 +123,7 @@ INSERT INTO public.pg_e2e_source_table (gid, uuid_col, text_col, varchar_col, ch
   multilinestring, multipolygon, geometrycollection, geog, json_col, jsonb_col, xml_col)
 SELECT i, gen_random_uuid(), 'Hello World', 'Test', 'Testing', true, 10, 100, 1000, 10.55, 8.8888, 3.14, 3.14159265,
   1, 100, 10000, '2023-05-07', '2023-05-07 14:30:00', 'Testing', 21, 'Leblanc',
-  ST_GeomFromText('POINT(-122.3452 47.5925)', 4326),
-  ST_GeomFromText('LINESTRING(-122.3451 47.5924, -122.3449 47.5923)', 4326),
-  ST_GeomFromText('POLYGON((-122.3453 47.5922, -122.3453 47.5926, -122.3448 47.5926, -122.3448 47.5922, -122.3453 47.5922))', 4326),
-  ST_GeomFromText('MULTIPOINT(-122.3459 47.5927, -122.3445 47.5918)', 4326),
-  ST_GeomFromText('MULTILINESTRING((-122.3463 47.5920, -122.3461 47.5919),(-122.3459 47.5924, -122.3457 47.5923))', 4326),
-  ST_GeomFromText('MULTIPOLYGON(((-122.3458 47.5925, -122.3458 47.5928, -122.3454 47.5928, -122.3454 47.5925, -122.3458 47.5925)),((-122.3453 47.5921, -122.3453 47.5924, -122.3448 47.5924, -122.3448 47.5921, -122.3453 47.5921)))', 4326),
-  ST_GeomFromText('GEOMETRYCOLLECTION(POINT(-122.3462 47.5921), LINESTRING(-122.3460 47.5924, -122.3457 47.5924))', 4326),
-  ST_GeographyFromText('POINT(-122.3452 47.5925)'),
+` + pgE2EGeometries + `,
   '{"key":"test"}', '{"key":"test"}', '<XX:NewSize>test</XX:NewSize>'
 FROM generate_series(1, 1000) i;
 `
@@ -200,14 +200,7 @@ INSERT INTO public.pg_ide_source_table (gid, text_col, varchar_col, char_col, bo
   multipolygon, geometrycollection, geog, inet_col)
 SELECT i, 'Hello World', 'Test', 'Testing', true, 10, 100, 1000, 10.55, 8.8888, 3.14, 3.14159265, 1, 100, 10000,
   '2023-05-07', '2023-05-07 14:30:00', 'Testing', 21, 'Leblanc',
-  ST_GeomFromText('POINT(-122.3452 47.5925)', 4326),
-  ST_GeomFromText('LINESTRING(-122.3451 47.5924, -122.3449 47.5923)', 4326),
-  ST_GeomFromText('POLYGON((-122.3453 47.5922, -122.3453 47.5926, -122.3448 47.5926, -122.3448 47.5922, -122.3453 47.5922))', 4326),
-  ST_GeomFromText('MULTIPOINT(-122.3459 47.5927, -122.3445 47.5918)', 4326),
-  ST_GeomFromText('MULTILINESTRING((-122.3463 47.5920, -122.3461 47.5919),(-122.3459 47.5924, -122.3457 47.5923))', 4326),
-  ST_GeomFromText('MULTIPOLYGON(((-122.3458 47.5925, -122.3458 47.5928, -122.3454 47.5928, -122.3454 47.5925, -122.3458 47.5925)),((-122.3453 47.5921, -122.3453 47.5924, -122.3448 47.5924, -122.3448 47.5921, -122.3453 47.5921)))', 4326),
-  ST_GeomFromText('GEOMETRYCOLLECTION(POINT(-122.3462 47.5921), LINESTRING(-122.3460 47.5924, -122.3457 47.5924))', 4326),
-  ST_GeographyFromText('POINT(-122.3452 47.5925)'), '192.168.1.1'
+`+pgE2EGeometries+`, '192.168.1.1'
 FROM generate_series(1, 10) i`)
 	t.Cleanup(func() {
 		_, _ = conn.Exec(context.Background(), `DROP TABLE IF EXISTS public.pg_ide_source_table, public."PG_IDE_SINK_TABLE"`)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // postgres connects to the database of SeaTunnel's JDBC test (STRAIT_TEST_POSTGRES, which
@@ -43,34 +42,64 @@ func postgres(t *testing.T) *pgx.Conn {
 // publicSchemaLock is pgtest.PublicLock (an internal package e2e cannot import).
 const publicSchemaLock = 7_315_001
 
-func orNull(valid bool, s string) string {
-	if !valid {
-		return "NULL"
-	}
-	return s
+// tableRows reads a query's rows of an id, a name and a score, as "(id,name,score)" each
+// (NULL for a null) one after the other.
+func tableRows(t *testing.T, conn *pgx.Conn, query string) string {
+	t.Helper()
+	return strings.Join(pgTriples(t, conn, query), " ")
 }
 
-func tableRows(t *testing.T, conn *pgx.Conn, query string) string {
+// pgTriples reads a query's rows of three columns, an integer, a text and an integer, as
+// triplesOf prints them.
+func pgTriples(t *testing.T, conn *pgx.Conn, query string) []string {
+	t.Helper()
+	rows := pgQuery(t, conn, query)
+	defer rows.Close()
+	return triplesOf(t, rows)
+}
+
+// pgQuery runs a query in PostgreSQL's simple protocol, every value sent as its text.
+func pgQuery(t *testing.T, conn *pgx.Conn, query string) pgx.Rows {
 	t.Helper()
 	rows, err := conn.Query(context.Background(), query, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", query, err)
 	}
-	defer rows.Close()
+	return rows
+}
+
+// resultRows is a query's result as both pgx and database/sql give it.
+type resultRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// triplesOf reads rows of three columns, an integer, a text and an integer (as an id, a name
+// and a score), each as "(id,name,score)" with NULL for a null.
+func triplesOf(t *testing.T, rows resultRows) []string {
+	t.Helper()
 	var out []string
 	for rows.Next() {
 		var id int64
-		var name pgtype.Text
-		var score pgtype.Int4
+		var name *string
+		var score *int32
 		if err := rows.Scan(&id, &name, &score); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fmt.Sprintf("(%d,%s,%s)", id, orNull(name.Valid, name.String), orNull(score.Valid, fmt.Sprint(score.Int32))))
+		n, sc := "NULL", "NULL"
+		if name != nil {
+			n = *name
+		}
+		if score != nil {
+			sc = fmt.Sprint(*score)
+		}
+		out = append(out, fmt.Sprintf("(%d,%s,%s)", id, n, sc))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return strings.Join(out, " ")
+	return out
 }
 
 // TestSeaTunnelJdbcChangelog runs SeaTunnel's jdbc_sink_cdc_changelog.conf unchanged: a

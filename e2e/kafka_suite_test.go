@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,9 +29,7 @@ import (
 // kafkaCluster:9092, the host name scripts/kafka.sh maps; the broker must listen on port 9092.
 
 // kafkaSuite names a config of the suite.
-func kafkaSuite(name string) string {
-	return filepath.Join("..", "connectors", "kafka", "testdata", "seatunnel", name)
-}
+func kafkaSuite(name string) string { return connectorSuite("kafka", name) }
 
 // seatunnelKafka is the broker the configs name; it must be the test broker.
 func seatunnelKafka(t *testing.T) (string, *kadm.Client) {
@@ -120,11 +117,25 @@ func prepareTopic(t *testing.T, addr string, adm *kadm.Client, topic string, lo,
 // topicRecords reads a topic from its start to the end offsets it has now.
 func topicRecords(t *testing.T, addr string, adm *kadm.Client, topic string) []*kgo.Record {
 	t.Helper()
+	return readTopic(t, addr, adm, topic, false)
+}
+
+// readTopic reads a topic from its start to the end offsets it has now, or, committed, as a
+// read_committed consumer to its last stable offsets, leaving out the transactions' control
+// records.
+func readTopic(t *testing.T, addr string, adm *kadm.Client, topic string, committed bool) []*kgo.Record {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ends, err := adm.ListEndOffsets(ctx, topic)
+	list, what := adm.ListEndOffsets, "end offsets"
+	opts := []kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}
+	if committed {
+		list, what = adm.ListCommittedOffsets, "stable offsets"
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	}
+	ends, err := list(ctx, topic)
 	if err != nil {
-		t.Fatalf("end offsets of %s: %v", topic, err)
+		t.Fatalf("%s of %s: %v", what, topic, err)
 	}
 	want := map[int32]int64{}
 	ends.Each(func(o kadm.ListedOffset) {
@@ -132,7 +143,7 @@ func topicRecords(t *testing.T, addr string, adm *kadm.Client, topic string) []*
 			want[o.Partition] = o.Offset
 		}
 	})
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +159,9 @@ func topicRecords(t *testing.T, addr string, adm *kadm.Client, topic string) []*
 			if !ok || r.Offset >= end {
 				return
 			}
-			out = append(out, r)
+			if !r.Attrs.IsControl() {
+				out = append(out, r)
+			}
 			if r.Offset+1 >= end {
 				delete(want, r.Partition)
 			}
@@ -281,6 +294,20 @@ func TestSeaTunnelKafkaCommitOffset(t *testing.T) {
 	}
 }
 
+// runToTopic runs a config of the suite that writes to topic, made afresh first, and returns
+// the records it wrote there, which must be n.
+func runToTopic(t *testing.T, addr string, adm *kadm.Client, config, topic string, n int) []*kgo.Record {
+	t.Helper()
+	prepareTopic(t, addr, adm, topic, 0, 0, nil)
+	code, out := run(t, "run", kafkaSuite(config))
+	checkRun(t, config, code, out, 0)
+	got := topicRecords(t, addr, adm, topic)
+	if len(got) != n {
+		t.Fatalf("%d records in %s, want %d", len(got), topic, n)
+	}
+	return got
+}
+
 // KafkaIT's sink tests: FakeSource's 10 rows reach the topic, keyed by c_map and c_string
 // where the config says so.
 func TestSeaTunnelKafkaSink(t *testing.T) {
@@ -295,13 +322,7 @@ func TestSeaTunnelKafkaSink(t *testing.T) {
 	} {
 		t.Run(c.config, func(t *testing.T) {
 			t.Parallel()
-			prepareTopic(t, addr, adm, c.topic, 0, 0, nil)
-			code, out := run(t, "run", kafkaSuite(c.config))
-			checkRun(t, c.config, code, out, 0)
-			got := topicRecords(t, addr, adm, c.topic)
-			if len(got) != 10 {
-				t.Fatalf("%d records in %s, want 10", len(got), c.topic)
-			}
+			got := runToTopic(t, addr, adm, c.config, c.topic, 10)
 			if !c.keyed {
 				return
 			}
@@ -336,13 +357,7 @@ func TestSeaTunnelKafkaAvroSink(t *testing.T) {
 	const config, topic = "avro/fake_source_to_kafka_avro_format.conf", "test_avro_topic_fake_source"
 	schema := avro.MustParse(`{"type":"record","name":"SeaTunnelRecord","fields":[` + fakeAvroFields +
 		`,{"name":"c_row","type":{"type":"record","name":"c_row","fields":[` + fakeAvroFields + `]}}]}`)
-	prepareTopic(t, addr, adm, topic, 0, 0, nil)
-	code, out := run(t, "run", kafkaSuite(config))
-	checkRun(t, config, code, out, 0)
-	got := topicRecords(t, addr, adm, topic)
-	if len(got) != 90 {
-		t.Fatalf("%d records in %s, want 90", len(got), topic)
-	}
+	got := runToTopic(t, addr, adm, config, topic, 90)
 	for _, r := range got {
 		var v map[string]any
 		if err := avro.Unmarshal(schema, r.Value, &v); err != nil {
@@ -365,13 +380,7 @@ func TestSeaTunnelKafkaAvroSink(t *testing.T) {
 func TestSeaTunnelKafkaProtobuf(t *testing.T) {
 	addr, adm := seatunnelKafka(t)
 	const sinkConfig, topic = "protobuf/fake_to_kafka_protobuf.conf", "test_protobuf_topic_fake_source"
-	prepareTopic(t, addr, adm, topic, 0, 0, nil)
-	code, out := run(t, "run", kafkaSuite(sinkConfig))
-	checkRun(t, sinkConfig, code, out, 0)
-	got := topicRecords(t, addr, adm, topic)
-	if len(got) != 16 {
-		t.Fatalf("%d records in %s, want 16", len(got), topic)
-	}
+	got := runToTopic(t, addr, adm, sinkConfig, topic, 16)
 	b, err := os.ReadFile(kafkaSuite(sinkConfig))
 	if err != nil {
 		t.Fatal(err)
@@ -399,6 +408,6 @@ func TestSeaTunnelKafkaProtobuf(t *testing.T) {
 		}
 	}
 	const sourceConfig = "protobuf/kafka_protobuf_to_assert.conf"
-	code, out = run(t, "run", kafkaSuite(sourceConfig))
+	code, out := run(t, "run", kafkaSuite(sourceConfig))
 	checkRun(t, sourceConfig, code, out, 0)
 }

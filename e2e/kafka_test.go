@@ -57,42 +57,9 @@ func kafkaTopic(t *testing.T, adm *kadm.Client, name string, partitions int32) s
 // committedValues reads a topic as a read_committed consumer, to its last stable offsets.
 func committedValues(t *testing.T, addr string, adm *kadm.Client, topic string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ends, err := adm.ListCommittedOffsets(ctx, topic)
-	if err != nil {
-		t.Fatalf("stable offsets of %s: %v", topic, err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			want[o.Partition] = o.Offset
-		}
-	})
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	var out []string
-	for len(want) > 0 {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read %s: %v", topic, ctx.Err())
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			end, ok := want[r.Partition]
-			if !ok || r.Offset >= end {
-				return
-			}
-			if !r.Attrs.IsControl() {
-				out = append(out, string(r.Value))
-			}
-			if r.Offset+1 >= end {
-				delete(want, r.Partition)
-			}
-		})
+	for _, r := range readTopic(t, addr, adm, topic, true) {
+		out = append(out, string(r.Value))
 	}
 	return out
 }
@@ -181,6 +148,16 @@ func (e *exactlyOnceRecords) committed(t *testing.T) int {
 	return len(committedValues(t, e.addr, e.adm, e.out))
 }
 
+// submitMidway submits the job to the cluster, keyed or not, and waits for the moment to
+// disrupt it (midway); it returns the job's id and the runner its tasks run on.
+func (e *exactlyOnceRecords) submitMidway(t *testing.T, c *cluster, keyed bool) (id, runner string) {
+	t.Helper()
+	id = submit(t, c.addr, e.job(t, keyed))
+	runner = c.runningOn(t, id)
+	e.midway(t)
+	return id, runner
+}
+
 // midway waits until part of the input is committed to the output while a transaction is
 // open: the moment the tests disrupt the job.
 func (e *exactlyOnceRecords) midway(t *testing.T) {
@@ -254,9 +231,7 @@ func TestKafkaExactlyOnceRunnerKilled(t *testing.T) {
 	e := prepareExactlyOnce(t, 900)
 	c := startCluster(t, t.TempDir())
 	runners := map[string]*proc{"q1": c.runner(t, "q1", 1), "q2": c.runner(t, "q2", 1)}
-	id := submit(t, c.addr, e.job(t, false))
-	victim := c.runningOn(t, id)
-	e.midway(t)
+	id, victim := e.submitMidway(t, c, false)
 	runners[victim].kill(t)
 	e.finish(t, c, id, time.Now())
 	var restarts struct {
@@ -309,9 +284,7 @@ func TestKafkaExactlyOnceWorkerKilled(t *testing.T) {
 	t.Parallel() // a cluster of its own processes, mostly waiting
 	e := prepareExactlyOnce(t, 900)
 	tc := startTemporalCluster(t)
-	id := submit(t, tc.addr, e.job(t, true))
-	tc.runningOn(t, id)
-	e.midway(t)
+	id, _ := e.submitMidway(t, tc.cluster, true)
 	tc.worker.kill(t)
 	killed := time.Now()
 	// the tasks write on without a coordinator (into the open transaction: no checkpoint is
@@ -329,9 +302,7 @@ func TestKafkaExactlyOnceTemporalRestart(t *testing.T) {
 	t.Parallel() // a cluster of its own processes, mostly waiting
 	e := prepareExactlyOnce(t, 900)
 	tc := startTemporalCluster(t)
-	id := submit(t, tc.addr, e.job(t, false))
-	tc.runningOn(t, id)
-	e.midway(t)
+	id, _ := e.submitMidway(t, tc.cluster, false)
 	if err := tc.server.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -350,9 +321,7 @@ func TestKafkaExactlyOnceCancelledMidJob(t *testing.T) {
 	e := prepareExactlyOnce(t, 900)
 	c := startCluster(t, t.TempDir())
 	c.runner(t, "c1", 1)
-	id := submit(t, c.addr, e.job(t, true))
-	c.runningOn(t, id)
-	e.midway(t)
+	id, _ := e.submitMidway(t, c, true)
 	if code, o := run(t, "job", "cancel", "--address", c.addr, id); code != 0 {
 		t.Fatalf("cancel: exit %d\n%s", code, o)
 	}

@@ -7,11 +7,12 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +29,7 @@ import (
 // and the absolute paths the configs name moved under that folder, in memory only.
 
 // localFileSuite names a file of the suite.
-func localFileSuite(parts ...string) string {
-	return filepath.Join(append([]string{"..", "connectors", "localfile", "testdata", "seatunnel"}, parts...)...)
-}
+func localFileSuite(parts ...string) string { return connectorSuite("localfile", parts...) }
 
 // localFileFixtures says where LocalFileIT and LocalFileWithMultipleTableIT copy each data
 // file in their container.
@@ -363,15 +362,6 @@ func localFileFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func sortedNames(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // wroteJSONRows checks that a sink wrote n json objects in the files under dir.
 func wroteJSONRows(dir string, n int) func(t *testing.T, root, out string) {
 	return func(t *testing.T, root, _ string) {
@@ -386,7 +376,7 @@ func wroteJSONRows(dir string, n int) func(t *testing.T, root, out string) {
 			}
 		}
 		if lines != n {
-			t.Errorf("%d rows in %v, want %d", lines, sortedNames(got), n)
+			t.Errorf("%d rows in %v, want %d", lines, slices.Sorted(maps.Keys(got)), n)
 		}
 	}
 }
@@ -409,7 +399,7 @@ func wroteGBK(dir string, n int, want string) func(t *testing.T, root, out strin
 			found = found || strings.Contains(text, want)
 		}
 		if rows != n || !found {
-			t.Errorf("%d rows in %v, want %d, one with %q", rows, sortedNames(got), n, want)
+			t.Errorf("%d rows in %v, want %d, one with %q", rows, slices.Sorted(maps.Keys(got)), n, want)
 		}
 	}
 }
@@ -467,7 +457,7 @@ func wroteExcelRows(dir string, n int) func(t *testing.T, root, out string) {
 			rows += len(all) - 1
 		}
 		if rows != n {
-			t.Errorf("%d rows in %v, want %d", rows, sortedNames(got), n)
+			t.Errorf("%d rows in %v, want %d", rows, slices.Sorted(maps.Keys(got)), n)
 		}
 	}
 }
@@ -497,7 +487,7 @@ func wroteParquetRows(dir, suffix string, n int) func(t *testing.T, root, out st
 			rows += pf.NumRows()
 		}
 		if rows != int64(n) {
-			t.Errorf("%d rows in %v, want %d", rows, sortedNames(got), n)
+			t.Errorf("%d rows in %v, want %d", rows, slices.Sorted(maps.Keys(got)), n)
 		}
 	}
 }
@@ -709,6 +699,6 @@ func checkCheckpointFiles(t *testing.T, got map[string]string, job string, n int
 		}
 	}
 	if len(got) == 0 || len(uuids) != 1 || lines != n {
-		t.Errorf("files %v: %d lines, want %d, under one transaction uuid", sortedNames(got), lines, n)
+		t.Errorf("files %v: %d lines, want %d, under one transaction uuid", slices.Sorted(maps.Keys(got)), lines, n)
 	}
 }

@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"sort"
@@ -78,16 +76,7 @@ func total(series map[string][]sample, name string, want map[string]string) (flo
 // the jobs and runners by state are there, and the task counters outlive the tasks.
 func TestMetricsOfARunningJob(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	addr := startTemporal(t)
 	worker := start(t, "worker", "worker", "--address", addr, "--metrics", "127.0.0.1:0")
 	runner := start(t, "runner", "runner", "--address", addr, "--id", "m1", "--slots", "4", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
 	eventually(t, 60*time.Second, "the runner registered", func() bool {

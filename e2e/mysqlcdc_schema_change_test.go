@@ -3,7 +3,6 @@ package e2e
 import (
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,20 +113,7 @@ func (s *mysqlCDCSuite) timesClose(t *testing.T, db, source, sink string) {
 // default slots are as many as a job needs).
 func newSchemaChangeSuite(t *testing.T) *mysqlCDCSuite {
 	t.Helper()
-	s := &mysqlCDCSuite{server: startPrivateMariaDB(t, true)}
-	s.server.admin(t, "CREATE USER 'mysqluser'@'%' IDENTIFIED BY 'mysqlpw'")
-	s.server.script(t, mysqlCDCFixture("docker/setup.sql"), strings.NewReplacer())
-	db, err := sql.Open("mysql", fmt.Sprintf("mysqluser:mysqlpw@tcp(%s)/", s.server.hostPort()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s.db = db
-	port := freePort(t)
-	s.addr = fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "dev", "dev", "--headless", "--gateway", "", "--port", strconv.Itoa(port), "--slots", "8", "--checkpoint-dir", t.TempDir())
-	eventually(t, 60*time.Second, "dev server up", func() bool { return len(clusterStatus(t, s.addr)) == 1 })
-	return s
+	return newMySQLCDCServer(t, "--slots", "8")
 }
 
 func TestSeaTunnelMySQLCDCWithSchemaChange(t *testing.T) {

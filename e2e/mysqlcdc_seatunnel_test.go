@@ -3,8 +3,6 @@ package e2e
 import (
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +18,7 @@ import (
 // container's user), then st_user_source and st_user_sink from setup.sql.
 
 // mysqlCDCFixture is the path of a file of SeaTunnel's MySQL-CDC suite.
-func mysqlCDCFixture(name string) string {
-	return filepath.Join("..", "connectors", "mysqlcdc", "testdata", "seatunnel", name)
-}
+func mysqlCDCFixture(name string) string { return connectorSuite("mysqlcdc", name) }
 
 const mysqlCDCHost = "mysql_cdc_e2e:3306"
 
@@ -35,18 +31,27 @@ type mysqlCDCSuite struct {
 
 func newMySQLCDCSuite(t *testing.T) *mysqlCDCSuite {
 	t.Helper()
+	s := newMySQLCDCServer(t)
+	// MariaDB 10.11 has not MySQL 8's default collation, which the DDL names
+	s.server.script(t, mysqlCDCFixture("ddl/mysql_cdc.sql"), strings.NewReplacer("utf8mb4_0900_ai_ci", "utf8mb4_unicode_520_ci"))
+	return s
+}
+
+// newMySQLCDCServer starts a MariaDB of the suite's own with SeaTunnel's users (mysqluser,
+// then those of setup.sql), connects to it as mysqluser and starts a dev server with the
+// further flags given.
+func newMySQLCDCServer(t *testing.T, devFlags ...string) *mysqlCDCSuite {
+	t.Helper()
 	s := &mysqlCDCSuite{server: startPrivateMariaDB(t, true)}
 	s.server.admin(t, "CREATE USER 'mysqluser'@'%' IDENTIFIED BY 'mysqlpw'")
 	s.server.script(t, mysqlCDCFixture("docker/setup.sql"), strings.NewReplacer())
-	// MariaDB 10.11 has not MySQL 8's default collation, which the DDL names
-	s.server.script(t, mysqlCDCFixture("ddl/mysql_cdc.sql"), strings.NewReplacer("utf8mb4_0900_ai_ci", "utf8mb4_unicode_520_ci"))
 	db, err := sql.Open("mysql", fmt.Sprintf("mysqluser:mysqlpw@tcp(%s)/", s.server.hostPort()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	s.db = db
-	s.addr = startDev(t)
+	s.addr = startDev(t, devFlags...)
 	return s
 }
 
@@ -63,28 +68,14 @@ func (s *mysqlCDCSuite) exec(t *testing.T, stmts ...string) {
 // mysql_cdc_e2e; the file itself stays unchanged.
 func (s *mysqlCDCSuite) config(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(mysqlCDCFixture(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), mysqlCDCHost) {
-		t.Fatalf("%s does not name host %s", name, mysqlCDCHost)
-	}
-	f := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), mysqlCDCHost, s.server.hostPort())), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return copyWithHost(t, mysqlCDCFixture(name), mysqlCDCHost, s.server.hostPort())
 }
 
 // submit runs a config under a fixed job id; the job is canceled when the subtest ends, and
 // waited for, so that the next job's replica (server-id 5652 again) is alone.
 func (s *mysqlCDCSuite) submit(t *testing.T, id, name string) {
 	t.Helper()
-	if code, out := run(t, "job", "submit", "--address", s.addr, "--job-id", id, s.config(t, name)); code != 0 {
-		t.Fatalf("submit %s: exit %d\n%s", name, code, out)
-	}
-	t.Cleanup(func() { (&cdcServer{addr: s.addr}).cancel(t, id) })
+	submitAs(t, s.addr, id, s.config(t, name))
 }
 
 // The queries of SeaTunnel's test: its source and sink SELECTs (the sink's casts f_year as a
@@ -106,7 +97,7 @@ const (
 // the same order (assertIterableEquals). A job that stops fails the check at once.
 func (s *mysqlCDCSuite) awaitEqual(t *testing.T, id string, pairs ...[2]string) {
 	t.Helper()
-	s.await(t, id, 60*time.Second, func() string {
+	awaitJobDiff(t, s.addr, id, 60*time.Second, func() string {
 		diff := ""
 		for _, p := range pairs {
 			a, b := mysqlQueryRows(t, s.db, p[0]), mysqlQueryRows(t, s.db, p[1])
@@ -116,28 +107,6 @@ func (s *mysqlCDCSuite) awaitEqual(t *testing.T, id string, pairs ...[2]string) 
 		}
 		return diff
 	})
-}
-
-// await polls diff until it says nothing, for at most within; a job that stops running
-// fails the wait at once, with what diff said last.
-func (s *mysqlCDCSuite) await(t *testing.T, id string, within time.Duration, diff func() string) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for n := 0; ; n++ {
-		d := diff()
-		if d == "" {
-			return
-		}
-		if n%10 == 9 {
-			if st := jobStatus(t, s.addr, id); st.State != "RUNNING" {
-				t.Fatalf("job %s is %s (%s): %s", id, st.State, st.Error, d)
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, d)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 func sourceSinkPair(db, table, sinkDB, sinkTable string, sinkCast bool) [2]string {
@@ -211,6 +180,32 @@ func TestSeaTunnelMySQLCDC(t *testing.T) {
 		custom2  = "mysql_cdc_e2e_source_table_2_custom_primary_key"
 		sink     = "mysql_cdc_e2e_sink_table"
 	)
+	// refill runs a job copying a table of db1 to the sink table; the table is then emptied
+	// and given SeaTunnel's changes, which the sink table must follow.
+	refill := func(t *testing.T, id, config, table string) {
+		t.Helper()
+		s.clear(t, db1, sink)
+		s.submit(t, id, config)
+		pair := sourceSinkPair(db1, table, db1, sink, true)
+		s.awaitEqual(t, id, pair)
+		s.exec(t, "DELETE FROM "+db1+"."+table)
+		s.upsertDelete(t, db1, table)
+		s.awaitEqual(t, id, pair)
+	}
+	// multiTable runs a job copying tables of db1 to those of the same names in db2, all
+	// emptied first; SeaTunnel's changes to each table must reach its copy.
+	multiTable := func(t *testing.T, id, config string, tables ...string) {
+		t.Helper()
+		s.clear(t, db1, tables...)
+		s.clear(t, db2, tables...)
+		s.submit(t, id, config)
+		var pairs [][2]string
+		for _, tb := range tables {
+			s.upsertDelete(t, db1, tb)
+			pairs = append(pairs, sourceSinkPair(db1, tb, db2, tb, false))
+		}
+		s.awaitEqual(t, id, pairs...)
+	}
 	t.Run("testMysqlCdcCheckDataE2e", func(t *testing.T) {
 		s.clear(t, db1, table1, sink)
 		s.submit(t, "3001", "mysqlcdc_to_mysql.conf")
@@ -220,30 +215,13 @@ func TestSeaTunnelMySQLCDC(t *testing.T) {
 		s.awaitEqual(t, "3001", pair)
 	})
 	t.Run("testMysqlCdcCheckDataWithDisableExactlyonce", func(t *testing.T) {
-		s.clear(t, db1, sink)
-		s.submit(t, "3002", "mysqlcdc_to_mysql_with_disable_exactly_once.conf")
-		pair := sourceSinkPair(db1, table1, db1, sink, true)
-		s.awaitEqual(t, "3002", pair)
-		s.exec(t, "DELETE FROM "+db1+"."+table1)
-		s.upsertDelete(t, db1, table1)
-		s.awaitEqual(t, "3002", pair)
+		refill(t, "3002", "mysqlcdc_to_mysql_with_disable_exactly_once.conf", table1)
 	})
 	t.Run("testMysqlCdcCheckDataWithNoPrimaryKey", func(t *testing.T) {
-		s.clear(t, db1, sink)
-		s.submit(t, "3003", "mysqlcdc_to_mysql_with_no_primary_key.conf")
-		pair := sourceSinkPair(db1, noKey, db1, sink, true)
-		s.awaitEqual(t, "3003", pair)
-		s.exec(t, "DELETE FROM "+db1+"."+noKey)
-		s.upsertDelete(t, db1, noKey)
-		s.awaitEqual(t, "3003", pair)
+		refill(t, "3003", "mysqlcdc_to_mysql_with_no_primary_key.conf", noKey)
 	})
 	t.Run("testMysqlCdcMultiTableE2e", func(t *testing.T) {
-		s.clear(t, db1, table1, table2)
-		s.clear(t, db2, table1, table2)
-		s.submit(t, "3004", "mysqlcdc_to_mysql_with_multi_table_mode_two_table.conf")
-		s.upsertDelete(t, db1, table1)
-		s.upsertDelete(t, db1, table2)
-		s.awaitEqual(t, "3004", sourceSinkPair(db1, table1, db2, table1, false), sourceSinkPair(db1, table2, db2, table2, false))
+		multiTable(t, "3004", "mysqlcdc_to_mysql_with_multi_table_mode_two_table.conf", table1, table2)
 	})
 	t.Run("testMultiTableWithRestore", func(t *testing.T) {
 		// SeaTunnel's test waits for one connection of each user: the source's replica
@@ -259,26 +237,18 @@ func TestSeaTunnelMySQLCDC(t *testing.T) {
 		s.awaitEqual(t, "3005", sourceSinkPair(db1, table1, db2, table1, false))
 		s.awaitConnections(t, "st_user_source", 1)
 		s.awaitConnections(t, "st_user_sink", 1)
-		cs := &cdcServer{addr: s.addr}
-		cs.savepoint(t, "3005")
+		savepointJob(t, s.addr, "3005")
 		s.awaitConnections(t, "st_user_source", 0)
 		s.awaitConnections(t, "st_user_sink", 0)
 		// restored with a second table
-		if code, out := run(t, "job", "restore", "--address", s.addr, "3005", s.config(t, "mysqlcdc_to_mysql_with_multi_table_mode_two_table.conf")); code != 0 {
-			t.Fatalf("restore: exit %d\n%s", code, out)
-		}
+		restoreJob(t, s.addr, "3005", s.config(t, "mysqlcdc_to_mysql_with_multi_table_mode_two_table.conf"))
 		s.upsertDelete(t, db1, table2)
 		s.awaitEqual(t, "3005", sourceSinkPair(db1, table1, db2, table1, false), sourceSinkPair(db1, table2, db2, table2, false))
 		s.awaitConnections(t, "st_user_source", 1)
 		s.awaitConnections(t, "st_user_sink", 1)
 	})
 	t.Run("testMysqlCdcMultiTableWithCustomPrimaryKey", func(t *testing.T) {
-		s.clear(t, db1, custom1, custom2)
-		s.clear(t, db2, custom1, custom2)
-		s.submit(t, "3006", "mysqlcdc_to_mysql_with_custom_primary_key.conf")
-		s.upsertDelete(t, db1, custom1)
-		s.upsertDelete(t, db1, custom2)
-		s.awaitEqual(t, "3006", sourceSinkPair(db1, custom1, db2, custom1, false), sourceSinkPair(db1, custom2, db2, custom2, false))
+		multiTable(t, "3006", "mysqlcdc_to_mysql_with_custom_primary_key.conf", custom1, custom2)
 	})
 }
 

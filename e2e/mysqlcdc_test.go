@@ -5,15 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // The kill tests of MySQL-CDC: a STREAMING MySQL-CDC → Jdbc (PostgreSQL, exactly-once) job
@@ -167,7 +164,9 @@ func pgKillSink(t *testing.T, n int64) cdcKillSink {
     database = test
     table = %q
     xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`, testServerHost(t), table),
-		rows: func(t *testing.T) []string { return pgRows(t, pg, table) },
+		rows: func(t *testing.T) []string {
+			return pgTriples(t, pg, "SELECT id, name, score FROM "+table+" ORDER BY id")
+		},
 		top: func(t *testing.T) int64 {
 			var top *int64
 			if err := pg.QueryRow(context.Background(), "SELECT max(id) FROM "+table).Scan(&top); err != nil || top == nil {
@@ -260,20 +259,7 @@ func mysqlRows(t *testing.T, db *sql.DB, table string) []string {
 		t.Fatalf("read %s: %v", table, err)
 	}
 	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id int64
-		var name sql.NullString
-		var score sql.NullInt32
-		if err := rows.Scan(&id, &name, &score); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprintf("(%d,%s,%s)", id, orNull(name.Valid, name.String), orNull(score.Valid, fmt.Sprint(score.Int32))))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return triplesOf(t, rows)
 }
 
 // firstDiff compares two tables' rows in order and describes the first that differs.
@@ -309,16 +295,7 @@ type cdcKill struct {
 func startCDCKill(t *testing.T, dsn, sinkDSN string) *cdcKill {
 	t.Helper()
 	k := &cdcKill{ckpt: t.TempDir(), runners: map[string]*proc{}}
-	port := freePort(t)
-	k.addr = fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", k.addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	k.addr = startTemporal(t)
 	k.worker = k.startWorker(t, "worker")
 	for _, id := range []string{"m1", "m2"} {
 		k.runners[id] = start(t, id, "runner", "--address", k.addr, "--id", id, "--slots", "2", "--checkpoint-dir", k.ckpt)
@@ -339,37 +316,6 @@ func startCDCKill(t *testing.T, dsn, sinkDSN string) *cdcKill {
 func (k *cdcKill) startWorker(t *testing.T, name string) *proc {
 	t.Helper()
 	return start(t, name, "worker", "--address", k.addr, "--checkpoint-dir", k.ckpt)
-}
-
-// pgRows reads id, name and score of a PostgreSQL table by id, as mysqlRows prints them.
-func pgRows(t *testing.T, pg *pgx.Conn, table string) []string {
-	t.Helper()
-	rows, err := pg.Query(context.Background(), "SELECT id, name, score FROM "+table+" ORDER BY id")
-	if err != nil {
-		t.Fatalf("read %s: %v", table, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id int64
-		var name *string
-		var score *int32
-		if err := rows.Scan(&id, &name, &score); err != nil {
-			t.Fatal(err)
-		}
-		n, sc := "NULL", "NULL"
-		if name != nil {
-			n = *name
-		}
-		if score != nil {
-			sc = fmt.Sprint(*score)
-		}
-		out = append(out, fmt.Sprintf("(%d,%s,%s)", id, n, sc))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // killMoment picks, from the seed, the id the sink must have seen before the kill: one the
@@ -418,6 +364,16 @@ func (k *cdcKill) awaitSinkEqualsSource(t *testing.T) {
 	}
 }
 
+// writeUntilKillMoment starts the writer on the source and waits until the sink has seen the
+// row the seed picks for the kill (killMoment); it returns the writer's wait and that row.
+func (k *cdcKill) writeUntilKillMoment(t *testing.T, w *cdcWriter, seed uint64) (wait func(), at int64) {
+	t.Helper()
+	wait = runWriter(t, w)
+	at = killMoment(seed)
+	eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sink.top(t) >= at })
+	return wait, at
+}
+
 // cdcKillSinks are the sinks each kill test writes to: a PostgreSQL table, and a MySQL
 // table on the source's server.
 var cdcKillSinks = []struct {
@@ -433,13 +389,8 @@ func TestMySQLCDCRunnerKilled(t *testing.T) {
 	for _, sk := range cdcKillSinks {
 		t.Run(sk.name, func(t *testing.T) {
 			seed := cdcKillSeed(t)
-			k := startCDCKill(t, dsn, orEmpty(sk.mysql, dsn))
-			c := &cluster{addr: k.addr, ckpt: k.ckpt}
-			victim := c.runningOn(t, k.id)
-			k.awaitSinkEqualsSource(t) // the snapshot
-			wait := runWriter(t, newCDCWriter(k.src.DB, "src", seed))
-			at := killMoment(seed)
-			eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sink.top(t) >= at })
+			k, c, victim := startCDCKillCopied(t, dsn, sk.mysql)
+			wait, at := k.writeUntilKillMoment(t, newCDCWriter(k.src.DB, "src", seed), seed)
 			k.runners[victim].kill(t)
 			t.Logf("runner %s killed once the sink saw row %d", victim, at)
 			wait()
@@ -452,12 +403,20 @@ func TestMySQLCDCRunnerKilled(t *testing.T) {
 	}
 }
 
-// orEmpty is s when cond holds, else "".
-func orEmpty(cond bool, s string) string {
-	if cond {
-		return s
+// startCDCKillCopied starts a kill test on the MariaDB of dsn, its sink table on that
+// server too when mysqlSink, and waits until the sink holds the snapshot; it returns the
+// test, its cluster and the runner the job's tasks run on.
+func startCDCKillCopied(t *testing.T, dsn string, mysqlSink bool) (*cdcKill, *cluster, string) {
+	t.Helper()
+	sinkDSN := ""
+	if mysqlSink {
+		sinkDSN = dsn
 	}
-	return ""
+	k := startCDCKill(t, dsn, sinkDSN)
+	c := &cluster{addr: k.addr, ckpt: k.ckpt}
+	runner := c.runningOn(t, k.id)
+	k.awaitSinkEqualsSource(t) // the snapshot
+	return k, c, runner
 }
 
 // TestMySQLCDCWorkerKilled SIGKILLs the only worker while the writer writes and starts
@@ -468,13 +427,8 @@ func TestMySQLCDCWorkerKilled(t *testing.T) {
 	for _, sk := range cdcKillSinks {
 		t.Run(sk.name, func(t *testing.T) {
 			seed := cdcKillSeed(t)
-			k := startCDCKill(t, dsn, orEmpty(sk.mysql, dsn))
-			c := &cluster{addr: k.addr, ckpt: k.ckpt}
-			c.runningOn(t, k.id)
-			k.awaitSinkEqualsSource(t)
-			wait := runWriter(t, newCDCWriter(k.src.DB, "src", seed))
-			at := killMoment(seed)
-			eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sink.top(t) >= at })
+			k, c, _ := startCDCKillCopied(t, dsn, sk.mysql)
+			wait, at := k.writeUntilKillMoment(t, newCDCWriter(k.src.DB, "src", seed), seed)
 			k.worker.kill(t)
 			t.Logf("worker killed once the sink saw row %d", at)
 			k.worker = k.startWorker(t, "worker-2")
@@ -498,14 +452,9 @@ func TestMySQLCDCServerRestarted(t *testing.T) {
 		t.Run(sk.name, func(t *testing.T) {
 			seed := cdcKillSeed(t)
 			server := startPrivateMariaDB(t, true)
-			k := startCDCKill(t, server.dsn(), orEmpty(sk.mysql, server.dsn()))
-			c := &cluster{addr: k.addr, ckpt: k.ckpt}
-			c.runningOn(t, k.id)
-			k.awaitSinkEqualsSource(t)
+			k, c, _ := startCDCKillCopied(t, server.dsn(), sk.mysql)
 			w := newCDCWriter(k.src.DB, "src", seed)
-			wait := runWriter(t, w)
-			at := killMoment(seed)
-			eventually(t, 2*time.Minute, fmt.Sprintf("the sink sees row %d", at), func() bool { return k.sink.top(t) >= at })
+			wait, at := k.writeUntilKillMoment(t, w, seed)
 			w.mu.Lock()
 			server.stop(t)
 			t.Logf("MariaDB stopped once the sink saw row %d", at)

@@ -20,9 +20,7 @@ import (
 // test substitutes the test server's host and port in the text it submits.
 
 // cdcFixture is the path of a file of SeaTunnel's Postgres-CDC suite.
-func cdcFixture(name string) string {
-	return filepath.Join("..", "connectors", "postgrescdc", "testdata", "seatunnel", name)
-}
+func cdcFixture(name string) string { return connectorSuite("postgrescdc", name) }
 
 // The database, user and schema of SeaTunnel's Postgres-CDC test container.
 const (
@@ -98,12 +96,13 @@ func connectTo(t *testing.T, dsn string) *pgx.Conn {
 	return conn
 }
 
-// startDev starts a dev server (Temporal, worker, runner) and returns its address.
-func startDev(t *testing.T) string {
+// startDev starts a dev server (Temporal, worker, runner) without a gateway, with the
+// further flags given, and returns its address once its runner is registered.
+func startDev(t *testing.T, flags ...string) string {
 	t.Helper()
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "dev", "dev", "--headless", "--gateway", "", "--port", strconv.Itoa(port), "--checkpoint-dir", t.TempDir())
+	start(t, "dev", append([]string{"dev", "--headless", "--gateway", "", "--port", strconv.Itoa(port), "--checkpoint-dir", t.TempDir()}, flags...)...)
 	eventually(t, 60*time.Second, "dev server up", func() bool { return len(clusterStatus(t, addr)) == 1 })
 	return addr
 }
@@ -155,19 +154,39 @@ func dropSlot(t *testing.T, conn *pgx.Conn, slot string) {
 	}
 }
 
+// dropCDCWhenDone drops, when the test ends, a Postgres-CDC job's replication slot, the
+// publication named after it and the schema of its tables.
+func dropCDCWhenDone(t *testing.T, conn *pgx.Conn, slot, schema string) {
+	t.Helper()
+	t.Cleanup(func() {
+		dropSlot(t, conn, slot)
+		if _, err := conn.Exec(context.Background(), "DROP PUBLICATION IF EXISTS "+slot+"_publication; DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("clean up: %v", err)
+		}
+	})
+}
+
 // config returns a copy of a SeaTunnel config reaching the test server instead of host
 // postgres_cdc_e2e; the file itself stays unchanged.
 func (s *cdcServer) config(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(cdcFixture(name))
+	return copyWithHost(t, cdcFixture(name), cdcHost, s.hostPort)
+}
+
+// copyWithHost writes a copy of the config at path into a temporary folder, hostPort put in
+// place of every host (a container alias and port, which the config must name), and returns
+// the copy's path; the file itself stays unchanged.
+func copyWithHost(t *testing.T, path, host, hostPort string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), cdcHost) {
-		t.Fatalf("%s does not name host %s", name, cdcHost)
+	if !strings.Contains(string(b), host) {
+		t.Fatalf("%s does not name host %s", path, host)
 	}
-	f := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), cdcHost, s.hostPort)), 0o644); err != nil {
+	f := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), host, hostPort)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -177,17 +196,25 @@ func (s *cdcServer) config(t *testing.T, name string) string {
 // ends.
 func (s *cdcServer) submit(t *testing.T, id, name string) {
 	t.Helper()
-	if code, out := run(t, "job", "submit", "--address", s.addr, "--job-id", id, s.config(t, name)); code != 0 {
-		t.Fatalf("submit %s: exit %d\n%s", name, code, out)
-	}
-	t.Cleanup(func() { s.cancel(t, id) })
+	submitAs(t, s.addr, id, s.config(t, name))
 }
 
-// cancel cancels a job and waits until it stopped, so that its slot is free.
-func (s *cdcServer) cancel(t *testing.T, id string) {
+// submitAs submits a config to the cluster at addr under a fixed job id; the job is
+// canceled, and waited for, when the (sub)test ends.
+func submitAs(t *testing.T, addr, id, file string) {
+	t.Helper()
+	if code, out := run(t, "job", "submit", "--address", addr, "--job-id", id, file); code != 0 {
+		t.Fatalf("submit %s: exit %d\n%s", file, code, out)
+	}
+	t.Cleanup(func() { cancelJob(t, addr, id) })
+}
+
+// cancelJob cancels a job and waits until it stopped, so that what it held (a replication
+// slot, a replica's server id) is free.
+func cancelJob(t *testing.T, addr, id string) {
 	t.Helper()
 	stopped := func() bool {
-		switch jobStatus(t, s.addr, id).State {
+		switch jobStatus(t, addr, id).State {
 		case "CANCELED", "FAILED", "FINISHED", "SAVEPOINT_DONE":
 			return true
 		}
@@ -196,33 +223,34 @@ func (s *cdcServer) cancel(t *testing.T, id string) {
 	if stopped() {
 		return
 	}
-	if code, out := run(t, "job", "cancel", "--address", s.addr, id); code != 0 {
+	if code, out := run(t, "job", "cancel", "--address", addr, id); code != 0 {
 		t.Errorf("cancel %s: exit %d\n%s", id, code, out)
 		return
 	}
 	eventually(t, 60*time.Second, "job "+id+" canceled", stopped)
 }
 
+// savepointJob stops a job with a savepoint.
+func savepointJob(t *testing.T, addr, id string) {
+	t.Helper()
+	if code, out := run(t, "job", "savepoint", "--address", addr, id); code != 0 {
+		t.Fatalf("savepoint %s: exit %d\n%s", id, code, out)
+	}
+}
+
+// restoreJob starts a job again from its savepoint, with the config file.
+func restoreJob(t *testing.T, addr, id, file string) {
+	t.Helper()
+	if code, out := run(t, "job", "restore", "--address", addr, id, file); code != 0 {
+		t.Fatalf("restore %s with %s: exit %d\n%s", id, file, code, out)
+	}
+}
+
 // rows reads a table of schema inventory as PostgreSQL prints its rows, in the order of
 // SeaTunnel's query (select * from inventory.<table> order by id).
 func (s *cdcServer) rows(t *testing.T, table string) []string {
 	t.Helper()
-	rs, err := s.conn.Query(context.Background(), "SELECT t::text FROM inventory."+table+" t ORDER BY id", pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rs.Next() {
-		var r string
-		if err := rs.Scan(&r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return textRows(t, s.conn, "SELECT t::text FROM inventory."+table+" t ORDER BY id")
 }
 
 // awaitEqual is SeaTunnel's check: within 60 s, each source table and its sink table hold
@@ -231,8 +259,7 @@ func (s *cdcServer) rows(t *testing.T, table string) []string {
 // stops fails the check at once.
 func (s *cdcServer) awaitEqual(t *testing.T, id string, pairs ...[2]string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for n := 0; ; n++ {
+	awaitJobDiff(t, s.addr, id, 60*time.Second, func() string {
 		diff := ""
 		for _, p := range pairs {
 			src, sink := s.rows(t, p[0]), s.rows(t, p[1])
@@ -241,18 +268,10 @@ func (s *cdcServer) awaitEqual(t *testing.T, id string, pairs ...[2]string) {
 			}
 		}
 		if diff == "" {
-			return
+			return ""
 		}
-		if n%10 == 9 {
-			if st := jobStatus(t, s.addr, id); st.State != "RUNNING" {
-				t.Fatalf("job %s is %s (%s); the tables differ:%s", id, st.State, st.Error, diff)
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the tables differ after 60 s:%s", diff)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return "the tables differ:" + diff
+	})
 }
 
 // upsertDelete is SeaTunnel's upsertDeleteSourceTable: rows 2 and 3 inserted, 2 deleted,
@@ -268,18 +287,18 @@ func (s *cdcServer) upsertDelete(t *testing.T, table string) {
 	s.exec(t, "UPDATE inventory."+table+" SET f_big = 10000 where id = 3;")
 }
 
-func (s *cdcServer) savepoint(t *testing.T, id string) {
+// checkData is the shape of most of SeaTunnel's tests: from its init script, the job of a
+// config copies the source tables to their sink tables, then SeaTunnel's changes to each
+// source table reach its sink table too.
+func (s *cdcServer) checkData(t *testing.T, id, config string, pairs ...[2]string) {
 	t.Helper()
-	if code, out := run(t, "job", "savepoint", "--address", s.addr, id); code != 0 {
-		t.Fatalf("savepoint %s: exit %d\n%s", id, code, out)
+	s.reset(t)
+	s.submit(t, id, config)
+	s.awaitEqual(t, id, pairs...)
+	for _, p := range pairs {
+		s.upsertDelete(t, p[0])
 	}
-}
-
-func (s *cdcServer) restore(t *testing.T, id, name string) {
-	t.Helper()
-	if code, out := run(t, "job", "restore", "--address", s.addr, id, s.config(t, name)); code != 0 {
-		t.Fatalf("restore %s with %s: exit %d\n%s", id, name, code, out)
-	}
+	s.awaitEqual(t, id, pairs...)
 }
 
 // TestSeaTunnelPostgresCDC runs each test of SeaTunnel's PostgresCDCIT: its config, the
@@ -293,29 +312,18 @@ func TestSeaTunnelPostgresCDC(t *testing.T) {
 	table3 := [2]string{"postgres_cdc_table_3", "sink_postgres_cdc_table_3"}
 	noKey := [2]string{"full_types_no_primary_key", "sink_postgres_cdc_table_1"}
 
-	t.Run("testMPostgresCdcCheckDataE2e", func(t *testing.T) {
-		s.reset(t)
-		s.submit(t, "2001", "postgrescdc_to_postgres.conf")
-		s.awaitEqual(t, "2001", table1)
-		s.upsertDelete(t, table1[0])
-		s.awaitEqual(t, "2001", table1)
-	})
+	t.Run("testMPostgresCdcCheckDataE2e", func(t *testing.T) { s.checkData(t, "2001", "postgrescdc_to_postgres.conf", table1) })
 	t.Run("testPostgresCdcMultiTableE2e", func(t *testing.T) {
-		s.reset(t)
-		s.submit(t, "2002", "pgcdc_to_pg_with_multi_table_mode_two_table.conf")
-		s.awaitEqual(t, "2002", table1, table2)
-		s.upsertDelete(t, table1[0])
-		s.upsertDelete(t, table2[0])
-		s.awaitEqual(t, "2002", table1, table2)
+		s.checkData(t, "2002", "pgcdc_to_pg_with_multi_table_mode_two_table.conf", table1, table2)
 	})
 	t.Run("testMultiTableWithRestore", func(t *testing.T) {
 		s.reset(t)
 		s.submit(t, "2003", "pgcdc_to_pg_with_multi_table_mode_one_table.conf")
 		s.upsertDelete(t, table1[0])
 		s.awaitEqual(t, "2003", table1)
-		s.savepoint(t, "2003")
+		savepointJob(t, s.addr, "2003")
 		// restored with a second table
-		s.restore(t, "2003", "pgcdc_to_pg_with_multi_table_mode_two_table.conf")
+		restoreJob(t, s.addr, "2003", s.config(t, "pgcdc_to_pg_with_multi_table_mode_two_table.conf"))
 		s.upsertDelete(t, table2[0])
 		s.awaitEqual(t, "2003", table1, table2)
 	})
@@ -323,26 +331,16 @@ func TestSeaTunnelPostgresCDC(t *testing.T) {
 		s.reset(t)
 		s.submit(t, "2004", "postgrescdc_to_postgres_test_add_Filed.conf")
 		s.awaitEqual(t, "2004", table3)
-		s.savepoint(t, "2004")
+		savepointJob(t, s.addr, "2004")
 		s.exec(t, "ALTER TABLE inventory.postgres_cdc_table_3 ADD COLUMN f_big BIGINT")
 		s.exec(t, "ALTER TABLE inventory.sink_postgres_cdc_table_3 ADD COLUMN f_big BIGINT")
 		s.exec(t, "INSERT INTO inventory.postgres_cdc_table_3 VALUES (2, '2', 32767, 65535, 2147483647);")
-		s.restore(t, "2004", "postgrescdc_to_postgres_test_add_Filed.conf")
+		restoreJob(t, s.addr, "2004", s.config(t, "postgrescdc_to_postgres_test_add_Filed.conf"))
 		s.awaitEqual(t, "2004", table3)
 	})
-	t.Run("testPostgresCdcCheckDataWithNoPrimaryKey", func(t *testing.T) {
-		s.reset(t)
-		s.submit(t, "2005", "postgrescdc_to_postgres_with_no_primary_key.conf")
-		s.awaitEqual(t, "2005", noKey)
-		s.upsertDelete(t, noKey[0])
-		s.awaitEqual(t, "2005", noKey)
-	})
+	t.Run("testPostgresCdcCheckDataWithNoPrimaryKey", func(t *testing.T) { s.checkData(t, "2005", "postgrescdc_to_postgres_with_no_primary_key.conf", noKey) })
 	t.Run("testPostgresCdcCheckDataWithCustomPrimaryKey", func(t *testing.T) {
-		s.reset(t)
-		s.submit(t, "2006", "postgrescdc_to_postgres_with_custom_primary_key.conf")
-		s.awaitEqual(t, "2006", noKey)
-		s.upsertDelete(t, noKey[0])
-		s.awaitEqual(t, "2006", noKey)
+		s.checkData(t, "2006", "postgrescdc_to_postgres_with_custom_primary_key.conf", noKey)
 	})
 }
 
@@ -468,22 +466,7 @@ func columnDiffs(t *testing.T, conn *pgx.Conn, src, sink string) []string {
   WHERE a.id IS NULL OR b.id IS NULL OR a.v IS DISTINCT FROM b.v ORDER BY coalesce(a.id, b.id) LIMIT 1)`,
 			quoteLiteral(n), expr, src, sink))
 	}
-	rs, err := conn.Query(context.Background(), "SELECT d FROM ("+strings.Join(parts, " UNION ALL ")+") x(d) WHERE d IS NOT NULL", pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rs.Next() {
-		var d string
-		if err := rs.Scan(&d); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d)
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return textRows(t, conn, "SELECT d FROM ("+strings.Join(parts, " UNION ALL ")+") x(d) WHERE d IS NOT NULL")
 }
 
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
@@ -502,12 +485,7 @@ func TestPostgresCDCTypesToJdbc(t *testing.T) {
 	schema, slot := fmt.Sprintf("types_%d", n), fmt.Sprintf("strait_types_%d", n)
 	src, sink := schema+".src", schema+".sink"
 	createTypeTables(t, conn, schema, src, sink)
-	t.Cleanup(func() {
-		dropSlot(t, conn, slot)
-		if _, err := conn.Exec(context.Background(), "DROP PUBLICATION IF EXISTS "+slot+"_publication; DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("clean up: %v", err)
-		}
-	})
+	dropCDCWhenDone(t, conn, slot, schema)
 
 	addr := startDev(t)
 	jdbcURL := fmt.Sprintf("jdbc:postgresql://%s/%s", host, database)
@@ -608,20 +586,10 @@ func typeChanges(src string) []string {
 // column; a job that stops fails the test at once.
 func awaitSameColumns(t *testing.T, conn *pgx.Conn, addr, id, src, sink, what string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for n := 0; ; n++ {
-		diffs := columnDiffs(t, conn, src, sink)
-		if len(diffs) == 0 {
-			return
+	awaitJobDiff(t, addr, id, 60*time.Second, func() string {
+		if diffs := columnDiffs(t, conn, src, sink); len(diffs) > 0 {
+			return what + ": columns that differ:\n  " + strings.Join(diffs, "\n  ")
 		}
-		if n%10 == 9 {
-			if st := jobStatus(t, addr, id); st.State != "RUNNING" {
-				t.Fatalf("%s: job %s is %s (%s); columns that differ:\n  %s", what, id, st.State, st.Error, strings.Join(diffs, "\n  "))
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: columns that differ after 60 s:\n  %s", what, strings.Join(diffs, "\n  "))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return ""
+	})
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -25,31 +24,9 @@ INSERT INTO %[1]s.src SELECT g, 'n' || g, g FROM generate_series(1, 20) g;
 CREATE TABLE %[1]s.sink (id int PRIMARY KEY, name text, score int);`, schema)); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		for i := 0; i < 50; i++ {
-			_, err := conn.Exec(ctx, `SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL`, slot)
-			if err == nil {
-				_, err = conn.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1`, slot)
-			}
-			if err == nil {
-				break
-			}
-			if i == 49 {
-				t.Errorf("drop replication slot %s: %v", slot, err)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if _, err := conn.Exec(ctx, "DROP PUBLICATION IF EXISTS "+slot+"_publication; DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("clean up: %v", err)
-		}
-	})
+	dropCDCWhenDone(t, conn, slot, schema)
 
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "dev", "dev", "--headless", "--gateway", "", "--port", strconv.Itoa(port), "--checkpoint-dir", t.TempDir())
-	eventually(t, 60*time.Second, "dev server up", func() bool { return len(clusterStatus(t, addr)) == 1 })
+	addr := startDev(t)
 	job := writeJob(t, fmt.Sprintf(`
 env {
   job.mode = "STREAMING"

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -20,9 +19,7 @@ import (
 // redis-e2e:6379 with password SeaTunnel (base64-shaded in the configs), as scripts/redis.sh
 // starts it and maps the host name.
 
-func redisSuite(name string) string {
-	return filepath.Join("..", "connectors", "redis", "testdata", "seatunnel", name)
-}
+func redisSuite(name string) string { return connectorSuite("redis", name) }
 
 // redisDB is a client of the test server's database db.
 func redisDB(t *testing.T, db int) *goredis.Client {

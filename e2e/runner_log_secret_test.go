@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,16 +22,7 @@ func TestRunnerLogMasksSecrets(t *testing.T) {
 CREATE TABLE %[1]s.dst (id int PRIMARY KEY, name int);`, schema))
 	t.Cleanup(func() { _, _ = pg.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
 
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	addr := startTemporal(t)
 	ckpt := t.TempDir()
 	start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt)
 	runner := start(t, "runner", "runner", "--address", addr, "--id", "log1", "--slots", "2",

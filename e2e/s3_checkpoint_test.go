@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,18 +65,28 @@ func newTestS3(t *testing.T, endpoint, key, secret string) *testS3 {
 	return s
 }
 
-// keys lists the object keys under prefix/.
+// keys lists the object keys under prefix/, less the prefix.
 func (s *testS3) keys(t *testing.T, prefix string) []string {
 	t.Helper()
 	var out []string
-	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: aws.String(e2eBucket), Prefix: aws.String(prefix + "/")})
+	for _, k := range s.list(t, e2eBucket, prefix) {
+		out = append(out, strings.TrimPrefix(k, prefix+"/"))
+	}
+	return out
+}
+
+// list lists the object keys under prefix/ in a bucket.
+func (s *testS3) list(t *testing.T, bucket, prefix string) []string {
+	t.Helper()
+	var out []string
+	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix + "/")})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(context.Background())
 		if err != nil {
-			t.Fatalf("list s3://%s/%s: %v", e2eBucket, prefix, err)
+			t.Fatalf("list s3://%s/%s: %v", bucket, prefix, err)
 		}
 		for _, o := range page.Contents {
-			out = append(out, strings.TrimPrefix(aws.ToString(o.Key), prefix+"/"))
+			out = append(out, aws.ToString(o.Key))
 		}
 	}
 	return out
@@ -169,10 +178,7 @@ func TestS3CheckpointsAcrossHosts(t *testing.T) {
 	prefix := fmt.Sprintf("s3-checkpoints-%d", time.Now().UnixNano())
 	configs := []string{store.straitYAML(t, prefix), store.seatunnelYAML(t, prefix)}
 
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, addr, "temporal dev server up")
+	addr := startTemporal(t)
 	tmps := map[string]string{}
 	for i, cfg := range configs {
 		name := fmt.Sprintf("worker-%d", i+1)
@@ -201,9 +207,7 @@ func TestS3CheckpointsAcrossHosts(t *testing.T) {
 	})
 	runners[victim].kill(t)
 	t.Logf("runner %s killed with checkpoints %v in s3://%s/%s", victim, before, e2eBucket, prefix)
-	if code, o := run(t, "job", "wait", "--address", addr, id); code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, o)
-	}
+	awaitFinished(t, addr, id)
 
 	st := c.status(t, id)
 	if len(st.Pipelines) != 1 || st.Pipelines[0].Restarts != 1 || st.Pipelines[0].RestoredFrom < before[0] {
@@ -274,30 +278,7 @@ type idName struct {
 
 func jsonRows(t *testing.T, dir string) []idName {
 	t.Helper()
-	var rows []idName
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if line == "" {
-				continue
-			}
-			var r idName
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			rows = append(rows, r)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := jsonLines[idName](t, dir)
 	sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
 	return rows
 }

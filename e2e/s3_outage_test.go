@@ -113,10 +113,7 @@ func TestS3OutageFailsCheckpoints(t *testing.T) {
 	prefix := fmt.Sprintf("s3-outage-%d", time.Now().UnixNano())
 	cfg := through.straitYAML(t, prefix)
 
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", fmt.Sprint(port))
-	awaitListening(t, addr, "temporal dev server up")
+	addr := startTemporal(t)
 	startIn(t, "worker", t.TempDir(), "worker", "--address", addr, "--engine-config", cfg)
 	startIn(t, "runner", t.TempDir(), "runner", "--address", addr, "--id", "outage-runner", "--slots", "2", "--engine-config", cfg)
 	eventually(t, 60*time.Second, "the runner registered", func() bool { return clusterStatus(t, addr)["outage-runner"].State == "ALIVE" })

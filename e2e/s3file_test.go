@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +26,7 @@ import (
 // s3FileBucket is the bucket every config of the suite names.
 const s3FileBucket = "ws-package"
 
-func s3FileSuite(parts ...string) string {
-	return filepath.Join(append([]string{"..", "connectors", "s3file", "testdata", "seatunnel"}, parts...)...)
-}
+func s3FileSuite(parts ...string) string { return connectorSuite("s3file", parts...) }
 
 // s3FileFixtures says where S3FileIT uploads each data file (its lzo files are the ones it
 // builds, kept in the suite).
@@ -186,16 +182,9 @@ func nonEmpty(s string) []string {
 func s3FileKeys(t *testing.T, s *testS3, prefix string) []string {
 	t.Helper()
 	var out []string
-	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: aws.String(s3FileBucket), Prefix: aws.String(prefix + "/")})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range page.Contents {
-			if k := aws.ToString(o.Key); !strings.HasSuffix(k, "/") {
-				out = append(out, k)
-			}
+	for _, k := range s.list(t, s3FileBucket, prefix) {
+		if !strings.HasSuffix(k, "/") {
+			out = append(out, k)
 		}
 	}
 	return out
@@ -307,10 +296,7 @@ func TestS3FileSinkRunnerKilled(t *testing.T) {
 		}
 	})
 
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, addr, "temporal dev server up")
+	addr := startTemporal(t)
 	for i := 1; i <= 2; i++ {
 		startIn(t, fmt.Sprintf("worker-%d", i), t.TempDir(), "worker", "--address", addr, "--config", cfg)
 	}
@@ -333,9 +319,7 @@ func TestS3FileSinkRunnerKilled(t *testing.T) {
 	committed := len(sink.ids(t, dir))
 	runners[victim].kill(t)
 	t.Logf("runner %s killed with %d rows committed to s3://%s/%s/sink", victim, committed, e2eBucket, prefix)
-	if code, o := run(t, "job", "wait", "--address", addr, id); code != 0 {
-		t.Fatalf("job wait: exit %d\n%s", code, o)
-	}
+	awaitFinished(t, addr, id)
 	st := c.status(t, id)
 	if len(st.Pipelines) != 1 || st.Pipelines[0].Restarts != 1 || st.Pipelines[0].RestoredFrom < 1 {
 		t.Fatalf("want one failover restoring a checkpoint: %+v", st.Pipelines)

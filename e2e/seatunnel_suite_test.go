@@ -216,10 +216,7 @@ func TestSeaTunnelSuiteStreamingCheckpointInterval(t *testing.T) {
 	if err := os.RemoveAll(filepath.Dir(sinkDir)); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "dev", "dev", "--headless", "--port", strconv.Itoa(port), "--gateway", "", "--checkpoint-dir", t.TempDir())
-	eventually(t, 60*time.Second, "dev server up", func() bool { return len(clusterStatus(t, addr)) == 1 })
+	addr := startDev(t)
 	job := seatunnel("checkpoint", "streaming", "stream_fakesource_to_localfile_interval.conf")
 	const id = "20260102"
 	if code, out := run(t, "job", "submit", "--address", addr, "--job-id", id, job); code != 0 {
@@ -312,9 +309,7 @@ func TestSeaTunnelSuiteCluster(t *testing.T) {
 			})
 			id := submit(t, c.addr, job)
 			if mode == "BATCH" {
-				if code, out := run(t, "job", "wait", "--address", c.addr, id); code != 0 {
-					t.Fatalf("job wait: exit %d\n%s", code, out)
-				}
+				awaitFinished(t, c.addr, id)
 			} else {
 				eventually(t, 2*time.Minute, fmt.Sprintf("%d rows committed", want), func() bool {
 					return c.status(t, id).State == "RUNNING" && countLines(dir) == want
@@ -345,19 +340,7 @@ func TestSeaTunnelSuiteBrokenExpectations(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file+" "+c.want, func(t *testing.T) {
-			b, err := os.ReadFile(seatunnel(c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(b), c.old) {
-				t.Fatalf("%s does not contain %q", c.file, c.old)
-			}
-			broken := filepath.Join(t.TempDir(), filepath.Base(c.file))
-			if err := os.WriteFile(broken, []byte(strings.Replace(string(b), c.old, c.new, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			code, out := run(t, "run", broken)
-			checkRun(t, c.file, code, out, 1, c.want)
+			runBroken(t, c.file, readSeaTunnel(t, c.file), breakage{c.old, c.new, 1, []string{c.want}})
 		})
 	}
 }

@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,16 +50,7 @@ INSERT INTO %[1]s.src VALUES (1, 'a'), (2, 'b'), (3, 'c');`, schema))
 	keyFile := writeFile(t, "secret.key", keyText+"\n")
 	keyEnv := []string{"STRAIT_SECRET_KEY=" + keyText}
 
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	eventually(t, 60*time.Second, "temporal dev server up", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	addr := startTemporal(t)
 	ckpt := t.TempDir()
 	worker := start(t, "worker", "worker", "--address", addr, "--checkpoint-dir", ckpt, "--secret-key-file", keyFile)
 	runner := startEnv(t, "runner", keyEnv, "runner", "--address", addr, "--id", "sec1", "--slots", "4",

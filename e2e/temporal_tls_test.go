@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,10 +73,7 @@ func pipe(a, b net.Conn) {
 func TestTemporalMTLS(t *testing.T) {
 	t.Parallel()
 	certs := testcert.New(t, t.TempDir(), "temporal.test")
-	port := freePort(t)
-	plain := fmt.Sprintf("127.0.0.1:%d", port)
-	start(t, "temporal", "dev", "--only-temporal", "--headless", "--port", strconv.Itoa(port))
-	awaitListening(t, plain, "temporal dev server up")
+	plain := startTemporal(t)
 	addr := tlsFront(t, plain, certs.ServerTLS(t, true))
 	env := []string{"TEMPORAL_ADDRESS=" + addr, "TEMPORAL_TLS_SERVER_NAME=temporal.test",
 		"TEMPORAL_TLS_SERVER_CA_CERT_PATH=" + certs.CA,
