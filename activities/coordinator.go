@@ -84,7 +84,7 @@ func (a *Coordinator) PlanJob(ctx context.Context, in contract.PlanInput) (*cont
 	if err != nil {
 		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
 	}
-	src, err := plannedSource(key, in.Source)
+	src, err := secret.OpenSource(key, in.Source)
 	if err != nil {
 		return nil, fmt.Errorf("job %d: plan: %w", in.JobID, err)
 	}
@@ -97,7 +97,7 @@ func (a *Coordinator) PlanJob(ctx context.Context, in contract.PlanInput) (*cont
 }
 
 // scrubbed is err with the secret values of the config masked in its message.
-func scrubbed(err error, src planner.Source) error {
+func scrubbed(err error, src contract.ConfigSource) error {
 	msg := secret.Scrub(err.Error(), src.Text, src.File, src.Vars)
 	if msg == err.Error() {
 		return err
@@ -110,7 +110,7 @@ func scrubbed(err error, src planner.Source) error {
 }
 
 // planJob plans an opened config.
-func (a *Coordinator) planJob(ctx context.Context, in contract.PlanInput, src planner.Source, key *secret.Key) (*contract.Plan, error) {
+func (a *Coordinator) planJob(ctx context.Context, in contract.PlanInput, src contract.ConfigSource, key *secret.Key) (*contract.Plan, error) {
 	plan, err := planner.PlanContext(ctx, src, connector.Job{ID: in.JobID})
 	if err != nil {
 		if planner.IsConfigError(err) {

@@ -2,7 +2,6 @@ package activities
 
 import (
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/planvertex"
 	"github.com/strait-dev/strait/secret"
 )
@@ -32,13 +31,4 @@ func openVertices(vs []*contract.Vertex) error {
 		return err
 	}
 	return secret.OpenVertices(key, vs)
-}
-
-// plannedSource is a config as the planner reads it: a sealed one opened with key.
-func plannedSource(key *secret.Key, s contract.ConfigSource) (planner.Source, error) {
-	s, err := secret.OpenSource(key, s)
-	if err != nil {
-		return planner.Source{}, err
-	}
-	return planner.Source{File: s.File, Text: s.Text, Vars: s.Vars, Name: s.Name}, nil
 }

@@ -30,17 +30,18 @@ func TestCommitWithoutItsVertexFails(t *testing.T) {
 	}
 }
 
-func TestConfigSourceCarriesOverToThePlanner(t *testing.T) {
+// TestConfigSourceOpensForThePlanner: the planner reads the contract's config source; a
+// plain one reaches it unchanged, a sealed one as it was written.
+func TestConfigSourceOpensForThePlanner(t *testing.T) {
 	key, err := secret.NewKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	plain := contract.ConfigSource{File: "job.conf", Text: "env {}", Vars: map[string]string{"a": "b"}, Name: "n"}
-	src, err := plannedSource(key, plain)
+	src, err := secret.OpenSource(key, plain)
 	if err != nil {
 		t.Fatal(err)
 	}
-	allSet(t, src)
 	if want, got := jsonOf(t, plain), jsonOf(t, src); want != got {
 		t.Fatalf("contract %s, planner %s", want, got)
 	}
@@ -52,7 +53,7 @@ func TestConfigSourceCarriesOverToThePlanner(t *testing.T) {
 	}
 	sealed := contract.ConfigSource{File: in.File, Text: in.Config, Vars: in.Vars, Name: in.Name, Sealed: in.Sealed}
 	allSet(t, sealed)
-	src, err = plannedSource(key, sealed)
+	src, err = secret.OpenSource(key, sealed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestConfigSourceCarriesOverToThePlanner(t *testing.T) {
 		t.Fatalf("planned source %+v", src)
 	}
 	other, _ := secret.NewKey()
-	if _, err := plannedSource(other, sealed); err == nil || !strings.Contains(err.Error(), key.ID()) {
+	if _, err := secret.OpenSource(other, sealed); err == nil || !strings.Contains(err.Error(), key.ID()) {
 		t.Fatalf("a config sealed under another key: %v", err)
 	}
 }

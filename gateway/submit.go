@@ -111,7 +111,7 @@ func lineCol(b []byte, off int64) (int, int) {
 // check plans a config as `strait job submit` does, within the request and planner.Timeout
 // (a plugin that reads a database's schema does so under that deadline); a bad config is a
 // 400 naming the place.
-func check(ctx context.Context, src planner.Source) (*contract.Plan, error) {
+func check(ctx context.Context, src contract.ConfigSource) (*contract.Plan, error) {
 	ctx, cancel := context.WithTimeout(ctx, planner.Timeout)
 	defer cancel()
 	plan, err := planner.PlanContext(ctx, src, connector.Job{})
@@ -125,7 +125,7 @@ func check(ctx context.Context, src planner.Source) (*contract.Plan, error) {
 }
 
 // start submits (or restores) a checked job and returns its id; it does not wait for it.
-func (g *gateway) start(ctx context.Context, src planner.Source, plan *contract.Plan, p submitParams) (int64, error) {
+func (g *gateway) start(ctx context.Context, src contract.ConfigSource, plan *contract.Plan, p submitParams) (int64, error) {
 	id, _, err := jobclient.Start(ctx, g.c, jobclient.StartRequest{JobID: p.jobID, Source: src, Name: plan.Job.Name, Restore: p.restore})
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
@@ -168,7 +168,7 @@ func (g *gateway) submitJob(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	src := planner.Source{File: file, Text: string(body), Name: p.name}
+	src := contract.ConfigSource{File: file, Text: string(body), Name: p.name}
 	plan, err := check(r.Context(), src)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func (g *gateway) submitJobs(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("Invalid JSON format in request body: expected an array of job configs")
 	}
 	type job struct {
-		src  planner.Source
+		src  contract.ConfigSource
 		plan *contract.Plan
 		p    submitParams
 	}
@@ -209,7 +209,7 @@ func (g *gateway) submitJobs(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return badRequest("job[%d]: %v", i, err)
 		}
-		src := planner.Source{File: fmt.Sprintf("request.json[%d]", i), Text: string(cfg), Name: p.name}
+		src := contract.ConfigSource{File: fmt.Sprintf("request.json[%d]", i), Text: string(cfg), Name: p.name}
 		plan, err := check(r.Context(), src)
 		if err != nil {
 			return badRequest("job[%d]: %v", i, err)

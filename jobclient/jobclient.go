@@ -17,7 +17,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/secret"
 )
 
@@ -29,7 +28,7 @@ func NewJobID() int64 { return contract.JobNumber(time.Now(), rand.Int64N(1000))
 // Restore, a job run again under its id from its latest savepoint or checkpoint.
 type StartRequest struct {
 	JobID   int64
-	Source  planner.Source
+	Source  contract.ConfigSource
 	Name    string // the job's name as its plan has it
 	Restore bool
 	// Tunables are the workflows' timings and history bounds for this job; zero fields are
@@ -51,13 +50,13 @@ func Start(ctx context.Context, c client.Client, req StartRequest) (int64, clien
 }
 
 // Submit starts the job's workflow and returns its run.
-func Submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
+func Submit(ctx context.Context, c client.Client, jobID int64, src contract.ConfigSource, name string) (client.WorkflowRun, error) {
 	return submit(ctx, c, jobID, src, name, false, contract.Tunables{})
 }
 
 // Restore starts a job again under its id, every pipeline from its latest savepoint or
 // checkpoint.
-func Restore(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string) (client.WorkflowRun, error) {
+func Restore(ctx context.Context, c client.Client, jobID int64, src contract.ConfigSource, name string) (client.WorkflowRun, error) {
 	return submit(ctx, c, jobID, src, name, true, contract.Tunables{})
 }
 
@@ -74,7 +73,7 @@ func Savepoint(ctx context.Context, c client.Client, jobID int64) (client.Workfl
 	return c.GetWorkflow(ctx, wid, ""), nil
 }
 
-func submit(ctx context.Context, c client.Client, jobID int64, src planner.Source, name string, restore bool, tunables contract.Tunables) (client.WorkflowRun, error) {
+func submit(ctx context.Context, c client.Client, jobID int64, src contract.ConfigSource, name string, restore bool, tunables contract.Tunables) (client.WorkflowRun, error) {
 	in := contract.JobInput{JobID: jobID, Config: src.Text, File: src.File, Vars: src.Vars, Name: src.Name, Submitted: time.Now(),
 		Restore: restore, Tunables: tunables}
 	if err := sealInput(&in); err != nil {

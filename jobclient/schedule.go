@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/planner"
 )
 
 // ScheduleSpec says when a schedule runs its job: cron expressions (Temporal's, with an
@@ -39,7 +38,7 @@ type ScheduleSummary struct {
 
 // CreateSchedule makes a Temporal schedule that runs the job on spec; each run is a new job
 // with an id of its own (ScheduledJobWorkflow).
-func CreateSchedule(ctx context.Context, c client.Client, name string, src planner.Source, jobName string, spec ScheduleSpec) error {
+func CreateSchedule(ctx context.Context, c client.Client, name string, src contract.ConfigSource, jobName string, spec ScheduleSpec) error {
 	if err := checkScheduleName(name); err != nil {
 		return err
 	}

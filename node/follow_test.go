@@ -17,7 +17,6 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/node"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/worker"
 )
 
@@ -52,7 +51,7 @@ func TestJobContinuesAsNewWhileItsPipelinesRun(t *testing.T) {
 	const rows = 20000
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: "job.conf", Text: `
+	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: contract.ConfigSource{File: "job.conf", Text: `
 env { parallelism = 2, checkpoint.interval = 100 }
 source { SeqSource { rows = 20000, rows_per_poll = 50, poll_delay_ms = 10 } }
 sink { TxnSink {} }`}, Name: "test", Tunables: contract.Tunables{JobEventsBeforeContinue: 3, ProgressInterval: 50 * time.Millisecond}})
@@ -109,7 +108,7 @@ func TestTerminatedJobStopsItsPipelines(t *testing.T) {
 	n := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	id, _, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: "job.conf", Text: `
+	id, _, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: contract.ConfigSource{File: "job.conf", Text: `
 env { parallelism = 2, job.mode = STREAMING, checkpoint.interval = 200 }
 source { SeqSource { rows = 100000000, rows_per_poll = 10, poll_delay_ms = 20 } }
 sink { TxnSink {} }`}, Name: "test", Tunables: contract.Tunables{ProgressHeartbeat: 300 * time.Millisecond}})

@@ -21,7 +21,6 @@ import (
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
 	"github.com/strait-dev/strait/node"
-	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 	"github.com/strait-dev/strait/workflows"
@@ -350,7 +349,7 @@ func runJobWith(t *testing.T, n *node.Node, text string, tunables contract.Tunab
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: "job.conf", Text: text},
+	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: contract.ConfigSource{File: "job.conf", Text: text},
 		Name: "test", Tunables: tunables})
 	if err != nil {
 		t.Fatal(err)
@@ -444,7 +443,7 @@ func TestCancelStopsTheJob(t *testing.T) {
 	id := jobclient.NewJobID()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run, err := jobclient.Submit(ctx, n.Client, id, planner.Source{File: "job.conf", Text: `
+	run, err := jobclient.Submit(ctx, n.Client, id, contract.ConfigSource{File: "job.conf", Text: `
 source { SeqSource { block = true } }
 sink { KeepSink {} }`}, "blocked")
 	if err != nil {
@@ -649,7 +648,7 @@ sink { TxnSink {} }`)
 func TestSavepointAndRestore(t *testing.T) {
 	n := cluster(t)
 	const rows = 30000
-	src := planner.Source{File: "job.conf", Text: fmt.Sprintf(`
+	src := contract.ConfigSource{File: "job.conf", Text: fmt.Sprintf(`
 env { parallelism = 2, checkpoint.interval = 600000 }
 source { SeqSource { rows = %d, rows_per_poll = 50, poll_delay_ms = 10 } }
 sink { TxnSink {} }`, rows)}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
-	"github.com/strait-dev/strait/planner"
 )
 
 // TestSchedule: a schedule runs its job as jobs of their own (strait-job-<id>, each with a
@@ -21,7 +20,7 @@ func TestSchedule(t *testing.T) {
 	n := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	src := planner.Source{File: "job.conf", Text: `
+	src := contract.ConfigSource{File: "job.conf", Text: `
 env { parallelism = 1, job.mode = BATCH }
 source { SeqSource { rows = 50 } }
 sink { KeepSink {} }`}

@@ -15,25 +15,13 @@ import (
 	"github.com/strait-dev/strait/contract"
 )
 
-// Source describes where a job config comes from.
-type Source struct {
-	// File names the config in errors; its extension decides the format (.json is JSON).
-	File string `json:"file"`
-	// Text is the config itself.
-	Text string `json:"text"`
-	// Vars are the -i key=value variables.
-	Vars map[string]string `json:"vars,omitempty"`
-	// Name overrides env.job.name (the -n flag) when set.
-	Name string `json:"name,omitempty"`
-}
-
 // ReadSource reads a config file.
-func ReadSource(path string, vars map[string]string, name string) (Source, error) {
+func ReadSource(path string, vars map[string]string, name string) (contract.ConfigSource, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Source{}, fmt.Errorf("read job config: %w", err)
+		return contract.ConfigSource{}, fmt.Errorf("read job config: %w", err)
 	}
-	return Source{File: path, Text: string(b), Vars: vars, Name: name}, nil
+	return contract.ConfigSource{File: path, Text: string(b), Vars: vars, Name: name}, nil
 }
 
 // Section is one of the three plugin blocks.
@@ -122,7 +110,7 @@ func splitTopLevel(s string) []string {
 }
 
 // Parse reads a job config in HOCON or JSON (by the file's extension).
-func Parse(src Source) (*JobConfig, error) {
+func Parse(src contract.ConfigSource) (*JobConfig, error) {
 	root, err := hocon.Parse([]byte(src.Text), hocon.Options{
 		File:         src.File,
 		Vars:         src.Vars,

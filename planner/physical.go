@@ -15,14 +15,14 @@ const Timeout = 2 * time.Minute
 
 // Plan parses, checks and plans a job config, for a caller with no deadline of its own (a
 // test, a tool): PlanContext with context.Background().
-func Plan(src Source, job connector.Job) (*contract.Plan, error) {
+func Plan(src contract.ConfigSource, job connector.Job) (*contract.Plan, error) {
 	return PlanContext(context.Background(), src, job)
 }
 
 // PlanContext parses, checks and plans a job config within ctx, the planning deadline: a
 // plugin that reaches out while it is built (a database's columns, a connection check)
 // gives up when ctx is done, and planning fails with its error.
-func PlanContext(ctx context.Context, src Source, job connector.Job) (*contract.Plan, error) {
+func PlanContext(ctx context.Context, src contract.ConfigSource, job connector.Job) (*contract.Plan, error) {
 	jc, err := Parse(src)
 	if err != nil {
 		return nil, err

@@ -87,7 +87,7 @@ func init() {
 
 func plan(t *testing.T, text string) (*contract.Plan, error) {
 	t.Helper()
-	return Plan(Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	return Plan(contract.ConfigSource{File: "job.conf", Text: text}, connector.Job{ID: 1})
 }
 
 func TestPlanSimpleChainFuses(t *testing.T) {
@@ -260,7 +260,7 @@ sink { PlanSink {} }`, `unknown top-level block "sources"`},
 }
 
 func TestPlanJSONConfig(t *testing.T) {
-	pp, err := Plan(Source{File: "job.json", Text: `{
+	pp, err := Plan(contract.ConfigSource{File: "job.json", Text: `{
   "env": {"job.mode": "BATCH", "parallelism": 3},
   "source": [{"plugin_name": "PlanSource", "plugin_output": "t"}],
   "sink": [{"plugin_name": "PlanSink", "plugin_input": ["t"]}]
@@ -336,7 +336,7 @@ sink { PlanSink { plugin_input = b } }`
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 			defer cancel()
-			_, err := PlanContext(ctx, Source{File: "job.conf", Text: strings.Replace(job, "%s", tc.wait, 1)}, connector.Job{ID: 1})
+			_, err := PlanContext(ctx, contract.ConfigSource{File: "job.conf", Text: strings.Replace(job, "%s", tc.wait, 1)}, connector.Job{ID: 1})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}
@@ -346,7 +346,7 @@ sink { PlanSink { plugin_input = b } }`
 		})
 	}
 	// Plan, for callers without a deadline, gives the factories one too
-	if _, err := Plan(Source{File: "job.conf", Text: strings.Replace(job, "%s", "false", 1)}, connector.Job{ID: 1}); err != nil {
+	if _, err := Plan(contract.ConfigSource{File: "job.conf", Text: strings.Replace(job, "%s", "false", 1)}, connector.Job{ID: 1}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,6 +3,8 @@ package planner
 import (
 	"strings"
 	"testing"
+
+	"github.com/strait-dev/strait/contract"
 )
 
 func TestShade(t *testing.T) {
@@ -27,7 +29,7 @@ sink { Console { token = "%s" } }`
 			for _, v := range []string{tc.user, tc.pass, tc.token} {
 				text = strings.Replace(text, "%s", v, 1)
 			}
-			jc, err := Parse(Source{File: "job.conf", Text: text})
+			jc, err := Parse(contract.ConfigSource{File: "job.conf", Text: text})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)

@@ -59,7 +59,7 @@ func (c *collect) final() map[contract.TaskID]contract.TaskStatus {
 // workflow would: epoch 1, every task on one runner.
 func firstPipeline(t testing.TB, text string, job connector.Job) contract.Deployment {
 	t.Helper()
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, job)
+	plan, err := planner.Plan(contract.ConfigSource{File: "job.conf", Text: text}, job)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func phasesProbe(args []string) error {
 		return err
 	}
 	started = time.Now()
-	src := planner.Source{File: args[1], Text: string(text)}
+	src := contract.ConfigSource{File: args[1], Text: string(text)}
 	if _, err := planner.PlanContext(ctx, src, connector.Job{}); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
@@ -226,7 +226,7 @@ func checkpointProbe(args []string) error {
 	if err != nil {
 		return err
 	}
-	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: planner.Source{File: args[1], Text: string(text)}})
+	id, run, err := jobclient.Start(ctx, n.Client, jobclient.StartRequest{Source: contract.ConfigSource{File: args[1], Text: string(text)}})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
-	"github.com/strait-dev/strait/planner"
 )
 
 // scaleProbe starts STREAMING jobs on a running cluster, doubling their number, and after
@@ -61,7 +60,7 @@ func scaleProbe(args []string) error {
 	}()
 	for n := 1; n <= most; n *= 2 {
 		for len(jobs) < n {
-			id, _, err := jobclient.Start(ctx, c, jobclient.StartRequest{Source: planner.Source{File: args[1], Text: string(text)}})
+			id, _, err := jobclient.Start(ctx, c, jobclient.StartRequest{Source: contract.ConfigSource{File: args[1], Text: string(text)}})
 			if err != nil {
 				return fmt.Errorf("start job %d: %w", len(jobs)+1, err)
 			}

@@ -42,29 +42,29 @@ func planCmd(args []string) int {
 // loadPlan reads and plans a job config and returns the config as read (what a client
 // submits) with its plan; a bad config is reported plainly, the plan is nil and the exit
 // code 2.
-func loadPlan(file string, vars []string, name string) (planner.Source, *contract.Plan, int) {
+func loadPlan(file string, vars []string, name string) (contract.ConfigSource, *contract.Plan, int) {
 	vm, err := planner.ParseVars(vars)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return planner.Source{}, nil, 2
+		return contract.ConfigSource{}, nil, 2
 	}
 	src, err := planner.ReadSource(file, vm, name)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return planner.Source{}, nil, 2
+		return contract.ConfigSource{}, nil, 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), planner.Timeout)
 	defer cancel()
 	plan, err := planner.PlanContext(ctx, src, connector.Job{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: config error: %v\n", err)
-		return planner.Source{}, nil, 2
+		return contract.ConfigSource{}, nil, 2
 	}
 	return src, plan, 0
 }
 
 // loadJob is loadPlan for a job about to be submitted: the plan's warnings go to stderr.
-func loadJob(file string, vars []string, name string) (planner.Source, *contract.Plan, int) {
+func loadJob(file string, vars []string, name string) (contract.ConfigSource, *contract.Plan, int) {
 	src, plan, code := loadPlan(file, vars, name)
 	if plan != nil {
 		for _, w := range plan.Warnings {

@@ -15,6 +15,7 @@ import (
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/fake"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
@@ -524,7 +525,7 @@ func TestExampleJobPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := planner.Plan(planner.Source{File: "fake_to_elasticsearch.conf", Text: string(text)}, connector.Job{ID: 1})
+	plan, err := planner.Plan(contract.ConfigSource{File: "fake_to_elasticsearch.conf", Text: string(text)}, connector.Job{ID: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +533,7 @@ func TestExampleJobPlans(t *testing.T) {
 		t.Errorf("%d pipelines, want 1", len(plan.Pipelines))
 	}
 	bad := strings.Replace(string(text), "max_batch_size = 100", "max_batch_size = 0", 1)
-	if _, err := planner.Plan(planner.Source{File: "fake_to_elasticsearch.conf", Text: bad}, connector.Job{ID: 1}); err == nil || !strings.Contains(err.Error(), "max_batch_size") {
+	if _, err := planner.Plan(contract.ConfigSource{File: "fake_to_elasticsearch.conf", Text: bad}, connector.Job{ID: 1}); err == nil || !strings.Contains(err.Error(), "max_batch_size") {
 		t.Errorf("max_batch_size = 0 planned: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
 )
 
@@ -163,7 +164,7 @@ func TestUnknownOptionsWarned(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			plan, err := planner.Plan(planner.Source{File: "job.conf", Text: "env { job.mode = BATCH }\nsource { LocalFile { " + c.source +
+			plan, err := planner.Plan(contract.ConfigSource{File: "job.conf", Text: "env { job.mode = BATCH }\nsource { LocalFile { " + c.source +
 				" } }\nsink { LocalFile { " + c.sink + " } }"}, connector.Job{ID: 1})
 			if err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	jsonformat "github.com/strait-dev/strait/connectors/internal/format/json"
+	"github.com/strait-dev/strait/contract"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -613,7 +614,7 @@ func TestMultiTableSink(t *testing.T) {
 // fused with its source.
 func TestPartitionByIsTheSinks(t *testing.T) {
 	dir := t.TempDir()
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: `
+	plan, err := planner.Plan(contract.ConfigSource{File: "job.conf", Text: `
 env { job.mode = "BATCH" }
 source { FakeSource { row.num = 10, schema = { fields { name = string, age = int } } } }
 sink { LocalFile { path = ` + quote(dir) + `, partition_by = [AGE] } }`}, connector.Job{ID: 1})

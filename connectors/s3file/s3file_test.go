@@ -18,6 +18,7 @@ import (
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/fake"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
 	"github.com/strait-dev/strait/row"
 )
@@ -422,7 +423,7 @@ func TestOptionErrors(t *testing.T) {
 // TestUnknownOptionsWarned plans a job with misspelled S3File options: the planner names
 // them with the nearest known one.
 func TestUnknownOptionsWarned(t *testing.T) {
-	plan, err := planner.Plan(planner.Source{File: "job.conf", Text: "env { job.mode = BATCH }\n" +
+	plan, err := planner.Plan(contract.ConfigSource{File: "job.conf", Text: "env { job.mode = BATCH }\n" +
 		"source { FakeSource { schema { fields { id = int } } } }\n" +
 		"sink { S3File { path = \"/a\", bucket = b, fs.s3a.endpoint = h, hadoop_s3_propertes { a = b }, acess_key = k } }"}, connector.Job{ID: 1})
 	if err != nil {

@@ -5,13 +5,14 @@ package plantest
 
 import (
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/planner"
 )
 
 // Warnings plans the job config text (HOCON) as `strait run` does and returns the plan's
 // warnings, or the planner's error.
 func Warnings(text string) ([]string, error) {
-	pp, err := planner.Plan(planner.Source{File: "job.conf", Text: text}, connector.Job{ID: 1})
+	pp, err := planner.Plan(contract.ConfigSource{File: "job.conf", Text: text}, connector.Job{ID: 1})
 	if err != nil {
 		return nil, err
 	}
