@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/strait-dev/strait/connectors/internal/format/json"
@@ -420,16 +419,6 @@ func (x *xmlSink) appendValue(b []byte, v *row.Value, t *types.DataType) []byte 
 		return b
 	case types.String, types.Bytes:
 		return append(b, v.S...)
-	case types.Boolean:
-		return strconv.AppendBool(b, v.I != 0)
-	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		return strconv.AppendInt(b, v.I, 10)
-	case types.Float:
-		return row.AppendJavaFloat(b, float64(v.Float32()), 32)
-	case types.Double:
-		return row.AppendJavaFloat(b, v.Float64(), 64)
-	case types.Decimal:
-		return row.AppendJavaDecimal(b, *v)
 	case types.Date:
 		return javatime.AppendLocalDate(b, v.I)
 	case types.Time:
@@ -452,7 +441,7 @@ func (x *xmlSink) appendValue(b []byte, v *row.Value, t *types.DataType) []byte 
 		}
 		return b
 	}
-	return b
+	return row.AppendScalar(b, *v) // booleans, numbers as Java prints them
 }
 
 // appendXMLEscaped writes text escaped for an attribute value or element content. Line
