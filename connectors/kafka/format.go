@@ -171,33 +171,30 @@ func newEncoder(format, delimiter string, rt *types.RowType) (encoder, error) {
 		"compatible_debezium_json, maxwell_json, ogg_json, avro and protobuf are)", format)
 }
 
-// jsonEncoder writes SeaTunnel's json format: an object of the columns by name, nested rows
-// as objects, dates and timestamps as ISO text, bytes as base64.
+// jsonEncoder writes SeaTunnel's json format as its JsonSerializationSchema does (the file
+// connectors' json format, format/json): an object of the columns by name, nested rows as
+// objects, dates, times and timestamps as ISO text, decimals as Java's BigDecimal prints
+// them, bytes as base64.
 type jsonEncoder struct {
 	rt *types.RowType
-	// keys are the fields' `"name":` as written, then `,"name":`: written once, not per row
+	// keys are the fields' `{"name":`, then `,"name":`: written once, not per row
 	keys [][]byte
 }
 
 func newJSONEncoder(rt *types.RowType) *jsonEncoder {
-	e := &jsonEncoder{rt: rt, keys: make([][]byte, len(rt.Names))}
-	for i, n := range rt.Names {
-		if i > 0 {
-			e.keys[i] = append(e.keys[i], ',')
-		}
-		e.keys[i] = append(row.AppendJSONString(e.keys[i], n), ':')
-	}
-	return e
+	return &jsonEncoder{rt: rt, keys: jsonformat.Keys(rt.Names)}
 }
 
 func (e *jsonEncoder) encode(buf []byte, _ row.Kind, fields []row.Value) ([]byte, error) {
 	if len(fields) != len(e.keys) {
 		return row.AppendJSONObject(buf, fields, e.rt), nil
 	}
-	buf = append(buf, '{')
+	if len(fields) == 0 {
+		return append(buf, "{}"...), nil
+	}
 	for i := range fields {
 		buf = append(buf, e.keys[i]...)
-		buf = row.AppendJSONAs(buf, fields[i], e.rt.Types[i])
+		buf = jsonformat.AppendValue(buf, &fields[i], &e.rt.Types[i])
 	}
 	return append(buf, '}'), nil
 }
