@@ -12,21 +12,28 @@ import (
 // themselves); binary files are written as they come.
 func (c *sinkConfig) sinkStreamOptions(o *config.Options, opts *SinkConfig) error {
 	var err error
-	c.compress, c.charset = codecNone, charset{name: "UTF-8"}
-	switch c.format {
+	c.compress, c.charset, err = textStreamOptions(o, c.format, opts.CompressCodec, opts.Encoding, "writes files as they are read")
+	return err
+}
+
+// textStreamOptions reads compress_codec and encoding, which apply to the files of text,
+// csv, json and xml (parquet and excel read compress_codec themselves); binary files are
+// copied as they are (what says so in the error).
+func textStreamOptions(o *config.Options, f fileFormat, codec, encoding, what string) (compressCodec, charset, error) {
+	switch f {
 	case formatText, formatCSV, formatJSON, formatXML:
-		if c.compress, err = compressCodecOf(o, opts.CompressCodec); err != nil {
-			return err
+		z, err := compressCodecOf(o, codec)
+		if err != nil {
+			return codecNone, charset{}, err
 		}
-		if c.charset, err = charsetOf(o, opts.Encoding); err != nil {
-			return err
-		}
+		cs, err := charsetOf(o, encoding)
+		return z, cs, err
 	case formatBinary:
-		if otherThanNone(opts.CompressCodec) {
-			return o.Errorf("compress_codec", "the binary format writes files as they are read; %q does not apply", opts.CompressCodec)
+		if otherThanNone(codec) {
+			return codecNone, charset{}, o.Errorf("compress_codec", "the binary format %s; %q does not apply", what, codec)
 		}
 	}
-	return nil
+	return codecNone, charset{name: "UTF-8"}, nil
 }
 
 // formatSink sets up the formats this file writes.

@@ -87,19 +87,9 @@ func splitID(d fileSplit) string {
 // archive_compress_codec and encoding, for the formats SeaTunnel applies them to.
 func (c *sourceConfig) streamOptions(o *config.Options, opts *SourceTable) error {
 	var err error
-	c.compress, c.archive, c.charset = codecNone, archiveNone, charset{name: "UTF-8"}
-	switch c.format {
-	case formatText, formatCSV, formatJSON, formatXML:
-		if c.compress, err = compressCodecOf(o, opts.CompressCodec); err != nil {
-			return err
-		}
-		if c.charset, err = charsetOf(o, opts.Encoding); err != nil {
-			return err
-		}
-	case formatBinary:
-		if otherThanNone(opts.CompressCodec) {
-			return o.Errorf("compress_codec", "the binary format copies files as they are; %q does not apply", opts.CompressCodec)
-		}
+	c.archive = archiveNone
+	if c.compress, c.charset, err = textStreamOptions(o, c.format, opts.CompressCodec, opts.Encoding, "copies files as they are"); err != nil {
+		return err
 	}
 	switch c.format {
 	case formatText, formatCSV, formatJSON, formatXML, formatExcel:
