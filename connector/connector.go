@@ -202,6 +202,24 @@ type CommitRequest struct {
 	Infos [][]byte
 }
 
+// DecodeInfos decodes the commit infos a committer is given (a request's, or those it
+// aborts) with decode, in order, passing over empty ones (a writer that prepared nothing);
+// the first that does not decode is the error.
+func DecodeInfos[T any](infos [][]byte, decode func([]byte) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(infos))
+	for _, raw := range infos {
+		if len(raw) == 0 {
+			continue
+		}
+		v, err := decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // ---- transforms ----
 
 // TransformContext is what a transform factory receives.

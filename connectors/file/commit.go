@@ -42,14 +42,11 @@ type Committer struct {
 // whose staging directory is gone (it is removed last) was committed completely, provided
 // its files are in place.
 func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) error {
-	for _, raw := range req.Infos {
-		if len(raw) == 0 {
-			continue
-		}
-		info, err := c.decode(raw)
-		if err != nil {
-			return err
-		}
+	infos, err := connector.DecodeInfos(req.Infos, c.decode)
+	if err != nil {
+		return err
+	}
+	for _, info := range infos {
 		if err := c.commit(ctx, info); err != nil {
 			return err
 		}
@@ -58,16 +55,13 @@ func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) err
 }
 
 // Abort deletes the staged files of transactions that will never be committed.
-func (c *Committer) Abort(ctx context.Context, infos [][]byte) error {
+func (c *Committer) Abort(ctx context.Context, raw [][]byte) error {
+	infos, err := connector.DecodeInfos(raw, c.decode)
+	if err != nil {
+		return err
+	}
 	var first error
-	for _, raw := range infos {
-		if len(raw) == 0 {
-			continue
-		}
-		info, err := c.decode(raw)
-		if err != nil {
-			return err
-		}
+	for _, info := range infos {
 		if err := c.fs.RemoveAll(info.TransactionDir); err != nil && first == nil {
 			first = fmt.Errorf("%s: abort transaction %s: %w", c.where, info.TransactionID, err)
 		}

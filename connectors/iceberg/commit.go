@@ -71,21 +71,10 @@ func (c *committer) committedTransactions(meta table.Metadata, head *table.Snaps
 
 // Commit adds every transaction of the request not committed yet in one snapshot.
 func (c *committer) Commit(ctx context.Context, req connector.CommitRequest) error {
-	var infos []*commitInfo
-	for _, raw := range req.Infos {
-		if len(raw) == 0 {
-			continue
-		}
-		info, err := c.decode(raw)
-		if err != nil {
-			return err
-		}
-		infos = append(infos, info)
+	infos, err := connector.DecodeInfos(req.Infos, c.decode)
+	if err != nil || len(infos) == 0 {
+		return err
 	}
-	if len(infos) == 0 {
-		return nil
-	}
-	var err error
 	for attempt := 1; attempt <= commitAttempts; attempt++ {
 		var retry bool
 		retry, err = c.commit(ctx, req.CheckpointID, infos)
@@ -206,19 +195,9 @@ func (c *committer) createBranch(ctx context.Context, cat icecat.Catalog, tbl *t
 // shared) keeps its files.
 func (c *committer) Abort(ctx context.Context, infos [][]byte) error {
 	s := c.s
-	var list []*commitInfo
-	for _, raw := range infos {
-		if len(raw) == 0 {
-			continue
-		}
-		info, err := c.decode(raw)
-		if err != nil {
-			return err
-		}
-		list = append(list, info)
-	}
-	if len(list) == 0 {
-		return nil
+	list, err := connector.DecodeInfos(infos, c.decode)
+	if err != nil || len(list) == 0 {
+		return err
 	}
 	_, tbl, err := s.loadTable(ctx)
 	if err != nil {

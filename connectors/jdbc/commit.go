@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/strait-dev/strait/connector"
 )
@@ -27,23 +28,18 @@ func (c *Committer) decode(raw []byte) ([]string, error) {
 	return info.GIDs, nil
 }
 
-func (c *Committer) each(ctx context.Context, infos [][]byte, do func(gid string) error) error {
-	var gids []string
-	for _, raw := range infos {
-		if len(raw) == 0 {
-			continue
-		}
-		g, err := c.decode(raw)
-		if err != nil {
-			return err
-		}
-		gids = append(gids, g...)
-	}
+// each does do to every transaction gids names, on one connection of the sink's.
+func (c *Committer) each(ctx context.Context, gids []string, do func(conn sinkConn, gid string) error) error {
 	if len(gids) == 0 {
 		return nil
 	}
+	conn, err := c.cfg.db.openSink(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.cfg.where, err)
+	}
+	defer conn.close()
 	for _, gid := range gids {
-		if err := do(gid); err != nil {
+		if err := do(conn, gid); err != nil {
 			return fmt.Errorf("%s: %w", c.cfg.where, err)
 		}
 	}
@@ -52,44 +48,24 @@ func (c *Committer) each(ctx context.Context, infos [][]byte, do func(gid string
 
 // Commit commits every writer's prepared transaction of the checkpoint.
 func (c *Committer) Commit(ctx context.Context, req connector.CommitRequest) error {
-	if len(req.Infos) == 0 {
-		return nil
-	}
-	conn, err := c.cfg.db.openSink(ctx)
+	lists, err := connector.DecodeInfos(req.Infos, c.decode)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.cfg.where, err)
+		return err
 	}
-	defer conn.close()
-	return c.each(ctx, req.Infos, func(gid string) error { return conn.commitPrepared(ctx, gid) })
+	return c.each(ctx, slices.Concat(lists...), func(conn sinkConn, gid string) error { return conn.commitPrepared(ctx, gid) })
 }
 
 // Abort rolls back prepared transactions that will never be committed: each info's own,
 // the last it lists. Those it carries belong to earlier checkpoints, which a manifest may
 // hold (their commit failed after it) or which are aborted as infos of their own.
 func (c *Committer) Abort(ctx context.Context, infos [][]byte) error {
-	own := make([][]byte, 0, len(infos))
-	for _, raw := range infos {
-		if len(raw) == 0 {
-			continue
-		}
-		gids, err := c.decode(raw)
-		if err != nil {
-			return err
-		}
-		b, err := json.Marshal(commitInfo{GIDs: gids[len(gids)-1:]})
-		if err != nil {
-			return err
-		}
-		own = append(own, b)
-	}
-	infos = own
-	if len(infos) == 0 {
-		return nil
-	}
-	conn, err := c.cfg.db.openSink(ctx)
+	lists, err := connector.DecodeInfos(infos, c.decode)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.cfg.where, err)
+		return err
 	}
-	defer conn.close()
-	return c.each(ctx, infos, func(gid string) error { return conn.rollbackPrepared(ctx, gid) })
+	own := make([]string, 0, len(lists))
+	for _, gids := range lists {
+		own = append(own, gids[len(gids)-1])
+	}
+	return c.each(ctx, own, func(conn sinkConn, gid string) error { return conn.rollbackPrepared(ctx, gid) })
 }
