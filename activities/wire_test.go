@@ -69,12 +69,7 @@ func TestConfigSourceOpensForThePlanner(t *testing.T) {
 // TestPlanSecretsTravelSealed plans a job whose sink has a secret: the plan the history
 // keeps holds it sealed, and the runner's deployment and the committer's vertex open it.
 func TestPlanSecretsTravelSealed(t *testing.T) {
-	key, err := secret.NewKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret.Use(key)
-	t.Cleanup(func() { secret.Use(nil) })
+	key := useNewKey(t)
 	conf := `env { job.mode = BATCH }
 source { FakeSource { row.num = 1, schema { fields { id = bigint } } } }
 sink { S3File { bucket = "s3a://b", path = "/out", fs.s3a.endpoint = "http://127.0.0.1:1", access_key = "AKID", secret_key = "plan-S3-Secret", file_format_type = json } }`
@@ -157,12 +152,7 @@ func jsonOf(t *testing.T, v any) string {
 // A task's error reaches the pipeline without a secret value the runner opened for the
 // task's plugins; the runner's own report is left as it was.
 func TestReportsRedactOpenedSecrets(t *testing.T) {
-	key, err := secret.NewKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret.Use(key)
-	t.Cleanup(func() { secret.Use(nil) })
+	key := useNewKey(t)
 	sealed, err := key.SealString("report-Secret-7")
 	if err != nil {
 		t.Fatal(err)
@@ -182,4 +172,17 @@ func TestReportsRedactOpenedSecrets(t *testing.T) {
 	if !strings.Contains(rep.Tasks[1].Error, "report-Secret-7") {
 		t.Error("the runner's own report was changed")
 	}
+}
+
+// useNewKey has the process seal and open secrets with a new key until the test ends, and
+// returns the key.
+func useNewKey(t *testing.T) *secret.Key {
+	t.Helper()
+	key, err := secret.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret.Use(key)
+	t.Cleanup(func() { secret.Use(nil) })
+	return key
 }

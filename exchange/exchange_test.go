@@ -159,15 +159,8 @@ func TestManyConsumers(t *testing.T) {
 // with a bounded number of bytes in flight; when it reads again everything arrives.
 func TestBackpressure(t *testing.T) {
 	const window = 256 << 10
-	s, lis := startServer(t, WithWindow(window))
-	q := newQueue(1)
-	defer accept(s, 0, q)()
-	c := newClient(t)
+	_, q, snd := openLink(t, 1, []Option{WithWindow(window)})
 	ctx := context.Background()
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := seqBatch(0, 0, 64, strings.Repeat("p", 1000)) // about 64 KB encoded
 	defer b.Release()
 	var sent atomic.Int64
@@ -233,10 +226,7 @@ func TestServerKilled(t *testing.T) {
 			}
 			c := newClient(t)
 			ctx := context.Background()
-			snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			snd := mustOpen(t, ctx, c, lis.Addr().String(), key(0, 0))
 			b := seqBatch(0, 0, 100, strings.Repeat("k", 100))
 			defer b.Release()
 			var sent atomic.Int64
@@ -279,15 +269,8 @@ func TestServerKilled(t *testing.T) {
 
 // TestServerStopped: Stop fails open channels (with a goodbye this time).
 func TestServerStopped(t *testing.T) {
-	s, lis := startServer(t)
-	q := newQueue(1)
-	defer accept(s, 0, q)()
-	c := newClient(t)
+	s, _, snd := openLink(t, 1, nil)
 	ctx := context.Background()
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	s.Stop()
 	deadline := time.Now().Add(5 * time.Second)
 	b := seqBatch(0, 0, 1, "")
@@ -313,15 +296,12 @@ func TestUnregisteredKey(t *testing.T) {
 	c := newClient(t)
 	ctx := context.Background()
 
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 9))
-	if err != nil {
-		t.Fatal(err)
-	}
+	snd := mustOpen(t, ctx, c, lis.Addr().String(), key(0, 9))
 	b := seqBatch(0, 0, 1, "")
 	defer b.Release()
 	start := time.Now()
 	_ = snd.Send(ctx, b) // may succeed: it only has to reach the window
-	err = snd.Close(ctx)
+	err := snd.Close(ctx)
 	if err == nil || !strings.Contains(err.Error(), "no consumer registered for channel job 7 pipeline 1 epoch 2 edge 3 subtask 0->9 within 300ms") {
 		t.Fatalf("error %v, want no consumer registered", err)
 	}
@@ -378,10 +358,7 @@ func TestConsumerLearnsOfFailures(t *testing.T) {
 			defer c.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			snd, err := c.Open(ctx, lis.Addr().String(), key(5, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			snd := mustOpen(t, ctx, c, lis.Addr().String(), key(5, 0))
 			b := seqBatch(5, 0, 10, "")
 			defer b.Release()
 			if err := snd.Send(ctx, b); err != nil {
@@ -413,10 +390,7 @@ func TestConsumerDeadPeerDetected(t *testing.T) {
 	proxy := newBlackhole(t, lis.Addr().String())
 	c := newClient(t)
 	ctx := context.Background()
-	snd, err := c.Open(ctx, proxy.addr(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	snd := mustOpen(t, ctx, c, proxy.addr(), key(0, 0))
 	defer func() {
 		ctx, cancel := context.WithCancel(ctx)
 		cancel()
@@ -449,10 +423,7 @@ func TestProducerDeadPeerDetected(t *testing.T) {
 	proxy := newBlackhole(t, lis.Addr().String())
 	c := newClient(t, WithKeepalive(time.Second, 2*time.Second)) // 10 s + 2 s in effect
 	ctx := context.Background()
-	snd, err := c.Open(ctx, proxy.addr(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	snd := mustOpen(t, ctx, c, proxy.addr(), key(0, 0))
 	b := seqBatch(0, 0, 1, "")
 	defer b.Release()
 	if err := snd.Send(ctx, b); err != nil {
@@ -483,14 +454,11 @@ func TestConsumerGone(t *testing.T) {
 		})()
 		c := newClient(t)
 		ctx := context.Background()
-		snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		snd := mustOpen(t, ctx, c, lis.Addr().String(), key(0, 0))
 		b := seqBatch(0, 0, 1, "")
 		defer b.Release()
 		_ = snd.Send(ctx, b)
-		err = snd.Close(ctx)
+		err := snd.Close(ctx)
 		if err == nil || !strings.Contains(err.Error(), "the consumer refused a message: task canceled") {
 			t.Fatalf("error %v, want the consumer's refusal", err)
 		}
@@ -501,10 +469,7 @@ func TestConsumerGone(t *testing.T) {
 		unregister := accept(s, 0, q)
 		c := newClient(t)
 		ctx := context.Background()
-		snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		snd := mustOpen(t, ctx, c, lis.Addr().String(), key(0, 0))
 		b := seqBatch(0, 0, 100, strings.Repeat("u", 100))
 		defer b.Release()
 		failed := make(chan error, 1)
@@ -619,15 +584,8 @@ func TestProtocolErrors(t *testing.T) {
 
 // TestLargeBatchSplit: a batch above the frame limit arrives whole, as several batches.
 func TestLargeBatchSplit(t *testing.T) {
-	s, lis := startServer(t, WithMaxFrame(16<<10))
-	q := newQueue(1000)
-	defer accept(s, 0, q)()
-	c := newClient(t, WithMaxFrame(16<<10))
+	_, q, snd := openLink(t, 1000, []Option{WithMaxFrame(16 << 10)}, WithMaxFrame(16<<10))
 	ctx := context.Background()
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := seqBatch(0, 0, 1000, strings.Repeat("s", 100)) // ~110 KB
 	defer b.Release()
 	if err := snd.Send(ctx, b); err != nil {
@@ -677,15 +635,8 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, lis := startServer(t, WithMetrics(m))
-	q := newQueue(4)
-	defer accept(s, 0, q)()
-	c := newClient(t, WithMetrics(m))
+	_, _, snd := openLink(t, 4, []Option{WithMetrics(m)}, WithMetrics(m))
 	ctx := context.Background()
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := seqBatch(0, 0, 10, "abc")
 	defer b.Release()
 	for i := 0; i < 3; i++ {
@@ -759,10 +710,7 @@ func boundedMemory(t *testing.B) {
 		}
 	}()
 	start := time.Now()
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	snd := mustOpen(t, ctx, c, lis.Addr().String(), key(0, 0))
 	for i := 0; i < total; i++ {
 		if err := snd.Send(ctx, b); err != nil {
 			t.Fatal(err)
@@ -842,15 +790,8 @@ func TestOpenInvalidKey(t *testing.T) {
 
 // TestStopTellsConsumers: channels broken by Stop reach their consumers as Failed.
 func TestStopTellsConsumers(t *testing.T) {
-	s, lis := startServer(t)
-	q := newQueue(4)
-	defer accept(s, 0, q)()
-	c := newClient(t)
+	s, q, snd := openLink(t, 4, nil)
 	ctx := context.Background()
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer snd.Close(ctx)
 	b := seqBatch(0, 0, 1, "")
 	defer b.Release()

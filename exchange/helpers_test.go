@@ -86,6 +86,29 @@ func newClient(t testing.TB, opts ...Option) *Client {
 	return c
 }
 
+// openLink starts a server with serverOpts and a client with clientOpts and opens the channel
+// key(0, 0) from the client to the server, whose consumer 0 queues up to depth messages on q
+// until the test ends.
+func openLink(t testing.TB, depth int, serverOpts []Option, clientOpts ...Option) (*Server, *queue, *Sender) {
+	t.Helper()
+	s, lis := startServer(t, serverOpts...)
+	c := newClient(t, clientOpts...)
+	q := newQueue(depth)
+	t.Cleanup(accept(s, 0, q))
+	snd := mustOpen(t, context.Background(), c, lis.Addr().String(), key(0, 0))
+	return s, q, snd
+}
+
+// mustOpen opens the channel k with c to the server at addr; a failure fails the test.
+func mustOpen(t testing.TB, ctx context.Context, c *Client, addr string, k Key) *Sender {
+	t.Helper()
+	snd, err := c.Open(ctx, addr, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snd
+}
+
 type received struct {
 	producer int
 	m        Message

@@ -9,15 +9,8 @@ import (
 // A marker's data arrives with it, after the batch sent before it: a schema change rides
 // the exchange so.
 func TestMarkerData(t *testing.T) {
-	s, lis := startServer(t)
-	q := newQueue(4)
-	defer accept(s, 0, q)()
-	c := newClient(t)
+	_, q, snd := openLink(t, 4, nil)
 	ctx := context.Background()
-	snd, err := c.Open(ctx, lis.Addr().String(), key(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := seqBatch(0, 0, 3, "x")
 	defer b.Release()
 	payload := []byte(`{"table":"shop.products"}`)

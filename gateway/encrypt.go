@@ -191,11 +191,8 @@ func isSensitive(key string) bool {
 // encryptConfigHandler answers /encrypt-config: the JSON config with its sensitive options
 // encoded by env.shade.identifier; the planner decodes them when the job runs.
 func (g *gateway) encryptConfigHandler(w http.ResponseWriter, r *http.Request) error {
-	body, err := g.readBody(w, r)
+	body, err := g.readJSONBody(w, r)
 	if err != nil {
-		return err
-	}
-	if err := checkJSON(body, "request.json"); err != nil {
 		return err
 	}
 	cfg, err := parseOrdered(body)

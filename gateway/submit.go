@@ -72,6 +72,19 @@ func (g *gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	return b, nil
 }
 
+// readJSONBody is readBody for a body that must be JSON: one that is not is refused (400),
+// naming the line and column.
+func (g *gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkJSON(body, "request.json"); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
 // tooLargeBody is the 413 of a body past the limit.
 func tooLargeBody(limit int64) error {
 	return &httpError{status: http.StatusRequestEntityTooLarge,
@@ -183,11 +196,8 @@ func (g *gateway) submitJob(w http.ResponseWriter, r *http.Request) error {
 // submitJobs takes an array of JSON job configs, each with optional "params": every config
 // is checked before any job is submitted.
 func (g *gateway) submitJobs(w http.ResponseWriter, r *http.Request) error {
-	body, err := g.readBody(w, r)
+	body, err := g.readJSONBody(w, r)
 	if err != nil {
-		return err
-	}
-	if err := checkJSON(body, "request.json"); err != nil {
 		return err
 	}
 	var elems []json.RawMessage

@@ -143,6 +143,18 @@ func (h *TemporalHandler) vec(kind, name string, keys []string, mk func() promet
 	return c
 }
 
+// series returns the series of the handler's labels in its vector of kind and name, which
+// mk makes on first use; ok is false when the name is registered with other labels or as
+// another kind.
+func series[V prometheus.Collector, M any](h *TemporalHandler, kind, name string, mk func(keys []string) V, with func(V, ...string) M) (m M, ok bool) {
+	keys, vals := h.labels()
+	v, ok := h.vec(kind, name, keys, func() prometheus.Collector { return mk(keys) }).(V)
+	if !ok {
+		return m, false
+	}
+	return with(v, vals...), true
+}
+
 // strait reports whether name is one of Strait's own series, which the handler keeps apart
 // from the SDK's.
 func strait(name string) bool { return strings.HasPrefix(name, "strait_") }
@@ -156,15 +168,12 @@ func (h *TemporalHandler) Counter(name string) sdkclient.MetricsCounter {
 		job, pipeline := h.tags["job"], h.tags["pipeline"]
 		return counterFunc(func(d int64) { h.ckpts.count(job, pipeline, d) })
 	}
-	keys, vals := h.labels()
-	c := h.vec("c", name, keys, func() prometheus.Collector {
+	m, ok := series(h, "c", name, func(keys []string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: promName(name), Help: "Temporal SDK " + name}, keys)
-	})
-	cv, ok := c.(*prometheus.CounterVec)
+	}, (*prometheus.CounterVec).WithLabelValues)
 	if !ok {
 		return counterFunc(func(int64) {})
 	}
-	m := cv.WithLabelValues(vals...)
 	return counterFunc(func(d int64) { m.Add(float64(d)) })
 }
 
@@ -177,15 +186,12 @@ func (h *TemporalHandler) Gauge(name string) sdkclient.MetricsGauge {
 		job, pipeline := h.tags["job"], h.tags["pipeline"]
 		return gaugeFunc(func(v float64) { h.ckpts.setLast(job, pipeline, time.UnixMilli(int64(v*1000))) })
 	}
-	keys, vals := h.labels()
-	c := h.vec("g", name, keys, func() prometheus.Collector {
+	m, ok := series(h, "g", name, func(keys []string) *prometheus.GaugeVec {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: promName(name), Help: "Temporal SDK " + name}, keys)
-	})
-	gv, ok := c.(*prometheus.GaugeVec)
+	}, (*prometheus.GaugeVec).WithLabelValues)
 	if !ok {
 		return gaugeFunc(func(float64) {})
 	}
-	m := gv.WithLabelValues(vals...)
 	return gaugeFunc(m.Set)
 }
 
@@ -194,16 +200,13 @@ func (h *TemporalHandler) Timer(name string) sdkclient.MetricsTimer {
 	if strait(name) {
 		return timerFunc(func(time.Duration) {})
 	}
-	keys, vals := h.labels()
-	c := h.vec("t", name, keys, func() prometheus.Collector {
+	m, ok := series(h, "t", name, func(keys []string) *prometheus.HistogramVec {
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: promName(name) + "_seconds", Help: "Temporal SDK " + name,
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}, keys)
-	})
-	hv, ok := c.(*prometheus.HistogramVec)
+	}, (*prometheus.HistogramVec).WithLabelValues)
 	if !ok {
 		return timerFunc(func(time.Duration) {})
 	}
-	m := hv.WithLabelValues(vals...)
 	return timerFunc(func(d time.Duration) { m.Observe(d.Seconds()) })
 }
 

@@ -16,23 +16,12 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/internal/promtest"
 )
 
 func gather(t *testing.T, cs ...prometheus.Collector) map[string][]*dto.Metric {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	for _, c := range cs {
-		reg.MustRegister(c)
-	}
-	fams, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]*dto.Metric{}
-	for _, f := range fams {
-		out[f.GetName()] = f.GetMetric()
-	}
-	return out
+	return promtest.Gather(t, cs...)
 }
 
 func labels(m *dto.Metric) string {

@@ -72,8 +72,7 @@ func (l *ledger) pipeline(k pipelineKey) *pipelineCheckpoints {
 func (l *ledger) triggered(ex *execution, id, completed int64, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p := l.pipeline(pipelineKey{ex.d.Job.ID, ex.d.Pipeline.ID})
-	p.interval = checkpointInterval(ex.d.Env)
+	p := l.tally(ex)
 	if id == p.lastTriggered {
 		return // a retried trigger
 	}
@@ -81,9 +80,7 @@ func (l *ledger) triggered(ex *execution, id, completed int64, at time.Time) {
 		p.failed++
 	}
 	p.lastTriggered = id
-	if _, ok := p.started[id]; !ok {
-		p.started[id] = at
-	}
+	p.reached(id, at)
 }
 
 // checkpointStarted records when checkpoint id first reached a task here (its trigger, or a
@@ -91,8 +88,19 @@ func (l *ledger) triggered(ex *execution, id, completed int64, at time.Time) {
 func (l *ledger) checkpointStarted(ex *execution, id int64, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.tally(ex).reached(id, at)
+}
+
+// tally returns the checkpoint tally of ex's pipeline with its interval brought up to date;
+// the ledger's lock is held.
+func (l *ledger) tally(ex *execution) *pipelineCheckpoints {
 	p := l.pipeline(pipelineKey{ex.d.Job.ID, ex.d.Pipeline.ID})
 	p.interval = checkpointInterval(ex.d.Env)
+	return p
+}
+
+// reached records at as the time checkpoint id reached the runner, unless it did before.
+func (p *pipelineCheckpoints) reached(id int64, at time.Time) {
 	if _, ok := p.started[id]; !ok {
 		p.started[id] = at
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/taskrunner"
 )
 
 // preparing is a sink whose writers prepare a transaction at every checkpoint, named after
@@ -87,19 +86,10 @@ func TestStateNotStoredDeclinesTheCheckpoint(t *testing.T) {
 env { job.mode = STREAMING, parallelism = 2 }
 source { ListeningSource {} }
 sink { PreparingSink {} }`, connector.Job{ID: 1})
-	fs, err := checkpointstore.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs := tempStore(t)
 	store := &failingStore{FS: fs}
-	p := d.Pipeline
-	if len(p.TaskGroups) != 1 || p.TaskGroups[0].Parallelism != 2 {
-		t.Fatalf("want one fused group of two subtasks, got %+v", p.TaskGroups)
-	}
-	g := p.TaskGroups[0].ID
-	c := &collect{ended: make(chan struct{}), want: 2}
-	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 4, Store: store}, c)
-	defer r.Close()
+	g := fusedPair(t, d.Pipeline)
+	r, c := pairRunner(t, store)
 	sub0, sub1 := contract.TaskID{Group: g, Subtask: 0}, contract.TaskID{Group: g, Subtask: 1}
 	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
@@ -110,7 +100,7 @@ sink { PreparingSink {} }`, connector.Job{ID: 1})
 	})
 
 	store.fail(sub0.String() + ".state")
-	if err := r.Trigger(contract.TriggerRequest{JobID: 1, Pipeline: p.ID, Epoch: 1, CheckpointID: 1}); err != nil {
+	if err := r.Trigger(contract.TriggerRequest{JobID: 1, Pipeline: d.Pipeline.ID, Epoch: 1, CheckpointID: 1}); err != nil {
 		t.Fatal(err)
 	}
 	var declined *contract.CheckpointAck
@@ -125,7 +115,7 @@ sink { PreparingSink {} }`, connector.Job{ID: 1})
 	}
 
 	store.fail("")
-	if err := r.Trigger(contract.TriggerRequest{JobID: 1, Pipeline: p.ID, Epoch: 1, CheckpointID: 2}); err != nil {
+	if err := r.Trigger(contract.TriggerRequest{JobID: 1, Pipeline: d.Pipeline.ID, Epoch: 1, CheckpointID: 2}); err != nil {
 		t.Fatal(err)
 	}
 	var acked *contract.CheckpointAck

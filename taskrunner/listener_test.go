@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -72,13 +70,8 @@ func TestCheckpointCompleteReachesTheReader(t *testing.T) {
 env { job.mode = STREAMING }
 source { ListeningSource {} }
 sink { Console { log.print.data = false } }`, connector.Job{ID: 1})
-	store, err := checkpointstore.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &collect{ended: make(chan struct{}), want: 1}
-	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 4, Store: store}, c)
-	defer r.Close()
+	store := tempStore(t)
+	r, _ := storeRunner(t, "t", store, 1)
 	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}

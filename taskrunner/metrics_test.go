@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/console"
 	"github.com/strait-dev/strait/contract"
+	"github.com/strait-dev/strait/internal/promtest"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
@@ -31,6 +30,17 @@ transform {
 sink {
   Console { plugin_input = "kept", log.print.data = false, log.print.delay.ms = 1 }
 }`
+
+// ranMetricsJob is a runner, closed when the test ends, that ran metricsJob to its end in
+// batches of batchSize rows, with its reporter.
+func ranMetricsJob(t *testing.T, batchSize int) (*taskrunner.Runner, *collect) {
+	console.SetOutput(io.Discard)
+	c := &collect{}
+	r := taskrunner.New(taskrunner.Config{ID: "r1", Slots: 4, BatchSize: batchSize}, c)
+	t.Cleanup(r.Close)
+	deployEpoch(t, r, c, metricsJob, 1)
+	return r, c
+}
 
 // deployEpoch runs the first pipeline of a job's plan on r as the given epoch and waits for
 // its tasks to end and for the runner to retire them.
@@ -66,17 +76,7 @@ func allEnded(ms []taskrunner.TaskMetrics) bool {
 // scrape gathers a registry with the runner's collector into family name -> series.
 func scrape(t *testing.T, r *taskrunner.Runner) map[string][]*dto.Metric {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(taskrunner.NewCollector(r))
-	fams, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]*dto.Metric{}
-	for _, f := range fams {
-		out[f.GetName()] = f.GetMetric()
-	}
-	return out
+	return promtest.Gather(t, taskrunner.NewCollector(r))
 }
 
 func labelNames(m *dto.Metric) string {
@@ -107,11 +107,7 @@ func sum(ms []*dto.Metric) float64 {
 }
 
 func TestCollectorFamilies(t *testing.T) {
-	console.SetOutput(io.Discard)
-	c := &collect{}
-	r := taskrunner.New(taskrunner.Config{ID: "r1", Slots: 4, BatchSize: 10}, c)
-	defer r.Close()
-	deployEpoch(t, r, c, metricsJob, 1)
+	r, _ := ranMetricsJob(t, 10)
 	got := scrape(t, r)
 	task := "job,pipeline,runner,task"
 	tests := []struct {
@@ -167,11 +163,7 @@ func TestCollectorFamilies(t *testing.T) {
 }
 
 func TestCountersSurviveTheTaskEnd(t *testing.T) {
-	console.SetOutput(io.Discard)
-	c := &collect{}
-	r := taskrunner.New(taskrunner.Config{ID: "r1", Slots: 4, BatchSize: 50}, c)
-	defer r.Close()
-	deployEpoch(t, r, c, metricsJob, 1)
+	r, c := ranMetricsJob(t, 50)
 	if live := r.Tasks(); len(live) != 0 {
 		t.Fatalf("the runner still hosts %d tasks", len(live))
 	}
@@ -208,13 +200,8 @@ func TestCheckpointMetrics(t *testing.T) {
 env { job.mode = STREAMING, checkpoint.interval = 2000 }
 source { FakeSource { plugin_output = "fake", row.num = 10, schema = { fields { id = bigint } } } }
 sink { Console { plugin_input = "fake", log.print.data = false } }`, connector.Job{ID: 9})
-	store, err := checkpointstore.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &collect{ended: make(chan struct{}), want: 1}
-	r := taskrunner.New(taskrunner.Config{ID: "r1", Slots: 4, Store: store}, c)
-	defer r.Close()
+	store := tempStore(t)
+	r, c := storeRunner(t, "r1", store, 1)
 	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}

@@ -196,6 +196,17 @@ type TaskInfo struct {
 	Queued int
 }
 
+// info is the task's snapshot now.
+func (t *task) info() TaskInfo {
+	ex := t.ex
+	ti := TaskInfo{Job: ex.d.Job.ID, Pipeline: ex.d.Pipeline.ID, Epoch: ex.d.Epoch,
+		Task: t.id, State: t.state(), Counters: t.counters()}
+	if in := ex.inboxes[t.id]; in != nil {
+		ti.Queued = len(in.ch)
+	}
+	return ti
+}
+
 // Tasks lists the tasks the runner hosts now, with their counters.
 func (r *Runner) Tasks() []TaskInfo {
 	r.mu.Lock()
@@ -207,12 +218,7 @@ func (r *Runner) Tasks() []TaskInfo {
 	var out []TaskInfo
 	for _, ex := range execs {
 		for _, t := range ex.tasks {
-			ti := TaskInfo{Job: ex.d.Job.ID, Pipeline: ex.d.Pipeline.ID, Epoch: ex.d.Epoch,
-				Task: t.id, State: t.state(), Counters: t.counters()}
-			if in := ex.inboxes[t.id]; in != nil {
-				ti.Queued = len(in.ch)
-			}
-			out = append(out, ti)
+			out = append(out, t.info())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

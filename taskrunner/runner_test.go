@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/all"
 	"github.com/strait-dev/strait/connectors/console"
@@ -18,6 +19,40 @@ import (
 	"github.com/strait-dev/strait/taskrunner"
 	_ "github.com/strait-dev/strait/transform/all"
 )
+
+// fusedPair is the id of the pipeline's one task group, which must run two subtasks.
+func fusedPair(t *testing.T, p contract.Pipeline) int {
+	t.Helper()
+	if len(p.TaskGroups) != 1 || p.TaskGroups[0].Parallelism != 2 {
+		t.Fatalf("want one fused group of two subtasks, got %+v", p.TaskGroups)
+	}
+	return p.TaskGroups[0].ID
+}
+
+// pairRunner is a runner with store as its checkpoint store whose reporter waits for the
+// ends of two tasks; it closes when the test ends.
+func pairRunner(t *testing.T, store checkpointstore.Store) (*taskrunner.Runner, *collect) {
+	return storeRunner(t, "t", store, 2)
+}
+
+// storeRunner is a runner named id with store as its checkpoint store whose reporter waits
+// for the ends of want tasks; it closes when the test ends.
+func storeRunner(t *testing.T, id string, store checkpointstore.Store, want int) (*taskrunner.Runner, *collect) {
+	c := &collect{ended: make(chan struct{}), want: want}
+	r := taskrunner.New(taskrunner.Config{ID: id, Slots: 4, Store: store}, c)
+	t.Cleanup(r.Close)
+	return r, c
+}
+
+// tempStore is a checkpoint store in a folder of the test's own.
+func tempStore(t *testing.T) *checkpointstore.FS {
+	t.Helper()
+	store, err := checkpointstore.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
 
 // collect is a Reporter that keeps reports in memory.
 type collect struct {

@@ -319,10 +319,7 @@ type cdcJob struct {
 }
 
 func newCDCJob(t *testing.T, text string) *cdcJob {
-	store, err := checkpointstore.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := tempStore(t)
 	j := &cdcJob{t: t, text: text, rep: &reports{states: map[string]contract.TaskStatus{}, acks: map[int64][]contract.TaskAck{}}, store: store, next: 1}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -78,13 +78,7 @@ func (s *taskStats) since(start time.Time, bp0 int64) {
 
 // TaskMetrics is one task's numbers for the metrics: its counters, times and lag.
 type TaskMetrics struct {
-	Job      int64
-	Pipeline int
-	Epoch    int
-	Task     contract.TaskID
-	State    contract.TaskState
-	Counters contract.Counters
-	Queued   int
+	TaskInfo
 	// Busy and BackPressured are the time the task spent processing batches and waiting to
 	// hand them to a full downstream.
 	Busy, BackPressured time.Duration
@@ -133,7 +127,7 @@ func (l *ledger) retire(ms []TaskMetrics, at time.Time) {
 		k := statsKey{m.Job, m.Pipeline, m.Task}
 		old := l.tasks[k]
 		if old == nil {
-			old = &TaskMetrics{Job: m.Job, Pipeline: m.Pipeline, Task: m.Task, BytesBehind: -1}
+			old = &TaskMetrics{TaskInfo: TaskInfo{Job: m.Job, Pipeline: m.Pipeline, Task: m.Task}, BytesBehind: -1}
 			l.tasks[k] = old
 		}
 		old.Epoch, old.State, old.Source, old.Sink, old.Ended = m.Epoch, m.State, m.Source, m.Sink, true
@@ -211,12 +205,8 @@ func (a statsKey) less(b statsKey) bool {
 // metrics is the task's numbers now.
 func (t *task) metrics() TaskMetrics {
 	ex := t.ex
-	m := TaskMetrics{Job: ex.d.Job.ID, Pipeline: ex.d.Pipeline.ID, Epoch: ex.d.Epoch, Task: t.id, State: t.state(),
-		Counters: t.counters(), Busy: time.Duration(t.stats.busy.Load()), BackPressured: time.Duration(t.stats.backPressured.Load()),
+	m := TaskMetrics{TaskInfo: t.info(), Busy: time.Duration(t.stats.busy.Load()), BackPressured: time.Duration(t.stats.backPressured.Load()),
 		CheckpointBytes: t.stats.ckptBytes.Load(), CheckpointDuration: time.Duration(t.stats.ckptNanos.Load()), BytesBehind: -1}
-	if in := ex.inboxes[t.id]; in != nil {
-		m.Queued = len(in.ch)
-	}
 	for _, vid := range t.group.Vertices {
 		switch ex.vertices[vid].Kind {
 		case contract.SourceVertex:

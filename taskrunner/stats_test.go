@@ -10,7 +10,7 @@ import (
 func TestLedgerForgetsEndedPipelines(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	task := contract.TaskID{Group: 1}
-	ended := TaskMetrics{Job: 1, Pipeline: 1, Epoch: 1, Task: task, Counters: contract.Counters{RowsRead: 10}}
+	ended := TaskMetrics{TaskInfo: TaskInfo{Job: 1, Pipeline: 1, Epoch: 1, Task: task, Counters: contract.Counters{RowsRead: 10}}}
 	tests := []struct {
 		name    string
 		after   time.Duration
@@ -28,7 +28,7 @@ func TestLedgerForgetsEndedPipelines(t *testing.T) {
 			l.retire([]TaskMetrics{ended}, t0)
 			var live []TaskMetrics
 			if tt.running {
-				live = []TaskMetrics{{Job: 1, Pipeline: 1, Epoch: 2, Task: task, Counters: contract.Counters{RowsRead: 5}}}
+				live = []TaskMetrics{{TaskInfo: TaskInfo{Job: 1, Pipeline: 1, Epoch: 2, Task: task, Counters: contract.Counters{RowsRead: 5}}}}
 			}
 			got := l.merge(live, t0.Add(tt.after))
 			switch {

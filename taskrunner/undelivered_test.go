@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/checkpointstore"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/taskrunner"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -93,18 +91,9 @@ func TestPreparedCommitOfAnUnacknowledgedCheckpointReachesTheFinalCommit(t *test
 env { job.mode = BATCH, parallelism = 2 }
 source { StaggeredSource {} }
 sink { LocalFile { path = "`+out+`", tmp_path = "`+staging+`", file_format_type = text } }`, connector.Job{ID: 1})
-	store, err := checkpointstore.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := d.Pipeline
-	if len(p.TaskGroups) != 1 || p.TaskGroups[0].Parallelism != 2 {
-		t.Fatalf("want one fused group of two subtasks, got %+v", p.TaskGroups)
-	}
-	g := p.TaskGroups[0].ID
-	c := &collect{ended: make(chan struct{}), want: 2}
-	r := taskrunner.New(taskrunner.Config{ID: "t", Slots: 4, Store: store}, c)
-	defer r.Close()
+	store := tempStore(t)
+	g := fusedPair(t, d.Pipeline)
+	r, c := pairRunner(t, store)
 	if err := r.Deploy(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +102,7 @@ sink { LocalFile { path = "`+out+`", tmp_path = "`+staging+`", file_format_type 
 		return f[contract.TaskID{Group: g, Subtask: 0}].State == contract.TaskClosed &&
 			f[contract.TaskID{Group: g, Subtask: 1}].State == contract.TaskRunning
 	})
-	if err := r.Trigger(contract.TriggerRequest{JobID: 1, Pipeline: p.ID, Epoch: 1, CheckpointID: 1}); err != nil {
+	if err := r.Trigger(contract.TriggerRequest{JobID: 1, Pipeline: d.Pipeline.ID, Epoch: 1, CheckpointID: 1}); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, c)

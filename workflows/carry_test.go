@@ -32,17 +32,10 @@ func infoSet(in contract.CommitInput) []string {
 // to a final one: the final commit commits both. Before, the prepared one was dropped with
 // the checkpoint, and its rows were lost although the job finished.
 func TestCheckpointInFlightWhenTheTasksEndIsCommittedFinally(t *testing.T) {
-	h := newHarness(t)
-	h.env.SetStartTime(t0)
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h := runningHarness(t)
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
-	h.at(1700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h.at(1700*time.Millisecond, contract.TaskReportSignal, bothClosed())
+	h.runPipeline(t, checkpointingInput())
 	if h.triggers != 1 || len(h.persisted) != 0 {
 		t.Fatalf("triggers %d, manifests %d: want checkpoint 1 triggered and never completed", h.triggers, len(h.persisted))
 	}
@@ -65,18 +58,13 @@ func TestExpiredCheckpointsCommitsGoWithTheNext(t *testing.T) {
 	in.Env.CheckpointTimeout, in.Env.TolerableCheckpointFailures = 1500, 1
 	var ids []int64
 	h.trigger = func(req contract.TriggerRequest) { ids = append(ids, req.CheckpointID) }
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	h.at(1200*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(0, "cp1-a")))
 	// checkpoint 1 expires at 2.5 s; subtask 1's acknowledgement comes after
 	h.at(2700*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
 	h.at(3500*time.Millisecond, contract.TaskReportSignal, ackReport(2, taskAck(0, "cp2-a"), taskAck(1, "cp2-b")))
-	h.at(3700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h.at(3700*time.Millisecond, contract.TaskReportSignal, bothClosed())
+	h.runPipeline(t, in)
 	if !slices.Equal(ids, []int64{1, 2}) || len(h.persisted) != 1 || h.persisted[0].Manifest.Checkpoint != 2 {
 		t.Fatalf("triggered %v, %d manifests: want 1 and 2 triggered, 2 completed", ids, len(h.persisted))
 	}
@@ -104,10 +92,7 @@ func TestExpiredCheckpointsCommitsGoWithTheNext(t *testing.T) {
 // checkpoint that never completed is not committed after a failover: the restored writers
 // abort it and the rows are read again, so committing it would write them twice.
 func TestFailoverDropsWhatTheGivenUpAttemptPrepared(t *testing.T) {
-	h := newHarness(t)
-	h.env.SetStartTime(t0)
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h := runningHarness(t)
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
 	h.at(1700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
 		Tasks: []contract.TaskStatus{{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskFailed, Error: "boom"},
@@ -123,10 +108,7 @@ func TestFailoverDropsWhatTheGivenUpAttemptPrepared(t *testing.T) {
 	}
 	in := checkpointingInput()
 	in.Env.RetryTimes, in.Env.RetryIntervalSeconds = 1, 1
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h.runPipeline(t, in)
 	if len(h.commits) != 1 || !h.commits[0].Final {
 		t.Fatalf("commits %+v, want the final one", h.commits)
 	}
@@ -140,11 +122,8 @@ func TestFailoverDropsWhatTheGivenUpAttemptPrepared(t *testing.T) {
 // (a writer cannot: it does not know whether its checkpoint completed), so no prepared
 // transaction keeps its locks, or a Kafka partition's last stable offset, after the job.
 func TestCancelAbortsWhatTheUncompletedCheckpointPrepared(t *testing.T) {
-	h := newHarness(t)
-	h.env.SetStartTime(t0)
+	h := runningHarness(t)
 	h.stopsOnCancel()
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(1, "cp1-b")))
 	h.env.RegisterDelayedCallback(h.env.CancelWorkflow, 1700*time.Millisecond)
 	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
@@ -175,8 +154,7 @@ func TestFailureAbortsNothingAManifestHolds(t *testing.T) {
 	}
 	in := checkpointingInput()
 	in.Env.TolerableCheckpointFailures = 1
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(0, "cp1-a"), taskAck(1, "cp1-b")))
 	h.at(2500*time.Millisecond, contract.TaskReportSignal, ackReport(2, taskAck(1, "cp2-b")))
 	h.at(2700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
@@ -217,15 +195,10 @@ func TestOneCommitActivityACheckpoint(t *testing.T) {
 		a.Commits = append(a.Commits, contract.CommitInfo{Vertex: 3, Subtask: sub, Info: []byte(name + "-s3")})
 		return a
 	}
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, twoSinks(1, "b"), twoSinks(0, "a")))
-	h.at(1700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h.at(1700*time.Millisecond, contract.TaskReportSignal, bothClosed())
+	h.runPipeline(t, in)
 	if h.checkpointCommits != 2 {
 		t.Fatalf("%d CommitCheckpoint activities, want 2 (checkpoint 1 and the final commit)", h.checkpointCommits)
 	}
@@ -259,16 +232,11 @@ func TestCheckpointExpiresAtAnIntervalTick(t *testing.T) {
 	h.trigger = func(req contract.TriggerRequest) {
 		got = append(got, trig{req.CheckpointID, h.env.Now().Sub(t0).Round(100 * time.Millisecond)})
 	}
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	h.at(1200*time.Millisecond, contract.TaskReportSignal, ackReport(1, taskAck(0, "cp1-a")))
 	h.at(12500*time.Millisecond, contract.TaskReportSignal, ackReport(2, taskAck(0, "cp2-a"), taskAck(1, "cp2-b")))
-	h.at(12700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h.at(12700*time.Millisecond, contract.TaskReportSignal, bothClosed())
+	h.runPipeline(t, in)
 	// checkpoint 1 at the tick of 1 s, its deadline 11.5 s: the tick of 12 s expires it and
 	// triggers checkpoint 2
 	want := []trig{{1, time.Second}, {2, 12 * time.Second}}

@@ -34,16 +34,11 @@ func TestDeclinedCheckpointIsAbortedAtOnce(t *testing.T) {
 		ids = append(ids, req.CheckpointID)
 		at = append(at, h.env.Now().Sub(t0))
 	}
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	h.at(1200*time.Millisecond, contract.TaskReportSignal, declineReport(1, taskAck(1, "cp1-b")))
 	h.at(2500*time.Millisecond, contract.TaskReportSignal, ackReport(2, taskAck(0, "cp2-a"), taskAck(1, "cp2-b")))
-	h.at(2700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h.at(2700*time.Millisecond, contract.TaskReportSignal, bothClosed())
+	h.runPipeline(t, in)
 	if !slices.Equal(ids, []int64{1, 2}) || at[1] > 2500*time.Millisecond {
 		t.Fatalf("triggered %v at %v: want checkpoint 2 at the tick after the decline (1.2 s)", ids, at)
 	}
@@ -66,11 +61,8 @@ func TestDeclinedCheckpointIsAbortedAtOnce(t *testing.T) {
 // declined checkpoint fails the pipeline when the decline arrives, naming the runner and its
 // reason.
 func TestDeclinedCheckpointPastTheToleranceFailsThePipeline(t *testing.T) {
-	h := newHarness(t)
-	h.env.SetStartTime(t0)
+	h := runningHarness(t)
 	h.stopsOnCancel()
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
 	h.at(1200*time.Millisecond, contract.TaskReportSignal, declineReport(1))
 	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
 	err := h.env.GetWorkflowError()
@@ -92,8 +84,7 @@ func TestDeclineInAnEarlierHistoryWaitsForTheTimeout(t *testing.T) {
 	h.env.SetStartTime(t0)
 	h.env.OnGetVersion("abort-declined-checkpoint", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	h.stopsOnCancel()
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	h.at(1200*time.Millisecond, contract.TaskReportSignal, declineReport(1))
 	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, checkpointingInput())
 	if err := h.env.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "checkpoint 1 expired before completing") {

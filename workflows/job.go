@@ -155,15 +155,8 @@ func (j *jobRun) startPipelines(ctx workflow.Context, plan *contract.Plan, resto
 			ParentClosePolicy:   enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
 			StaticSummary:       fmt.Sprintf("pipeline %d of job %d", p.ID, id),
 		})
-		j.pipelines = append(j.pipelines, workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, contract.PipelineInput{
-			JobID:    id,
-			Env:      plan.Env,
-			Job:      contract.Job{ID: id, Name: plan.Job.Name, Mode: plan.Job.Mode},
-			Pipeline: p,
-			Vertices: verticesOf(plan, p),
-			Restore:  restore,
-			Tunables: tunables,
-		}))
+		j.pipelines = append(j.pipelines, workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName,
+			pipelineInput(id, plan, p, restore, tunables)))
 		j.status.Pipelines[i].State = contract.JobScheduled
 	}
 	j.running = len(j.pipelines)
@@ -183,9 +176,7 @@ func (j *jobRun) wait(ctx workflow.Context) {
 		j.onSavepoint(ctx)
 	})
 	if j.announced {
-		sel.AddReceive(workflow.GetSignalChannel(ctx, contract.PipelineStateSignal), func(c workflow.ReceiveChannel, _ bool) {
-			var ps contract.PipelineState
-			c.Receive(ctx, &ps)
+		onReceive(ctx, sel, workflow.GetSignalChannel(ctx, contract.PipelineStateSignal), func(ps contract.PipelineState) {
 			j.onPipelineState(ctx, ps)
 		})
 	}
@@ -324,6 +315,28 @@ func (j *jobRun) finish(ctx workflow.Context, state contract.JobState, cause str
 		return nil, temporal.NewCanceledError(*st)
 	}
 	return st, nil
+}
+
+// pipelineInput is the input of the workflow that runs pipeline p of job id's plan.
+func pipelineInput(id int64, plan *contract.Plan, p contract.Pipeline, restore bool, tunables contract.Tunables) contract.PipelineInput {
+	return contract.PipelineInput{
+		JobID:    id,
+		Env:      plan.Env,
+		Job:      contract.Job{ID: id, Name: plan.Job.Name, Mode: plan.Job.Mode},
+		Pipeline: p,
+		Vertices: verticesOf(plan, p),
+		Restore:  restore,
+		Tunables: tunables,
+	}
+}
+
+// onReceive adds ch to sel with a handler that receives a T from it and hands it to handle.
+func onReceive[T any](ctx workflow.Context, sel workflow.Selector, ch workflow.ReceiveChannel, handle func(T)) {
+	sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) {
+		var v T
+		c.Receive(ctx, &v)
+		handle(v)
+	})
 }
 
 func verticesOf(plan *contract.Plan, p contract.Pipeline) []*contract.Vertex {

@@ -63,16 +63,9 @@ func (f *follower) startFollowed(ctx workflow.Context, plan *contract.Plan, rest
 			WaitForCancellation: true,
 			StaticSummary:       fmt.Sprintf("pipeline %d of job %d", p.ID, id),
 		})
-		starts[i] = workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, contract.PipelineInput{
-			JobID:    id,
-			Env:      plan.Env,
-			Job:      contract.Job{ID: id, Name: plan.Job.Name, Mode: plan.Job.Mode},
-			Pipeline: p,
-			Vertices: verticesOf(plan, p),
-			Restore:  restore,
-			ReportTo: me,
-			Tunables: f.in.Tunables,
-		})
+		in := pipelineInput(id, plan, p, restore, f.in.Tunables)
+		in.ReportTo = me
+		starts[i] = workflow.ExecuteChildWorkflow(cctx, contract.PipelineWorkflowName, in)
 		j.status.Pipelines[i].State = contract.JobScheduled
 	}
 	now := workflow.Now(ctx)
@@ -148,14 +141,8 @@ func (f *follower) follow(ctx workflow.Context) error {
 
 // receive adds the job's signal channels to a selector.
 func (f *follower) receive(ctx workflow.Context, sel workflow.Selector) {
-	sel.AddReceive(f.progress, func(c workflow.ReceiveChannel, _ bool) {
-		var p contract.PipelineProgress
-		c.Receive(ctx, &p)
-		f.onProgress(ctx, p)
-	})
-	sel.AddReceive(f.states, func(c workflow.ReceiveChannel, _ bool) {
-		var ps contract.PipelineState
-		c.Receive(ctx, &ps)
+	onReceive(ctx, sel, f.progress, func(p contract.PipelineProgress) { f.onProgress(ctx, p) })
+	onReceive(ctx, sel, f.states, func(ps contract.PipelineState) {
 		f.heard[ps.Pipeline] = workflow.Now(ctx)
 		f.j.onPipelineState(ctx, ps)
 	})

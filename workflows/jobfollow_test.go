@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -46,7 +45,7 @@ func TestJobStatusQueryCountsRunningPipelines(t *testing.T) {
 	signal := func(d time.Duration, r contract.TaskReport) {
 		h.env.RegisterDelayedCallback(func() { _ = h.env.SignalWorkflowByID(pipeline, contract.TaskReportSignal, r) }, d)
 	}
-	signal(500*time.Millisecond, contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{running(0), running(1)}})
+	signal(500*time.Millisecond, bothRunning())
 	signal(1500*time.Millisecond, ackReport(1, countedAck(0, 30), countedAck(1, 12)))
 	var live contract.JobStatus
 	h.env.RegisterDelayedCallback(func() { live = jobStatus(t, h) }, 15*time.Second)
@@ -74,20 +73,10 @@ func TestJobStatusQueryCountsRunningPipelines(t *testing.T) {
 func TestJobContinuesAsNewWhileItsPipelinesRun(t *testing.T) {
 	h := newHarness(t)
 	pipeline := contract.PipelineWorkflowID(7, 1)
-	h.env.RegisterDelayedCallback(func() {
-		_ = h.env.SignalWorkflowByID(pipeline, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-			Tasks: []contract.TaskStatus{running(0), running(1)}})
-	}, 500*time.Millisecond)
+	h.runningAt(pipeline, 500*time.Millisecond)
 	tunables := contract.Tunables{JobEventsBeforeContinue: 20}
 	h.env.ExecuteWorkflow(contract.JobWorkflowName, contract.JobInput{JobID: 7, Config: "env {}", Tunables: tunables})
-	var can *workflow.ContinueAsNewError
-	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("want continue-as-new, got %v", err)
-	}
-	var next contract.JobInput
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	next := continuedInput[contract.JobInput](t, h.env.GetWorkflowError())
 	r := next.Resume
 	if r == nil || len(r.Running) != 1 || r.Running[0] != 1 || r.Status.JobID != 7 || r.Stopping || next.Config != "env {}" ||
 		next.Tunables != tunables {
@@ -96,6 +85,14 @@ func TestJobContinuesAsNewWhileItsPipelinesRun(t *testing.T) {
 	// (the test environment has no next run for the pipeline's signals to reach, so the
 	// pipeline then stops as one whose job is gone; node.TestJobContinuesAsNewWhileItsPipelinesRun
 	// follows both runs on a real server)
+}
+
+// runningAt has runner r1 report to the pipeline workflow wid, after d, that its two
+// subtasks run.
+func (h *harness) runningAt(wid string, d time.Duration) {
+	h.env.RegisterDelayedCallback(func() {
+		_ = h.env.SignalWorkflowByID(wid, contract.TaskReportSignal, bothRunning())
+	}, d)
 }
 
 // resumedJob is the input of a job run that continues one whose pipeline 1 runs.
@@ -150,10 +147,7 @@ func TestJobLooksUpASilentPipeline(t *testing.T) {
 func TestCanceledJobStopsItsPipelines(t *testing.T) {
 	h := newHarness(t)
 	pipeline := contract.PipelineWorkflowID(7, 1)
-	h.env.RegisterDelayedCallback(func() {
-		_ = h.env.SignalWorkflowByID(pipeline, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-			Tasks: []contract.TaskStatus{running(0), running(1)}})
-	}, 500*time.Millisecond)
+	h.runningAt(pipeline, 500*time.Millisecond)
 	h.env.RegisterDelayedCallback(func() { h.env.CancelWorkflow() }, 2*time.Second)
 	h.cancel = func(_ context.Context, req contract.CancelRequest) error {
 		h.canceled = append(h.canceled, req)
@@ -190,8 +184,7 @@ func TestPipelineWhoseJobIsGoneStops(t *testing.T) {
 		}, 100*time.Millisecond)
 		return nil
 	}
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	in := checkpointingInput()
 	in.ReportTo = "strait-job-gone"
 	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)

@@ -42,6 +42,35 @@ func ackReport(id int64, acks ...contract.TaskAck) contract.TaskReport {
 	return contract.TaskReport{RunnerID: "r1", Epoch: 1, Checkpoint: &contract.CheckpointAck{ID: id, Tasks: acks}}
 }
 
+// bothRunning is runner r1's report, in epoch 1, that subtasks 0 and 1 of group 1 run.
+func bothRunning() contract.TaskReport {
+	return contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{running(0), running(1)}}
+}
+
+// bothClosed is runner r1's report, in epoch 1, that subtasks 0 and 1 of group 1 closed
+// with their final transactions "final-a" and "final-b".
+func bothClosed() contract.TaskReport {
+	return contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}}
+}
+
+// runningHarness is a harness whose workflow starts at t0 and hears from runner r1, after
+// 500 ms, that both subtasks run.
+func runningHarness(t *testing.T) *harness {
+	h := newHarness(t)
+	h.env.SetStartTime(t0)
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
+	return h
+}
+
+// runPipeline runs the pipeline workflow with in to its end, which must be a success.
+func (h *harness) runPipeline(t *testing.T, in contract.PipelineInput) {
+	t.Helper()
+	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
+	if err := h.env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // at has the workflow under test take a signal after d.
 func (h *harness) at(d time.Duration, signal string, arg any) {
 	h.env.RegisterDelayedCallback(func() { h.env.SignalWorkflow(signal, arg) }, d)
@@ -56,11 +85,18 @@ func fewEventsPerRun(in contract.PipelineInput, n int) contract.PipelineInput {
 // continuedWith is the input a run that continued as new handed to the next one.
 func continuedWith(t *testing.T, h *harness) contract.PipelineInput {
 	t.Helper()
+	return continuedInput[contract.PipelineInput](t, h.env.GetWorkflowError())
+}
+
+// continuedInput is the input a run that ended with err handed to the next run; the run must
+// have continued as new.
+func continuedInput[T any](t *testing.T, err error) T {
+	t.Helper()
 	var can *workflow.ContinueAsNewError
-	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
+	if !errors.As(err, &can) {
 		t.Fatalf("want continue-as-new, got %v", err)
 	}
-	var next contract.PipelineInput
+	var next T
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +109,7 @@ func continuedWith(t *testing.T, h *harness) contract.PipelineInput {
 // when the run ended.
 func runWithCheckpointInFlight(t *testing.T) (contract.PipelineInput, time.Time) {
 	t.Helper()
-	h := newHarness(t)
-	h.env.SetStartTime(t0)
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h := runningHarness(t)
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(0)))
 	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, fewEventsPerRun(checkpointingInput(), 3))
 	next := continuedWith(t, h)
@@ -105,12 +138,8 @@ func TestCheckpointInFlightCompletesAfterContinueAsNew(t *testing.T) {
 	h := newHarness(t)
 	h.env.SetStartTime(ended)
 	h.at(500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(1)))
-	h.at(700*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
-	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, next)
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h.at(700*time.Millisecond, contract.TaskReportSignal, bothClosed())
+	h.runPipeline(t, next)
 	if len(h.persisted) != 1 {
 		t.Fatalf("%d manifests written, want 1", len(h.persisted))
 	}
@@ -186,8 +215,7 @@ func TestSavepointAskedForAtContinueAsNewIsTaken(t *testing.T) {
 		}
 	}
 	// the running report, checkpoint 1's trigger and its acknowledgements are the run's events
-	h.at(500*time.Millisecond, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{running(0), running(1)}})
+	h.at(500*time.Millisecond, contract.TaskReportSignal, bothRunning())
 	h.at(1500*time.Millisecond, contract.TaskReportSignal, ackReport(1, ack(0), ack(1)))
 	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, fewEventsPerRun(checkpointingInput(), 3))
 	if err := h.env.GetWorkflowError(); err != nil {
@@ -214,7 +242,7 @@ func TestSavepointAskedForAtContinueAsNewIsTaken(t *testing.T) {
 func TestCancelAtContinueAsNewStopsTheTasks(t *testing.T) {
 	h := newHarness(t)
 	h.stopsOnCancel()
-	report := contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{running(0), running(1)}}
+	report := bothRunning()
 	for _, at := range []time.Duration{time.Second, 2 * time.Second} {
 		h.at(at, contract.TaskReportSignal, report)
 	}

@@ -4,21 +4,15 @@ package workflows
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/devserver"
 )
 
 // TestRecordResourceManagerHistories records, on the embedded Temporal server, runs of the
@@ -30,16 +24,7 @@ import (
 // The test plays the runners: it registers them by signal, holds their leases with a lease
 // activity that heartbeats until it is canceled, and asks for slots by update.
 func TestRecordResourceManagerHistories(t *testing.T) {
-	srv, err := devserver.Start(devserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := recordServer(t)
 	rr := &rmRecorder{t: t, c: c}
 	for _, queue := range []string{contract.JobsQueue, contract.RunnerQueue("r1"), contract.RunnerQueue("r2")} {
 		w := rr.startWorker(queue, queue == contract.JobsQueue)
@@ -152,7 +137,7 @@ func (rr *rmRecorder) record(t *testing.T, s rmScenario) {
 	_ = rr.c.TerminateWorkflow(context.Background(), wid, "", "the next recording starts") // the last scenario's next run
 	s.play(t, rr, wid)
 	run := rr.firstRun(t, wid)
-	end := rr.closed(t, wid, run)
+	end := closedEvent(t, rr.c, wid, run)
 	if end.GetWorkflowExecutionContinuedAsNewEventAttributes() == nil {
 		t.Fatalf("the run ended with %s, want continue-as-new", end.GetEventType())
 	}
@@ -238,45 +223,8 @@ func (rr *rmRecorder) firstRun(t *testing.T, wid string) string {
 	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 }
 
-// closed waits for a run's close event and returns it.
-func (rr *rmRecorder) closed(t *testing.T, wid, runID string) *historypb.HistoryEvent {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	it := rr.c.GetWorkflowHistory(ctx, wid, runID, true, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	t.Fatalf("run %s of %s did not close", runID, wid)
-	return nil
-}
-
 // write replays a run's history and writes it to testdata as <name>_history.json.
 func (rr *rmRecorder) write(t *testing.T, name, wid, runID string) {
 	t.Helper()
-	it := rr.c.GetWorkflowHistory(context.Background(), wid, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	h := &historypb.History{}
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, e)
-	}
-	rep := worker.NewWorkflowReplayer() // the input carries the tunables it was recorded with
-	rep.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
-	if err := rep.ReplayWorkflowHistory(nil, h); err != nil {
-		t.Fatalf("replay %s: %v", name, err)
-	}
-	b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata", name+"_history.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, rr.c, name, wid, runID, ResourceManagerWorkflow, contract.ResourceManagerWorkflowName)
 }

@@ -5,22 +5,17 @@ package workflows
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/strait-dev/strait/contract"
-	"github.com/strait-dev/strait/devserver"
 )
 
 // TestRecordPipelineHistories records, on the embedded Temporal server, the histories of the
@@ -32,16 +27,7 @@ import (
 // The activities are stand-ins that tell the test what they were asked; the test plays the
 // runners and the resource manager with signals.
 func TestRecordPipelineHistories(t *testing.T) {
-	srv, err := devserver.Start(devserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := recordServer(t)
 	r := &recorder{t: t, c: c, seen: make(chan string, 100)}
 	for _, queue := range []string{contract.JobsQueue, contract.RunnerQueue("r1")} {
 		w := r.startWorker(queue, queue == contract.JobsQueue)
@@ -144,47 +130,10 @@ func (r *recorder) start(t *testing.T, in contract.PipelineInput) (wid, runID st
 	return wid, run.GetRunID()
 }
 
-// closed waits for a run's close event and returns it.
-func (r *recorder) closed(t *testing.T, wid, runID string) *historypb.HistoryEvent {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	it := r.c.GetWorkflowHistory(ctx, wid, runID, true, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	t.Fatalf("run %s of %s did not close", runID, wid)
-	return nil
-}
-
 // write replays a run's history and writes it to testdata as <name>_history.json.
 func (r *recorder) write(t *testing.T, name, wid, runID string) {
 	t.Helper()
-	it := r.c.GetWorkflowHistory(context.Background(), wid, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	h := &historypb.History{}
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, e)
-	}
-	rep := worker.NewWorkflowReplayer() // the input carries the tunables it was recorded with
-	rep.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
-	if err := rep.ReplayWorkflowHistory(nil, h); err != nil {
-		t.Fatalf("replay %s: %v", name, err)
-	}
-	b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata", name+"_history.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, r.c, name, wid, runID, PipelineWorkflow, contract.PipelineWorkflowName)
 }
 
 // continuedWithCheckpointInFlight: the run continues as new while checkpoint 1 waits for
@@ -195,10 +144,10 @@ func (r *recorder) continuedWithCheckpointInFlight(t *testing.T) {
 	in.JobID, in.Job.ID = 71, 71
 	wid, first := r.start(t, in)
 	r.await(t, in.JobID, "deploy r1")
-	r.signal(t, wid, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{running(0), running(1)}})
+	r.signal(t, wid, contract.TaskReportSignal, bothRunning())
 	r.await(t, in.JobID, "trigger 1")
 	r.signal(t, wid, contract.TaskReportSignal, ackReport(1, ack(0)))
-	end := r.closed(t, wid, first)
+	end := closedEvent(t, r.c, wid, first)
 	can := end.GetWorkflowExecutionContinuedAsNewEventAttributes()
 	if can == nil {
 		t.Fatalf("the first run ended with %s, want continue-as-new", end.GetEventType())
@@ -206,9 +155,8 @@ func (r *recorder) continuedWithCheckpointInFlight(t *testing.T) {
 	second := can.GetNewExecutionRunId()
 	r.signal(t, wid, contract.TaskReportSignal, ackReport(1, ack(1)))
 	r.await(t, in.JobID, "commit 1")
-	r.signal(t, wid, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-		Tasks: []contract.TaskStatus{closed(0, 3, "final-a"), closed(1, 4, "final-b")}})
-	if end := r.closed(t, wid, second); end.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED {
+	r.signal(t, wid, contract.TaskReportSignal, bothClosed())
+	if end := closedEvent(t, r.c, wid, second); end.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED {
 		t.Fatalf("the second run ended with %s", end.GetEventType())
 	}
 	r.write(t, "pipeline_continued", wid, first)
@@ -232,7 +180,7 @@ func (r *recorder) savepointAtContinueAsNew(t *testing.T) {
 	}
 	_, runID := r.start(t, in)
 	r.await(t, in.JobID, "deploy r1")
-	r.signal(t, wid, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{running(0), running(1)}})
+	r.signal(t, wid, contract.TaskReportSignal, bothRunning())
 	r.await(t, in.JobID, "trigger 1")
 	r.signal(t, wid, contract.TaskReportSignal, ackReport(1, ack(0), ack(1)))
 	r.await(t, in.JobID, "trigger 2")
@@ -241,7 +189,7 @@ func (r *recorder) savepointAtContinueAsNew(t *testing.T) {
 	r.signal(t, wid, contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1, Tasks: []contract.TaskStatus{
 		{Task: contract.TaskID{Group: 1, Subtask: 0}, State: contract.TaskCanceled},
 		{Task: contract.TaskID{Group: 1, Subtask: 1}, State: contract.TaskCanceled}}})
-	if end := r.closed(t, wid, runID); end.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED {
+	if end := closedEvent(t, r.c, wid, runID); end.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED {
 		t.Fatalf("the run ended with %s", end.GetEventType())
 	}
 	r.write(t, "pipeline_savepoint_at_continue", wid, runID)
@@ -268,7 +216,7 @@ func (r *recorder) runnerLostWhileStopping(t *testing.T) {
 	r.await(t, in.JobID, "cancel r1")
 	r.signal(t, wid, contract.RunnerLostSignal, contract.RunnerLost{RunnerID: "r2", Reason: "lease expired"})
 	started := time.Now()
-	if end := r.closed(t, wid, runID); end.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED {
+	if end := closedEvent(t, r.c, wid, runID); end.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED {
 		t.Fatalf("the run ended with %s", end.GetEventType())
 	}
 	if took := time.Since(started); took > 20*time.Second {

@@ -167,26 +167,10 @@ func (rm *resourceManager) startLease(ctx workflow.Context, r *contract.RunnerSl
 // selector waits for the next signal or lease end, each with its handler.
 func (rm *resourceManager) selector(ctx workflow.Context) workflow.Selector {
 	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(rm.register, func(c workflow.ReceiveChannel, _ bool) {
-		var info contract.RunnerInfo
-		c.Receive(ctx, &info)
-		rm.onRegister(ctx, info)
-	})
-	sel.AddReceive(rm.release, func(c workflow.ReceiveChannel, _ bool) {
-		var req contract.ReleaseRequest
-		c.Receive(ctx, &req)
-		rm.onRelease(req)
-	})
-	sel.AddReceive(rm.load, func(c workflow.ReceiveChannel, _ bool) {
-		var l contract.RunnerLoad
-		c.Receive(ctx, &l)
-		rm.onLoad(l)
-	})
-	sel.AddReceive(rm.leaseEnds, func(c workflow.ReceiveChannel, _ bool) {
-		var end leaseEnd
-		c.Receive(ctx, &end)
-		rm.onLeaseEnd(ctx, end)
-	})
+	onReceive(ctx, sel, rm.register, func(info contract.RunnerInfo) { rm.onRegister(ctx, info) })
+	onReceive(ctx, sel, rm.release, rm.onRelease)
+	onReceive(ctx, sel, rm.load, rm.onLoad)
+	onReceive(ctx, sel, rm.leaseEnds, func(end leaseEnd) { rm.onLeaseEnd(ctx, end) })
 	sel.AddReceive(rm.updated, func(c workflow.ReceiveChannel, _ bool) {
 		c.Receive(ctx, nil)
 		rm.byUpdate = true

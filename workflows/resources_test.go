@@ -128,18 +128,8 @@ func TestSlotRatioPrefersTheEmptiestRunner(t *testing.T) {
 
 func TestResourceManagerContinuesAsNewWithItsState(t *testing.T) {
 	bound := 4 // two registrations, the allocation, the third registration
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(time.Minute) // the default 3 s of wall time is short on a loaded machine
-	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
-	env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
-		<-ctx.Done()
-		return ctx.Err()
-	}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2})
-		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "b", Slots: 2})
-	}, 0)
+	env := newResourceEnv(time.Minute, holdLease)
+	registerRunners(env, contract.RunnerInfo{ID: "a", Slots: 2}, contract.RunnerInfo{ID: "b", Slots: 2})
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(contract.AllocateUpdate, "u1", &updateCallbacks{t: t}, contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}})
 	}, 1)
@@ -239,18 +229,8 @@ func TestSystemLoadPrefersTheIdlestRunner(t *testing.T) {
 // bound.
 func TestResourceManagerContinuesAsNewAfterAnUpdate(t *testing.T) {
 	bound := 3 // two registrations and the allocation
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(30 * time.Second)
-	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
-	env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
-		<-ctx.Done()
-		return ctx.Err()
-	}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2})
-		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "b", Slots: 2})
-	}, 0)
+	env := newResourceEnv(30*time.Second, holdLease)
+	registerRunners(env, contract.RunnerInfo{ID: "a", Slots: 2}, contract.RunnerInfo{ID: "b", Slots: 2})
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(contract.AllocateUpdate, "u1", &updateCallbacks{t: t}, contract.AllocateRequest{Owner: "p1", Groups: []contract.GroupNeed{{Group: 1, Slots: 2}}})
 	}, 1)
@@ -375,18 +355,9 @@ func (r *rejections) Complete(success any, err error) {
 // run keeps them, and an update that names no runner it knows is refused without a trace.
 func TestResourceManagerUpdatesTags(t *testing.T) {
 	bound := 4 // two registrations, the tags, the allocation
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(time.Minute)
-	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
-	env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
-		<-ctx.Done()
-		return ctx.Err()
-	}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2, Tags: map[string]string{"zone": "a"}})
-		env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "b", Slots: 2, Tags: map[string]string{"zone": "a"}})
-	}, 0)
+	env := newResourceEnv(time.Minute, holdLease)
+	zoneA := map[string]string{"zone": "a"}
+	registerRunners(env, contract.RunnerInfo{ID: "a", Slots: 2, Tags: zoneA}, contract.RunnerInfo{ID: "b", Slots: 2, Tags: zoneA})
 	refused := map[string]*rejections{}
 	for name, req := range map[string]contract.UpdateTagsRequest{
 		"no runner named of two": {Tags: map[string]string{"zone": "b"}},
@@ -477,20 +448,13 @@ func TestResourceManagerLeaseSurvivesOneLapse(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bound := 2 // the registration, then a lease lost or a second registration
-			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
-			env.SetTestTimeout(time.Minute)
-			env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
-			env.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
+			env := newResourceEnv(time.Minute, func(ctx context.Context, in contract.LeaseInput) error {
 				if int(activity.GetInfo(ctx).Attempt) <= c.failures {
 					return errors.New("no heartbeat within the timeout")
 				}
-				<-ctx.Done()
-				return ctx.Err()
-			}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
-			env.RegisterDelayedCallback(func() {
-				env.SignalWorkflow(contract.RegisterRunnerSignal, contract.RunnerInfo{ID: "a", Slots: 2})
-			}, 0)
+				return holdLease(ctx, in)
+			})
+			registerRunners(env, contract.RunnerInfo{ID: "a", Slots: 2})
 			// once an attempt holds, a second runner registers, which ends the run
 			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 				if int(info.Attempt) > c.failures && info.ActivityType.Name == contract.RunnerLeaseActivity {
@@ -518,13 +482,32 @@ func boundedResources(bound int) contract.ResourceState {
 // next run; the run must have continued as new.
 func continuedResources(t *testing.T, err error) contract.ResourceState {
 	t.Helper()
-	var can *workflow.ContinueAsNewError
-	if !errors.As(err, &can) {
-		t.Fatalf("want continue-as-new, got %v", err)
-	}
-	var next contract.ResourceState
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
-	return next
+	return continuedInput[contract.ResourceState](t, err)
+}
+
+// newResourceEnv is a test environment of the resource manager that waits timeout of wall
+// time at most (the default 3 s is short on a loaded machine) and runs lease as the runner
+// lease activity.
+func newResourceEnv(timeout time.Duration, lease func(context.Context, contract.LeaseInput) error) *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(timeout)
+	env.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
+	env.RegisterActivityWithOptions(lease, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
+	return env
+}
+
+// holdLease is a runner lease that holds until it is canceled.
+func holdLease(ctx context.Context, _ contract.LeaseInput) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// registerRunners has the runners register with the resource manager as it starts.
+func registerRunners(env *testsuite.TestWorkflowEnvironment, runners ...contract.RunnerInfo) {
+	env.RegisterDelayedCallback(func() {
+		for _, r := range runners {
+			env.SignalWorkflow(contract.RegisterRunnerSignal, r)
+		}
+	}, 0)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -76,16 +75,20 @@ func newHarness(t *testing.T) *harness {
 	h.env.SetTestTimeout(time.Minute) // the default 3 s of wall time is short on a loaded machine
 	h.env.RegisterWorkflowWithOptions(JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
 	h.env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
-	h.env.RegisterActivityWithOptions(planJob, activity.RegisterOptions{Name: contract.PlanJobActivity})
-	h.env.RegisterActivityWithOptions(allocateSlots, activity.RegisterOptions{Name: contract.AllocateActivity})
-	h.env.RegisterActivityWithOptions(deployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
-	h.env.RegisterActivityWithOptions(cancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
-	h.env.RegisterActivityWithOptions(commitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
-	h.env.RegisterActivityWithOptions(commitCheckpoint, activity.RegisterOptions{Name: contract.CommitCheckpointActivity})
-	h.env.RegisterActivityWithOptions(triggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
-	h.env.RegisterActivityWithOptions(persistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
-	h.env.RegisterActivityWithOptions(loadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
-	h.env.RegisterActivityWithOptions(describePipelines, activity.RegisterOptions{Name: contract.DescribePipelinesActivity})
+	for name, fn := range map[string]any{
+		contract.PlanJobActivity:           planJob,
+		contract.AllocateActivity:          allocateSlots,
+		contract.DeployActivity:            deployTasks,
+		contract.CancelTasksActivity:       cancelTasks,
+		contract.CommitActivity:            commitSinks,
+		contract.CommitCheckpointActivity:  commitCheckpoint,
+		contract.TriggerCheckpointActivity: triggerCheckpoint,
+		contract.PersistCheckpointActivity: persistCheckpoint,
+		contract.LoadCheckpointActivity:    loadCheckpoint,
+		contract.DescribePipelinesActivity: describePipelines,
+	} {
+		h.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	}
 	h.plan = func(context.Context, contract.PlanInput) (*contract.Plan, error) { return testPlan(), nil }
 	h.alloc = func(_ context.Context, req contract.AllocateRequest) (*contract.Allocation, error) {
 		return &contract.Allocation{Owner: req.Owner, Grants: []contract.SlotGrant{{Group: 1, RunnerID: "r1", TaskQueue: "strait-runner-r1", Slots: []int{0, 1}}}}, nil
@@ -329,9 +332,6 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 	plan := testPlan()
 	in := contract.PipelineInput{JobID: 7, Env: plan.Env, Job: contract.Job{ID: 7, Name: "t", Mode: contract.Batch},
 		Pipeline: plan.Pipelines[0], Vertices: plan.Vertices, Tunables: contract.Tunables{PipelineEventsBeforeContinue: 3}}
-	running := func(sub int) contract.TaskStatus {
-		return contract.TaskStatus{Task: contract.TaskID{Group: 1, Subtask: sub}, State: contract.TaskRunning}
-	}
 
 	// first run: deploys, then after a few reports hands over to a new run
 	h := newHarness(t)
@@ -339,19 +339,11 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 	h.deploy = func(context.Context, contract.Deployment) error { deploys++; return nil }
 	for i := 1; i <= 4; i++ {
 		h.env.RegisterDelayedCallback(func() {
-			h.env.SignalWorkflow(contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
-				Tasks: []contract.TaskStatus{running(0), running(1)}})
+			h.env.SignalWorkflow(contract.TaskReportSignal, bothRunning())
 		}, time.Duration(i)*time.Second)
 	}
 	h.env.ExecuteWorkflow(contract.PipelineWorkflowName, in)
-	var can *workflow.ContinueAsNewError
-	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("want continue-as-new, got %v", err)
-	}
-	var next contract.PipelineInput
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	next := continuedWith(t, h)
 	if deploys != 1 || next.Resume == nil || next.Resume.Epoch != 1 || len(next.Resume.Tasks) != 2 ||
 		next.Resume.Tasks[0].State != contract.TaskRunning || next.Resume.Queues["r1"] == "" {
 		t.Fatalf("deploys %d, resume %+v", deploys, next.Resume)
@@ -367,10 +359,7 @@ func TestPipelineContinuesAsNewWithoutRestartingTasks(t *testing.T) {
 		h2.env.SignalWorkflow(contract.TaskReportSignal, contract.TaskReport{RunnerID: "r1", Epoch: 1,
 			Tasks: []contract.TaskStatus{closed(0, 3, "a"), closed(1, 4, "b")}})
 	}, time.Second)
-	h2.env.ExecuteWorkflow(contract.PipelineWorkflowName, next)
-	if err := h2.env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	h2.runPipeline(t, next)
 	if deploys != 1 || len(h2.commits) != 1 || len(h2.commits[0].Infos) != 2 {
 		t.Fatalf("deploys %d commits %+v", deploys, h2.commits)
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/strait-dev/strait/bench/internal/subcmd"
 )
 
 var anchors = map[string]func(args []string) error{
@@ -29,15 +31,7 @@ var anchors = map[string]func(args []string) error{
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "anchors: name an anchor: pgcopy, pgpipe, pgcopybatch, json, jsonmap or generate")
-		os.Exit(2)
-	}
-	f, ok := anchors[os.Args[1]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "anchors: %q: no such anchor\n", os.Args[1])
-		os.Exit(2)
-	}
+	f := subcmd.Lookup("anchors", "anchor", "pgcopy, pgpipe, pgcopybatch, json, jsonmap or generate", anchors)
 	start := time.Now()
 	if err := f(os.Args[2:]); err != nil {
 		fmt.Fprintf(os.Stderr, "anchors: %s: %v\n", os.Args[1], err)

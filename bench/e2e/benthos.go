@@ -151,9 +151,8 @@ output:
 			}),
 		"job time")
 
-	addr := os.Getenv("STRAIT_TEST_KAFKA")
-	if addr == "" {
-		fmt.Println("  Kafka -> mapping -> Kafka: not measured (STRAIT_TEST_KAFKA is not set; scripts/kafka.sh start runs the test broker)")
+	addr, ok := kafkaBroker("  Kafka -> mapping -> Kafka")
+	if !ok {
 		return
 	}
 	tp := newTopics(addr, "benthos")

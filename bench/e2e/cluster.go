@@ -97,15 +97,7 @@ sink { Console { plugin_input = "fake", partition_by = [id], log.print.data = fa
 // slowSink runs slowSinkJob for 8 s and prints the runners' peak RSS: backpressure bounds what
 // is in flight by the exchange's window and queues (target: under 300 MB a runner).
 func slowSink(bin, addr, dir string, runners []*exec.Cmd) {
-	f := filepath.Join(dir, "slow-sink.conf")
-	if err := os.WriteFile(f, []byte(slowSinkJob), 0o644); err != nil {
-		fail(err)
-	}
-	out, err := exec.Command(bin, "job", "submit", "--address", addr, f).Output()
-	if err != nil {
-		fail(fmt.Errorf("submit: %v", err))
-	}
-	id := strings.TrimSpace(string(out))
+	id := submitJob(bin, addr, filepath.Join(dir, "slow-sink.conf"), slowSinkJob)
 	time.Sleep(8 * time.Second) // the measured span
 	var peak int64
 	for _, c := range runners {
@@ -117,8 +109,9 @@ func slowSink(bin, addr, dir string, runners []*exec.Cmd) {
 	fmt.Printf("  slow sink behind the exchange for 8 s: runner peak RSS %d MB (target under 300 MB)\n", peak/1024)
 }
 
-func clusterJob(bin, addr, dir, text string) float64 {
-	f := filepath.Join(dir, fmt.Sprintf("cluster-%d.conf", time.Now().UnixNano()))
+// submitJob writes the job config text to file f, submits it to the cluster at addr and
+// returns the job's id.
+func submitJob(bin, addr, f, text string) string {
 	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
 		fail(err)
 	}
@@ -126,11 +119,15 @@ func clusterJob(bin, addr, dir, text string) float64 {
 	if err != nil {
 		fail(fmt.Errorf("submit: %v", err))
 	}
-	id := strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out))
+}
+
+func clusterJob(bin, addr, dir, text string) float64 {
+	id := submitJob(bin, addr, filepath.Join(dir, fmt.Sprintf("cluster-%d.conf", time.Now().UnixNano())), text)
 	if out, err := exec.Command(bin, "job", "wait", "--address", addr, id).CombinedOutput(); err != nil {
 		fail(fmt.Errorf("job %s: %v\n%s", id, err, out))
 	}
-	out, err = exec.Command(bin, "job", "status", "--json", "--address", addr, id).Output()
+	out, err := exec.Command(bin, "job", "status", "--json", "--address", addr, id).Output()
 	if err != nil {
 		fail(err)
 	}

@@ -111,9 +111,8 @@ func kafkaBench(bin, dir string, procs int) {
 	if rows <= 0 {
 		return
 	}
-	addr := os.Getenv("STRAIT_TEST_KAFKA")
-	if addr == "" {
-		fmt.Println("Kafka: not measured (STRAIT_TEST_KAFKA is not set; scripts/kafka.sh start runs the test broker)")
+	addr, ok := kafkaBroker("Kafka")
+	if !ok {
 		return
 	}
 	tp := newTopics(addr, "bench")
@@ -155,25 +154,19 @@ func kafkaBench(bin, dir string, procs int) {
 		func(string) float64 { return kafkaJob(bin, dir, fmt.Sprintf(kafkaReadJob, addr, in), procs) })
 	printRatio("Kafka -> discarding sink", "bare consume loop", rows, readSecs, consumeSecs)
 
-	loopSecs, alo := pair(
-		func(out string) float64 { return bareCopy(addr, in, out, rows, procs) },
-		func(out string) float64 {
-			return kafkaJob(bin, dir, fmt.Sprintf(kafkaCopyJob, "", addr, in, addr, out, "AT_LEAST_ONCE"), procs)
-		})
-	printRatio("Kafka -> Kafka (AT_LEAST_ONCE)", "bare consume-produce loop", rows, alo, loopSecs)
-	loopSecs, eo := pair(
-		func(out string) float64 { return bareCopy(addr, in, out, rows, procs) },
-		func(out string) float64 {
-			return kafkaJob(bin, dir, fmt.Sprintf(kafkaCopyJob, ", checkpoint.interval = 5000", addr, in, addr, out, "EXACTLY_ONCE"), procs)
-		})
-	printRatio("Kafka -> Kafka (EXACTLY_ONCE, checkpoint every 5 s)", "bare consume-produce loop", rows, eo, loopSecs)
-	// the records not in the sink's form: every one read into fields and written from them
-	loopSecs, spacedALO := pair(
-		func(out string) float64 { return bareCopy(addr, spaced, out, rows, procs) },
-		func(out string) float64 {
-			return kafkaJob(bin, dir, fmt.Sprintf(kafkaCopyJob, "", addr, spaced, addr, out, "AT_LEAST_ONCE"), procs)
-		})
-	printRatio("Kafka -> Kafka (AT_LEAST_ONCE), records re-encoded", "bare consume-produce loop", rows, spacedALO, loopSecs)
+	for _, c := range []struct{ what, extra, from, semantics string }{
+		{"Kafka -> Kafka (AT_LEAST_ONCE)", "", in, "AT_LEAST_ONCE"},
+		{"Kafka -> Kafka (EXACTLY_ONCE, checkpoint every 5 s)", ", checkpoint.interval = 5000", in, "EXACTLY_ONCE"},
+		// the records not in the sink's form: every one read into fields and written from them
+		{"Kafka -> Kafka (AT_LEAST_ONCE), records re-encoded", "", spaced, "AT_LEAST_ONCE"},
+	} {
+		loopSecs, jobSecs := pair(
+			func(out string) float64 { return bareCopy(addr, c.from, out, rows, procs) },
+			func(out string) float64 {
+				return kafkaJob(bin, dir, fmt.Sprintf(kafkaCopyJob, c.extra, addr, c.from, addr, out, c.semantics), procs)
+			})
+		printRatio(c.what, "bare consume-produce loop", rows, jobSecs, loopSecs)
+	}
 }
 
 func printRatio(what, against string, rows int, secs, bare float64) {
@@ -205,6 +198,25 @@ func bareProduce(addr, topic string, rows, procs int) float64 {
 	return bareProduceOf(addr, topic, rows, procs, kafkaRecord)
 }
 
+// kafkaBroker is the address of the test broker STRAIT_TEST_KAFKA names; without one it says
+// that what is not measured.
+func kafkaBroker(what string) (string, bool) {
+	addr := os.Getenv("STRAIT_TEST_KAFKA")
+	if addr == "" {
+		fmt.Printf("%s: not measured (STRAIT_TEST_KAFKA is not set; scripts/kafka.sh start runs the test broker)\n", what)
+	}
+	return addr, addr != ""
+}
+
+// firstErr keeps the first error its produce promise is handed.
+type firstErr struct{ err error }
+
+func (f *firstErr) promise(_ *kgo.Record, err error) {
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+}
+
 // bareProduceOf is bareProduce of the records record formats.
 func bareProduceOf(addr, topic string, rows, procs int, record func([]byte, int) []byte) float64 {
 	return onCores(procs, func() error {
@@ -213,20 +225,15 @@ func bareProduceOf(addr, topic string, rows, procs int, record func([]byte, int)
 			return err
 		}
 		defer cl.Close()
-		var first error
-		promise := func(_ *kgo.Record, err error) {
-			if err != nil && first == nil {
-				first = err
-			}
-		}
+		var first firstErr
 		ctx := context.Background()
 		for i := range rows {
-			cl.Produce(ctx, &kgo.Record{Value: record(nil, i)}, promise)
+			cl.Produce(ctx, &kgo.Record{Value: record(nil, i)}, first.promise)
 		}
 		if err := cl.Flush(ctx); err != nil {
 			return err
 		}
-		return first
+		return first.err
 	})
 }
 
@@ -267,12 +274,7 @@ func bareCopyWith(addr, in, out string, rows, procs int, conv func([]byte) ([]by
 			return err
 		}
 		defer dst.Close()
-		var first error
-		promise := func(_ *kgo.Record, err error) {
-			if err != nil && first == nil {
-				first = err
-			}
-		}
+		var first firstErr
 		ctx := context.Background()
 		for n := 0; n < rows; {
 			fs := src.PollFetches(ctx)
@@ -288,13 +290,13 @@ func bareCopyWith(addr, in, out string, rows, procs int, conv func([]byte) ([]by
 						return fmt.Errorf("record %d: %w", r.Offset, err)
 					}
 				}
-				dst.Produce(ctx, &kgo.Record{Key: r.Key, Value: v}, promise)
+				dst.Produce(ctx, &kgo.Record{Key: r.Key, Value: v}, first.promise)
 			}
 		}
 		if err := dst.Flush(ctx); err != nil {
 			return err
 		}
-		return first
+		return first.err
 	})
 }
 

@@ -28,6 +28,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
+	"github.com/strait-dev/strait/bench/internal/subcmd"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/jobclient"
@@ -47,28 +48,26 @@ var probes = map[string]func(args []string) error{
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "probe: name a probe: phases, checkpoint or scale")
-		os.Exit(2)
-	}
-	f, ok := probes[os.Args[1]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "probe: %q: no such probe\n", os.Args[1])
-		os.Exit(2)
-	}
+	f := subcmd.Lookup("probe", "probe", "phases, checkpoint or scale", probes)
 	if err := f(os.Args[2:]); err != nil {
 		fmt.Fprintf(os.Stderr, "probe %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}
 }
 
+// jobConfig reads the job config of a probe whose args are the checkpoint folder and the
+// config's file.
+func jobConfig(args []string) ([]byte, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("want the checkpoint folder and the job's config")
+	}
+	return os.ReadFile(args[1])
+}
+
 // phasesProbe composes the local node as `strait run` does, times its parts, then runs the
 // job on it.
 func phasesProbe(args []string) error {
-	if len(args) != 2 {
-		return fmt.Errorf("want the checkpoint folder and the job's config")
-	}
-	text, err := os.ReadFile(args[1])
+	text, err := jobConfig(args)
 	if err != nil {
 		return err
 	}
@@ -214,10 +213,7 @@ const eventsStep = "history events per checkpoint (count, not ms)"
 // checkpointProbe runs a job with checkpoints on a local node and prints the steps of its
 // checkpoints: "ckpt <count> <median ms> <p90 ms> <step>".
 func checkpointProbe(args []string) error {
-	if len(args) != 2 {
-		return fmt.Errorf("want the checkpoint folder and the job's config")
-	}
-	text, err := os.ReadFile(args[1])
+	text, err := jobConfig(args)
 	if err != nil {
 		return err
 	}
@@ -270,6 +266,30 @@ type ckptTimes struct {
 	first int
 }
 
+// activity records that an activity of type a started (or, done, completed) at at; a commit
+// keeps the start of its first attempt.
+func (c *ckptTimes) activity(a string, at time.Time, done bool) {
+	var started, completed *time.Time
+	switch a {
+	case contract.TriggerCheckpointActivity:
+		started, completed = &c.triggerStarted, &c.triggerDone
+	case contract.PersistCheckpointActivity:
+		started, completed = &c.persistStarted, &c.persistDone
+	case contract.CommitActivity, contract.CommitCheckpointActivity:
+		if !done && !c.commitStarted.IsZero() {
+			return // the first attempt's start stays
+		}
+		started, completed = &c.commitStarted, &c.commitDone
+	default:
+		return
+	}
+	if done {
+		*completed = at
+	} else {
+		*started = at
+	}
+}
+
 // checkpointSteps walks a pipeline's history, one checkpoint at a time (a checkpoint starts
 // at a TriggerCheckpoint activity), and returns the milliseconds of each step of ckptSteps.
 func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
@@ -292,32 +312,12 @@ func checkpointSteps(events []*historypb.HistoryEvent) [][]float64 {
 				cur.commit = at
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-			a := kind[e.GetActivityTaskStartedEventAttributes().GetScheduledEventId()]
-			if cur == nil {
-				continue
-			}
-			switch a {
-			case contract.TriggerCheckpointActivity:
-				cur.triggerStarted = at
-			case contract.PersistCheckpointActivity:
-				cur.persistStarted = at
-			case contract.CommitActivity, contract.CommitCheckpointActivity:
-				if cur.commitStarted.IsZero() {
-					cur.commitStarted = at
-				}
+			if cur != nil {
+				cur.activity(kind[e.GetActivityTaskStartedEventAttributes().GetScheduledEventId()], at, false)
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
-			a := kind[e.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]
-			if cur == nil {
-				continue
-			}
-			switch a {
-			case contract.TriggerCheckpointActivity:
-				cur.triggerDone = at
-			case contract.PersistCheckpointActivity:
-				cur.persistDone = at
-			case contract.CommitActivity, contract.CommitCheckpointActivity:
-				cur.commitDone = at
+			if cur != nil {
+				cur.activity(kind[e.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()], at, true)
 			}
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
 			if cur != nil && cur.ack.IsZero() && !cur.triggerStarted.IsZero() &&

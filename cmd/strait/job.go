@@ -71,15 +71,36 @@ func (f connectFlags) dial() (client.Client, error) {
 // withClient dials Temporal, runs do with a context of 30 s and closes the client; a failed
 // dial is printed and exits 1.
 func (f connectFlags) withClient(do func(ctx context.Context, c client.Client) int) int {
+	return f.connected(func(c client.Client) int {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return do(ctx, c)
+	})
+}
+
+// connected dials Temporal, runs do and closes the client; a failed dial is printed and
+// exits 1.
+func (f connectFlags) connected(do func(c client.Client) int) int {
 	c, err := f.dial()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
 		return 1
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return do(ctx, c)
+	return do(c)
+}
+
+// fail prints err as the command's error and returns exit code 1.
+func fail(err error) int {
+	fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+	return 1
+}
+
+// printJSON writes v to stdout as indented JSON.
+func printJSON(v any) {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
 }
 
 const jobUsage = `Usage: strait job <command> [flags]
@@ -137,35 +158,54 @@ func jobID(s string) (int64, bool) {
 func jobSubmit(args []string) int {
 	fs := flag.NewFlagSet("job submit", flag.ContinueOnError)
 	cf := addConnectFlags(fs)
-	var vars multi
-	fs.Var(&vars, "i", "variable key=value (repeatable)")
-	name := fs.String("n", "", "job name (overrides env.job.name)")
+	vars, name := jobConfigFlags(fs)
 	id := fs.Int64("job-id", 0, "job id (default: a new one)")
+	pos, ok := positional(fs, args, 1, "one job config")
+	if !ok {
+		return 2
+	}
+	return startJob(cf, pos[0], *vars, *name, jobclient.StartRequest{JobID: *id})
+}
+
+// positional parses the command's flags in args and returns its n positional arguments; a
+// bad flag, or another count of arguments (reported as "give <what>"), returns ok false.
+func positional(fs *flag.FlagSet, args []string, n int, what string) (pos []string, ok bool) {
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return 2
+		return nil, false
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "strait job submit: give one job config")
-		return 2
+	if len(pos) != n {
+		fmt.Fprintf(os.Stderr, "strait %s: give %s\n", fs.Name(), what)
+		return nil, false
 	}
-	src, plan, code := loadJob(pos[0], vars, *name)
+	return pos, true
+}
+
+// jobConfigFlags registers the flags that shape a job config as it is read: its variables
+// (-i) and its name (-n).
+func jobConfigFlags(fs *flag.FlagSet) (*multi, *string) {
+	var vars multi
+	fs.Var(&vars, "i", "variable key=value (repeatable)")
+	return &vars, fs.String("n", "", "job name (overrides env.job.name)")
+}
+
+// startJob loads and plans the job config in file, starts the job req describes with it
+// and prints the job's id; it returns the exit code.
+func startJob(cf connectFlags, file string, vars multi, name string, req jobclient.StartRequest) int {
+	src, plan, code := loadJob(file, vars, name)
 	if plan == nil {
 		return code
 	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	jobID, _, err := jobclient.Start(context.Background(), c, jobclient.StartRequest{JobID: *id, Source: src, Name: plan.Job.Name})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return submitExit(err)
-	}
-	fmt.Println(jobID)
-	return 0
+	req.Source, req.Name = src, plan.Job.Name
+	return cf.connected(func(c client.Client) int {
+		jobID, _, err := jobclient.Start(context.Background(), c, req)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+			return submitExit(err)
+		}
+		fmt.Println(jobID)
+		return 0
+	})
 }
 
 func jobStatus(args []string) int {
@@ -184,9 +224,7 @@ func jobStatus(args []string) int {
 				return 1
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				_ = enc.Encode(st)
+				printJSON(st)
 			} else {
 				jobclient.PrintStatus(os.Stdout, st)
 			}
@@ -201,77 +239,82 @@ func withJob(name string, args []string, flags func(*flag.FlagSet), do func(c cl
 	if flags != nil {
 		flags(fs)
 	}
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fmt.Fprintf(os.Stderr, "strait job %s: give one job id\n", name)
+	pos, ok := positional(fs, args, 1, "one job id")
+	if !ok {
 		return 2
 	}
 	id, ok := jobID(pos[0])
 	if !ok {
 		return 2
 	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	return do(c, id)
+	return cf.connected(func(c client.Client) int { return do(c, id) })
 }
 
 func jobList(args []string) int {
-	fs := flag.NewFlagSet("job list", flag.ContinueOnError)
-	cf := addConnectFlags(fs)
-	state := fs.String("state", "", "only jobs in this state (RUNNING, FINISHED, FAILED, CANCELED...)")
-	out := outputFlags(fs)
-	if _, err := parseInterleaved(fs, args); err != nil {
-		return 2
+	var state *string
+	cf, asJSON, code := parseListing("job list", args, func(fs *flag.FlagSet) {
+		state = fs.String("state", "", "only jobs in this state (RUNNING, FINISHED, FAILED, CANCELED...)")
+	})
+	if code != 0 {
+		return code
 	}
-	asJSON, ok := out.asJSON("job list")
-	if !ok {
-		return 2
-	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	jobs, err := jobclient.List(context.Background(), c, *cf.namespace, *state)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	if asJSON {
-		_ = json.NewEncoder(os.Stdout).Encode(jobs)
+	return cf.connected(func(c client.Client) int {
+		jobs, err := jobclient.List(context.Background(), c, *cf.namespace, *state)
+		if err != nil {
+			return fail(err)
+		}
+		if asJSON {
+			_ = json.NewEncoder(os.Stdout).Encode(jobs)
+			return 0
+		}
+		tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "JOB ID\tNAME\tSTATE\tSTARTED")
+		for _, j := range jobs {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", j.JobID, j.Name, j.State, j.Started.Local().Format("2006-01-02 15:04:05"))
+		}
+		tw.Flush()
 		return 0
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB ID\tNAME\tSTATE\tSTARTED")
-	for _, j := range jobs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", j.JobID, j.Name, j.State, j.Started.Local().Format("2006-01-02 15:04:05"))
-	}
-	tw.Flush()
-	return 0
+	})
 }
 
 func jobWait(args []string) int {
 	return withJob("wait", args, nil, func(c client.Client, id int64) int {
 		wid, err := jobclient.WorkflowID(context.Background(), c, id)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-			return 1
+			return fail(err)
 		}
-		st, err := jobclient.Wait(context.Background(), c.GetWorkflow(context.Background(), wid, ""))
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
-			return 1
-		}
-		return finish(st)
+		return awaitEnd(id, c.GetWorkflow(context.Background(), wid, ""))
 	})
+}
+
+// parseListing parses the flags of a command that takes no arguments and prints text or
+// JSON: the connection flags, -o/--json and those flags adds; a non-zero code is the exit
+// code of a bad command line.
+func parseListing(name string, args []string, flags func(*flag.FlagSet)) (cf connectFlags, asJSON bool, code int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cf = addConnectFlags(fs)
+	out := outputFlags(fs)
+	if flags != nil {
+		flags(fs)
+	}
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return cf, false, 2
+	}
+	asJSON, ok := out.asJSON(name)
+	if !ok {
+		return cf, false, 2
+	}
+	return cf, asJSON, 0
+}
+
+// awaitEnd waits for the end of job id's run and returns finish's exit code.
+func awaitEnd(id int64, run client.WorkflowRun) int {
+	st, err := jobclient.Wait(context.Background(), run)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
+		return 1
+	}
+	return finish(st)
 }
 
 // finish prints the summary and the cause, and returns the exit code.
@@ -290,8 +333,7 @@ func finish(st *contract.JobStatus) int {
 func jobCancel(args []string) int {
 	return withJob("cancel", args, nil, func(c client.Client, id int64) int {
 		if err := jobclient.Cancel(context.Background(), c, id); err != nil {
-			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		fmt.Printf("job %d: cancel requested\n", id)
 		return 0
@@ -306,90 +348,49 @@ func clusterCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "strait cluster: the command is `strait cluster status [--json]`")
 		return 2
 	}
-	fs := flag.NewFlagSet("cluster status", flag.ContinueOnError)
-	cf := addConnectFlags(fs)
-	out := outputFlags(fs)
-	if _, err := parseInterleaved(fs, args[1:]); err != nil {
-		return 2
+	cf, asJSON, code := parseListing("cluster status", args[1:], nil)
+	if code != 0 {
+		return code
 	}
-	asJSON, ok := out.asJSON("cluster status")
-	if !ok {
-		return 2
-	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	cs, err := jobclient.Cluster(context.Background(), c)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(cs)
+	return cf.connected(func(c client.Client) int {
+		cs, err := jobclient.Cluster(context.Background(), c)
+		if err != nil {
+			return fail(err)
+		}
+		if asJSON {
+			printJSON(cs)
+			return 0
+		}
+		if err := jobclient.PrintCluster(os.Stdout, cs); err != nil {
+			return fail(err)
+		}
 		return 0
-	}
-	if err := jobclient.PrintCluster(os.Stdout, cs); err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	return 0
+	})
 }
 
 func jobSavepoint(args []string) int {
 	return withJob("savepoint", args, nil, func(c client.Client, id int64) int {
 		run, err := jobclient.Savepoint(context.Background(), c, id)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-			return 1
+			return fail(err)
 		}
-		st, err := jobclient.Wait(context.Background(), run)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "strait: job %d: %v\n", id, err)
-			return 1
-		}
-		return finish(st)
+		return awaitEnd(id, run)
 	})
 }
 
 func jobRestore(args []string) int {
 	fs := flag.NewFlagSet("job restore", flag.ContinueOnError)
 	cf := addConnectFlags(fs)
-	var vars multi
-	fs.Var(&vars, "i", "variable key=value (repeatable)")
-	name := fs.String("n", "", "job name (overrides env.job.name)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(os.Stderr, "strait job restore: give the job id and its job config")
+	vars, name := jobConfigFlags(fs)
+	pos, ok := positional(fs, args, 2, "the job id and its job config")
+	if !ok {
 		return 2
 	}
 	id, ok := jobID(pos[0])
 	if !ok {
 		return 2
 	}
-	src, plan, code := loadJob(pos[1], vars, *name)
-	if plan == nil {
-		return code
-	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return 1
-	}
-	defer c.Close()
-	if _, _, err := jobclient.Start(context.Background(), c, jobclient.StartRequest{JobID: id, Source: src, Name: plan.Job.Name, Restore: true}); err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-		return submitExit(err)
-	}
-	fmt.Println(id)
-	return 0
+	return startJob(cf, pos[1], *vars, *name, jobclient.StartRequest{JobID: id, Restore: true})
 }
 
 // submitExit is the exit code of a refused submission: 2 for a config Temporal cannot take

@@ -18,12 +18,8 @@ func planCmd(args []string) int {
 	var vars multi
 	fs.Var(&vars, "i", "variable key=value (repeatable)")
 	dot := fs.Bool("dot", false, "print Graphviz dot")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "strait plan: give one job config")
+	pos, ok := positional(fs, args, 1, "one job config")
+	if !ok {
 		return 2
 	}
 	// the warnings go to stderr, as `strait run` prints them, the plan to stdout

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -50,31 +49,25 @@ func scheduleCmd(args []string) int {
 func scheduleCreate(args []string) int {
 	fs := flag.NewFlagSet("schedule create", flag.ContinueOnError)
 	cf := addConnectFlags(fs)
-	var vars, crons multi
-	fs.Var(&vars, "i", "variable key=value (repeatable)")
+	vars, jobName := jobConfigFlags(fs)
+	var crons multi
 	fs.Var(&crons, "cron", "cron expression, e.g. \"0 2 * * *\" (repeatable)")
 	every := fs.Duration("every", 0, "run at this interval, e.g. 15m")
-	jobName := fs.String("n", "", "job name (overrides env.job.name)")
 	overlap := fs.Bool("allow-overlap", false, "start a run while the previous one still runs (default: skip it)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(os.Stderr, "strait schedule create: give a schedule name and one job config")
+	pos, ok := positional(fs, args, 2, "a schedule name and one job config")
+	if !ok {
 		return 2
 	}
 	name, file := pos[0], pos[1]
 	// the config is checked now, so a bad one fails here rather than at every run
-	src, plan, code := loadJob(file, vars, *jobName)
+	src, plan, code := loadJob(file, *vars, *jobName)
 	if plan == nil {
 		return code
 	}
 	spec := jobclient.ScheduleSpec{Cron: crons, Every: *every, AllowOverlap: *overlap}
 	return cf.withClient(func(ctx context.Context, c client.Client) int {
 		if err := jobclient.CreateSchedule(ctx, c, name, src, plan.Job.Name, spec); err != nil {
-			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		fmt.Printf("schedule %s created\n", name)
 		return 0
@@ -82,31 +75,22 @@ func scheduleCreate(args []string) int {
 }
 
 func scheduleList(args []string) int {
-	fs := flag.NewFlagSet("schedule list", flag.ContinueOnError)
-	cf := addConnectFlags(fs)
-	out := outputFlags(fs)
-	if _, err := parseInterleaved(fs, args); err != nil {
-		return 2
-	}
-	asJSON, ok := out.asJSON("schedule list")
-	if !ok {
-		return 2
+	cf, asJSON, code := parseListing("schedule list", args, nil)
+	if code != 0 {
+		return code
 	}
 	var list []jobclient.ScheduleSummary
 	if code := cf.withClient(func(ctx context.Context, c client.Client) int {
 		var err error
 		if list, err = jobclient.ListSchedules(ctx, c); err != nil {
-			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		return 0
 	}); code != 0 {
 		return code
 	}
 	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(list)
+		printJSON(list)
 		return 0
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
@@ -125,18 +109,13 @@ func scheduleList(args []string) int {
 func scheduleByName(verb string, args []string, do func(context.Context, client.Client, string) error) int {
 	fs := flag.NewFlagSet("schedule "+verb, flag.ContinueOnError)
 	cf := addConnectFlags(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fmt.Fprintf(os.Stderr, "strait schedule %s: give one schedule name\n", verb)
+	pos, ok := positional(fs, args, 1, "one schedule name")
+	if !ok {
 		return 2
 	}
 	return cf.withClient(func(ctx context.Context, c client.Client) int {
 		if err := do(ctx, c, pos[0]); err != nil {
-			fmt.Fprintf(os.Stderr, "strait: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		fmt.Printf("schedule %s: %s\n", pos[0], strings.TrimSuffix(verb, "e")+"ed")
 		return 0

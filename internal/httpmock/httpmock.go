@@ -251,6 +251,28 @@ func JacksonPretty(raw []byte) []byte {
 	return buf.Bytes()
 }
 
+// prettyItems writes the items of the object or array whose opening the decoder has read: open,
+// each item as item writes it with sep between them, and end; an empty one is empty.
+func prettyItems(dec *json.Decoder, buf *bytes.Buffer, empty, open, sep, end string, item func() error) error {
+	if !dec.More() {
+		dec.Token()
+		buf.WriteString(empty)
+		return nil
+	}
+	buf.WriteString(open)
+	for first := true; dec.More(); first = false {
+		if !first {
+			buf.WriteString(sep)
+		}
+		if err := item(); err != nil {
+			return err
+		}
+	}
+	dec.Token()
+	buf.WriteString(end)
+	return nil
+}
+
 func pretty(dec *json.Decoder, buf *bytes.Buffer, level int) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -259,50 +281,16 @@ func pretty(dec *json.Decoder, buf *bytes.Buffer, level int) error {
 	switch t := tok.(type) {
 	case json.Delim:
 		if t == '{' {
-			if !dec.More() {
-				dec.Token()
-				buf.WriteString("{ }")
-				return nil
-			}
-			buf.WriteString("{")
-			first := true
-			for dec.More() {
-				if !first {
-					buf.WriteString(",")
-				}
-				first = false
+			return prettyItems(dec, buf, "{ }", "{", ",", "\n"+strings.Repeat("  ", level)+"}", func() error {
 				k, _ := dec.Token()
 				buf.WriteString("\n" + strings.Repeat("  ", level+1))
 				kb, _ := json.Marshal(k)
 				buf.Write(kb)
 				buf.WriteString(" : ")
-				if err := pretty(dec, buf, level+1); err != nil {
-					return err
-				}
-			}
-			dec.Token()
-			buf.WriteString("\n" + strings.Repeat("  ", level) + "}")
-			return nil
+				return pretty(dec, buf, level+1)
+			})
 		}
-		if !dec.More() {
-			dec.Token()
-			buf.WriteString("[ ]")
-			return nil
-		}
-		buf.WriteString("[ ")
-		first := true
-		for dec.More() {
-			if !first {
-				buf.WriteString(", ")
-			}
-			first = false
-			if err := pretty(dec, buf, level); err != nil {
-				return err
-			}
-		}
-		dec.Token()
-		buf.WriteString(" ]")
-		return nil
+		return prettyItems(dec, buf, "[ ]", "[ ", ", ", " ]", func() error { return pretty(dec, buf, level) })
 	case json.Number:
 		buf.WriteString(t.String())
 	case nil:

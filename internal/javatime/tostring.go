@@ -122,10 +122,16 @@ func AppendLocalTime(buf []byte, nanos int64) []byte {
 // AppendLocalDateTime appends a zone-less timestamp as LocalDateTime.toString writes it:
 // the date, T and the time (2024-01-31T12:30, 2024-01-31T12:30:05.5 as ...:05.500).
 func AppendLocalDateTime(buf []byte, ts int64) []byte {
+	return appendDateTime(buf, ts, AppendLocalTime)
+}
+
+// appendDateTime appends a zone-less timestamp's date, T and its time of day as appendTime
+// writes it.
+func appendDateTime(buf []byte, ts int64, appendTime func([]byte, int64) []byte) []byte {
 	days, nanos := civil.SplitTimestamp(ts)
 	buf = AppendLocalDate(buf, days)
 	buf = append(buf, 'T')
-	return AppendLocalTime(buf, nanos)
+	return appendTime(buf, nanos)
 }
 
 // AppendISOLocalTime appends nanoseconds of the day as DateTimeFormatter.ISO_LOCAL_TIME
@@ -143,10 +149,7 @@ func AppendISOLocalTime(buf []byte, nanos int64) []byte {
 // AppendISOLocalDateTime appends a zone-less timestamp as ISO_LOCAL_DATE_TIME writes it:
 // the date, T and the time as AppendISOLocalTime writes it.
 func AppendISOLocalDateTime(buf []byte, ts int64) []byte {
-	days, nanos := civil.SplitTimestamp(ts)
-	buf = AppendLocalDate(buf, days)
-	buf = append(buf, 'T')
-	return AppendISOLocalTime(buf, nanos)
+	return appendDateTime(buf, ts, AppendISOLocalTime)
 }
 
 // appendTrimmedFraction writes nothing for a zero fraction, else a point and its digits
