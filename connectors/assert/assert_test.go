@@ -67,6 +67,20 @@ func newSink(t *testing.T, src string, inputs ...*catalog.Table) (*Sink, error) 
 	return s.(*Sink), nil
 }
 
+// wantErr checks err against want, for the case what: no error when want is "", else an
+// error holding want.
+func wantErr(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", what, err)
+	case want != "" && err == nil:
+		t.Errorf("%s: passed, want %q", what, want)
+	case want != "" && !strings.Contains(err.Error(), want):
+		t.Errorf("%s:\n  error %v\n  want  %q", what, err, want)
+	}
+}
+
 func mustSink(t *testing.T, src string, inputs ...*catalog.Table) *Sink {
 	t.Helper()
 	s, err := newSink(t, src, inputs...)
@@ -181,14 +195,7 @@ func TestFieldRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := checkRule(t, c.rule, c.mutate)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.rule, err)
-		case c.want != "" && err == nil:
-			t.Errorf("%s: passed, want %q", c.rule, c.want)
-		case c.want != "" && !strings.Contains(err.Error(), c.want):
-			t.Errorf("%s:\n  error %v\n  want  %q", c.rule, err, c.want)
-		}
+		wantErr(t, c.rule, err, c.want)
 	}
 }
 

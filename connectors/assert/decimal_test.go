@@ -3,7 +3,6 @@ package assert
 import (
 	"context"
 	"math/big"
-	"strings"
 	"testing"
 
 	"github.com/strait-dev/strait/catalog"
@@ -74,14 +73,7 @@ func TestDecimalEqualsTo(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := checkRule(t, `{field_name = c_decimal, field_type = "decimal(10, 2)", field_value = [`+c.rule+`]}`, nil)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.rule, err)
-		case c.want != "" && err == nil:
-			t.Errorf("%s: passed, want %q", c.rule, c.want)
-		case c.want != "" && !strings.Contains(err.Error(), c.want):
-			t.Errorf("%s:\n  error %v\n  want  %q", c.rule, err, c.want)
-		}
+		wantErr(t, c.rule, err, c.want)
 	}
 }
 
@@ -125,13 +117,6 @@ func TestNestedDecimalEqualsTo(t *testing.T) {
 		r.Fields[2] = one(dec(100), row.IntValue(4))
 		r.Fields[3] = row.RowValue([]row.Value{dec(10), row.StringValue("a")})
 		err = w.Write(context.Background(), b)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.rule, err)
-		case c.want != "" && err == nil:
-			t.Errorf("%s: passed, want %q", c.rule, c.want)
-		case c.want != "" && !strings.Contains(err.Error(), c.want):
-			t.Errorf("%s:\n  error %v\n  want  %q", c.rule, err, c.want)
-		}
+		wantErr(t, c.rule, err, c.want)
 	}
 }

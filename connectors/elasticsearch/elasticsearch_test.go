@@ -213,21 +213,15 @@ max_batch_size = 2`, server(t), index), orders)
 func TestSinkIndexPerRowAndSaveModes(t *testing.T) {
 	base := newIndex(t)
 	tbl := conntest.Table("t", "id", "int", "zone", "string")
-	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = \"%s-${zone}\"\nprimary_keys = [id]", server(t), base), tbl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")},
-		[]row.Value{row.IntValue(2), row.StringValue("b")}, []row.Value{row.IntValue(3), row.StringValue("a")})); err != nil {
-		t.Fatal(err)
-	}
+	s := written(t, fmt.Sprintf("hosts = [%q]\nindex = \"%s-${zone}\"\nprimary_keys = [id]", server(t), base), tbl, rows(tbl, nil, []row.Value{row.IntValue(1), row.StringValue("a")},
+		[]row.Value{row.IntValue(2), row.StringValue("b")}, []row.Value{row.IntValue(3), row.StringValue("a")}))
 	dropIndexes(t, base+"-a", base+"-b")
 	if a, b := docs(t, base+"-a", 2), docs(t, base+"-b", 1); a["1"] == nil || a["3"] == nil || b["2"] == nil {
 		t.Errorf("per-row indexes: a %v, b %v", a, b)
 	}
 
 	missing := newIndex(t)
-	s, err = conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nschema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST", server(t), missing), tbl)
+	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nschema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST", server(t), missing), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,14 +315,11 @@ func TestSourceReadsPages(t *testing.T) {
 	}
 	docs(t, index, 25)
 
-	src, err := buildSource(t, fmt.Sprintf(`hosts = [%q]
+	src := mustSource(t, fmt.Sprintf(`hosts = [%q]
 index = %q
 scroll_size = 4
 query = {"range": {"id": {"gte": 5}}}
 schema = { fields { _id = string, id = bigint, name = string, score = double, tags = "array<string>" } }`, server(t), index))
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := conntest.AllRows(t, src, 1)
 	if len(got) != 20 {
 		t.Fatalf("%d rows, want the 20 of id >= 5", len(got))
@@ -371,16 +362,11 @@ array_column = { tags = "array<string>" }`, server(t), index))
 
 	// a restored split goes on after what it had emitted
 	src, _ = buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nscroll_size = 10\nschema = { fields { id = bigint } }", server(t), index))
-	r, _ := src.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 1})
-	r.AddSplits([]connector.Split{splitState{Index: 0, Emitted: 18}.split()})
-	r.NoMoreSplits()
+	r := conntest.OpenReader(t, src, connector.ReaderContext{Index: 0, Parallelism: 1}, []connector.Split{splitState{Index: 0, Emitted: 18}.split()})
 	var n int
 	for {
 		b := row.NewBatch(100)
-		done, err := r.PollNext(context.Background(), b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		done := conntest.Poll(context.Background(), t, r, b)
 		n += len(b.Rows)
 		if done {
 			break
@@ -433,13 +419,7 @@ func TestTypesRoundTrip(t *testing.T) {
 	}
 	tbl := conntest.Table("t", cols...)
 	index := newIndex(t)
-	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conntest.Write(t, s, rows(tbl, nil, fields)); err != nil {
-		t.Fatal(err)
-	}
+	written(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), tbl, rows(tbl, nil, fields))
 	doc := docs(t, index, 1, "1")["1"]
 	for _, c := range cases {
 		t.Run("sink/"+c.name, func(t *testing.T) {
@@ -449,10 +429,7 @@ func TestTypesRoundTrip(t *testing.T) {
 		})
 	}
 
-	src, err := buildSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nschema = { fields { %s } }", server(t), index, schema))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustSource(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nschema = { fields { %s } }", server(t), index, schema))
 	got := conntest.AllRows(t, src, 1)
 	if len(got) != 1 {
 		t.Fatalf("%d rows, want 1", len(got))
@@ -491,22 +468,10 @@ func TestSinkRefusedDocument(t *testing.T) {
 func TestSinkRecreateSchema(t *testing.T) {
 	index := newIndex(t)
 	old := conntest.Table("t", "id", "int", "zone", "string")
-	s, err := conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conntest.Write(t, s, rows(old, nil, []row.Value{row.IntValue(1), row.StringValue("a")}, []row.Value{row.IntValue(2), row.StringValue("b")})); err != nil {
-		t.Fatal(err)
-	}
+	written(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]", server(t), index), old, rows(old, nil, []row.Value{row.IntValue(1), row.StringValue("a")}, []row.Value{row.IntValue(2), row.StringValue("b")}))
 	docs(t, index, 2)
 	tbl := conntest.Table("t", "id", "int", "amount", "double")
-	s, err = conntest.BuildSink(t, "Elasticsearch", fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\nschema_save_mode = RECREATE_SCHEMA", server(t), index), tbl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conntest.Write(t, s, rows(tbl, nil, []row.Value{row.IntValue(3), row.DoubleValue(1.5)})); err != nil {
-		t.Fatal(err)
-	}
+	written(t, fmt.Sprintf("hosts = [%q]\nindex = %q\nprimary_keys = [id]\nschema_save_mode = RECREATE_SCHEMA", server(t), index), tbl, rows(tbl, nil, []row.Value{row.IntValue(3), row.DoubleValue(1.5)}))
 	if got := docs(t, index, 1, "3"); asJSON(got["3"]) != `{"amount":1.5,"id":3}` {
 		t.Errorf("after RECREATE_SCHEMA: %s", asJSON(got))
 	}
@@ -539,6 +504,27 @@ func TestExampleJobPlans(t *testing.T) {
 }
 
 // buildSource builds the Elasticsearch source of a batch job with one reader.
+// mustSource builds the source of conf for a BATCH job of one reader; an error fails the
+// test.
+// written builds the Elasticsearch sink of conf for tbl and writes the batches with it, as
+// a subtask of a job does; it returns the sink.
+func written(t *testing.T, conf string, tbl *catalog.Table, batches ...*row.Batch) connector.Sink {
+	t.Helper()
+	s, err := conntest.BuildSink(t, "Elasticsearch", conf, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conntest.Write(t, s, batches...); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustSource(t *testing.T, conf string) connector.Source {
+	t.Helper()
+	return conntest.MustSource(t, "Elasticsearch", conf, connector.Batch, 1)
+}
+
 func buildSource(t *testing.T, conf string) (connector.Source, error) {
 	return conntest.BuildSource(t, "Elasticsearch", conf, connector.Batch, 1)
 }

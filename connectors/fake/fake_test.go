@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,14 +20,8 @@ import (
 
 func build(t *testing.T, src string, mode connector.JobMode, p int) (*Source, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "fake.conf"})
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	opts := config.New(root, "source[0] FakeSource")
-	out, _ := opts.String("result_table_name", "")
-	build, _, _ := connector.LookupSource("FakeSource")
-	s, err := build(&connector.SourceContext{Context: context.Background(), Options: opts, Job: connector.Job{Mode: mode}, Parallelism: p, OutputName: out})
+	out, _ := conntest.Options(t, src, "source[0] FakeSource").String("result_table_name", "")
+	s, _, err := conntest.BuildSourceIn(t, "FakeSource", src, connector.SourceContext{Job: connector.Job{Mode: mode}, Parallelism: p, OutputName: out})
 	if err != nil {
 		return nil, err
 	}
@@ -42,22 +37,13 @@ func mustBuild(t *testing.T, src string, p int) *Source {
 	return s
 }
 
+// readAll reads the source to its end with p readers; the rows of each reader.
 func readAll(t *testing.T, s *Source, p int) [][]row.Row {
 	t.Helper()
-	rows, err := conntest.Rows(context.Background(), s, p)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	return rows
+	return conntest.ReaderRows(t, s, p)
 }
 
-func flat(rs [][]row.Row) []row.Row {
-	var out []row.Row
-	for _, r := range rs {
-		out = append(out, r...)
-	}
-	return out
-}
+var flat = conntest.Flatten
 
 const simpleSchema = `schema { fields { id = bigint, name = string, age = int } }`
 
@@ -146,7 +132,7 @@ func TestSplits(t *testing.T) {
 					t.Errorf("%+v: reader %d split %d = %+v (id %s)", c, r, i, d, sp.ID)
 				}
 			}
-			if !equalInts(sizes, c.want[r]) {
+			if !slices.Equal(sizes, c.want[r]) {
 				t.Errorf("%+v: reader %d sizes %v, want %v", c, r, sizes, c.want[r])
 			}
 		}
@@ -161,18 +147,6 @@ func TestSplits(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 func TestEnumeratorRestoreAndLateReaders(t *testing.T) {
 	s := mustBuild(t, simpleSchema+"\nrow.num = 4\nsplit.num = 2", 2)
@@ -193,11 +167,7 @@ func TestEnumeratorRestoreAndLateReaders(t *testing.T) {
 	}
 	// a restored enumerator does not assign again what it had assigned
 	ec2 := conntest.NewEnumContext(2)
-	en2, err := s.CreateEnumerator(ec2, state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = en2.Run(context.Background())
+	en2 := conntest.RunEnumerator(context.Background(), t, s, ec2, state)
 	if len(ec2.Assigned[0])+len(ec2.Assigned[1]) != 0 || !ec2.NoMore[0] || !ec2.NoMore[1] {
 		t.Fatalf("restored assigned %v", ec2.Assigned)
 	}
@@ -571,30 +541,24 @@ func TestConfigErrors(t *testing.T) {
 
 func TestBadRowErrorHasPosition(t *testing.T) {
 	_, err := build(t, simpleSchema+"\nrows = [\n  {fields = [1, \"a\", 300000000000]}\n]", connector.Batch, 1)
-	if err == nil || !strings.Contains(err.Error(), "rows[0].fields[2]: expected int") || !strings.Contains(err.Error(), "(at fake.conf:3:") {
+	if err == nil || !strings.Contains(err.Error(), "rows[0].fields[2]: expected int") || !strings.Contains(err.Error(), "(at job.conf:3:") {
 		t.Fatalf("error = %v", err)
 	}
 }
 
-// newReader builds a reader with splits as the enumerator would hand them.
-func newReader(t *testing.T, s *Source, mode connector.JobMode) (connector.Reader, *conntest.EnumContext) {
+// newReader builds a reader handed its splits as the enumerator hands them, with no more
+// to come.
+func newReader(t *testing.T, s *Source, mode connector.JobMode) connector.Reader {
 	t.Helper()
 	s.mode = mode
 	ec := conntest.NewEnumContext(1)
-	en, _ := s.CreateEnumerator(ec, nil)
-	_ = en.Run(context.Background())
-	r, err := s.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, ec
+	conntest.RunEnumerator(context.Background(), t, s, ec, nil)
+	return conntest.OpenReader(t, s, connector.ReaderContext{Index: 0, Parallelism: 1}, ec.Assigned[0])
 }
 
 func TestSnapshotRestore(t *testing.T) {
 	s := mustBuild(t, simpleSchema+"\nrow.num = 25\nsplit.num = 2\nsplit.read-interval = 0", 1)
-	r, ec := newReader(t, s, connector.Batch)
-	r.AddSplits(ec.Assigned[0])
-	r.NoMoreSplits()
+	r := newReader(t, s, connector.Batch)
 	ctx := context.Background()
 	b := row.NewBatch(5)
 	done, err := r.PollNext(ctx, b)
@@ -614,19 +578,11 @@ func TestSnapshotRestore(t *testing.T) {
 		t.Fatalf("split state %+v", d)
 	}
 	// a restored reader resumes after the emitted rows
-	r2, err := s.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2.AddSplits(st)
-	r2.NoMoreSplits()
+	r2 := conntest.OpenReader(t, s, connector.ReaderContext{Index: 0, Parallelism: 1}, st)
 	total := 0
 	for i := 0; ; i++ {
 		b.Reset()
-		done, err := r2.PollNext(ctx, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		done := conntest.Poll(ctx, t, r2, b)
 		total += b.Len()
 		if done {
 			break
@@ -668,9 +624,7 @@ func TestReadInterval(t *testing.T) {
 
 func TestStreamingIdles(t *testing.T) {
 	s := mustBuild(t, simpleSchema+"\nrow.num = 3", 1)
-	r, ec := newReader(t, s, connector.Streaming)
-	r.AddSplits(ec.Assigned[0])
-	r.NoMoreSplits()
+	r := newReader(t, s, connector.Streaming)
 	ctx := context.Background()
 	b := row.NewBatch(10)
 	done, err := r.PollNext(ctx, b)
@@ -729,9 +683,7 @@ schema { fields { id = bigint, name = string, age = int, score = double, ts = ti
 	ec := conntest.NewEnumContext(1)
 	en, _ := src.CreateEnumerator(ec, nil)
 	_ = en.Run(context.Background())
-	r, _ := src.CreateReader(connector.ReaderContext{})
-	r.AddSplits(ec.Assigned[0])
-	r.NoMoreSplits()
+	r := conntest.OpenReader(b, src, connector.ReaderContext{}, ec.Assigned[0])
 	ctx := context.Background()
 	batch := row.NewBatch(row.DefaultBatchSize)
 	b.ReportAllocs()
@@ -740,9 +692,7 @@ schema { fields { id = bigint, name = string, age = int, score = double, ts = ti
 	rows := 0
 	for rows < b.N {
 		batch.Reset()
-		if _, err := r.PollNext(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
+		conntest.Poll(ctx, b, r, batch)
 		rows += batch.Len()
 	}
 	b.StopTimer()
@@ -772,17 +722,11 @@ schema { fields { d = date } }`, 1)
 // options its spec does not know.
 func unknownOptions(t *testing.T, src string) []string {
 	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "fake.conf"})
+	_, o, err := conntest.BuildSourceIn(t, "FakeSource", src, connector.SourceContext{Job: connector.Job{Mode: connector.Batch}, Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := config.New(root, "source[0] FakeSource")
-	build, _, _ := connector.LookupSource("FakeSource")
-	if _, err := build(&connector.SourceContext{Context: context.Background(), Options: opts, Job: connector.Job{Mode: connector.Batch}, Parallelism: 1}); err != nil {
-		t.Fatal(err)
-	}
-	p, _ := connector.LookupPlugin("source", "FakeSource")
-	return p.Spec.Unknown(opts, "plugin_output", "result_table_name", "parallelism")
+	return conntest.Unknown(t, "source", "FakeSource", o, "plugin_output", "result_table_name", "parallelism")
 }
 
 func TestUnknownOptionsAreWarned(t *testing.T) {
@@ -791,24 +735,22 @@ func TestUnknownOptionsAreWarned(t *testing.T) {
 		want      []string
 	}{
 		{"known options", simpleSchema + "\nrow.num = 3\nresult_table_name = t\nvector.dimension = 8\nstring.template = [a]\nrows = [{kind = INSERT, fields = [1, a, 2]}]", nil},
-		{"a misspelt option", simpleSchema + "\nrow.nmu = 3", []string{`unknown option "row.nmu" (did you mean "row.num"?) at fake.conf:2:11`}},
-		{"a misspelt option of a row", simpleSchema + "\nrows = [{knid = DELETE, fields = [1, a, 2]}]", []string{`unknown option "rows[0].knid" (did you mean "rows[0].kind"?) at fake.conf:2:17`}},
-		{"a misspelt option of a table", "tables_configs = [{ schema { fields { a = int } }, split.nmu = 2 }]", []string{`unknown option "tables_configs[0].split.nmu" (did you mean "tables_configs[0].split.num"?) at fake.conf:1:64`}},
-		{"an option of another plugin", simpleSchema + "\nbootstrap.servers = x", []string{`unknown option "bootstrap.servers" at fake.conf:2:21`}},
+		{"a misspelt option", simpleSchema + "\nrow.nmu = 3", []string{`unknown option "row.nmu" (did you mean "row.num"?) at job.conf:2:11`}},
+		{"a misspelt option of a row", simpleSchema + "\nrows = [{knid = DELETE, fields = [1, a, 2]}]", []string{`unknown option "rows[0].knid" (did you mean "rows[0].kind"?) at job.conf:2:17`}},
+		{"a misspelt option of a table", "tables_configs = [{ schema { fields { a = int } }, split.nmu = 2 }]", []string{`unknown option "tables_configs[0].split.nmu" (did you mean "tables_configs[0].split.num"?) at job.conf:1:64`}},
+		{"an option of another plugin", simpleSchema + "\nbootstrap.servers = x", []string{`unknown option "bootstrap.servers" at job.conf:2:21`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := unknownOptions(t, tc.src); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("warnings\n%q\nwant\n%q", got, tc.want)
-			}
+			conntest.Warnings(t, unknownOptions(t, tc.src), tc.want)
 		})
 	}
 }
 
 func TestRequiredOptions(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{`row.num = 5`, "source[0] FakeSource: schema: option is required (or use tables_configs) (at fake.conf:1:1)"},
-		{`tables_configs = [{ row.num = 3 }]`, "source[0] FakeSource: tables_configs[0].schema: option is required (at fake.conf:1:19)"},
-		{simpleSchema + "\nrows = [{kind = INSERT}]", "source[0] FakeSource: rows[0].fields: option is required (at fake.conf:2:9)"},
+		{`row.num = 5`, "source[0] FakeSource: schema: option is required (or use tables_configs) (at job.conf:1:1)"},
+		{`tables_configs = [{ row.num = 3 }]`, "source[0] FakeSource: tables_configs[0].schema: option is required (at job.conf:1:19)"},
+		{simpleSchema + "\nrows = [{kind = INSERT}]", "source[0] FakeSource: rows[0].fields: option is required (at job.conf:2:9)"},
 	} {
 		_, err := build(t, tc.src, connector.Batch, 1)
 		if err == nil || err.Error() != tc.want {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	pqfile "github.com/strait-dev/strait/connectors/internal/format/parquet"
 
 	"github.com/parquet-go/parquet-go"
@@ -88,30 +89,17 @@ func BenchmarkParquetJob(b *testing.B) {
 
 // copyJob runs a one-reader LocalFile job: every row of src into snk, committed.
 func copyJob(b *testing.B, ctx context.Context, src *Source, snk *Sink) {
-	ec := connNoopEnum()
-	e, _ := src.CreateEnumerator(ec, nil)
-	if err := e.Run(ctx); err != nil {
-		b.Fatal(err)
-	}
-	r, _ := src.CreateReader(connector.ReaderContext{})
-	r.AddSplits(ec.splits)
-	r.NoMoreSplits()
+	r := readerOfAll(b, ctx, src)
 	w, err := snk.CreateWriter(connector.WriterContext{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	batch := row.NewBatch(row.DefaultBatchSize)
-	for {
+	for done := false; !done; {
 		batch.Reset()
-		done, err := r.PollNext(ctx, batch)
-		if err != nil {
-			b.Fatal(err)
-		}
+		done = conntest.Poll(ctx, b, r, batch)
 		if err := w.Write(ctx, batch); err != nil {
 			b.Fatal(err)
-		}
-		if done {
-			break
 		}
 	}
 	r.Close()
@@ -120,8 +108,7 @@ func copyJob(b *testing.B, ctx context.Context, src *Source, snk *Sink) {
 		b.Fatal(err)
 	}
 	w.Close(ctx)
-	c, _ := snk.CreateCommitter()
-	if err := c.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Final: true, Infos: [][]byte{info}}); err != nil {
+	if err := conntest.Commit(b, snk, 1, info); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -252,22 +239,11 @@ func peakReadingLargeFile(b *testing.B, dir string, size int64) (fileSize, peak 
 		}
 	}()
 	src := mustSource(b, srcConf(out, "file_format_type = parquet"))
-	ec := connNoopEnum()
-	e, _ := src.CreateEnumerator(ec, nil)
-	e.Run(ctx)
-	r, _ := src.CreateReader(connector.ReaderContext{})
-	r.AddSplits(ec.splits)
-	r.NoMoreSplits()
+	r := readerOfAll(b, ctx, src)
 	rb := row.NewBatch(row.DefaultBatchSize)
-	for {
+	for done := false; !done; {
 		rb.Reset()
-		done, err := r.PollNext(ctx, rb)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if done {
-			break
-		}
+		done = conntest.Poll(ctx, b, r, rb)
 	}
 	r.Close()
 	stop.Store(true)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -102,27 +103,7 @@ func benchSource(b *testing.B, format string) {
 	batch := row.NewBatch(row.DefaultBatchSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	read := 0
-	for read < b.N {
-		ec := connNoopEnum()
-		e, _ := src.CreateEnumerator(ec, nil)
-		e.Run(ctx)
-		r, _ := src.CreateReader(connector.ReaderContext{})
-		r.AddSplits(ec.splits)
-		r.NoMoreSplits()
-		for read < b.N {
-			batch.Reset()
-			done, err := r.PollNext(ctx, batch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			read += batch.Len()
-			if done {
-				break
-			}
-		}
-		r.Close()
-	}
+	read := readRepeatedly(b, ctx, src, batch, func(*row.Batch) {})
 	b.StopTimer()
 	b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "rows/s")
 }
@@ -142,30 +123,11 @@ func BenchmarkJSONToJSON(b *testing.B) {
 	batch := row.NewBatch(row.DefaultBatchSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	read := 0
-	for read < b.N {
-		ec := connNoopEnum()
-		e, _ := src.CreateEnumerator(ec, nil)
-		e.Run(ctx)
-		r, _ := src.CreateReader(connector.ReaderContext{})
-		r.AddSplits(ec.splits)
-		r.NoMoreSplits()
-		for read < b.N {
-			batch.Reset()
-			done, err := r.PollNext(ctx, batch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := w.Write(ctx, batch); err != nil {
-				b.Fatal(err)
-			}
-			read += batch.Len()
-			if done {
-				break
-			}
+	read := readRepeatedly(b, ctx, src, batch, func(batch *row.Batch) {
+		if err := w.Write(ctx, batch); err != nil {
+			b.Fatal(err)
 		}
-		r.Close()
-	}
+	})
 	info, err := w.PrepareCommit(ctx, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -175,6 +137,35 @@ func BenchmarkJSONToJSON(b *testing.B) {
 	w.Close(ctx)
 	c, _ := s.CreateCommitter()
 	c.Abort(ctx, [][]byte{info})
+}
+
+// readRepeatedly reads src from its start again and again, into batch, until b.N rows are
+// read, handing each batch read to each; it returns the rows read.
+func readRepeatedly(b *testing.B, ctx context.Context, src *Source, batch *row.Batch, each func(*row.Batch)) int {
+	b.Helper()
+	read := 0
+	for read < b.N {
+		r := readerOfAll(b, ctx, src)
+		for read < b.N {
+			batch.Reset()
+			done := conntest.Poll(ctx, b, r, batch)
+			each(batch)
+			read += batch.Len()
+			if done {
+				break
+			}
+		}
+		r.Close()
+	}
+	return read
+}
+
+// readerOfAll is a reader of every split of src, planned by an enumerator of one reader.
+func readerOfAll(t testing.TB, ctx context.Context, src *Source) connector.Reader {
+	t.Helper()
+	ec := connNoopEnum()
+	conntest.RunEnumerator(ctx, t, src, ec, nil)
+	return conntest.OpenReader(t, src, connector.ReaderContext{}, ec.splits)
 }
 
 // noopEnum collects the splits of one reader.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -19,24 +20,11 @@ func prepared(t *testing.T, dir string, n int) (*Sink, *catalog.Table, []byte) {
 	t.Helper()
 	tbl := table("t", "id", "int")
 	s := mustSink(t, sinkConf(dir, "batch_size = 1"), tbl)
-	ctx := context.Background()
-	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 5}}, nil)
-	if err != nil {
-		t.Fatal(err)
+	batches := make([]*row.Batch, n)
+	for i := range batches {
+		batches[i] = batchOf(tbl, []row.Value{row.IntValue(int32(i))})
 	}
-	for i := 0; i < n; i++ {
-		if err := w.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(int32(i))})); err != nil {
-			t.Fatal(err)
-		}
-	}
-	info, err := w.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return s, tbl, info
+	return s, tbl, conntest.Prepare(t, s, 5, batches...)
 }
 
 func decodeInfo(t testing.TB, raw []byte) commitInfo {
@@ -128,10 +116,7 @@ func TestAbort(t *testing.T) {
 		t.Fatalf("second abort: %v", err)
 	}
 	// committing an aborted transaction cannot succeed quietly
-	err := commit(t, s, info)
-	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "was aborted or its files removed") {
-		t.Errorf("commit after abort: %v", err)
-	}
+	conntest.PermanentErr(t, "commit after abort", commit(t, s, info), "was aborted or its files removed")
 }
 
 func TestCommitWithAStagedFileGone(t *testing.T) {
@@ -139,10 +124,7 @@ func TestCommitWithAStagedFileGone(t *testing.T) {
 	s, _, info := prepared(t, dir, 2)
 	ci := decodeInfo(t, info)
 	os.Remove(ci.Moves[1].From)
-	err := commit(t, s, info)
-	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "is missing and") {
-		t.Errorf("commit: %v", err)
-	}
+	conntest.PermanentErr(t, "commit", commit(t, s, info), "is missing and")
 }
 
 func TestCommitRefusesForeignPaths(t *testing.T) {
@@ -200,15 +182,7 @@ func TestWriterRestore(t *testing.T) {
 	ctx := context.Background()
 	wc := connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 3}}
 	a, _ := s.CreateWriter(wc, nil)
-	a.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(1)}))
-	info1, err := a.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state1, err := a.SnapshotState(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info1, state1 := conntest.Barrier(ctx, t, a, 1, batchOf(tbl, []row.Value{row.IntValue(1)}))
 	// rows after the checkpoint, staged but never prepared; then the writer dies
 	a.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(2)}))
 	a.(*writer).finishAll()
@@ -237,11 +211,7 @@ func TestWriterRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	// and the restored writer goes on
-	b.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(2)}))
-	info2, err := b.PrepareCommit(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info2 := conntest.WritePrepare(ctx, t, b, 2, batchOf(tbl, []row.Value{row.IntValue(2)}))
 	if err := commit(t, s, info2); err != nil {
 		t.Fatal(err)
 	}
@@ -272,28 +242,14 @@ func TestZombieAttemptStagesApart(t *testing.T) {
 		return connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 3}, Epoch: epoch}
 	}
 	zombie, _ := s.CreateWriter(attempt(1), nil)
-	zombie.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(1)}))
-	if _, err := zombie.PrepareCommit(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	state1, err := zombie.SnapshotState(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, state1 := conntest.Barrier(ctx, t, zombie, 1, batchOf(tbl, []row.Value{row.IntValue(1)}))
 	next, err := s.CreateWriter(attempt(2), [][]byte{state1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// both write their checkpoint 2
-	zombie.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(99)}))
-	if _, err := zombie.PrepareCommit(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
-	next.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(2)}))
-	info2, err := next.PrepareCommit(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conntest.WritePrepare(ctx, t, zombie, 2, batchOf(tbl, []row.Value{row.IntValue(99)}))
+	info2 := conntest.WritePrepare(ctx, t, next, 2, batchOf(tbl, []row.Value{row.IntValue(2)}))
 	if err := commit(t, s, info2); err != nil {
 		t.Fatal(err)
 	}

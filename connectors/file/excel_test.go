@@ -10,25 +10,14 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/internal/civil"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
 // excelValues is allTypes' row as an excel cell keeps it: times and timestamps to the
 // millisecond (a cell's date is a double of days).
-func excelValues(vals []row.Value) []row.Value {
-	out := append([]row.Value(nil), vals...)
-	for i, v := range out {
-		switch v.T {
-		case types.Timestamp:
-			out[i] = row.TimestampValue(civil.FloorDiv(v.I, int64(time.Millisecond)) * int64(time.Millisecond))
-		case types.Time:
-			out[i] = row.TimeValue(v.I / int64(time.Millisecond) * int64(time.Millisecond))
-		}
-	}
-	return out
-}
+func excelValues(vals []row.Value) []row.Value { return truncated(vals, int64(time.Millisecond)) }
 
 func TestExcelRoundTrip(t *testing.T) {
 	tbl, vals := allTypes()
@@ -42,8 +31,7 @@ func TestExcelRoundTrip(t *testing.T) {
 	for _, header := range []string{"", "enable_header_write = true", "enable_header_write = false"} {
 		t.Run(strings.ReplaceAll(header, " = ", " "), func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustSink(t, sinkConf(dir, "file_format_type = excel\nsheet_name = data\nfield_delimiter = \";\"\n"+header), tbl)
-			writeAll(t, s, batchOf(tbl, vals, second))
+			writeTo(t, dir, "file_format_type = excel\nsheet_name = data\nfield_delimiter = \";\"\n"+header, tbl, batchOf(tbl, vals, second))
 			out := filepath.Join(dir, "out")
 			for name := range files(t, out) {
 				if !strings.HasSuffix(name, "_0.xlsx") {
@@ -122,8 +110,7 @@ func TestExcelSeaTunnelFile(t *testing.T) {
 func TestExcelResumeAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	tbl := benchTable()
-	s := mustSink(t, sinkConf(dir, "file_format_type = excel"), tbl)
-	writeAll(t, s, benchBatch(tbl, 100))
+	writeTo(t, dir, "file_format_type = excel", tbl, benchBatch(tbl, 100))
 	out := filepath.Join(dir, "out")
 	src := mustSource(t, srcConf(out, "file_format_type = excel\nskip_header_row_number = 1\n"+benchSchema))
 	ec := newEnumSplits(t, src)
@@ -162,13 +149,7 @@ func TestExcelResumeAndErrors(t *testing.T) {
 func newEnumSplits(t *testing.T, src *Source) []connector.Split {
 	t.Helper()
 	ec := connNoopEnum()
-	e, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	conntest.RunEnumerator(context.Background(), t, src, ec, nil)
 	return ec.splits
 }
 
@@ -177,8 +158,7 @@ func newEnumSplits(t *testing.T, src *Source) []connector.Split {
 func TestExcelCellTypes(t *testing.T) {
 	dir := t.TempDir()
 	tbl := table("db.t", "n", "bigint", "b", "boolean", "d", "date", "ts", "timestamp", "s", "string")
-	s := mustSink(t, sinkConf(dir, "file_format_type = excel"), tbl)
-	writeAll(t, s, batchOf(tbl, []row.Value{row.BigIntValue(42), row.BoolValue(true), date("2024-01-26"), ts("2024-01-26T12:34:56"), row.StringValue("x")}))
+	writeTo(t, dir, "file_format_type = excel", tbl, batchOf(tbl, []row.Value{row.BigIntValue(42), row.BoolValue(true), date("2024-01-26"), ts("2024-01-26T12:34:56"), row.StringValue("x")}))
 	out := filepath.Join(dir, "out")
 	for name := range files(t, out) {
 		f, err := excelize.OpenFile(filepath.Join(out, name))

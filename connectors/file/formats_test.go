@@ -15,6 +15,19 @@ import (
 	"github.com/strait-dev/strait/row"
 )
 
+// pollRendered polls r once for up to n rows, and returns them rendered and whether r has
+// reached its end.
+func pollRendered(ctx context.Context, t *testing.T, r connector.Reader, n int) ([]string, bool) {
+	t.Helper()
+	b := row.NewBatch(n)
+	done := conntest.Poll(ctx, t, r, b)
+	var out []string
+	for _, rw := range b.Rows {
+		out = append(out, render(rw))
+	}
+	return out, done
+}
+
 // readResumed reads the source with one reader in batches of n rows, and at every batch
 // snapshots the reader, restores a new one from the snapshot and reads the rest with it:
 // each restored reader must give exactly the rows the first one still had to give.
@@ -29,35 +42,19 @@ func readResumed(t *testing.T, s *Source, n int) []string {
 	drainAll := func(r connector.Reader) []string {
 		var got []string
 		for {
-			b := row.NewBatch(n)
-			done, err := r.PollNext(ctx, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, rw := range b.Rows {
-				got = append(got, render(rw))
-			}
-			if done {
+			rows, done := pollRendered(ctx, t, r, n)
+			if got = append(got, rows...); done {
 				return got
 			}
 		}
 	}
-	r, _ := s.CreateReader(connector.ReaderContext{})
-	r.AddSplits(ec.Assigned[0])
-	r.NoMoreSplits()
+	r := conntest.OpenReader(t, s, connector.ReaderContext{}, ec.Assigned[0])
 	var all []string
 	var snapshots [][]connector.Split
 	var at []int
 	for {
-		b := row.NewBatch(n)
-		done, err := r.PollNext(ctx, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rw := range b.Rows {
-			all = append(all, render(rw))
-		}
-		if done {
+		rows, done := pollRendered(ctx, t, r, n)
+		if all = append(all, rows...); done {
 			break
 		}
 		st, err := r.SnapshotState(1)
@@ -69,9 +66,7 @@ func readResumed(t *testing.T, s *Source, n int) []string {
 	}
 	r.Close()
 	for i, st := range snapshots {
-		r2, _ := s.CreateReader(connector.ReaderContext{})
-		r2.AddSplits(st)
-		r2.NoMoreSplits()
+		r2 := conntest.OpenReader(t, s, connector.ReaderContext{}, st)
 		rest := drainAll(r2)
 		r2.Close()
 		if strings.Join(rest, "\n") != strings.Join(all[at[i]:], "\n") {
@@ -169,8 +164,7 @@ func TestCompressedAndEncodedFilesAreNamedAndWritten(t *testing.T) {
 	} {
 		t.Run(c.suffix, func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustSink(t, sinkConf(dir, c.opts), tbl)
-			writeAll(t, s, rows)
+			writeTo(t, dir, c.opts, tbl, rows)
 			got := files(t, filepath.Join(dir, "out"))
 			if len(got) != 1 {
 				t.Fatalf("files %v", names(got))
@@ -197,8 +191,7 @@ func TestCompressedAndEncodedFilesAreNamedAndWritten(t *testing.T) {
 	}
 	// what XML writes
 	dir := t.TempDir()
-	s := mustSink(t, sinkConf(dir, "file_format_type = xml\nxml_use_attr_format = true\nxml_root_tag = ROWS\nxml_row_tag = ROW"), tbl)
-	writeAll(t, s, batchOf(tbl, []row.Value{row.IntValue(1), row.StringValue("a<\"&\n")}, []row.Value{row.IntValue(2), row.NullValue()}))
+	writeTo(t, dir, "file_format_type = xml\nxml_use_attr_format = true\nxml_root_tag = ROWS\nxml_row_tag = ROW", tbl, batchOf(tbl, []row.Value{row.IntValue(1), row.StringValue("a<\"&\n")}, []row.Value{row.IntValue(2), row.NullValue()}))
 	for _, content := range files(t, filepath.Join(dir, "out")) {
 		want := "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\n<ROWS>\n\t<ROW id=\"1\" name=\"a&lt;&quot;&amp;&#10;\"/>\n\t<ROW id=\"2\" name=\"\"/>\n</ROWS>\n"
 		if content != want {
@@ -210,8 +203,7 @@ func TestCompressedAndEncodedFilesAreNamedAndWritten(t *testing.T) {
 func TestTransactionOffLiftsTheNameRule(t *testing.T) {
 	dir := t.TempDir()
 	tbl := table("db.t", "id", "int")
-	s := mustSink(t, sinkConf(dir, "is_enable_transaction = false\nfile_name_expression = \"data\""), tbl)
-	writeAll(t, s, batchOf(tbl, []row.Value{row.IntValue(1)}))
+	writeTo(t, dir, "is_enable_transaction = false\nfile_name_expression = \"data\"", tbl, batchOf(tbl, []row.Value{row.IntValue(1)}))
 	got := files(t, filepath.Join(dir, "out"))
 	if got["data_0.txt"] != "1" {
 		t.Errorf("files %v", got)
@@ -265,37 +257,30 @@ func TestBinarySink(t *testing.T) {
 			t.Errorf("%d bytes, %v; want %d", len(got), err, len(data))
 		}
 	})
-	t.Run("chunks out of order", func(t *testing.T) {
-		dir := t.TempDir()
-		s := mustSink(t, sinkConf(dir, "file_format_type = binary"), tbl)
-		w, _ := s.CreateWriter(connector.WriterContext{Parallelism: 1, Job: connector.Job{ID: 7}}, nil)
-		defer w.Close(ctx)
-		all := binaryRows(t, "a.bin", data, 0)
-		err := w.Write(ctx, batchOf(tbl, all[0], all[2]))
-		if err == nil || !strings.Contains(err.Error(), "file a.bin: chunk 2 follows chunk 0") {
-			t.Errorf("error %v", err)
-		}
-	})
-	t.Run("a first chunk that continues nothing", func(t *testing.T) {
-		dir := t.TempDir()
-		s := mustSink(t, sinkConf(dir, "file_format_type = binary"), tbl)
-		w, _ := s.CreateWriter(connector.WriterContext{Parallelism: 1, Job: connector.Job{ID: 7}}, nil)
-		defer w.Close(ctx)
-		err := w.Write(ctx, batchOf(tbl, binaryRows(t, "a.bin", data, 1)...))
-		if err == nil || !strings.Contains(err.Error(), "file a.bin: chunk 1 comes first, but no earlier chunk was written") {
-			t.Errorf("error %v", err)
-		}
-	})
-	t.Run("a path outside", func(t *testing.T) {
-		dir := t.TempDir()
-		s := mustSink(t, sinkConf(dir, "file_format_type = binary"), tbl)
-		w, _ := s.CreateWriter(connector.WriterContext{Parallelism: 1, Job: connector.Job{ID: 7}}, nil)
-		defer w.Close(ctx)
-		err := w.Write(ctx, batchOf(tbl, binaryRows(t, "../x.bin", data, 0)[0]))
-		if err == nil || !strings.Contains(err.Error(), `relativePath "../x.bin" is not a path below`) {
-			t.Errorf("error %v", err)
-		}
-	})
+	for _, tc := range []struct {
+		name string
+		rows func(t *testing.T) [][]row.Value
+		want string
+	}{
+		{"chunks out of order", func(t *testing.T) [][]row.Value {
+			all := binaryRows(t, "a.bin", data, 0)
+			return [][]row.Value{all[0], all[2]}
+		}, "file a.bin: chunk 2 follows chunk 0"},
+		{"a first chunk that continues nothing", func(t *testing.T) [][]row.Value { return binaryRows(t, "a.bin", data, 1) },
+			"file a.bin: chunk 1 comes first, but no earlier chunk was written"},
+		{"a path outside", func(t *testing.T) [][]row.Value { return binaryRows(t, "../x.bin", data, 0)[:1] },
+			`relativePath "../x.bin" is not a path below`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustSink(t, sinkConf(t.TempDir(), "file_format_type = binary"), tbl)
+			w, _ := s.CreateWriter(connector.WriterContext{Parallelism: 1, Job: connector.Job{ID: 7}}, nil)
+			defer w.Close(ctx)
+			err := w.Write(ctx, batchOf(tbl, tc.rows(t)...))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v", err)
+			}
+		})
+	}
 }
 
 func TestMultiTableSource(t *testing.T) {

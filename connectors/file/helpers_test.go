@@ -2,7 +2,6 @@ package file
 
 import (
 	"context"
-	"math/big"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,7 +14,6 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
-	"github.com/strait-dev/strait/types"
 )
 
 // seatunnelDir holds the data files of SeaTunnel's LocalFile end-to-end suite, kept unchanged;
@@ -113,26 +111,6 @@ func quote(s string) string {
 	return b.String()
 }
 
-func table(id string, cols ...string) *catalog.Table {
-	t := &catalog.Table{}
-	t.Path, _ = catalog.ParsePath(id, false)
-	for i := 0; i+1 < len(cols); i += 2 {
-		t.Columns = append(t.Columns, catalog.Column{Name: cols[i], Type: types.MustParse(cols[i+1]), Nullable: true})
-	}
-	return t
-}
-
-func batchOf(tbl *catalog.Table, rows ...[]row.Value) *row.Batch {
-	b := row.NewBatch(len(rows) + 1)
-	for _, r := range rows {
-		n := b.Add(row.Insert, tbl.ID(), len(r))
-		copy(n.Fields, r)
-	}
-	return b
-}
-
-func dec(unscaled int64, scale int) row.Value { return row.DecimalValue(big.NewInt(unscaled), scale) }
-
 func ts(s string) row.Value {
 	t, err := time.Parse("2006-01-02T15:04:05.999999999", s)
 	if err != nil {
@@ -147,32 +125,6 @@ func date(s string) row.Value {
 		panic(err)
 	}
 	return row.DateOf(t)
-}
-
-// writeAll writes the batches with one writer, prepares checkpoint 1 and commits it.
-func writeAll(t testing.TB, s *Sink, batches ...*row.Batch) {
-	t.Helper()
-	ctx := context.Background()
-	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 7}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range batches {
-		if err := w.Write(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	info, err := w.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c, _ := s.CreateCommitter()
-	if err := c.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Final: true, Infos: [][]byte{info}}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // files lists the regular files under dir, relative and sorted, with their contents.
@@ -205,15 +157,7 @@ func names(m map[string]string) []string {
 
 func readRows(t testing.TB, s *Source, p int) []row.Row {
 	t.Helper()
-	rs, err := conntest.Rows(context.Background(), s, p)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	var out []row.Row
-	for _, r := range rs {
-		out = append(out, r...)
-	}
-	return out
+	return conntest.AllRows(t, s, p)
 }
 
 func readErr(t testing.TB, s *Source) error {
@@ -242,4 +186,21 @@ func render(r row.Row) string {
 		}
 	}
 	return strings.Join(parts, "|")
+}
+
+// Shorthands of the shared connector test helpers.
+var (
+	table   = conntest.Table
+	batchOf = conntest.BatchOf
+	dec     = conntest.Dec
+)
+
+// writeAll writes the batches with one writer, prepares checkpoint 1 and commits it.
+func writeAll(t testing.TB, s *Sink, batches ...*row.Batch) { conntest.WriteCommit(t, s, batches...) }
+
+// writeTo writes the batches with a sink of tbl whose path is dir and whose other options
+// are conf, and commits them.
+func writeTo(t testing.TB, dir, conf string, tbl *catalog.Table, batches ...*row.Batch) {
+	t.Helper()
+	writeAll(t, mustSink(t, sinkConf(dir, conf), tbl), batches...)
 }

@@ -23,14 +23,18 @@ import (
 
 // parquetValues is allTypes' row as parquet keeps it: timestamps in milliseconds and times
 // in microseconds, as SeaTunnel writes them.
-func parquetValues(vals []row.Value) []row.Value {
+func parquetValues(vals []row.Value) []row.Value { return truncated(vals, int64(time.Microsecond)) }
+
+// truncated is vals with timestamps cut to the millisecond and times to a multiple of
+// timeUnit nanoseconds, as a format that keeps them so gives them back.
+func truncated(vals []row.Value, timeUnit int64) []row.Value {
 	out := append([]row.Value(nil), vals...)
 	for i, v := range out {
 		switch v.T {
 		case types.Timestamp:
 			out[i] = row.TimestampValue(civil.FloorDiv(v.I, int64(time.Millisecond)) * int64(time.Millisecond))
 		case types.Time:
-			out[i] = row.TimeValue(v.I / 1000 * 1000)
+			out[i] = row.TimeValue(v.I / timeUnit * timeUnit)
 		}
 	}
 	return out
@@ -59,8 +63,7 @@ func TestParquetRoundTrip(t *testing.T) {
 	for _, codec := range []string{"none", "snappy", "gzip", "zstd", "lz4"} {
 		t.Run(codec, func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustSink(t, sinkConf(dir, "file_format_type = parquet\ncompress_codec = "+codec), tbl)
-			writeAll(t, s, batchOf(tbl, vals, second))
+			writeTo(t, dir, "file_format_type = parquet\ncompress_codec = "+codec, tbl, batchOf(tbl, vals, second))
 			got := files(t, filepath.Join(dir, "out"))
 			for name := range got {
 				suffix := codecSuffix[codec] + ".parquet"
@@ -138,18 +141,11 @@ func TestParquetRowGroupSplitsAndResume(t *testing.T) {
 	pqfile.RowGroupBytes = 2000
 	dir := t.TempDir()
 	tbl := benchTable()
-	s := mustSink(t, sinkConf(dir, "file_format_type = parquet"), tbl)
-	writeAll(t, s, benchBatch(tbl, 1000))
+	writeTo(t, dir, "file_format_type = parquet", tbl, benchBatch(tbl, 1000))
 	src := mustSource(t, srcConf(filepath.Join(dir, "out"), "file_format_type = parquet\n"+benchSchema))
 
 	ec := conntest.NewEnumContext(3)
-	e, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	conntest.RunEnumerator(context.Background(), t, src, ec, nil)
 	var splits []connector.Split
 	for r := 0; r < 3; r++ {
 		splits = append(splits, ec.Assigned[r]...)
@@ -199,10 +195,7 @@ func readSplits(t *testing.T, src *Source, splits []connector.Split, size, polls
 	var out []row.Row
 	for n := 0; polls < 0 || n < polls; n++ {
 		b := row.NewBatch(size)
-		done, err := r.PollNext(context.Background(), b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		done := conntest.Poll(context.Background(), t, r, b)
 		for i := range b.Rows {
 			out = append(out, b.Rows[i].Clone())
 		}
@@ -236,8 +229,7 @@ func snapshotAfter(t *testing.T, src *Source, splits []connector.Split, size, po
 func TestParquetProjectionSkipsColumns(t *testing.T) {
 	dir := t.TempDir()
 	tbl := benchTable()
-	s := mustSink(t, sinkConf(dir, "file_format_type = parquet"), tbl)
-	writeAll(t, s, benchBatch(tbl, 500))
+	writeTo(t, dir, "file_format_type = parquet", tbl, benchBatch(tbl, 500))
 	out := filepath.Join(dir, "out")
 	var path string
 	for name := range files(t, out) {
@@ -327,8 +319,7 @@ func TestParquetInt96(t *testing.T) {
 	raw = binary.LittleEndian.AppendUint32(raw, uint32(day+julianUnixEpoch))
 	defer func(z *time.Location) { pqfile.Zone = z }(pqfile.Zone)
 	pqfile.Zone = time.UTC
-	s := mustSink(t, sinkConf(dir, "file_format_type = parquet\nparquet_avro_write_timestamp_as_int96 = true\nparquet_avro_write_fixed_as_int96 = [RAW]"), tbl)
-	writeAll(t, s, batchOf(tbl, []row.Value{tsv, row.BytesValue(raw)}))
+	writeTo(t, dir, "file_format_type = parquet\nparquet_avro_write_timestamp_as_int96 = true\nparquet_avro_write_fixed_as_int96 = [RAW]", tbl, batchOf(tbl, []row.Value{tsv, row.BytesValue(raw)}))
 	src := mustSource(t, srcConf(filepath.Join(dir, "out"), "file_format_type = parquet"))
 	cols := src.Tables()[0].Columns
 	if cols[0].Type.Kind != types.Timestamp || cols[1].Type.Kind != types.Timestamp {
@@ -358,8 +349,7 @@ func TestParquetTimestampZone(t *testing.T) {
 	dir := t.TempDir()
 	tbl := table("db.t", "ts", "timestamp")
 	v := ts("2024-01-26T12:34:56.789")
-	s := mustSink(t, sinkConf(dir, "file_format_type = parquet"), tbl)
-	writeAll(t, s, batchOf(tbl, []row.Value{v}))
+	writeTo(t, dir, "file_format_type = parquet", tbl, batchOf(tbl, []row.Value{v}))
 	out := filepath.Join(dir, "out")
 	for name := range files(t, out) {
 		f, _ := os.Open(filepath.Join(out, name))

@@ -40,8 +40,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.format, func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustSink(t, sinkConf(dir, "file_format_type = "+c.format), tbl)
-			writeAll(t, s, batchOf(tbl, vals, second))
+			writeTo(t, dir, "file_format_type = "+c.format, tbl, batchOf(tbl, vals, second))
 			src := mustSource(t, srcConf(filepath.Join(dir, "out"), "file_format_type = "+c.format+"\n"+schema))
 			rows := readRows(t, src, 1)
 			if len(rows) != 2 {

@@ -147,8 +147,7 @@ func allTypes() (*catalog.Table, []row.Value) {
 func TestTextSerialization(t *testing.T) {
 	dir := t.TempDir()
 	tbl, vals := allTypes()
-	s := mustSink(t, sinkConf(dir, ""), tbl)
-	writeAll(t, s, batchOf(tbl, vals))
+	writeTo(t, dir, "", tbl, batchOf(tbl, vals))
 	got := files(t, filepath.Join(dir, "out"))
 	if len(got) != 1 {
 		t.Fatalf("files %v", names(got))
@@ -164,12 +163,11 @@ func TestTextSerialization(t *testing.T) {
 
 	// the layouts of dates, times and timestamps follow the options
 	dir2 := t.TempDir()
-	s = mustSink(t, sinkConf(dir2, `date_format = "yyyy/MM/dd"
+	writeTo(t, dir2, `date_format = "yyyy/MM/dd"
 datetime_format = "yyyy-MM-dd'T'HH:mm:ss.SSS"
 time_format = "HH:mm:ss.SSS"
 field_delimiter = "|"
-sink_columns = [c_date, c_time, c_timestamp]`), tbl)
-	writeAll(t, s, batchOf(tbl, vals))
+sink_columns = [c_date, c_time, c_timestamp]`, tbl, batchOf(tbl, vals))
 	for _, content := range files(t, filepath.Join(dir2, "out")) {
 		if want := "2024/01/26|12:34:56.789|2024-01-26T12:34:56.123"; content != want {
 			t.Errorf("got %q, want %q", content, want)
@@ -180,8 +178,7 @@ sink_columns = [c_date, c_time, c_timestamp]`), tbl)
 func TestJSONSerialization(t *testing.T) {
 	dir := t.TempDir()
 	tbl, vals := allTypes()
-	s := mustSink(t, sinkConf(dir, "file_format_type = json"), tbl)
-	writeAll(t, s, batchOf(tbl, vals), batchOf(tbl, vals))
+	writeTo(t, dir, "file_format_type = json", tbl, batchOf(tbl, vals), batchOf(tbl, vals))
 	got := files(t, filepath.Join(dir, "out"))
 	line := `{"c_string":"héllo","c_boolean":true,"c_tinyint":-8,"c_smallint":300,"c_int":123456,"c_bigint":-9007199254740993,` +
 		`"c_float":1.5,"c_double":0.1,"c_decimal":-1.23456789,"c_bytes":"YWI=","c_date":"2024-01-26","c_time":"12:34:56.789",` +
@@ -274,13 +271,7 @@ filename_time_format = "yyyy.MM.dd"`), tbl)
 	}
 	w.(*writer).now = func() time.Time { return time.Date(2024, 1, 2, 3, 4, 5, 0, time.Local) }
 	ctx := context.Background()
-	if err := w.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(1)})); err != nil {
-		t.Fatal(err)
-	}
-	info, err := w.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := conntest.WritePrepare(ctx, t, w, 1, batchOf(tbl, []row.Value{row.IntValue(1)}))
 	var ci commitInfo
 	if err := json.Unmarshal(info, &ci); err != nil {
 		t.Fatal(err)
@@ -349,8 +340,7 @@ func TestPartitions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustSink(t, sinkConf(dir, c.conf), tbl)
-			writeAll(t, s, batchOf(tbl, rows...))
+			writeTo(t, dir, c.conf, tbl, batchOf(tbl, rows...))
 			got := files(t, filepath.Join(dir, "out"))
 			if len(got) != len(c.want) {
 				t.Fatalf("files %v", names(got))
@@ -394,13 +384,7 @@ func TestTransactionsPerCheckpoint(t *testing.T) {
 	}
 	var infos []commitInfo
 	for cp := int64(2); cp <= 3; cp++ {
-		if err := w.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(int32(cp))}, []row.Value{row.IntValue(int32(cp * 10))})); err != nil {
-			t.Fatal(err)
-		}
-		raw, err := w.PrepareCommit(ctx, cp)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := conntest.WritePrepare(ctx, t, w, cp, batchOf(tbl, []row.Value{row.IntValue(int32(cp))}, []row.Value{row.IntValue(int32(cp * 10))}))
 		var ci commitInfo
 		json.Unmarshal(raw, &ci)
 		if want := "T_9_" + ww.uuid + "_1_" + string(rune('0'+cp)); ci.TransactionID != want {
@@ -483,8 +467,7 @@ func TestSinkOptions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustSink(t, sinkConf(dir, c.conf), tbl)
-			writeAll(t, s, batchOf(tbl, rows...))
+			writeTo(t, dir, c.conf, tbl, batchOf(tbl, rows...))
 			got := files(t, filepath.Join(dir, "out"))
 			ns := names(got)
 			if len(ns) != len(c.files) {

@@ -404,9 +404,7 @@ func TestReaderResumesFromItsState(t *testing.T) {
 	ec := conntest.NewEnumContext(1)
 	e, _ := s.CreateEnumerator(ec, nil)
 	e.Run(ctx)
-	r, _ := s.CreateReader(connector.ReaderContext{})
-	r.AddSplits(ec.Assigned[0])
-	r.NoMoreSplits()
+	r := conntest.OpenReader(t, s, connector.ReaderContext{}, ec.Assigned[0])
 	b := row.NewBatch(4)
 	done, err := r.PollNext(ctx, b)
 	if err != nil || done || b.Len() != 4 {
@@ -424,16 +422,11 @@ func TestReaderResumesFromItsState(t *testing.T) {
 	r.Close()
 
 	// a new reader given the snapshot emits the rest, and numbers lines on
-	r2, _ := s.CreateReader(connector.ReaderContext{})
-	r2.AddSplits(state)
-	r2.NoMoreSplits()
+	r2 := conntest.OpenReader(t, s, connector.ReaderContext{}, state)
 	var got []string
 	for {
 		b := row.NewBatch(3)
-		done, err := r2.PollNext(ctx, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		done := conntest.Poll(ctx, t, r2, b)
 		for _, rw := range b.Rows {
 			got = append(got, rw.Fields[0].String())
 		}
@@ -446,9 +439,7 @@ func TestReaderResumesFromItsState(t *testing.T) {
 	}
 	// and a bad line after resuming carries its true line number
 	writeFile(t, filepath.Join(dir, "c.txt"), "id\n1\n2\nx\n")
-	r3, _ := s.CreateReader(connector.ReaderContext{})
-	r3.AddSplits([]connector.Split{newSplit(fileSplit{Path: filepath.Join(dir, "c.txt"), Split: format.Split{Offset: 5, Lines: 2}})})
-	r3.NoMoreSplits()
+	r3 := conntest.OpenReader(t, s, connector.ReaderContext{}, []connector.Split{newSplit(fileSplit{Path: filepath.Join(dir, "c.txt"), Split: format.Split{Offset: 5, Lines: 2}})})
 	_, err = r3.PollNext(ctx, row.NewBatch(10))
 	if err == nil || !strings.Contains(err.Error(), "c.txt:4: column \"id\"") {
 		t.Errorf("error after resume: %v", err)

@@ -43,12 +43,7 @@ func TestFileGoneBetweenListingAndReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	r.AddSplits(ec.Assigned[0])
-	r.NoMoreSplits()
+	conntest.StartReader(ctx, t, r, ec.Assigned[0])
 	read := 0
 	for {
 		b := row.NewBatch(row.DefaultBatchSize)

@@ -277,12 +277,7 @@ func TestSourceStreamingPolls(t *testing.T) {
 	ec := conntest.NewEnumContext(1)
 	en, _ := src.CreateEnumerator(ec, nil)
 	en.Run(context.Background())
-	rd, err := src.CreateReader(connector.ReaderContext{Parallelism: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd.AddSplits(ec.Assigned[0])
-	rd.NoMoreSplits()
+	rd := conntest.OpenReader(t, src, connector.ReaderContext{Parallelism: 1}, ec.Assigned[0])
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	n := 0

@@ -2,20 +2,12 @@ package iceberg
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -250,70 +242,25 @@ func dataFiles(t testing.TB, tbl *table.Table, ref string) []ice.DataFile {
 
 // ---- S3 ----
 
-// The S3 server of the tests: `make test` starts SeaweedFS (scripts/s3.sh) and sets these.
-const (
-	envS3       = "STRAIT_TEST_S3"
-	envS3Key    = "STRAIT_TEST_S3_ACCESS_KEY"
-	envS3Secret = "STRAIT_TEST_S3_SECRET_KEY"
-	// SeaweedFS grows a volume for each bucket: the Iceberg tests share the S3File tests'
-	// bucket, under a prefix of their own
-	testBucket = "strait-s3file-test"
-)
-
-var (
-	s3Once   sync.Once
-	s3Client *s3.Client
-	s3Err    error
-)
+// testBucket is the bucket of the tests on S3, shared with the other connectors' tests:
+// the Iceberg tests keep under a prefix of their own.
+const testBucket = conntest.S3Bucket
 
 // s3Server returns the test server's endpoint, key and secret, with the test bucket
 // created; without the server the test fails naming `make s3`.
 func s3Server(t testing.TB) (endpoint, key, secret string) {
 	t.Helper()
-	endpoint, key, secret = os.Getenv(envS3), os.Getenv(envS3Key), os.Getenv(envS3Secret)
-	if endpoint == "" || key == "" || secret == "" {
-		t.Fatalf("%s, %s and %s must be set: `make s3` starts SeaweedFS (scripts/s3.sh start) and `make test` sets them", envS3, envS3Key, envS3Secret)
-	}
-	s3Once.Do(func() {
-		s3Client = s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), UsePathStyle: true,
-			Credentials: credentials.NewStaticCredentialsProvider(key, secret, "")})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, err := s3Client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(testBucket)})
-		var owned *s3types.BucketAlreadyOwnedByYou
-		var exists *s3types.BucketAlreadyExists
-		if err != nil && !errors.As(err, &owned) && !errors.As(err, &exists) {
-			s3Err = fmt.Errorf("create bucket %s on %s: %w (make s3 starts the server)", testBucket, endpoint, err)
-		}
-	})
-	if s3Err != nil {
-		t.Fatal(s3Err)
-	}
-	return endpoint, key, secret
+	s := conntest.S3(t)
+	return s.Endpoint, s.Key, s.Secret
 }
 
 // s3Keys lists the objects under prefix in the test bucket.
 func s3Keys(t testing.TB, prefix string) []string {
 	t.Helper()
-	var out []string
-	pages := s3.NewListObjectsV2Paginator(s3Client, &s3.ListObjectsV2Input{Bucket: aws.String(testBucket), Prefix: aws.String(prefix)})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(context.Background())
-		if err != nil {
-			t.Fatalf("list %s: %v", prefix, err)
-		}
-		for _, o := range page.Contents {
-			out = append(out, aws.ToString(o.Key))
-		}
-	}
-	return out
+	return conntest.S3(t).Keys(t, prefix)
 }
 
-func s3Clean(t testing.TB, prefix string) {
-	for _, k := range s3Keys(t, prefix) {
-		s3Client.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(testBucket), Key: aws.String(k)})
-	}
-}
+func s3Clean(t testing.TB, prefix string) { conntest.S3(t).Clean(t, prefix) }
 
 func contains(list []string, sub string) bool {
 	for _, s := range list {
@@ -322,4 +269,21 @@ func contains(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// writeRows writes rows from to to (not included) of allTypesRow with w.
+func writeRows(t testing.TB, w connector.Writer, from, to int) {
+	t.Helper()
+	if err := w.Write(context.Background(), batchOf("fake", from, to, allTypesRow)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// commitRows writes rows from to to (not included) of allTypesRow with a new writer of s
+// and commits them as checkpoint 1.
+func commitRows(t testing.TB, s *Sink, from, to int) {
+	t.Helper()
+	w := newWriter(t, s, 0)
+	writeRows(t, w, from, to)
+	commit(t, s, 1, checkpoint(t, 1, w))
 }

@@ -19,20 +19,13 @@ import (
 // Rows of every type written through the sink's writers and committer read back with
 // iceberg-go's own scan, equal field by field; one snapshot per checkpoint, naming it.
 func TestSinkWritesEveryTypeAndReadsBack(t *testing.T) {
-	ctx := context.Background()
 	in := allTypes()
 	s := mustSink(t, hadoopConf(t, "all_types"), 41, in)
 	w0, w1 := newWriter(t, s, 0), newWriter(t, s, 1)
-	if err := w0.Write(ctx, batchOf("fake", 0, 60, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w1.Write(ctx, batchOf("fake", 60, 100, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w0, 0, 60)
+	writeRows(t, w1, 60, 100)
 	commit(t, s, 1, checkpoint(t, 1, w0, w1))
-	if err := w1.Write(ctx, batchOf("fake", 100, 150, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w1, 100, 150)
 	commit(t, s, 2, checkpoint(t, 2, w0, w1))
 
 	tbl := loadTable(t, s)
@@ -64,20 +57,15 @@ func TestSinkWritesEveryTypeAndReadsBack(t *testing.T) {
 // A commit repeated for a checkpoint adds nothing, and a later checkpoint that carries a
 // transaction committed before (the engine delivers an info again) adds only the new ones.
 func TestCommitIsIdempotent(t *testing.T) {
-	ctx := context.Background()
 	in := allTypes()
 	conf := hadoopConf(t, "idem")
 	s := mustSink(t, conf, 7, in)
 	w := newWriter(t, s, 0)
-	if err := w.Write(ctx, batchOf("fake", 0, 10, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w, 0, 10)
 	first := checkpoint(t, 1, w)
 	commit(t, s, 1, first)
 	commit(t, s, 1, first) // the activity tried again
-	if err := w.Write(ctx, batchOf("fake", 10, 15, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w, 10, 15)
 	second := checkpoint(t, 2, w)
 	commit(t, s, 2, append(append([][]byte{}, first...), second...))
 	commit(t, s, 2, append(append([][]byte{}, first...), second...))
@@ -89,20 +77,12 @@ func TestCommitIsIdempotent(t *testing.T) {
 	}
 	// another job's checkpoint 1 is its own
 	s2 := mustSink(t, conf, 8, in)
-	w2 := newWriter(t, s2, 0)
-	if err := w2.Write(ctx, batchOf("fake", 15, 20, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
-	commit(t, s2, 1, checkpoint(t, 1, w2))
+	commitRows(t, s2, 15, 20)
 	sameRows(t, in, readBack(t, loadTable(t, s), "", in), allTypesRow, 20)
 	// the job run afresh under its id numbers its checkpoints from 1 again: its writers'
 	// transactions are new, and they are committed
 	s3 := mustSink(t, conf, 7, in)
-	w3 := newWriter(t, s3, 0)
-	if err := w3.Write(ctx, batchOf("fake", 20, 22, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
-	commit(t, s3, 1, checkpoint(t, 1, w3))
+	commitRows(t, s3, 20, 22)
 	sameRows(t, in, readBack(t, loadTable(t, s), "", in), allTypesRow, 22)
 }
 
@@ -112,9 +92,7 @@ func TestAbortRemovesPreparedFiles(t *testing.T) {
 	in := allTypes()
 	s := mustSink(t, hadoopConf(t, "abort"), 9, in)
 	w := newWriter(t, s, 0)
-	if err := w.Write(ctx, batchOf("fake", 0, 20, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w, 0, 20)
 	infos := checkpoint(t, 1, w)
 	var info commitInfo
 	c := &committer{s: s}
@@ -143,9 +121,7 @@ func TestAbortRemovesPreparedFiles(t *testing.T) {
 		t.Fatalf("the table has snapshot %d after an abort", snap.SnapshotID)
 	}
 	// a committed transaction is never deleted by an abort
-	if err := w.Write(ctx, batchOf("fake", 0, 5, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w, 0, 5)
 	again := checkpoint(t, 2, w)
 	commit(t, s, 2, again)
 	if err := c.Abort(ctx, again); err != nil {
@@ -157,17 +133,12 @@ func TestAbortRemovesPreparedFiles(t *testing.T) {
 // Partition keys (identity, and a transform) make a partitioned table; each data file
 // holds one partition, and every row reads back.
 func TestPartitionedWrites(t *testing.T) {
-	ctx := context.Background()
 	in := allTypes()
 	conf := hadoopConf(t, "parts") + `iceberg.table.partition-keys = "c_boolean, day(c_timestamp)"
 iceberg.table.write-props = { write.format.default = parquet, write.target-file-size-bytes = 10 }
 `
 	s := mustSink(t, conf, 3, in)
-	w := newWriter(t, s, 0)
-	if err := w.Write(ctx, batchOf("fake", 0, 40, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
-	commit(t, s, 1, checkpoint(t, 1, w))
+	commitRows(t, s, 0, 40)
 	tbl := loadTable(t, s)
 	spec := tbl.Spec()
 	if spec.NumFields() != 2 || spec.Field(0).Name != "c_boolean" || spec.Field(1).Name != "c_timestamp_day" {
@@ -187,17 +158,12 @@ iceberg.table.write-props = { write.format.default = parquet, write.target-file-
 
 // With a commit branch the snapshots go to the branch: main stays empty.
 func TestCommitBranch(t *testing.T) {
-	ctx := context.Background()
 	in := allTypes()
 	s := mustSink(t, hadoopConf(t, "branch")+"iceberg.table.commit-branch = dev\n", 5, in)
 	w := newWriter(t, s, 0)
-	if err := w.Write(ctx, batchOf("fake", 0, 12, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w, 0, 12)
 	commit(t, s, 1, checkpoint(t, 1, w))
-	if err := w.Write(ctx, batchOf("fake", 12, 20, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w, 12, 20)
 	commit(t, s, 2, checkpoint(t, 2, w))
 	tbl := loadTable(t, s)
 	if tbl.SnapshotByName("dev") == nil {
@@ -215,11 +181,7 @@ func TestSaveModes(t *testing.T) {
 	in := allTypes()
 	base := hadoopConf(t, "modes")
 	fill := func(s *Sink, n int) {
-		w := newWriter(t, s, 0)
-		if err := w.Write(ctx, batchOf("fake", 0, n, allTypesRow)); err != nil {
-			t.Fatal(err)
-		}
-		commit(t, s, 1, checkpoint(t, 1, w))
+		commitRows(t, s, 0, n)
 	}
 	// ERROR_WHEN_SCHEMA_NOT_EXIST on a missing table
 	s, err := buildSink(t, base+"schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST\n", 1, in)
@@ -325,12 +287,8 @@ iceberg.table.partition-keys = c_boolean
 	in := allTypes()
 	s := mustSink(t, conf, 11, in)
 	w0, w1 := newWriter(t, s, 0), newWriter(t, s, 1)
-	if err := w0.Write(ctx, batchOf("fake", 0, 30, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w1.Write(ctx, batchOf("fake", 30, 50, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w0, 0, 30)
+	writeRows(t, w1, 30, 50)
 	infos := checkpoint(t, 1, w0, w1)
 	commit(t, s, 1, infos)
 	commit(t, s, 1, infos)
@@ -344,9 +302,7 @@ iceberg.table.partition-keys = c_boolean
 		t.Fatalf("the bucket holds %v", keys)
 	}
 	// an aborted transaction's files go
-	if err := w0.Write(ctx, batchOf("fake", 0, 5, allTypesRow)); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, w0, 0, 5)
 	more := checkpoint(t, 2, w0)
 	before := len(s3Keys(t, prefix))
 	c, _ := s.CreateCommitter()

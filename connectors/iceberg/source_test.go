@@ -134,13 +134,7 @@ func TestSourceReaderRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	ec := conntest.NewEnumContext(1)
-	en, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	en := conntest.RunEnumerator(ctx, t, src, ec, nil)
 	state, _ := en.Snapshot(1)
 	var es enumState
 	if err := json.Unmarshal(state, &es); err != nil || es.Snapshot == 0 || len(es.Assigned) != 2 {
@@ -150,10 +144,7 @@ func TestSourceReaderRestore(t *testing.T) {
 	read := func(r connector.Reader, max int) (done bool) {
 		for n := 0; n < max; {
 			b := row.NewBatch(7)
-			d, err := r.PollNext(ctx, b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d := conntest.Poll(ctx, t, r, b)
 			for _, rw := range b.Rows {
 				seen[rw.Fields[0].I]++
 				n++
@@ -165,29 +156,18 @@ func TestSourceReaderRestore(t *testing.T) {
 		}
 		return false
 	}
-	r1, _ := src.CreateReader(connector.ReaderContext{Parallelism: 1})
-	r1.AddSplits(ec.Assigned[0])
-	r1.NoMoreSplits()
+	r1 := conntest.OpenReader(t, src, connector.ReaderContext{Parallelism: 1}, ec.Assigned[0])
 	read(r1, 20)
 	splits, err := r1.SnapshotState(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r1.Close()
-	r2, _ := src.CreateReader(connector.ReaderContext{Parallelism: 1})
-	r2.AddSplits(splits)
-	r2.NoMoreSplits()
+	r2 := conntest.OpenReader(t, src, connector.ReaderContext{Parallelism: 1}, splits)
 	for !read(r2, 1000) {
 	}
 	r2.Close()
-	if len(seen) != 90 {
-		t.Fatalf("%d distinct rows read, want 90", len(seen))
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Fatalf("row %d read %d times", id, n)
-		}
-	}
+	conntest.EachOnce(t, seen, 90)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

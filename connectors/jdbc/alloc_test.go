@@ -34,15 +34,7 @@ func TestPGSinkAllocatesNothingPerRow(t *testing.T) {
 			if _, err := conn.Exec(ctx, ddl); err != nil {
 				t.Fatal(err)
 			}
-			s, err := newSink(t, genConf(url, "wide")+tc.opts+"\n", wideTable())
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 1}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close(ctx)
+			s, w := openWriter(t, genConf(url, "wide")+tc.opts+"\n", wideTable(), connector.WriterContext{Job: connector.Job{ID: 1}})
 			names := make([]string, perBatch)
 			for i := range names {
 				names[i] = wideName(int64(i))

@@ -7,6 +7,25 @@ import (
 	"testing"
 )
 
+// replacePlaceholders is s with each placeholder ($ and its digits) replaced by what with
+// gives for it, in order.
+func replacePlaceholders(s string, with func(placeholder string) string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' {
+			b.WriteByte(s[i])
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		b.WriteString(with(s[i:j]))
+		i = j - 1
+	}
+	return b.String()
+}
+
 // FuzzPositionalParams: any statement is rewritten or refused, never a panic; the rewrite
 // numbers the placeholders $1..$n in order and, for a statement without $, turning them
 // back into ? gives the statement again (but for spaces put between a placeholder and a
@@ -31,26 +50,16 @@ func FuzzPositionalParams(f *testing.F) {
 		}
 		// every $ is a placeholder, numbered in order; turned back into ?, the statement is
 		// the input but for the spaces that keep a placeholder apart from a digit
-		var b strings.Builder
 		next := 1
-		for i := 0; i < len(out); i++ {
-			if out[i] != '$' {
-				b.WriteByte(out[i])
-				continue
-			}
-			j := i + 1
-			for j < len(out) && out[j] >= '0' && out[j] <= '9' {
-				j++
-			}
-			if out[i+1:j] != fmt.Sprint(next) {
-				t.Fatalf("%q -> %q: placeholder %q, want $%d", q, out, out[i:j], next)
+		back := replacePlaceholders(out, func(p string) string {
+			if p != "$"+fmt.Sprint(next) {
+				t.Fatalf("%q -> %q: placeholder %q, want $%d", q, out, p, next)
 			}
 			next++
-			b.WriteByte('?')
-			i = j - 1
-		}
+			return "?"
+		})
 		noSpace := func(s string) string { return strings.ReplaceAll(s, " ", "") }
-		if back := b.String(); noSpace(back) != noSpace(q) || next-1 != n {
+		if noSpace(back) != noSpace(q) || next-1 != n {
 			t.Fatalf("%q -> %q (%d) -> %q", q, out, n, back)
 		}
 	})
@@ -72,25 +81,15 @@ func FuzzNamedParams(f *testing.F) {
 		if err != nil || strings.Contains(q, "$") {
 			return
 		}
-		var b strings.Builder
-		for i := 0; i < len(out); i++ {
-			if out[i] != '$' {
-				b.WriteByte(out[i])
-				continue
-			}
-			j := i + 1
-			for j < len(out) && out[j] >= '0' && out[j] <= '9' {
-				j++
-			}
-			k, _ := strconv.Atoi(out[i+1 : j])
+		back := replacePlaceholders(out, func(p string) string {
+			k, _ := strconv.Atoi(p[1:])
 			if k < 1 || k > len(names) {
-				t.Fatalf("%q -> %q: placeholder %q of %d names", q, out, out[i:j], len(names))
+				t.Fatalf("%q -> %q: placeholder %q of %d names", q, out, p, len(names))
 			}
-			b.WriteString(":" + names[k-1])
-			i = j - 1
-		}
-		if b.String() != q {
-			t.Fatalf("%q -> %q %v -> %q", q, out, names, b.String())
+			return ":" + names[k-1]
+		})
+		if back != q {
+			t.Fatalf("%q -> %q %v -> %q", q, out, names, back)
 		}
 	})
 }

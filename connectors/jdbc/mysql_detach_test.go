@@ -20,7 +20,7 @@ func TestMySQLPreparedIsCommittableAtOnce(t *testing.T) {
 	d := newMyDB(t)
 	ctx := context.Background()
 	conf := d.exactlyOnceSink(t, "")
-	s, err := newMySink(t, conf, scoreTable())
+	s, err := newSink(t, conf, scoreTable())
 	if err != nil {
 		t.Fatal(err)
 	}

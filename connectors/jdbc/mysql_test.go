@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/connectors/internal/mytest"
@@ -86,24 +84,31 @@ xa_data_source_class_name = "com.mysql.cj.jdbc.MysqlXADataSource"
 ` + extra)
 }
 
+// writeAndCheck writes the batches with a sink of scoreTable configured by conf on d, and
+// checks the rows query dumps are want.
+func (d *myDB) writeAndCheck(t *testing.T, conf, query, want string, batches ...*row.Batch) {
+	t.Helper()
+	s, err := newSink(t, d.conf(conf), scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, batches...)
+	if got := d.dump(t, query); got != want {
+		t.Errorf("%s: got %s, want %s", query, got, want)
+	}
+}
+
 func (d *myDB) conf(body string) string {
 	return fmt.Sprintf("url = %q\ndriver = \"com.mysql.cj.jdbc.Driver\"\nuser = %q\npassword = %q\n%s\n", d.url, d.user, d.pass, body)
 }
 
 func buildMySource(t testing.TB, conf string, parallelism int) (connector.Source, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", conf, err)
-	}
-	o := config.New(root, "source[0] Jdbc")
-	build, _, _ := connector.LookupSource("Jdbc")
-	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: parallelism})
+	s, o, err := conntest.BuildSourceIn(t, "Jdbc", conf, connector.SourceContext{Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: parallelism})
 	if err != nil {
 		return nil, err
 	}
-	p, _ := connector.LookupPlugin("source", "Jdbc")
-	if unknown := p.Spec.Unknown(o); len(unknown) > 0 {
+	if unknown := conntest.Unknown(t, "source", "Jdbc", o); len(unknown) > 0 {
 		t.Errorf("options not known: %v", unknown)
 	}
 	return s, nil
@@ -131,16 +136,6 @@ func readMy(t testing.TB, s connector.Source, p int) ([][]row.Row, []connector.S
 		t.Fatalf("read: %v", err)
 	}
 	return rows, splits
-}
-
-func newMySink(t testing.TB, conf string, in *catalog.Table) (*Sink, error) {
-	t.Helper()
-	build, _, _ := connector.LookupSink("Jdbc")
-	s, err := build(&connector.SinkContext{Context: context.Background(), Options: sinkOptions(t, conf), Job: connector.Job{ID: 42}, Inputs: []*catalog.Table{in}})
-	if err != nil {
-		return nil, err
-	}
-	return s.(*Sink), nil
 }
 
 // myTypeCases are MySQL column types, a value of each, the SeaTunnel type SeaTunnel's
@@ -232,7 +227,7 @@ func TestMySQLTypes(t *testing.T) {
 			continue
 		}
 		// the round trip: the sink creates dst from the source's table and writes its rows
-		sink, err := newMySink(t, d.conf(`generate_sink_sql = true
+		sink, err := newSink(t, d.conf(`generate_sink_sql = true
 table = dst`), tbl)
 		if err != nil {
 			t.Fatal(err)
@@ -303,14 +298,7 @@ func TestMySQLUpsert(t *testing.T) {
 			d := newMyDB(t)
 			d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)",
 				"INSERT INTO sink VALUES (3, 'old', 1), (9, 'kept', 9)")
-			s, err := newMySink(t, d.conf(fmt.Sprintf("generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nbatch_size = %d\n%s", batch, tc.opts)), scoreTable())
-			if err != nil {
-				t.Fatal(err)
-			}
-			write(t, s, changelog(), scoreBatch(row.Insert, 2, "B again", 7, row.Delete, 9, "kept", 9))
-			if got, want := d.dump(t, "SELECT * FROM sink ORDER BY pk_id"), "(1, A_1, 100) (2, B again, 7) (3, C, 100)"; got != want {
-				t.Errorf("got %s, want %s", got, want)
-			}
+			d.writeAndCheck(t, fmt.Sprintf("generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nbatch_size = %d\n%s", batch, tc.opts), "SELECT * FROM sink ORDER BY pk_id", "(1, A_1, 100) (2, B again, 7) (3, C, 100)", changelog(), scoreBatch(row.Insert, 2, "B again", 7, row.Delete, 9, "kept", 9))
 		})
 	}
 }
@@ -322,37 +310,16 @@ func TestMySQLInsertUpdate(t *testing.T) {
 	d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT)",
 		"CREATE TABLE q (pk_id BIGINT, name VARCHAR(20), score INT)",
 		"CREATE TABLE n (name VARCHAR(20), pk_id BIGINT)")
-	s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nenable_upsert = false"), scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, s, changelog(), scoreBatch(row.UpdateAfter, 3, "C_2", 5))
-	if got, want := d.dump(t, "SELECT * FROM sink ORDER BY pk_id"), "(1, A_1, 100) (3, C_2, 5)"; got != want {
-		t.Errorf("insert/update: got %s, want %s", got, want)
-	}
-	q, err := newMySink(t, d.conf(`query = "insert into q values (?, ?, ?);"`), scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, q, scoreBatch(row.Insert, 1, "it's ?", 1, row.Insert, 2, nil, 2))
-	if got, want := d.dump(t, "SELECT * FROM q ORDER BY pk_id"), "(1, it's ?, 1) (2, NULL, 2)"; got != want {
-		t.Errorf("query: got %s, want %s", got, want)
-	}
-	n, err := newMySink(t, d.conf(`query = "insert into n (name, pk_id) values (:name, :pk_id)"`), scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, n, scoreBatch(row.Insert, 5, "five", 1))
-	if got, want := d.dump(t, "SELECT * FROM n"), "(five, 5)"; got != want {
-		t.Errorf("named query: got %s, want %s", got, want)
-	}
+	d.writeAndCheck(t, "generate_sink_sql = true\ntable = sink\nprimary_keys = [pk_id]\nenable_upsert = false", "SELECT * FROM sink ORDER BY pk_id", "(1, A_1, 100) (3, C_2, 5)", changelog(), scoreBatch(row.UpdateAfter, 3, "C_2", 5))
+	d.writeAndCheck(t, `query = "insert into q values (?, ?, ?);"`, "SELECT * FROM q ORDER BY pk_id", "(1, it's ?, 1) (2, NULL, 2)", scoreBatch(row.Insert, 1, "it's ?", 1, row.Insert, 2, nil, 2))
+	d.writeAndCheck(t, `query = "insert into n (name, pk_id) values (:name, :pk_id)"`, "SELECT * FROM n", "(five, 5)", scoreBatch(row.Insert, 5, "five", 1))
 }
 
 // TestMySQLSaveModes: the sink creates, recreates, requires and empties its table.
 func TestMySQLSaveModes(t *testing.T) {
 	d := newMyDB(t)
 	setup := func(opts string) error {
-		s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = made\n"+opts), scoreTable())
+		s, err := newSink(t, d.conf("generate_sink_sql = true\ntable = made\n"+opts), scoreTable())
 		if err != nil {
 			return err
 		}
@@ -413,7 +380,7 @@ func TestMySQLExactlyOnce(t *testing.T) {
 	ctx := context.Background()
 	conf := d.exactlyOnceSink(t, "max_commit_attempts = 3\ntransaction_timeout_sec = 86400")
 	newSink := func() *Sink {
-		s, err := newMySink(t, conf, scoreTable())
+		s, err := newSink(t, conf, scoreTable())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -433,17 +400,7 @@ func TestMySQLExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close(ctx)
-	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2)); err != nil {
-		t.Fatal(err)
-	}
-	info1, err := w.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state1, err := w.SnapshotState(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info1, state1 := conntest.Barrier(ctx, t, w, 1, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2))
 	if got := d.dump(t, "SELECT COUNT(*) FROM sink"); got != "(0)" {
 		t.Fatalf("before the commit the table holds %s rows", got)
 	}
@@ -452,12 +409,7 @@ func TestMySQLExactlyOnce(t *testing.T) {
 	}
 	// checkpoint 2 is prepared, then the writer dies (its connection is gone, the
 	// prepared transaction stays)
-	if err := w.Write(ctx, scoreBatch(row.Insert, 3, "C", 3)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.PrepareCommit(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	conntest.WritePrepare(ctx, t, w, 2, scoreBatch(row.Insert, 3, "C", 3))
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -481,17 +433,7 @@ func TestMySQLExactlyOnce(t *testing.T) {
 	if got := d.xaLeft(t, tag); got != "" {
 		t.Fatalf("prepared transactions left after the restore: %s", got)
 	}
-	if err := w2.Write(ctx, scoreBatch(row.Insert, 3, "C", 3, row.UpdateAfter, 1, "A2", 10)); err != nil {
-		t.Fatal(err)
-	}
-	info2, err := w2.PrepareCommit(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state2, err := w2.SnapshotState(2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info2, state2 := conntest.Barrier(ctx, t, w2, 2, scoreBatch(row.Insert, 3, "C", 3, row.UpdateAfter, 1, "A2", 10))
 	// restored from checkpoint 2 before its commit ran: the restore commits it
 	wctx.Epoch = 3
 	w3, err := newSink().CreateWriter(wctx, [][]byte{state2})
@@ -614,7 +556,7 @@ func TestMySQLErrors(t *testing.T) {
 		})
 	}
 	// the sink: a missing table fails the writer naming it, a refused row is permanent
-	s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = nope\nschema_save_mode = IGNORE"), scoreTable())
+	s, err := newSink(t, d.conf("generate_sink_sql = true\ntable = nope\nschema_save_mode = IGNORE"), scoreTable())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,7 +564,7 @@ func TestMySQLErrors(t *testing.T) {
 		t.Errorf("writer of a missing table: %v", err)
 	}
 	d.exec(t, "CREATE TABLE narrow (pk_id BIGINT PRIMARY KEY, name VARCHAR(2) NOT NULL, score INT)")
-	s, err = newMySink(t, d.conf("generate_sink_sql = true\ntable = narrow"), scoreTable())
+	s, err = newSink(t, d.conf("generate_sink_sql = true\ntable = narrow"), scoreTable())
 	if err == nil {
 		w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
 		if err != nil {
@@ -645,14 +587,7 @@ func TestMySQLErrors(t *testing.T) {
 func TestMySQLQueryQuoting(t *testing.T) {
 	d := newMyDB(t)
 	d.exec(t, "CREATE TABLE `q?` (pk_id BIGINT, note VARCHAR(20), name VARCHAR(20))")
-	s, err := newMySink(t, d.conf("query = \"insert into `q?` values (?, 'it\\\\'s ?', ?)\""), scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, s, scoreBatch(row.Insert, 1, "B", 7))
-	if got, want := d.dump(t, "SELECT * FROM `q?`"), "(1, it's ?, B)"; got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
+	d.writeAndCheck(t, "query = \"insert into `q?` values (?, 'it\\\\'s ?', ?)\"", "SELECT * FROM `q?`", "(1, it's ?, B)", scoreBatch(row.Insert, 1, "B", 7))
 }
 
 // TestMySQLStreams: a split's rows stream: after the first batch of a 50 MB table the
@@ -687,10 +622,7 @@ func TestMySQLStreams(t *testing.T) {
 	n := b.Len()
 	for {
 		b.Reset()
-		done, err := r.PollNext(ctx, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		done := conntest.Poll(ctx, t, r, b)
 		n += b.Len()
 		if done {
 			break
@@ -709,7 +641,7 @@ func TestMySQLPipelinedFlushError(t *testing.T) {
 		t.Run(opts, func(t *testing.T) {
 			d := newMyDB(t)
 			d.exec(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name VARCHAR(20), score INT CHECK (score >= 0))")
-			s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = sink\nbatch_size = 10\n"+opts), scoreTable())
+			s, err := newSink(t, d.conf("generate_sink_sql = true\ntable = sink\nbatch_size = 10\n"+opts), scoreTable())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -749,7 +681,7 @@ func TestMySQLSharedSession(t *testing.T) {
 	ctx := context.Background()
 	writer := func(table string, index int, extra string) *myWriter {
 		t.Helper()
-		s, err := newMySink(t, d.conf("generate_sink_sql = true\ntable = "+table+"\n"+extra), scoreTable())
+		s, err := newSink(t, d.conf("generate_sink_sql = true\ntable = "+table+"\n"+extra), scoreTable())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -768,12 +700,7 @@ func TestMySQLSharedSession(t *testing.T) {
 		t.Fatalf("connections before any row: subtask 0 %d, subtask 1 %d; want none", open(a0), open(a1))
 	}
 	for i, w := range []*myWriter{a0, b0} {
-		if err := w.Write(ctx, scoreBatch(row.Insert, 1, "x", i)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.PrepareCommit(ctx, 1); err != nil {
-			t.Fatal(err)
-		}
+		conntest.WritePrepare(ctx, t, w, 1, scoreBatch(row.Insert, 1, "x", i))
 	}
 	if _, err := a1.PrepareCommit(ctx, 1); err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/internal/nettest"
 )
 
@@ -18,20 +18,25 @@ import (
 // and returns its error and its warnings about options its spec does not know.
 func buildPlugin(t *testing.T, ctx context.Context, kind, conf string) (error, []string) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", conf, err)
-	}
-	o := config.New(root, kind+"[0] Jdbc")
+	var o *config.Options
+	var err error
 	if kind == "source" {
-		build, _, _ := connector.LookupSource("Jdbc")
-		_, err = build(&connector.SourceContext{Context: ctx, Options: o, Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: 1})
+		_, o, err = conntest.BuildSourceIn(t, "Jdbc", conf, connector.SourceContext{Context: ctx, Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: 1})
 	} else {
-		build, _, _ := connector.LookupSink("Jdbc")
-		_, err = build(&connector.SinkContext{Context: ctx, Options: o, Job: connector.Job{ID: 1}, Inputs: []*catalog.Table{scoreTable()}})
+		_, o, err = conntest.BuildSinkIn(t, "Jdbc", conf, connector.SinkContext{Context: ctx, Job: connector.Job{ID: 1}, Inputs: []*catalog.Table{scoreTable()}})
 	}
-	p, _ := connector.LookupPlugin(kind, "Jdbc")
-	return err, p.Spec.Unknown(o, "plugin_input", "plugin_output")
+	return err, conntest.Unknown(t, kind, "Jdbc", o, "plugin_input", "plugin_output")
+}
+
+// warned builds the plugin of kind from conf and checks its warnings about unknown options
+// are want.
+func warned(t *testing.T, kind, conf string, want []string) {
+	t.Helper()
+	err, got := buildPlugin(t, context.Background(), kind, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conntest.Warnings(t, got, want)
 }
 
 func TestSinkUnknownOptionsAreWarned(t *testing.T) {
@@ -45,15 +50,7 @@ func TestSinkUnknownOptionsAreWarned(t *testing.T) {
 		{"a misspelt option of the catalog", "tablePrefx = p_", []string{`unknown option "tablePrefx" (did you mean "tablePrefix"?) at job.conf:4:14`}},
 		{"a source option", "split.size = 10", []string{`unknown option "split.size" at job.conf:4:14`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err, got := buildPlugin(t, context.Background(), "sink", conf+tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("warnings\n%q\nwant\n%q", got, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { warned(t, "sink", conf+tc.opts, tc.want) })
 	}
 }
 
@@ -72,15 +69,7 @@ func TestSourceUnknownOptionsAreWarned(t *testing.T) {
 		{"a misspelt option of a listed table", "table_list = [{ table_path = src, partition_colum = id }]", []string{`unknown option "table_list[0].partition_colum" (did you mean "table_list[0].partition_column"?) at job.conf:2:53`}},
 		{"a sink option", "table_path = src\nis_exactly_once = true", []string{`unknown option "is_exactly_once" at job.conf:3:19`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err, got := buildPlugin(t, context.Background(), "source", conf+tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("warnings\n%q\nwant\n%q", got, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { warned(t, "source", conf+tc.opts, tc.want) })
 	}
 }
 
@@ -132,12 +121,7 @@ func TestSourceGivesUpOnADatabaseThatIsDown(t *testing.T) {
 		{"silent, connect timeout first", nettest.SilentAddr(t), 1, 0, 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			if tc.deadline > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
-				defer cancel()
-			}
+			ctx := conntest.Deadline(t, tc.deadline)
 			conf := "url = \"jdbc:postgresql://" + tc.addr + "/test\"\nuser = test\nquery = \"select 1\"\nconnection_check_timeout_sec = " + strconv.Itoa(tc.timeout)
 			start := time.Now()
 			err, _ := buildPlugin(t, ctx, "source", conf)

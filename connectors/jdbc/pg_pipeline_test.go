@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -60,21 +61,13 @@ func TestSinkPipelinedFlushError(t *testing.T) {
 			if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT CHECK (score >= 0))"); err != nil {
 				t.Fatal(err)
 			}
-			s, err := newSink(t, genConf(url, "sink")+fmt.Sprintf("batch_size = %d\n", tc.batch)+tc.opts+"\n", scoreTable())
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close(ctx)
+			_, w := openWriter(t, genConf(url, "sink")+fmt.Sprintf("batch_size = %d\n", tc.batch)+tc.opts+"\n", scoreTable(), connector.WriterContext{Job: connector.Job{ID: 42}})
 			if pw, ok := w.(*writer); !ok || (pw.copy != "") != tc.copy {
 				t.Fatalf("the writer (%T) does not write its flushes as COPY = %v", w, tc.copy)
 			}
 			// five flushes; a row of the second breaks the check
 			b := tc.batch
-			err = w.Write(ctx, scoreRows(5*b, b+5))
+			err := w.Write(ctx, scoreRows(5*b, b+5))
 			if err == nil {
 				_, err = w.PrepareCommit(ctx, 1)
 			}
@@ -234,23 +227,9 @@ func TestSinkExactlyOnceCopyError(t *testing.T) {
 			if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT CHECK (score >= 0))"); err != nil {
 				t.Fatal(err)
 			}
-			s, err := newSink(t, genConf(url, "sink")+"batch_size = 10\nis_exactly_once = true\n"+opts+"\n", scoreTable())
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 4343}, Epoch: 1}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close(ctx)
+			s, w := openWriter(t, genConf(url, "sink")+"batch_size = 10\nis_exactly_once = true\n"+opts+"\n", scoreTable(), connector.WriterContext{Job: connector.Job{ID: 4343}, Epoch: 1})
 			// a good checkpoint first: the rows of the second are counted on from it
-			if err := w.Write(ctx, scoreRows(5, 0)); err != nil {
-				t.Fatal(err)
-			}
-			info, err := w.PrepareCommit(ctx, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			info := conntest.WritePrepare(ctx, t, w, 1, scoreRows(5, 0))
 			com, _ := s.CreateCommitter()
 			if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}}); err != nil {
 				t.Fatal(err)
@@ -259,7 +238,7 @@ func TestSinkExactlyOnceCopyError(t *testing.T) {
 			for i := range b.Rows {
 				b.Rows[i].Fields[0] = row.BigIntValue(int64(100 + i))
 			}
-			err = w.Write(ctx, b)
+			err := w.Write(ctx, b)
 			if err == nil {
 				_, err = w.PrepareCommit(ctx, 2)
 			}

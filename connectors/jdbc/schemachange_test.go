@@ -103,15 +103,7 @@ func evolve(t *testing.T, s *Sink, exactlyOnce bool) []byte {
 			}
 		}
 	}
-	info, err := w.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if com, _ := s.CreateCommitter(); com != nil && info != nil {
-		if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info}}); err != nil {
-			t.Fatal(err)
-		}
-	} else if exactlyOnce {
+	if !commitIfAny(t, s, w, 1) && exactlyOnce {
 		t.Fatal("nothing to commit")
 	}
 	return state
@@ -138,15 +130,26 @@ func replay(t *testing.T, s *Sink, state []byte) {
 			}
 		}
 	}
-	info, err := w.PrepareCommit(ctx, 2)
+	commitIfAny(t, s, w, 2)
+}
+
+// commitIfAny prepares checkpoint cp of w and commits it when the sink has a committer and
+// the checkpoint something to commit, which it reports.
+func commitIfAny(t *testing.T, s *Sink, w connector.Writer, cp int64) bool {
+	t.Helper()
+	ctx := context.Background()
+	info, err := w.PrepareCommit(ctx, cp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if com, _ := s.CreateCommitter(); com != nil && info != nil {
-		if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info}}); err != nil {
-			t.Fatal(err)
-		}
+	com, _ := s.CreateCommitter()
+	if com == nil || info == nil {
+		return false
 	}
+	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: cp, Infos: [][]byte{info}}); err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 // TestMySQLSchemaChanges: the writer alters its table as the changes say (the source's
@@ -166,7 +169,7 @@ func TestMySQLSchemaChanges(t *testing.T) {
 			if exactlyOnce {
 				conf += "\nis_exactly_once = true\nxa_data_source_class_name = \"com.mysql.cj.jdbc.MysqlXADataSource\""
 			}
-			s, err := newMySink(t, db.conf(conf), products())
+			s, err := newSink(t, db.conf(conf), products())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,23 +225,13 @@ func TestPostgresSchemaChanges(t *testing.T) {
 			state := evolve(t, s, exactlyOnce)
 			desc := "(id,integer,NO,NULL) (name,text,YES,NULL) (add_column1,character varying,NO,'yy'::character varying) (add_column,bigint,NO,1)"
 			query := "SELECT column_name, data_type, is_nullable, COALESCE(column_default, 'NULL') FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'products' ORDER BY ordinal_position"
-			if got := dump(t, conn, query); got != desc {
-				t.Fatalf("columns\n%s\nwant\n%s", got, desc)
-			}
+			wantDump(t, conn, query, desc, "columns")
 			want := strings.ReplaceAll(strings.ReplaceAll(wantProducts, ", ", ","), "NULL", "NULL")
-			if got := dump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id"); got != want {
-				t.Fatalf("rows\n%s\nwant\n%s", got, want)
-			}
+			wantDump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id", want, "rows")
 			replay(t, s, state)
-			if got := dump(t, conn, query); got != desc {
-				t.Fatalf("columns after the replay\n%s\nwant\n%s", got, desc)
-			}
-			if got := dump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id"); got != want {
-				t.Fatalf("rows after the replay\n%s\nwant\n%s", got, want)
-			}
-			if got := dump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'strait-42-"+s.cfg.tag+"-%'"); got != "(0)" {
-				t.Fatalf("prepared transactions left: %s", got)
-			}
+			wantDump(t, conn, query, desc, "columns after the replay")
+			wantDump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id", want, "rows after the replay")
+			wantDump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'strait-42-"+s.cfg.tag+"-%'", "(0)", "prepared transactions left")
 		})
 	}
 }

@@ -37,15 +37,7 @@ func BenchmarkSink(b *testing.B) {
 			if opts == "" {
 				opts = "primary_keys = []"
 			}
-			s, err := newSink(b, genConf(url, "bench")+opts, scoreTable())
-			if err != nil {
-				b.Fatal(err)
-			}
-			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 1}}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer w.Close(ctx)
+			s, w := openWriter(b, genConf(url, "bench")+opts, scoreTable(), connector.WriterContext{Job: connector.Job{ID: 1}})
 			com, _ := s.CreateCommitter()
 			batch := row.NewBatch(1024)
 			for i := 0; i < 1024; i++ {
@@ -53,32 +45,41 @@ func BenchmarkSink(b *testing.B) {
 				r.Fields[1] = row.StringValue(fmt.Sprintf("name-%d", i))
 				r.Fields[2] = row.IntValue(int32(i))
 			}
-			next := int64(0)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for j := range batch.Rows {
-					batch.Rows[j].Fields[0] = row.BigIntValue(next)
-					next++
-				}
-				if err := w.Write(ctx, batch); err != nil {
-					b.Fatal(err)
-				}
-				if i%16 == 15 || i == b.N-1 {
-					info, err := w.PrepareCommit(ctx, int64(i+1))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if com != nil && info != nil {
-						if err := com.Commit(ctx, connector.CommitRequest{Infos: [][]byte{info}}); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N*1024)/b.Elapsed().Seconds(), "rows/s")
+			benchWrites(b, w, com, batch, 16, func(f []row.Value, id int64) { f[0] = row.BigIntValue(id) })
 		})
 	}
+}
+
+// benchWrites writes b.N times batch with w, its rows filled by fill with ids counting from
+// 0 before each write, prepares a checkpoint every `every` batches and after the last and
+// commits it with com (when the sink has a committer), and reports the rows a second.
+func benchWrites(b *testing.B, w connector.Writer, com connector.Committer, batch *row.Batch, every int, fill func(f []row.Value, id int64)) {
+	b.Helper()
+	ctx := context.Background()
+	next := int64(0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range batch.Rows {
+			fill(batch.Rows[j].Fields, next)
+			next++
+		}
+		if err := w.Write(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+		if i%every == every-1 || i == b.N-1 {
+			info, err := w.PrepareCommit(ctx, int64(i+1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if com != nil && info != nil {
+				if err := com.Commit(ctx, connector.CommitRequest{Infos: [][]byte{info}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*batch.Len())/b.Elapsed().Seconds(), "rows/s")
 }
 
 // wideTable is the shape of the PostgreSQL → PostgreSQL comparison: bigint, text, double,
@@ -117,48 +118,18 @@ func BenchmarkSinkDefaults(b *testing.B) {
 			if _, err := conn.Exec(ctx, ddl); err != nil {
 				b.Fatal(err)
 			}
-			s, err := newSink(b, genConf(url, "wide")+bc.opts+"\n", wideTable())
-			if err != nil {
-				b.Fatal(err)
-			}
-			w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 1}}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer w.Close(ctx)
+			s, w := openWriter(b, genConf(url, "wide")+bc.opts+"\n", wideTable(), connector.WriterContext{Job: connector.Job{ID: 1}})
 			com, _ := s.CreateCommitter()
 			batch := row.NewBatch(perBatch)
 			for i := 0; i < perBatch; i++ {
 				batch.Add(row.Insert, "fake", 4)
 			}
-			next := int64(0)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for j := range batch.Rows {
-					f := batch.Rows[j].Fields
-					f[0] = row.BigIntValue(next)
-					f[1] = row.StringValue(wideName(next))
-					f[2] = row.DoubleValue(float64(next) / 7)
-					f[3] = row.TimestampValue(wideEpoch.Add(time.Duration(next) * time.Second).UnixNano())
-					next++
-				}
-				if err := w.Write(ctx, batch); err != nil {
-					b.Fatal(err)
-				}
-				if i%100 == 99 || i == b.N-1 {
-					info, err := w.PrepareCommit(ctx, int64(i+1))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if com != nil && info != nil {
-						if err := com.Commit(ctx, connector.CommitRequest{Infos: [][]byte{info}}); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N*perBatch)/b.Elapsed().Seconds(), "rows/s")
+			benchWrites(b, w, com, batch, 100, func(f []row.Value, id int64) {
+				f[0] = row.BigIntValue(id)
+				f[1] = row.StringValue(wideName(id))
+				f[2] = row.DoubleValue(float64(id) / 7)
+				f[3] = row.TimestampValue(wideEpoch.Add(time.Duration(id) * time.Second).UnixNano())
+			})
 			b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
 		})
 	}

@@ -10,30 +10,64 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
-func sinkOptions(t testing.TB, src string) *config.Options {
-	t.Helper()
-	root, err := hocon.Parse([]byte(src), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return config.New(root, "sink[0] Jdbc")
-}
-
 func newSink(t testing.TB, src string, in *catalog.Table) (*Sink, error) {
 	t.Helper()
-	build, _, _ := connector.LookupSink("Jdbc")
-	s, err := build(&connector.SinkContext{Context: context.Background(), Options: sinkOptions(t, src), Job: connector.Job{ID: 42}, Inputs: []*catalog.Table{in}})
+	s, _, err := conntest.BuildSinkIn(t, "Jdbc", src, connector.SinkContext{Job: connector.Job{ID: 42}, Inputs: []*catalog.Table{in}})
 	if err != nil {
 		return nil, err
 	}
 	return s.(*Sink), nil
+}
+
+// openWriter builds the sink of src for in and creates its writer of wc, closed when the
+// test ends.
+func openWriter(t testing.TB, src string, in *catalog.Table, wc connector.WriterContext) (*Sink, connector.Writer) {
+	t.Helper()
+	s, err := newSink(t, src, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWriter(wc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	return s, w
+}
+
+// sinkOfTable creates the table sink of the test's database with ddl and builds a sink of
+// scoreTable generating its statements for it, opts added to its options; it returns the
+// sink and a connection to the database.
+func sinkOfTable(t *testing.T, ddl, opts string) (*Sink, *pgx.Conn) {
+	t.Helper()
+	url, conn := testDB(t)
+	if _, err := conn.Exec(context.Background(), ddl); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSink(t, genConf(url, "sink")+opts, scoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, conn
+}
+
+// restoreWriter creates the writer of wc in attempt epoch, restored from state; it is
+// closed when the test ends.
+func restoreWriter(t *testing.T, s *Sink, wc connector.WriterContext, epoch int, state []byte) connector.Writer {
+	t.Helper()
+	wc.Epoch = epoch
+	w, err := s.CreateWriter(wc, [][]byte{state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	return w
 }
 
 // keylessWriter creates the table sink (pk_id, name, score) without a key and returns a
@@ -46,15 +80,7 @@ func keylessWriter(t *testing.T, extra string, wc connector.WriterContext) (conn
 	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT)"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSink(t, genConf(url, "sink")+"primary_keys = []\n"+extra+"\n", scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWriter(wc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = w.Close(ctx) })
+	_, w := openWriter(t, genConf(url, "sink")+"primary_keys = []\n"+extra+"\n", scoreTable(), wc)
 	return w, conn
 }
 
@@ -112,20 +138,19 @@ func write(t *testing.T, s *Sink, batches ...*row.Batch) {
 		t.Fatal(err)
 	}
 	defer w.Close(ctx)
-	com, _ := s.CreateCommitter()
 	for i, b := range batches {
 		if err := w.Write(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		info, err := w.PrepareCommit(ctx, int64(i+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if com != nil && info != nil {
-			if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: int64(i + 1), Infos: [][]byte{info}}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		commitIfAny(t, s, w, int64(i+1))
+	}
+}
+
+// wantDump checks that the rows query dumps are want; what names them in the failure.
+func wantDump(t *testing.T, conn *pgx.Conn, query, want, what string) {
+	t.Helper()
+	if got := dump(t, conn, query); got != want {
+		t.Fatalf("%s: %s, want %s", what, got, want)
 	}
 }
 
@@ -189,9 +214,7 @@ func TestSinkChangelog(t *testing.T) {
 				t.Fatal(err)
 			}
 			write(t, s, changelog())
-			if got := dump(t, conn, "SELECT pk_id, name, score FROM sink ORDER BY pk_id"); got != tc.want {
-				t.Fatalf("table holds %s, want %s", got, tc.want)
-			}
+			wantDump(t, conn, "SELECT pk_id, name, score FROM sink ORDER BY pk_id", tc.want, "table holds")
 		})
 	}
 }
@@ -243,9 +266,7 @@ func TestSinkTypes(t *testing.T) {
 	r.Fields[9] = row.StringValue("changed")
 	b.Rows = b.Rows[:1]
 	write(t, up, b)
-	if got := dump(t, conn, "SELECT s, arr::text FROM all_types WHERE id = 1"); got != "(changed,{1,NULL,3})" {
-		t.Fatalf("after the upsert: %s", got)
-	}
+	wantDump(t, conn, "SELECT s, arr::text FROM all_types WHERE id = 1", "(changed,{1,NULL,3})", "after the upsert")
 	var ddl string
 	if err := conn.QueryRow(context.Background(), `SELECT string_agg(column_name || ' ' || data_type || ' ' || is_nullable, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'all_types' AND table_schema = current_schema()`).Scan(&ddl); err != nil {
 		t.Fatal(err)
@@ -280,59 +301,27 @@ query = "insert into log (id, name, note) values (?, ?, '?')"
 // again harmlessly; a restored writer commits what its snapshot lists and rolls back what
 // this subtask prepared after it.
 func TestSinkExactlyOnce(t *testing.T) {
-	url, conn := testDB(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSink(t, genConf(url, "sink")+`primary_keys = [pk_id]
+	s, conn := sinkOfTable(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)", `primary_keys = [pk_id]
 is_exactly_once = true
-`, scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	wctx := connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 42}, Epoch: 1}
 	w, err := s.CreateWriter(wctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	count := func() string { return dump(t, conn, "SELECT count(*) FROM sink") }
-	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2)); err != nil {
-		t.Fatal(err)
-	}
-	info1, err := w.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state1, err := w.SnapshotState(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info1, state1 := conntest.Barrier(ctx, t, w, 1, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2))
 	if got := count(); got != "(0)" {
 		t.Fatalf("before the commit the table holds %s rows", got)
 	}
 	// checkpoint 2 is prepared but never completes: the writer's runner is cut off
-	if err := w.Write(ctx, scoreBatch(row.Insert, 3, "C", 3)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.PrepareCommit(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	conntest.WritePrepare(ctx, t, w, 2, scoreBatch(row.Insert, 3, "C", 3))
 
 	// the next attempt restores checkpoint 1, whose commit never ran
-	wctx2 := wctx
-	wctx2.Epoch = 2
-	w2, err := s.CreateWriter(wctx2, [][]byte{state1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w2.Close(ctx)
-	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2)" {
-		t.Fatalf("after the restore the table holds %s", got)
-	}
-	if got := dump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'strait-42-%'"); got != "(0)" {
-		t.Fatalf("prepared transactions left: %s", got)
-	}
+	w2 := restoreWriter(t, s, wctx, 2, state1)
+	wantDump(t, conn, "SELECT pk_id FROM sink ORDER BY 1", "(1) (2)", "after the restore the table holds")
+	wantDump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'strait-42-%'", "(0)", "prepared transactions left")
 	// the late commit of checkpoint 1 finds nothing to do
 	com, _ := s.CreateCommitter()
 	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 1, Infos: [][]byte{info1}}); err != nil {
@@ -341,55 +330,26 @@ is_exactly_once = true
 	// the old attempt's writer goes on as a zombie and prepares its checkpoint 3 after the
 	// restore: under its own attempt's name, which the new attempt neither collides with
 	// nor commits
-	if err := w.Write(ctx, scoreBatch(row.Insert, 5, "zombie", 5)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.PrepareCommit(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
+	conntest.WritePrepare(ctx, t, w, 3, scoreBatch(row.Insert, 5, "zombie", 5))
 	// replayed rows after the restore
-	if err := w2.Write(ctx, scoreBatch(row.Insert, 3, "C", 3, row.Insert, 4, "D", 4)); err != nil {
-		t.Fatal(err)
-	}
-	info2, err := w2.PrepareCommit(ctx, 2)
-	if err != nil {
-		t.Fatalf("the new attempt's checkpoint 2: %v", err)
-	}
+	info2 := conntest.WritePrepare(ctx, t, w2, 2, scoreBatch(row.Insert, 3, "C", 3, row.Insert, 4, "D", 4))
 	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w2.Write(ctx, scoreBatch(row.Insert, 6, "F", 6)); err != nil {
-		t.Fatal(err)
-	}
-	info3, err := w2.PrepareCommit(ctx, 3)
-	if err != nil {
-		t.Fatalf("the new attempt's checkpoint 3: %v", err)
-	}
+	info3 := conntest.WritePrepare(ctx, t, w2, 3, scoreBatch(row.Insert, 6, "F", 6))
 	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 3, Infos: [][]byte{info3}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2) (3) (4) (6)" {
-		t.Fatalf("table holds %s", got)
-	}
+	wantDump(t, conn, "SELECT pk_id FROM sink ORDER BY 1", "(1) (2) (3) (4) (6)", "table holds")
 	w.Close(ctx)
 	// what the zombie left is settled when the pipeline recovers next
 	state2, err := w2.SnapshotState(3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wctx3 := wctx
-	wctx3.Epoch = 3
-	w3, err := s.CreateWriter(wctx3, [][]byte{state2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w3.Close(ctx)
-	if got := dump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'strait-42-%'"); got != "(0)" {
-		t.Fatalf("prepared transactions left after the next recovery: %s", got)
-	}
-	if got := dump(t, conn, "SELECT pk_id FROM sink ORDER BY 1"); got != "(1) (2) (3) (4) (6)" {
-		t.Fatalf("table holds %s", got)
-	}
+	restoreWriter(t, s, wctx, 3, state2)
+	wantDump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'strait-42-%'", "(0)", "prepared transactions left after the next recovery")
+	wantDump(t, conn, "SELECT pk_id FROM sink ORDER BY 1", "(1) (2) (3) (4) (6)", "table holds")
 }
 
 func TestSinkSaveModes(t *testing.T) {
@@ -426,9 +386,7 @@ primary_keys = [pk_id]
 	if err := setup("data_save_mode = DROP_DATA"); err != nil {
 		t.Fatal(err)
 	}
-	if got := dump(t, conn, "SELECT count(*) FROM saved.scores"); got != "(0)" {
-		t.Fatalf("after DROP_DATA: %s", got)
-	}
+	wantDump(t, conn, "SELECT count(*) FROM saved.scores", "(0)", "after DROP_DATA")
 	if err := setup(`data_save_mode = CUSTOM_PROCESSING
 custom_sql = "insert into saved.scores values (9, 'z', 9)"`); err != nil {
 		t.Fatal(err)
@@ -436,9 +394,7 @@ custom_sql = "insert into saved.scores values (9, 'z', 9)"`); err != nil {
 	if err := setup("schema_save_mode = RECREATE_SCHEMA"); err != nil {
 		t.Fatal(err)
 	}
-	if got := dump(t, conn, "SELECT count(*) FROM saved.scores"); got != "(0)" {
-		t.Fatalf("after RECREATE_SCHEMA: %s", got)
-	}
+	wantDump(t, conn, "SELECT count(*) FROM saved.scores", "(0)", "after RECREATE_SCHEMA")
 }
 
 func TestSinkErrors(t *testing.T) {
@@ -516,17 +472,9 @@ func TestPositionalParams(t *testing.T) {
 // one buffer is inserted with its last values, and a key deleted and inserted again is
 // deleted first.
 func TestSinkInsertUpdateReduction(t *testing.T) {
-	url, conn := testDB(t)
-	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT); INSERT INTO sink VALUES (5, 'old', 5)"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSink(t, genConf(url, "sink")+`primary_keys = [pk_id]
+	s, conn := sinkOfTable(t, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT); INSERT INTO sink VALUES (5, 'old', 5)", `primary_keys = [pk_id]
 enable_upsert = false
-`, scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	write(t, s, scoreBatch(
 		row.Insert, 1, "A", 1,
 		row.UpdateBefore, 1, "A", 1,
@@ -761,9 +709,7 @@ query = "insert into log (note, id) values (:name || '/' || :score::text, :pk_id
 		t.Fatal(err)
 	}
 	write(t, s, scoreBatch(row.Insert, 1, "A", 7))
-	if got := dump(t, conn, "SELECT * FROM log"); got != "(1,A/7)" {
-		t.Fatalf("log holds %s", got)
-	}
+	wantDump(t, conn, "SELECT * FROM log", "(1,A/7)", "log holds")
 	if _, err := newSink(t, `url = "`+url+`"
 query = "insert into log values (:nope)"
 `, scoreTable()); err == nil || !strings.Contains(err.Error(), ":nope is not a field") {
@@ -778,12 +724,7 @@ query = "insert into log values (:nope)"
 func TestSinkLostConnectionFails(t *testing.T) {
 	ctx := context.Background()
 	w, conn := keylessWriter(t, "batch_size = 2", connector.WriterContext{Job: connector.Job{ID: 42}})
-	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.PrepareCommit(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	conntest.WritePrepare(ctx, t, w, 1, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 2, "B", 2))
 	pid := w.(*writer).conn.PgConn().PID()
 	if _, err := conn.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
@@ -802,9 +743,7 @@ func TestSinkLostConnectionFails(t *testing.T) {
 		t.Fatal("a failed writer wrote again")
 	}
 	t.Logf("the error: %v", err)
-	if got := dump(t, conn, "SELECT pk_id FROM sink WHERE pk_id < 10 ORDER BY pk_id"); got != "(1) (2)" {
-		t.Fatalf("rows of the first checkpoint: %q", got)
-	}
+	wantDump(t, conn, "SELECT pk_id FROM sink WHERE pk_id < 10 ORDER BY pk_id", "(1) (2)", "rows of the first checkpoint")
 }
 
 // An abort rolls back each info's own prepared transaction only: the earlier ones an info
@@ -815,15 +754,7 @@ func TestSinkExactlyOnceAbortEndsOnlyItsOwn(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CREATE TABLE sink_abort (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSink(t, genConf(url, "sink_abort")+"primary_keys = [pk_id]\nis_exactly_once = true\n", scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWriter(connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 43}, Epoch: 1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close(ctx)
+	s, w := openWriter(t, genConf(url, "sink_abort")+"primary_keys = [pk_id]\nis_exactly_once = true\n", scoreTable(), connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 43}, Epoch: 1})
 	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -847,7 +778,5 @@ func TestSinkExactlyOnceAbortEndsOnlyItsOwn(t *testing.T) {
 	if err := com.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := dump(t, conn, "SELECT pk_id FROM sink_abort ORDER BY 1"); got != "(1)" {
-		t.Fatalf("table holds %s, want checkpoint 1's row only", got)
-	}
+	wantDump(t, conn, "SELECT pk_id FROM sink_abort ORDER BY 1", "(1)", "table holds")
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
@@ -28,19 +27,9 @@ func srcConf(url, body string) string {
 
 func newTestSource(t testing.TB, conf string, parallelism int) (*Source, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", conf, err)
-	}
-	o := config.New(root, "source[0] Jdbc")
-	build, _, _ := connector.LookupSource("Jdbc")
-	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: connector.Batch}, Parallelism: parallelism})
+	s, err := buildMySource(t, conf, parallelism)
 	if err != nil {
 		return nil, err
-	}
-	p, _ := connector.LookupPlugin("source", "Jdbc")
-	if unknown := p.Spec.Unknown(o); len(unknown) > 0 {
-		t.Errorf("options not known: %v", unknown)
 	}
 	return s.(*Source), nil
 }
@@ -57,22 +46,10 @@ func mustTestSource(t testing.TB, conf string, parallelism int) *Source {
 // readSource reads a whole source with p readers and returns the rows per reader.
 func readSource(t testing.TB, s *Source, p int) [][]row.Row {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	rows, err := conntest.Rows(ctx, s, p)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	return rows
+	return conntest.ReaderRows(t, s, p)
 }
 
-func srcFlatten(rows [][]row.Row) []row.Row {
-	var out []row.Row
-	for _, r := range rows {
-		out = append(out, r...)
-	}
-	return out
-}
+var srcFlatten = conntest.Flatten
 
 func srcExec(t testing.TB, conn *pgx.Conn, sql string, args ...any) {
 	t.Helper()
@@ -343,13 +320,7 @@ func TestSourceSplitParallel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := mustTestSource(t, srcConf(url, tc.body), 3)
 			ec := conntest.NewEnumContext(3)
-			en, err := s.CreateEnumerator(ec, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := en.Run(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			conntest.RunEnumerator(context.Background(), t, s, ec, nil)
 			n := 0
 			for _, splits := range ec.Assigned {
 				n += len(splits)
@@ -483,13 +454,7 @@ func TestSourceSnapshotRestore(t *testing.T) {
 	// the enumerator hands out reader 0's splits; reader 1 has not registered yet
 	ec := conntest.NewEnumContext(2)
 	ec.Registered = []int{0}
-	en, err := s.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	en := conntest.RunEnumerator(ctx, t, s, ec, nil)
 	if len(ec.Assigned[0]) != 2 || len(ec.Assigned[1]) != 0 || !ec.NoMore[0] {
 		t.Fatalf("assigned %v", ec.Assigned)
 	}
@@ -499,12 +464,7 @@ func TestSourceSnapshotRestore(t *testing.T) {
 	}
 
 	// reader 0 reads part of its first split, then checkpoints
-	rd, err := s.CreateReader(connector.ReaderContext{Index: 0, Parallelism: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd.AddSplits(ec.Assigned[0])
-	rd.NoMoreSplits()
+	rd := conntest.OpenReader(t, s, connector.ReaderContext{Index: 0, Parallelism: 2}, ec.Assigned[0])
 	b := row.NewBatch(10)
 	if done, err := rd.PollNext(ctx, b); err != nil || done || b.Len() != 10 {
 		t.Fatalf("PollNext: done=%v err=%v rows=%d", done, err, b.Len())
@@ -522,13 +482,7 @@ func TestSourceSnapshotRestore(t *testing.T) {
 	// the restored enumerator plans nothing again: the table may be gone
 	srcExec(t, conn, `ALTER TABLE r RENAME TO r_old; CREATE VIEW r AS SELECT * FROM r_old`)
 	ec2 := conntest.NewEnumContext(2)
-	en2, err := s.CreateEnumerator(ec2, state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := en2.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	conntest.RunEnumerator(ctx, t, s, ec2, state)
 	if len(ec2.Assigned[0]) != 0 || len(ec2.Assigned[1]) != 2 || !ec2.NoMore[0] || !ec2.NoMore[1] {
 		t.Errorf("restored enumerator assigned %v", ec2.Assigned)
 	}
@@ -536,18 +490,10 @@ func TestSourceSnapshotRestore(t *testing.T) {
 	// the restored readers read the unfinished split again from its beginning
 	var all []row.Row
 	for i, sp := range [][]connector.Split{splits, ec2.Assigned[1]} {
-		rd, err := s.CreateReader(connector.ReaderContext{Index: i, Parallelism: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd.AddSplits(sp)
-		rd.NoMoreSplits()
+		rd := conntest.OpenReader(t, s, connector.ReaderContext{Index: i, Parallelism: 2}, sp)
 		for {
 			b := row.NewBatch(7)
-			done, err := rd.PollNext(ctx, b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			done := conntest.Poll(ctx, t, rd, b)
 			for j := range b.Rows {
 				all = append(all, b.Rows[j].Clone())
 			}

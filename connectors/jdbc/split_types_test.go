@@ -74,13 +74,7 @@ func TestSourceSplitTypes(t *testing.T) {
 			t.Run(col+"/"+m.name, func(t *testing.T) {
 				s := mustTestSource(t, srcConf(url, m.body+"\npartition_column = \""+col+"\""), 3)
 				ec := conntest.NewEnumContext(3)
-				en, err := s.CreateEnumerator(ec, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := en.Run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
+				conntest.RunEnumerator(context.Background(), t, s, ec, nil)
 				n := 0
 				for _, splits := range ec.Assigned {
 					n += len(splits)
@@ -135,13 +129,7 @@ func TestSourceSplitBounds(t *testing.T) {
 		partition_column = "s"
 		partition_num = 5`), 2)
 	ec := conntest.NewEnumContext(2)
-	en, err := s.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := en.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	conntest.RunEnumerator(context.Background(), t, s, ec, nil)
 	var buckets []srcSplit
 	for _, splits := range ec.Assigned {
 		for _, sp := range splits {

@@ -1,12 +1,8 @@
 package kafka
 
 import (
-	"context"
 	"testing"
 
-	"github.com/strait-dev/strait/catalog"
-	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -20,18 +16,12 @@ var allocFreeFormats = []string{formatJSON, "debezium_json", "canal_json", "maxw
 func TestDecodeAllocatesNothingPerRecord(t *testing.T) {
 	for _, format := range allocFreeFormats {
 		t.Run(format, func(t *testing.T) {
-			enc, err := newEncoder(format, ",", benchType)
-			if err != nil {
-				t.Fatal(err)
-			}
+			enc := mustEncoder(t, format, benchType)
 			rec, err := enc.encode(nil, row.Insert, benchFields(1234567))
 			if err != nil {
 				t.Fatal(err)
 			}
-			dec, err := newDecoder(format, ",", benchType, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dec := mustDecoder(t, format, benchType)
 			out := row.NewBatch(1024)
 			defer out.Release()
 			decode := func() {
@@ -55,17 +45,7 @@ func TestDecodeAllocatesNothingPerRecord(t *testing.T) {
 func TestSinkRecordAllocatesNothingPerRow(t *testing.T) {
 	for _, format := range allocFreeFormats {
 		t.Run(format, func(t *testing.T) {
-			in := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
-			f, _, _ := connector.LookupSink("Kafka")
-			s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 1},
-				Options: conntest.Options(t, "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format, "sink[0] Kafka"),
-				Inputs:  []*catalog.Table{in}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sink := s.(*Sink)
-			r := &row.Row{Kind: row.Insert, Table: in.ID(), Fields: benchFields(1234567)}
-			tc := sink.codecOf(r.Table)
+			sink, r, tc := benchRecordSink(t, format)
 			write := func() {
 				rec := sink.newRecord()
 				if err := sink.record(tc, r, rec); err != nil {

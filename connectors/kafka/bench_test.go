@@ -45,21 +45,30 @@ func benchDecode(b *testing.B, dec decoder, rec []byte) {
 func BenchmarkDecode(b *testing.B) {
 	for _, format := range []string{formatJSON, formatText, formatAvro, "debezium_json"} {
 		b.Run(format, func(b *testing.B) {
-			enc, err := newEncoder(format, ",", benchType)
-			if err != nil {
-				b.Fatal(err)
-			}
+			enc := mustEncoder(b, format, benchType)
 			rec, err := enc.encode(nil, row.Insert, benchFields(1234567))
 			if err != nil {
 				b.Fatal(err)
 			}
-			dec, err := newDecoder(format, ",", benchType, false)
-			if err != nil {
-				b.Fatal(err)
-			}
+			dec := mustDecoder(b, format, benchType)
 			benchDecode(b, dec, rec)
 		})
 	}
+}
+
+// benchRecordSink is a sink of benchType's table writing format, offline, with a row of
+// benchFields and the sink's codec of its table.
+func benchRecordSink(t testing.TB, format string) (*Sink, *row.Row, *tableCodec) {
+	t.Helper()
+	in := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
+	s, _, err := conntest.BuildSinkIn(t, "Kafka", "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format,
+		connector.SinkContext{Job: connector.Job{ID: 1}, Inputs: []*catalog.Table{in}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := s.(*Sink)
+	r := &row.Row{Kind: row.Insert, Table: in.ID(), Fields: benchFields(1234567)}
+	return sink, r, sink.codecOf(r.Table)
 }
 
 // BenchmarkSinkRecord: the sink's work per row before the client takes the record: its
@@ -67,17 +76,7 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkSinkRecord(b *testing.B) {
 	for _, format := range []string{formatJSON, formatText, formatAvro, "canal_json"} {
 		b.Run(format, func(b *testing.B) {
-			in := catalog.FromRowType(catalog.TablePath{Table: "t"}, benchType)
-			f, _, _ := connector.LookupSink("Kafka")
-			s, err := f(&connector.SinkContext{Context: context.Background(), Job: connector.Job{ID: 1},
-				Options: conntest.Options(b, "bootstrap.servers = b\ntopic = out\npartition_key_fields = [id]\nformat = "+format, "sink[0] Kafka"),
-				Inputs:  []*catalog.Table{in}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			sink := s.(*Sink)
-			r := &row.Row{Kind: row.Insert, Table: in.ID(), Fields: benchFields(1234567)}
-			tc := sink.codecOf(r.Table)
+			sink, r, tc := benchRecordSink(b, format)
 			b.ReportAllocs()
 			for b.Loop() {
 				rec := sink.newRecord()
@@ -223,14 +222,22 @@ func BenchmarkBareCopy(b *testing.B) {
 	}
 }
 
-// BenchmarkRead reads b.N JSON records of one partition with the source's reader into
-// batches, as the Kafka → Console job does.
-func BenchmarkRead(b *testing.B) {
+// benchStart writes b.N records to a new topic and returns a source of BATCH mode reading
+// them and the topic, with the timer reset.
+func benchStart(b *testing.B) (*Source, string) {
+	b.Helper()
 	addr := testBroker(b)
 	in := benchInput(b, addr, b.N)
 	src := benchSource(b, addr, in)
 	b.ReportAllocs()
 	b.ResetTimer()
+	return src, in
+}
+
+// BenchmarkRead reads b.N JSON records of one partition with the source's reader into
+// batches, as the Kafka → Console job does.
+func BenchmarkRead(b *testing.B) {
+	src, _ := benchStart(b)
 	n := 0
 	err := conntest.ReadAll(context.Background(), src, connector.Job{ID: 1, Mode: connector.Batch}, 1, 1024, func(_ int, batch *row.Batch) error {
 		n += batch.Len()
@@ -242,11 +249,7 @@ func BenchmarkRead(b *testing.B) {
 }
 
 func BenchmarkBareConsume(b *testing.B) {
-	addr := testBroker(b)
-	in := benchInput(b, addr, b.N)
-	src := benchSource(b, addr, in)
-	b.ReportAllocs()
-	b.ResetTimer()
+	src, in := benchStart(b)
 	bytes := 0
 	pollAll(b, bareConsumer(b, src, in), b.N, func(r *kgo.Record) { bytes += len(r.Value) })
 	if bytes == 0 {

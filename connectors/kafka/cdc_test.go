@@ -1,10 +1,7 @@
 package kafka
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -23,37 +20,19 @@ var productsType = &types.RowType{
 // id, as a sink with a primary key does; it returns the table's rows by id and the kinds seen.
 func applyChanges(t *testing.T, format, file string) ([]string, map[row.Kind]int) {
 	t.Helper()
-	dec, err := newDecoder(format, ",", productsType, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join("testdata", "seatunnel", file))
-	if err != nil {
-		t.Fatalf("fixture: %v", err)
-	}
-	defer f.Close()
 	table, kinds := map[int64]string{}, map[row.Kind]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		b := row.NewBatch(16)
-		if _, err := dec.decode(sc.Bytes(), "products", b); err != nil {
-			t.Fatalf("%s:%d: %v", file, line, err)
-		}
-		for _, r := range b.Rows {
-			kinds[r.Kind]++
-			id := r.Fields[0].I
-			switch r.Kind {
-			case row.Insert, row.UpdateAfter:
-				table[id] = rowText(r)
-			case row.Delete, row.UpdateBefore:
-				if table[id] != rowText(r) {
-					t.Fatalf("%s:%d: %s of %q, the table holds %q", file, line, r.Kind, rowText(r), table[id])
-				}
-				delete(table, id)
+	for i, r := range fixtureRows(t, format, file) {
+		kinds[r.Kind]++
+		id := r.Fields[0].I
+		switch r.Kind {
+		case row.Insert, row.UpdateAfter:
+			table[id] = rowText(r)
+		case row.Delete, row.UpdateBefore:
+			if table[id] != rowText(r) {
+				t.Fatalf("%s: change %d: %s of %q, the table holds %q", file, i+1, r.Kind, rowText(r), table[id])
 			}
+			delete(table, id)
 		}
-		b.Release()
 	}
 	var out []string
 	for _, v := range table {
@@ -111,10 +90,7 @@ func TestCDCFormats(t *testing.T) {
 // Debezium's envelope, with and without the schema Kafka Connect adds: c and r insert, u
 // updates, d deletes, and a tombstone gives nothing.
 func TestDebeziumFormat(t *testing.T) {
-	dec, err := newDecoder("debezium_json", ",", productsType, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := mustDecoder(t, "debezium_json", productsType)
 	row1 := `{"id":1,"name":"a","description":"d","weight":"1.5"}`
 	row2 := `{"id":1,"name":"b","description":"d","weight":"2.5"}`
 	for _, c := range []struct {
@@ -144,4 +120,26 @@ func TestDebeziumFormat(t *testing.T) {
 	if _, err := dec.decode([]byte(`{"before":null,"after":null,"op":"x"}`), "products", b); err == nil {
 		t.Error("an unknown op decoded")
 	}
+}
+
+// mustDecoder is the decoder of format for rt, separated by commas where the format is
+// delimited; an error fails the test.
+func mustDecoder(t testing.TB, format string, rt *types.RowType) decoder {
+	t.Helper()
+	dec, err := newDecoder(format, ",", rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec
+}
+
+// mustEncoder is the encoder of format for rt, separated by commas where the format is
+// delimited; an error fails the test.
+func mustEncoder(t testing.TB, format string, rt *types.RowType) encoder {
+	t.Helper()
+	enc, err := newEncoder(format, ",", rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
 }

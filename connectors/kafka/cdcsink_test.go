@@ -19,10 +19,7 @@ import (
 // fixtureRows decodes every line of one of SeaTunnel's fixture files into rows.
 func fixtureRows(t *testing.T, format, file string) []row.Row {
 	t.Helper()
-	dec, err := newDecoder(format, ",", productsType, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := mustDecoder(t, format, productsType)
 	f, err := os.Open(filepath.Join("testdata", "seatunnel", file))
 	if err != nil {
 		t.Fatalf("fixture: %v", err)
@@ -75,10 +72,7 @@ func TestCDCSinkWritesSeaTunnelsRecords(t *testing.T) {
 		{"maxwell_json", "maxwell/maxwell_data.txt", maxwell},
 	} {
 		t.Run(c.format, func(t *testing.T) {
-			enc, err := newEncoder(c.format, ",", productsType)
-			if err != nil {
-				t.Fatal(err)
-			}
+			enc := mustEncoder(t, c.format, productsType)
 			var got []string
 			for _, r := range fixtureRows(t, c.format, c.file) {
 				b, err := enc.encode(nil, r.Kind, r.Fields)
@@ -100,14 +94,8 @@ func TestCDCSinkRoundTrip(t *testing.T) {
 	kinds := []row.Kind{row.Insert, row.UpdateBefore, row.UpdateAfter, row.Delete}
 	for _, format := range []string{"canal_json", "debezium_json", "maxwell_json", "ogg_json"} {
 		t.Run(format, func(t *testing.T) {
-			enc, err := newEncoder(format, ",", productsType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dec, err := newDecoder(format, ",", productsType, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			enc := mustEncoder(t, format, productsType)
+			dec := mustDecoder(t, format, productsType)
 			b := row.NewBatch(8)
 			defer b.Release()
 			for i, k := range kinds {

@@ -47,10 +47,7 @@ func schemaOf(t *testing.T, plugin *hocon.Value) *types.RowType {
 // bytes) into its products table and checks these values.
 func TestDebeziumNumericForms(t *testing.T) {
 	rt := seaTunnelSchema(t, "debeziumFormatIT/kafkasource_debezium_to_kafka.conf")
-	dec, err := newDecoder("debezium_json", ",", rt, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := mustDecoder(t, "debezium_json", rt)
 	f, err := os.Open(filepath.Join("testdata", "seatunnel", "debezium", "debezium_data.txt"))
 	if err != nil {
 		t.Fatalf("fixture: %v", err)

@@ -215,20 +215,12 @@ schema = { fields { id = bigint, name = string } }`, addr, in))
 	for table := range encs {
 		er.EmitEncoded(table)
 	}
-	if err := rd.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	rd.AddSplits(ec.Assigned[0])
-	rd.NoMoreSplits()
+	conntest.StartReader(ctx, t, rd, ec.Assigned[0])
 	var held [][]byte // the encoded forms, as the batches handed them on: not copied
 	var fields []int64
 	for polls := 0; ; polls++ {
 		b := row.NewBatch(512) // several polls and fetches
-		done, err := rd.PollNext(ctx, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		done := conntest.Poll(ctx, t, rd, b)
 		for i := range b.Rows {
 			if enc := b.EncodedOf(i); enc != nil {
 				held = append(held, enc)

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/strait-dev/strait/connector"
@@ -27,7 +28,7 @@ func TestSkippedRecordsAreCounted(t *testing.T) {
 	if n := counted.RowsFailed(); n != 0 {
 		t.Fatalf("%d records skipped before any was read", n)
 	}
-	if got := ids(readUntil(t, r, 3)); !equalIDs(got, []int64{0, 3, 5}) {
+	if got := ids(readUntil(t, r, 3)); !slices.Equal(got, []int64{0, 3, 5}) {
 		t.Fatalf("ids %v, want 0, 3 and 5", got)
 	}
 	if n := counted.RowsFailed(); n != 3 {

@@ -96,10 +96,7 @@ func FuzzJSONTree(f *testing.F) {
 // TestCDCDecoderReusesScratch: rows decoded from many records, each read into the storage
 // the record before it used, from a buffer overwritten after each, keep their own values.
 func TestCDCDecoderReusesScratch(t *testing.T) {
-	dec, err := newDecoder("debezium_json", ",", benchType, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := mustDecoder(t, "debezium_json", benchType)
 	out := row.NewBatch(4096)
 	defer out.Release()
 	buf := make([]byte, 0, 512)

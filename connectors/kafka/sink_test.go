@@ -123,6 +123,19 @@ func TestSinkFormatsAndKeys(t *testing.T) {
 
 // The topic may come from a field; partition sends everything to one partition and
 // assign_partitions by the value's content.
+// checkpoint prepares checkpoint cp of w and commits it with c; an error, or nothing to
+// commit, fails the test.
+func checkpoint(ctx context.Context, t *testing.T, w connector.Writer, c connector.Committer, cp int64) {
+	t.Helper()
+	info, err := w.PrepareCommit(ctx, cp)
+	if err != nil || info == nil {
+		t.Fatalf("prepare %d: %v %v", cp, info, err)
+	}
+	if err := c.Commit(ctx, connector.CommitRequest{CheckpointID: cp, Infos: [][]byte{info}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSinkTopicAndPartitions(t *testing.T) {
 	addr := testBroker(t)
 	base := newTopic(t, addr, 1)
@@ -236,13 +249,7 @@ func TestSinkExactlyOnceCommit(t *testing.T) {
 	if got := consumeAll(t, addr, topic, true); len(got) != 10 {
 		t.Fatalf("read_committed sees %d records after the commit, want 10", len(got))
 	}
-	info2, err := w.PrepareCommit(ctx, 2)
-	if err != nil || info2 == nil {
-		t.Fatalf("prepare 2: %v %v", info2, err)
-	}
-	if err := c.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
-		t.Fatal(err)
-	}
+	checkpoint(ctx, t, w, c, 2)
 	if got := consumeAll(t, addr, topic, true); len(got) != 15 {
 		t.Fatalf("read_committed sees %d records, want 15", len(got))
 	}
@@ -452,13 +459,7 @@ func TestSinkExactlyOnceFailedCheckpointCarried(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, w, sinkRows(4, 6))
-	info2, err := w.PrepareCommit(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cm.Commit(ctx, connector.CommitRequest{CheckpointID: 2, Infos: [][]byte{info2}}); err != nil {
-		t.Fatal(err)
-	}
+	checkpoint(ctx, t, w, cm, 2)
 	if got := consumeAll(t, addr, topic, true); len(got) != 6 {
 		t.Fatalf("read_committed sees %d records after checkpoint 2, want the 6 of checkpoints 1 and 2", len(got))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -78,18 +79,6 @@ func span(lo, hi int) []int64 {
 	return out
 }
 
-func equalIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Both formats read SeaTunnel's records back to the same typed row, over every partition
 // and with several readers, in BATCH mode to the end offsets seen at start.
 func TestSourceFormatsBatch(t *testing.T) {
@@ -120,7 +109,7 @@ start_mode = earliest
 %s
 %s`, addr, topic, c.format, c.extra, seatunnelSchema))
 			rows := conntest.AllRows(t, src, 2)
-			if got := ids(rows); !equalIDs(got, span(0, 30)) {
+			if got := ids(rows); !slices.Equal(got, span(0, 30)) {
 				t.Fatalf("ids %v, want 0..29", got)
 			}
 			for _, r := range rows {
@@ -193,7 +182,7 @@ func TestSourceStartModes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := mustSource(t, connector.Batch, 1, fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nschema = { fields { id = bigint } }\n%s", addr, topic, c.extra))
-			if got := ids(conntest.AllRows(t, src, 1)); !equalIDs(got, c.want) {
+			if got := ids(conntest.AllRows(t, src, 1)); !slices.Equal(got, c.want) {
 				t.Fatalf("ids %v, want %v", got, c.want)
 			}
 		})
@@ -208,9 +197,7 @@ func readUntil(t *testing.T, r connector.Reader, n int) []row.Row {
 	var out []row.Row
 	for len(out) < n {
 		b := row.NewBatch(n - len(out))
-		if _, err := r.PollNext(ctx, b); err != nil {
-			t.Fatalf("poll after %d rows: %v", len(out), err)
-		}
+		conntest.Poll(ctx, t, r, b)
 		for i := range b.Rows {
 			out = append(out, b.Rows[i].Clone())
 		}
@@ -307,7 +294,7 @@ func TestSourceRestoreAndCommitOnCheckpoint(t *testing.T) {
 	all := append(ids(first), ids(rest)...)
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	wantIDs := append(span(0, 11), span(100, 111)...)
-	if !equalIDs(all, wantIDs) {
+	if !slices.Equal(all, wantIDs) {
 		t.Fatalf("before and after the restore: %v, want each of %v once", all, wantIDs)
 	}
 }
@@ -328,7 +315,7 @@ func TestSourceBadRecord(t *testing.T) {
 		t.Fatalf("error %v, want a permanent one naming %q", err, want)
 	}
 	src = mustSource(t, connector.Batch, 1, block+"format_error_handle_way = skip")
-	if got := ids(conntest.AllRows(t, src, 1)); !equalIDs(got, []int64{0, 3}) {
+	if got := ids(conntest.AllRows(t, src, 1)); !slices.Equal(got, []int64{0, 3}) {
 		t.Fatalf("ids %v, want 0 and 3", got)
 	}
 }

@@ -77,13 +77,7 @@ func sourceLoop(b *testing.B, src *Source) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	ec := conntest.NewEnumContext(1)
-	en, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := en.Run(ctx); err != nil {
-		b.Fatal(err)
-	}
+	en := conntest.RunEnumerator(ctx, b, src, ec, nil)
 	if err := en.HandleSplitRequest(0); err != nil {
 		b.Fatal(err)
 	}
@@ -98,10 +92,7 @@ func sourceLoop(b *testing.B, src *Source) int {
 	changes := 0
 	for {
 		batch.Reset()
-		done, err := r.PollNext(ctx, batch)
-		if err != nil {
-			b.Fatal(err)
-		}
+		done := conntest.Poll(ctx, b, r, batch)
 		for i := range batch.Rows {
 			if batch.Rows[i].Kind != row.UpdateBefore {
 				changes++

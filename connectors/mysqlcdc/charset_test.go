@@ -1,7 +1,6 @@
 package mysqlcdc
 
 import (
-	"reflect"
 	"testing"
 	"time"
 
@@ -23,7 +22,5 @@ func TestCharsets(t *testing.T) {
 	db.exec(t, "INSERT INTO cs VALUES (2, "+values+")")
 	h.Until("the change", time.Minute, func() bool { return len(h.Rows) == 2 })
 	want := []string{"+I 1,中文,カナ漢字,中文,한국어,Łódź,Привет,déjà €", "+I 2,中文,カナ漢字,中文,한국어,Łódź,Привет,déjà €"}
-	if got := show(h.Rows); !reflect.DeepEqual(got, want) {
-		t.Fatalf("rows\n got %q\nwant %q", got, want)
-	}
+	wantRows(t, "rows", h.Rows, want)
 }

@@ -1,12 +1,10 @@
 package mysqlcdc
 
 import (
-	"context"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/connectors/internal/mytest"
@@ -51,16 +49,7 @@ func newTestSource(t testing.TB, conf string, mode connector.JobMode) (*Source, 
 // newTestSourceP builds a source of a job of parallelism p.
 func newTestSourceP(t testing.TB, conf string, mode connector.JobMode, p int) (*Source, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", conf, err)
-	}
-	o := config.New(root, "source[0] MySQL-CDC")
-	build, _, ok := connector.LookupSource("MySQL-CDC")
-	if !ok {
-		t.Fatal("MySQL-CDC is not registered")
-	}
-	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: p})
+	s, _, err := conntest.BuildSourceIn(t, "MySQL-CDC", conf, connector.SourceContext{Job: connector.Job{ID: 1, Mode: mode}, Parallelism: p})
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +73,14 @@ func newHarness(t *testing.T, src *Source, p int, enumState []byte, readerStates
 }
 
 // show formats rows as kind and fields, for comparisons.
+// wantRows checks that rows, shown as show shows them, are want.
+func wantRows(t testing.TB, what string, rows []row.Row, want []string) {
+	t.Helper()
+	if got := show(rows); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s:\n got %q\nwant %q", what, got, want)
+	}
+}
+
 func show(rows []row.Row) []string {
 	var out []string
 	for _, r := range rows {

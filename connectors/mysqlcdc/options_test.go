@@ -1,28 +1,19 @@
 package mysqlcdc
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 )
 
 // build builds a MySQL-CDC source through the registry, as the planner does, and returns
 // its error and its warnings about options its spec does not know.
 func build(t *testing.T, conf string, mode connector.JobMode) (error, []string) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", conf, err)
-	}
-	o := config.New(root, "source[0] MySQL-CDC")
-	f, _, _ := connector.LookupSource("MySQL-CDC")
-	_, err = f(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: 1})
-	p, _ := connector.LookupPlugin("source", "MySQL-CDC")
-	return err, p.Spec.Unknown(o, "plugin_output")
+	_, o, err := conntest.BuildSourceIn(t, "MySQL-CDC", conf, connector.SourceContext{Job: connector.Job{ID: 1, Mode: mode}, Parallelism: 1})
+	return err, conntest.Unknown(t, "source", "MySQL-CDC", o, "plugin_output")
 }
 
 func TestUnknownOptionsAreWarned(t *testing.T) {
@@ -50,14 +41,7 @@ table-names-config = [{ table = "` + db.name + `.t", primaryKeys = [id], snapsho
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("warnings\n%q\nwant\n%q", got, tc.want)
-			}
-			for i := range got {
-				if !strings.HasPrefix(got[i], tc.want[i]) {
-					t.Errorf("warning\n%s\nwant\n%s", got[i], tc.want[i])
-				}
-			}
+			conntest.WarningsWithPrefixes(t, got, tc.want)
 		})
 	}
 }

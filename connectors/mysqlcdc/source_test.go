@@ -44,9 +44,7 @@ func TestSnapshotThenChanges(t *testing.T) {
 		"DELETE FROM items WHERE id = 4")
 	h.Until("changes", time.Minute, func() bool { return len(h.Rows) >= 6 })
 	want := []string{"+I 31,new,4294967295", "-U 2,item2,20", "+U 2,renamed,20", "-D 3,item3,30", "+I 40,item3,30", "-D 4,item4,40"}
-	if got := show(h.Rows); !reflect.DeepEqual(got, want) {
-		t.Fatalf("changes:\n got %v\nwant %v", got, want)
-	}
+	wantRows(t, "changes", h.Rows, want)
 }
 
 func TestBatchReadsTheSnapshotAndEnds(t *testing.T) {

@@ -8,30 +8,13 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/mytest"
 )
 
 // logEnd reads the end of the test server's log, where the next transaction goes.
 func (d *testDB) logEnd(t testing.TB) (string, uint32) {
 	t.Helper()
-	rows, err := d.Query("SHOW MASTER STATUS")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	if !rows.Next() {
-		t.Fatal("SHOW MASTER STATUS is empty: the test server writes no binary log")
-	}
-	var file string
-	var pos uint32
-	rest := make([]any, len(cols)-2)
-	for i := range rest {
-		rest[i] = new(any)
-	}
-	if err := rows.Scan(append([]any{&file, &pos}, rest...)...); err != nil {
-		t.Fatal(err)
-	}
-	return file, pos
+	return mytest.LogEnd(t, d.DB.DB)
 }
 
 // With stop.mode specific the log is read from the start offset to the stop offset: the
@@ -54,10 +37,7 @@ stop.specific-offset.pos = %d`, file, from, stopFile, stop)), connector.Streamin
 	}
 	h := newHarness(t, src, 2, nil, nil)
 	h.Until("the stop", time.Minute, h.AllDone)
-	want := []string{"+I 1,a", "+I 2,b", "-U 2,b", "+U 2,c"}
-	if got := show(h.Rows); !reflect.DeepEqual(got, want) {
-		t.Fatalf("rows:\n got %v\nwant %v", got, want)
-	}
+	wantRows(t, "rows", h.Rows, []string{"+I 1,a", "+I 2,b", "-U 2,b", "+U 2,c"})
 }
 
 // With stop.mode latest a STREAMING job reads the snapshot and the log as far as it reached

@@ -1,11 +1,8 @@
 package postgrescdc
 
 import (
-	"context"
 	"testing"
 
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
@@ -13,18 +10,11 @@ import (
 
 func newTestSource(t testing.TB, conf string, mode connector.JobMode, parallelism int) (*Source, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", conf, err)
-	}
-	o := config.New(root, "source[0] Postgres-CDC")
-	build, _, _ := connector.LookupSource("Postgres-CDC")
-	s, err := build(&connector.SourceContext{Context: context.Background(), Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: parallelism})
+	s, o, err := conntest.BuildSourceIn(t, "Postgres-CDC", conf, connector.SourceContext{Job: connector.Job{ID: 1, Mode: mode}, Parallelism: parallelism})
 	if err != nil {
 		return nil, err
 	}
-	p, _ := connector.LookupPlugin("source", "Postgres-CDC")
-	if unknown := p.Spec.Unknown(o); len(unknown) > 0 {
+	if unknown := conntest.Unknown(t, "source", "Postgres-CDC", o); len(unknown) > 0 {
 		t.Errorf("options not known: %v", unknown)
 	}
 	return s.(*Source), nil

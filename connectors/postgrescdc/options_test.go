@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strait-dev/strait/config"
-	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/internal/nettest"
 )
 
@@ -16,15 +15,8 @@ import (
 // its error and its warnings about options its spec does not know.
 func build(t *testing.T, ctx context.Context, conf string, mode connector.JobMode) (error, []string) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(conf), hocon.Options{File: "job.conf"})
-	if err != nil {
-		t.Fatalf("parse %q: %v", conf, err)
-	}
-	o := config.New(root, "source[0] Postgres-CDC")
-	f, _, _ := connector.LookupSource("Postgres-CDC")
-	_, err = f(&connector.SourceContext{Context: ctx, Options: o, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: 1})
-	p, _ := connector.LookupPlugin("source", "Postgres-CDC")
-	return err, p.Spec.Unknown(o, "plugin_output")
+	_, o, err := conntest.BuildSourceIn(t, "Postgres-CDC", conf, connector.SourceContext{Context: ctx, Job: connector.Job{ID: 1, Mode: mode}, Parallelism: 1})
+	return err, conntest.Unknown(t, "source", "Postgres-CDC", o, "plugin_output")
 }
 
 func TestUnknownOptionsAreWarned(t *testing.T) {
@@ -51,14 +43,7 @@ table-names-config = [{ table = "` + db.table("t") + `", primaryKeys = [id], sna
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("warnings\n%q\nwant\n%q", got, tc.want)
-			}
-			for i := range got {
-				if !strings.HasPrefix(got[i], tc.want[i]) {
-					t.Errorf("warning\n%s\nwant\n%s", got[i], tc.want[i])
-				}
-			}
+			conntest.WarningsWithPrefixes(t, got, tc.want)
 		})
 	}
 }
@@ -94,12 +79,7 @@ func TestSourceGivesUpOnADatabaseThatIsDown(t *testing.T) {
 		{"silent, connect timeout first", nettest.SilentAddr(t), "connect.timeout.ms = 1000\nconnect.max-retries = 0", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			if tc.deadline > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
-				defer cancel()
-			}
+			ctx := conntest.Deadline(t, tc.deadline)
 			conf := "base-url = \"jdbc:postgresql://" + tc.addr + "/test\"\nusername = test\ntable-names = [\"test.public.t\"]\n" + tc.extra
 			start := time.Now()
 			err, _ := build(t, ctx, conf, connector.Streaming)

@@ -453,10 +453,7 @@ func TestSourceDataTypes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := prefix(t, tc.db)
 			tc.seed(client(t, tc.db), p)
-			src, err := buildSource(t, conn(t)+strings.ReplaceAll(tc.conf, "%[1]s", p))
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := mustSource(t, conn(t)+strings.ReplaceAll(tc.conf, "%[1]s", p))
 			var want []string
 			for _, w := range tc.want {
 				want = append(want, strings.ReplaceAll(w, "%[1]s", p))
@@ -485,12 +482,9 @@ func TestRoundTrip(t *testing.T) {
 	if err := conntest.Write(t, s, in); err != nil {
 		t.Fatal(err)
 	}
-	src, err := buildSource(t, conn(t)+fmt.Sprintf(`keys = %q
+	src := mustSource(t, conn(t)+fmt.Sprintf(`keys = %q
 		data_type = key
 		schema { fields { id = bigint, k = string, name = string, ok = boolean, score = double, day = date, ts = timestamp } }`, p+":*"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := conntest.AllRows(t, src, 1)
 	sort.Slice(got, func(i, j int) bool { return got[i].Fields[0].I < got[j].Fields[0].I })
 	if len(got) != len(in.Rows) {
@@ -521,28 +515,15 @@ func TestSourceRestore(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		c.RPush(ctx, fmt.Sprintf("%s:l%02d", p, i), "a", "b", "c")
 	}
-	src, err := buildSource(t, conn(t)+fmt.Sprintf("keys = %q\ndata_type = list\nbatch_size = 5\nread_key_enabled = true\n", p+":*"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustSource(t, conn(t)+fmt.Sprintf("keys = %q\ndata_type = list\nbatch_size = 5\nread_key_enabled = true\n", p+":*"))
 	ec := conntest.NewEnumContext(1)
-	en, err := src.CreateEnumerator(ec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := en.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	conntest.RunEnumerator(ctx, t, src, ec, nil)
 	seen := map[string]int{}
-	r, _ := src.CreateReader(connector.ReaderContext{Parallelism: 1})
-	r.AddSplits(ec.Assigned[0])
-	r.NoMoreSplits()
+	r := conntest.OpenReader(t, src, connector.ReaderContext{Parallelism: 1}, ec.Assigned[0])
 	out := row.NewBatch(4) // fewer rows than a step holds: a snapshot falls inside a step
 	for polls := 0; polls < 7; polls++ {
 		out.Reset()
-		if _, err := r.PollNext(ctx, out); err != nil {
-			t.Fatal(err)
-		}
+		conntest.Poll(ctx, t, r, out)
 		for _, rw := range out.Rows {
 			seen[rowText(rw.Fields)]++
 		}
@@ -552,27 +533,16 @@ func TestSourceRestore(t *testing.T) {
 		t.Fatalf("snapshot %v, %v", state, err)
 	}
 	r.Close()
-	r, _ = src.CreateReader(connector.ReaderContext{Parallelism: 1})
-	r.AddSplits(state)
-	r.NoMoreSplits()
+	r = conntest.OpenReader(t, src, connector.ReaderContext{Parallelism: 1}, state)
 	for done := false; !done; {
 		out.Reset()
-		if done, err = r.PollNext(ctx, out); err != nil {
-			t.Fatal(err)
-		}
+		done = conntest.Poll(ctx, t, r, out)
 		for _, rw := range out.Rows {
 			seen[rowText(rw.Fields)]++
 		}
 	}
 	r.Close()
-	if len(seen) != 120 {
-		t.Errorf("%d distinct rows, want 120", len(seen))
-	}
-	for k, n := range seen {
-		if n != 1 {
-			t.Errorf("%s read %d times", k, n)
-		}
-	}
+	conntest.EachOnce(t, seen, 120)
 }
 
 // Options the source refuses name themselves.
@@ -653,10 +623,7 @@ func TestCluster(t *testing.T) {
 		t.Errorf("the keys are on %d masters, want them spread", len(masters))
 	}
 
-	src, err := buildSource(t, connConf+fmt.Sprintf("keys = %q\ndata_type = key\nbatch_size = 3\n", p+":key:*"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustSource(t, connConf+fmt.Sprintf("keys = %q\ndata_type = key\nbatch_size = 3\n", p+":key:*"))
 	rows := conntest.AllRows(t, src, 2)
 	var want []string
 	for i := 0; i < 50; i++ {
@@ -666,6 +633,13 @@ func TestCluster(t *testing.T) {
 }
 
 // buildSource builds the Redis source of a batch job with one reader.
+// mustSource builds the source of conf for a BATCH job of one reader; an error fails the
+// test.
+func mustSource(t *testing.T, conf string) connector.Source {
+	t.Helper()
+	return conntest.MustSource(t, "Redis", conf, connector.Batch, 1)
+}
+
 func buildSource(t *testing.T, conf string) (connector.Source, error) {
 	return conntest.BuildSource(t, "Redis", conf, connector.Batch, 1)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	_ "github.com/strait-dev/strait/connectors/fake"
@@ -102,7 +103,7 @@ func TestMultipartWhileWritten(t *testing.T) {
 	if err := u.wait(); err != nil {
 		t.Fatal(err)
 	}
-	parts, err := srv.client.ListParts(context.Background(), &s3.ListPartsInput{Bucket: aws.String(testBucket), Key: aws.String(u.key), UploadId: u.id})
+	parts, err := srv.Client.ListParts(context.Background(), &s3.ListPartsInput{Bucket: aws.String(testBucket), Key: aws.String(u.key), UploadId: u.id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,29 +156,22 @@ func TestUploadFailsHalfWay(t *testing.T) {
 	srv := testServer(t)
 	dir := testDir(t)
 	fsys := testFS(t, "hadoop_s3_properties { \"fs.s3a.multipart.size\" = \"5M\" }\n")
-	w, err := fsys.Create(dir + "/half.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(make([]byte, 6<<20)); err != nil {
-		t.Fatal(err)
-	}
-	u := w.(*upload)
+	u := created(t, fsys, dir+"/half.bin", make([]byte, 6<<20))
 	if err := u.wait(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.client.AbortMultipartUpload(context.Background(), &s3.AbortMultipartUploadInput{Bucket: aws.String(testBucket), Key: aws.String(u.key), UploadId: u.id}); err != nil {
+	if _, err := srv.Client.AbortMultipartUpload(context.Background(), &s3.AbortMultipartUploadInput{Bucket: aws.String(testBucket), Key: aws.String(u.key), UploadId: u.id}); err != nil {
 		t.Fatal(err)
 	}
-	_, werr := w.Write(make([]byte, 6<<20))
-	cerr := w.Close()
+	_, werr := u.Write(make([]byte, 6<<20))
+	cerr := u.Close()
 	if werr == nil && cerr == nil {
 		t.Fatal("an upload lost half way closed without an error")
 	}
 	if _, err := fsys.Stat(dir + "/half.bin"); err == nil {
 		t.Error("a failed upload left an object")
 	}
-	ups, err := srv.client.ListMultipartUploads(context.Background(), &s3.ListMultipartUploadsInput{Bucket: aws.String(testBucket), Prefix: aws.String(u.key)})
+	ups, err := srv.Client.ListMultipartUploads(context.Background(), &s3.ListMultipartUploadsInput{Bucket: aws.String(testBucket), Prefix: aws.String(u.key)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,19 +231,10 @@ func TestRangedReads(t *testing.T) {
 // TestCommitIdempotent commits the same transaction twice, and again once its staging
 // folder is gone: each file is published once and the later commits change nothing.
 func TestCommitIdempotent(t *testing.T) {
-	srv := testServer(t)
-	dir := testDir(t)
-	tbl := table("t", "id", "int")
-	s := mustSink(t, sinkConf(t, dir, "file_format_type = json\n"), 3, tbl)
+	srv, dir, tbl, s := jsonSink(t)
 	ctx := context.Background()
 	w := writer(t, s, 3, nil)
-	if err := w.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(1)}, []row.Value{row.IntValue(2)})); err != nil {
-		t.Fatal(err)
-	}
-	info, err := w.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := conntest.WritePrepare(ctx, t, w, 1, batchOf(tbl, []row.Value{row.IntValue(1)}, []row.Value{row.IntValue(2)}))
 	if len(srv.files(t, dir+"/out")) != 0 {
 		t.Fatal("files published before the commit")
 	}
@@ -272,7 +257,7 @@ func TestCommitIdempotent(t *testing.T) {
 	}
 	// a transaction whose staged files and targets are both gone was aborted: an error
 	for name := range srv.files(t, dir+"/out") {
-		srv.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(testBucket), Key: aws.String(strings.TrimPrefix(dir, "/") + "/out/" + name)})
+		srv.Client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(testBucket), Key: aws.String(strings.TrimPrefix(dir, "/") + "/out/" + name)})
 	}
 	if err := commit(t, s, 1, info); err == nil || !connector.IsPermanent(err) {
 		t.Errorf("commit of a transaction whose files are gone: %v", err)
@@ -283,26 +268,12 @@ func TestCommitIdempotent(t *testing.T) {
 // TestWriterRestore restores a writer from a checkpoint listing one prepared transaction,
 // after rows staged past the checkpoint: the listed one is published, the other removed.
 func TestWriterRestore(t *testing.T) {
-	srv := testServer(t)
-	dir := testDir(t)
-	tbl := table("t", "id", "int")
-	s := mustSink(t, sinkConf(t, dir, "file_format_type = json\n"), 3, tbl)
+	srv, dir, tbl, s := jsonSink(t)
 	ctx := context.Background()
 	a := writer(t, s, 3, nil)
-	a.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(1)}))
-	info1, err := a.PrepareCommit(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state1, err := a.SnapshotState(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info1, state1 := conntest.Barrier(ctx, t, a, 1, batchOf(tbl, []row.Value{row.IntValue(1)}))
 	// rows after the checkpoint, prepared but never in a checkpoint; then the writer dies
-	a.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(2)}))
-	if _, err := a.PrepareCommit(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	conntest.WritePrepare(ctx, t, a, 2, batchOf(tbl, []row.Value{row.IntValue(2)}))
 	if n := len(srv.files(t, dir+"/tmp")); n != 2 {
 		t.Fatalf("%d staged files", n)
 	}
@@ -324,11 +295,7 @@ func TestWriterRestore(t *testing.T) {
 	if err := commit(t, s, 1, info1); err != nil {
 		t.Fatal(err)
 	}
-	b.Write(ctx, batchOf(tbl, []row.Value{row.IntValue(2)}))
-	info2, err := b.PrepareCommit(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info2 := conntest.WritePrepare(ctx, t, b, 2, batchOf(tbl, []row.Value{row.IntValue(2)}))
 	if err := commit(t, s, 2, info2); err != nil {
 		t.Fatal(err)
 	}
@@ -472,6 +439,28 @@ func testFS(t testing.TB, extra string) *FS {
 	return fsys
 }
 
+// jsonSink is a sink of job 3 writing the table t (id int) as JSON into a test folder of its
+// own on the test server, with the server and the folder.
+func jsonSink(t *testing.T) (server, string, *catalog.Table, connector.Sink) {
+	t.Helper()
+	srv, dir := testServer(t), testDir(t)
+	tbl := table("t", "id", "int")
+	return srv, dir, tbl, mustSink(t, sinkConf(t, dir, "file_format_type = json\n"), 3, tbl)
+}
+
+// created is the upload of a file created at path in fsys with data written to it.
+func created(t testing.TB, fsys *FS, path string, data []byte) *upload {
+	t.Helper()
+	w, err := fsys.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	return w.(*upload)
+}
+
 func sorted(s []string) []string {
 	out := append([]string(nil), s...)
 	for i := range out {
@@ -497,18 +486,11 @@ func TestSmallFileOnePut(t *testing.T) {
 	srv := testServer(t)
 	dir := testDir(t)
 	fsys := testFS(t, "")
-	w, err := fsys.Create(dir + "/small.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte("hello")); err != nil {
-		t.Fatal(err)
-	}
-	u := w.(*upload)
+	u := created(t, fsys, dir+"/small.txt", []byte("hello"))
 	if cap(u.buf) > firstBuffer || u.id != nil {
 		t.Errorf("a 5-byte file holds a buffer of %d bytes (multipart %v)", cap(u.buf), u.id != nil)
 	}
-	if err := w.Close(); err != nil {
+	if err := u.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if got := srv.get(t, u.key); got != "hello" {
@@ -577,7 +559,7 @@ func TestRenameCopiesLargeObjectsInParts(t *testing.T) {
 		t.Errorf("objects after the rename: %v", keys)
 	}
 	// an object put together from parts carries the count of its parts in its ETag
-	head, err := srv.client.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(testBucket), Key: aws.String(key(dir + "/final.bin"))})
+	head, err := srv.Client.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(testBucket), Key: aws.String(key(dir + "/final.bin"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,31 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+	"github.com/strait-dev/strait/connectors/internal/mytest"
 )
 
-// liveEnv names the variable holding the test server's DSN (make test sets it; see
-// scripts/mariadb.sh).
-const liveEnv = "STRAIT_TEST_MYSQL"
-
 // liveServer returns how to reach the test server and a database/sql handle on its test
-// database; without the variable the test skips.
+// database; without the variable the test fails.
 func liveServer(t *testing.T) (Config, *sql.DB) {
 	t.Helper()
-	dsn := os.Getenv(liveEnv)
-	if dsn == "" {
-		t.Fatalf("%s is not set: start MariaDB with scripts/mariadb.sh start and set %s=test:test@tcp(127.0.0.1:3306)/", liveEnv, liveEnv)
-	}
-	mc, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatalf("%s: %v", liveEnv, err)
-	}
+	mc := mytest.Server(t)
 	mc.DBName = "test"
 	mc.MultiStatements = true
 	db, err := sql.Open("mysql", mc.FormatDSN())
@@ -46,31 +34,6 @@ func exec(t *testing.T, db *sql.DB, stmts ...string) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
-}
-
-// masterPosition is the end of the server's log.
-func masterPosition(t *testing.T, db *sql.DB) (string, uint32) {
-	t.Helper()
-	rows, err := db.Query("SHOW MASTER STATUS")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	if !rows.Next() {
-		t.Fatal("SHOW MASTER STATUS: no row: is the binary log on?")
-	}
-	vals := make([]any, len(cols))
-	var file string
-	var pos uint32
-	vals[0], vals[1] = &file, &pos
-	for i := 2; i < len(vals); i++ {
-		vals[i] = new(sql.RawBytes)
-	}
-	if err := rows.Scan(vals...); err != nil {
-		t.Fatal(err)
-	}
-	return file, pos
 }
 
 func TestLiveLogin(t *testing.T) {
@@ -196,7 +159,7 @@ func TestLiveRowTypes(t *testing.T) {
 		bin BINARY(3), vb VARBINARY(10), tt TINYTEXT, tx TEXT, mt MEDIUMTEXT, lb LONGBLOB,
 		j JSON, g GEOMETRY, n INT)`)
 	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS binlog_types") })
-	file, pos := masterPosition(t, db)
+	file, pos := mytest.LogEnd(t, db)
 	exec(t, db, `INSERT INTO binlog_types VALUES (1, -128, 255, -32768, -8388608, 16777215,
 		-2147483648, 4294967295, -9223372036854775808, 18446744073709551615, 1.5, -2.25,
 		-12345678.91, 1234567890123456789012345678.0123456789, 99999, -0.0000000000000000000000001,

@@ -28,9 +28,9 @@ type DB struct {
 	Pass string
 }
 
-// New creates a database named <prefix>_<the test's name>_<random>, dropped when the test
-// ends; params are the session variables of its connections (time_zone...).
-func New(t testing.TB, prefix string, params map[string]string) *DB {
+// Server is the configuration of a connection to the test server, as Env gives it; a
+// variable not set or not a DSN fails the test.
+func Server(t testing.TB) *mysql.Config {
 	t.Helper()
 	dsn := os.Getenv(Env)
 	if dsn == "" {
@@ -40,6 +40,14 @@ func New(t testing.TB, prefix string, params map[string]string) *DB {
 	if err != nil {
 		t.Fatalf("%s: %v", Env, err)
 	}
+	return mc
+}
+
+// New creates a database named <prefix>_<the test's name>_<random>, dropped when the test
+// ends; params are the session variables of its connections (time_zone...).
+func New(t testing.TB, prefix string, params map[string]string) *DB {
+	t.Helper()
+	mc := Server(t)
 	suffix := make([]byte, 3)
 	_, _ = rand.Read(suffix)
 	name := strings.ToLower(strings.NewReplacer("/", "_", " ", "_", "-", "_").Replace(t.Name()))
@@ -83,3 +91,28 @@ func (d *DB) Run(t testing.TB, stmts ...string) {
 
 // Quote quotes a MySQL identifier.
 func Quote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// LogEnd is the end of the test server's binary log (file and position), where the next
+// transaction goes, as db reads it.
+func LogEnd(t testing.TB, db *sql.DB) (string, uint32) {
+	t.Helper()
+	rows, err := db.Query("SHOW MASTER STATUS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	if !rows.Next() {
+		t.Fatal("SHOW MASTER STATUS is empty: the test server writes no binary log")
+	}
+	var file string
+	var pos uint32
+	rest := make([]any, len(cols)-2)
+	for i := range rest {
+		rest[i] = new(any)
+	}
+	if err := rows.Scan(append([]any{&file, &pos}, rest...)...); err != nil {
+		t.Fatal(err)
+	}
+	return file, pos
+}
