@@ -1,6 +1,8 @@
 package text
 
 import (
+	"strconv"
+
 	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -39,6 +41,16 @@ func (e *Encoder) AppendValue(b []byte, v *row.Value, level int) []byte {
 		return b
 	case types.String, types.Bytes:
 		return append(b, v.S...)
+	case types.Boolean:
+		return strconv.AppendBool(b, v.I != 0)
+	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
+		return strconv.AppendInt(b, v.I, 10)
+	case types.Float:
+		return row.AppendJavaFloat(b, float64(v.Float32()), 32)
+	case types.Double:
+		return row.AppendJavaFloat(b, v.Float64(), 64)
+	case types.Decimal:
+		return row.AppendJavaDecimal(b, *v)
 	case types.Date:
 		return e.Date.Append(b, javatime.Date(v.I))
 	case types.Time:
@@ -69,7 +81,7 @@ func (e *Encoder) AppendValue(b []byte, v *row.Value, level int) []byte {
 		}
 		return b
 	}
-	return row.AppendScalar(b, *v) // booleans, numbers as Java prints them
+	return b
 }
 
 // Depth is the deepest separator index values of type t use when written at level.
