@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -231,10 +232,12 @@ func TestTemporalKilledAndRestarted(t *testing.T) {
 			// the job moves again: its written count grows past the first one read now
 			first := int64(-1)
 			moving := eventually(t, 90*time.Second, "the job moves again", func() bool {
-				if code, _ := run(t, "job", "status", id, "--json", "--address", addr); code != 0 {
+				// a status read fails while the worker has not polled the restarted server yet
+				code, out := run(t, "job", "status", id, "--json", "--address", addr)
+				var st statusCounts
+				if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
 					return false
 				}
-				st := c.status(t, id)
 				if first < 0 {
 					first = st.Counters.RowsWritten
 				}

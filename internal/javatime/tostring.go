@@ -122,16 +122,17 @@ func AppendLocalTime(buf []byte, nanos int64) []byte {
 // AppendLocalDateTime appends a zone-less timestamp as LocalDateTime.toString writes it:
 // the date, T and the time (2024-01-31T12:30, 2024-01-31T12:30:05.5 as ...:05.500).
 func AppendLocalDateTime(buf []byte, ts int64) []byte {
-	return appendDateTime(buf, ts, AppendLocalTime)
+	buf, nanos := appendDateT(buf, ts)
+	return AppendLocalTime(buf, nanos)
 }
 
-// appendDateTime appends a zone-less timestamp's date, T and its time of day as appendTime
-// writes it.
-func appendDateTime(buf []byte, ts int64, appendTime func([]byte, int64) []byte) []byte {
+// appendDateT appends a zone-less timestamp's date and the T after it, and returns its
+// time of day. (Not a function taking the time's writer: a buffer passed through a
+// function value escapes, and callers write into buffers on their stacks.)
+func appendDateT(buf []byte, ts int64) ([]byte, int64) {
 	days, nanos := civil.SplitTimestamp(ts)
 	buf = AppendLocalDate(buf, days)
-	buf = append(buf, 'T')
-	return appendTime(buf, nanos)
+	return append(buf, 'T'), nanos
 }
 
 // AppendISOLocalTime appends nanoseconds of the day as DateTimeFormatter.ISO_LOCAL_TIME
@@ -149,7 +150,8 @@ func AppendISOLocalTime(buf []byte, nanos int64) []byte {
 // AppendISOLocalDateTime appends a zone-less timestamp as ISO_LOCAL_DATE_TIME writes it:
 // the date, T and the time as AppendISOLocalTime writes it.
 func AppendISOLocalDateTime(buf []byte, ts int64) []byte {
-	return appendDateTime(buf, ts, AppendISOLocalTime)
+	buf, nanos := appendDateT(buf, ts)
+	return AppendISOLocalTime(buf, nanos)
 }
 
 // appendTrimmedFraction writes nothing for a zero fraction, else a point and its digits
