@@ -131,7 +131,7 @@ func appendJSON(buf []byte, v Value, nonFiniteStrings bool) []byte {
 	case types.Float, types.Double:
 		f, _ := v.AsFloat64()
 		if !math.IsNaN(f) && !math.IsInf(f, 0) {
-			return AppendText(buf, v)
+			return appendScalar(buf, v)
 		}
 		if !nonFiniteStrings {
 			return append(buf, "null"...)
@@ -141,8 +141,10 @@ func appendJSON(buf []byte, v Value, nonFiniteStrings bool) []byte {
 		return append(buf, '"')
 	case types.Date, types.Time, types.Timestamp:
 		buf = append(buf, '"')
-		buf = AppendText(buf, v)
+		buf = appendScalar(buf, v)
 		return append(buf, '"')
+	case types.Decimal:
+		return AppendDecimal(buf, v)
 	case types.Array, types.Row:
 		buf = append(buf, '[')
 		for i, e := range v.Fields() {
@@ -170,7 +172,9 @@ func appendJSON(buf []byte, v Value, nonFiniteStrings bool) []byte {
 		}
 		return append(buf, '}')
 	}
-	return AppendText(buf, v)
+	// booleans and integers, as AppendText writes them (without its own switch: this is the
+	// writers' hot path)
+	return appendScalar(buf, v)
 }
 
 // AppendJavaFloat formats a float the way Java's Float/Double.toString does for the common
