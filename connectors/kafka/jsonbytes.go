@@ -89,28 +89,6 @@ func digits(b []byte, i int) int {
 	return i
 }
 
-// skipValue steps over the value at p of a field the row does not have.
-func skipValue(b []byte, p, depth int) (int, error) {
-	if depth > maxJSONDepth || p >= len(b) {
-		return p, errSlowPath
-	}
-	switch c := b[p]; {
-	case c == '"':
-		return skipString(b, p)
-	case c == '-' || c >= '0' && c <= '9':
-		if end := numberEnd(b, p); end >= 0 {
-			return end, nil
-		}
-	case hasWord(b, p, "true"), hasWord(b, p, "null"):
-		return p + 4, nil
-	case hasWord(b, p, "false"):
-		return p + 5, nil
-	case c == '{' || c == '[':
-		return skipComposite(b, p, depth)
-	}
-	return p, errSlowPath
-}
-
 // skipString steps over a string, escapes and all; one encoding/json would refuse is left
 // to the general path.
 func skipString(b []byte, p int) (int, error) {
@@ -129,43 +107,4 @@ func skipString(b []byte, p int) (int, error) {
 		}
 	}
 	return p, errSlowPath
-}
-
-// skipComposite steps over an object or an array.
-func skipComposite(b []byte, p, depth int) (int, error) {
-	closer := byte(']')
-	if b[p] == '{' {
-		closer = '}'
-	}
-	p = skipSpace(b, p+1)
-	if p < len(b) && b[p] == closer {
-		return p + 1, nil
-	}
-	for {
-		var err error
-		if closer == '}' {
-			if p, err = skipString(b, p); err != nil {
-				return p, err
-			}
-			if p = skipSpace(b, p); p >= len(b) || b[p] != ':' {
-				return p, errSlowPath
-			}
-			p = skipSpace(b, p+1)
-		}
-		if p, err = skipValue(b, p, depth+1); err != nil {
-			return p, err
-		}
-		p = skipSpace(b, p)
-		if p >= len(b) {
-			return p, errSlowPath
-		}
-		switch b[p] {
-		case ',':
-			p = skipSpace(b, p+1)
-		case closer:
-			return p + 1, nil
-		default:
-			return p, errSlowPath
-		}
-	}
 }
