@@ -52,3 +52,33 @@ func TestStatic(t *testing.T) {
 		t.Fatalf("reader 1 after registering again got %v", got)
 	}
 }
+
+// The State snapshot is the {"assigned": [...]} object LocalFile, S3File and FakeSource kept
+// before they shared the assigner, so a checkpoint taken by either reads in the other; StartBy
+// hands split i to the reader owner(i) says.
+func TestStateAndStartBy(t *testing.T) {
+	st, err := Restore([]byte(`{"assigned":["t_1","t_0"]}`))
+	if err != nil || !reflect.DeepEqual(st.Assigned, []string{"t_1", "t_0"}) {
+		t.Fatalf("restored %+v %v", st, err)
+	}
+	if st, err := Restore(nil); err != nil || st.Assigned != nil {
+		t.Fatalf("a fresh start restored %+v %v", st, err)
+	}
+	if _, err := Restore([]byte(`["t_1"]`)); err == nil {
+		t.Fatal("a list read as the object state")
+	}
+	ec := conntest.NewEnumContext(2)
+	ec.Registered = []int{0, 1}
+	s := New(ec, st.Assigned)
+	s.StartBy(splits("t_0", "t_1", "t_2", "t_3"), func(i int) int { return []int{1, 1, 0, 1}[i] })
+	if got := ids(ec.Assigned[0]); !reflect.DeepEqual(got, []string{"t_2"}) {
+		t.Fatalf("reader 0 got %v", got)
+	}
+	if got := ids(ec.Assigned[1]); !reflect.DeepEqual(got, []string{"t_3"}) {
+		t.Fatalf("reader 1 got %v", got)
+	}
+	b, err := s.SnapshotState()
+	if err != nil || string(b) != `{"assigned":["t_0","t_1","t_2","t_3"]}` {
+		t.Fatalf("snapshot %s %v", b, err)
+	}
+}
