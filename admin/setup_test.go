@@ -14,23 +14,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/devserver/devservertest"
 )
-
-func startServer(t *testing.T) client.Client {
-	t.Helper()
-	srv, err := devserver.Start(devserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
 
 func retention(t *testing.T, c client.Client, ns string) time.Duration {
 	t.Helper()
@@ -54,7 +39,7 @@ func customAttributes(t *testing.T, c client.Client, ns string) map[string]enums
 // creates the namespace with its retention and registers the three attributes, the second
 // changes nothing, and a third with another retention only updates the retention.
 func TestSetupTwice(t *testing.T) {
-	c := startServer(t)
+	c := devservertest.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	opts := Options{Namespace: "strait-prod", Retention: 72 * time.Hour, Description: "Strait jobs"}
@@ -114,7 +99,7 @@ func TestSetupTwice(t *testing.T) {
 // embedded server's default one, as Temporal Cloud makes namespaces) without touching it,
 // and refuses a namespace that does not exist.
 func TestSetupAttributesOnly(t *testing.T) {
-	c := startServer(t)
+	c := devservertest.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, err := c.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
@@ -143,7 +128,7 @@ func TestSetupAttributesOnly(t *testing.T) {
 // TestSetupWrongType refuses a namespace where one of Strait's attributes has another type,
 // naming it, and registers nothing else there.
 func TestSetupWrongType(t *testing.T) {
-	c := startServer(t)
+	c := devservertest.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const ns = "taken"

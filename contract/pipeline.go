@@ -24,14 +24,7 @@ type PipelineInput struct {
 }
 
 // Vertex returns the pipeline's vertex with this id, nil when it has none.
-func (in *PipelineInput) Vertex(id int) *Vertex {
-	for _, v := range in.Vertices {
-		if v.ID == id {
-			return v
-		}
-	}
-	return nil
-}
+func (in *PipelineInput) Vertex(id int) *Vertex { return vertexByID(in.Vertices, id) }
 
 // PipelineResume is the state a pipeline workflow continues with.
 type PipelineResume struct {

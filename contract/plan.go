@@ -40,8 +40,11 @@ type Plan struct {
 }
 
 // Vertex returns the vertex with this id, nil when the plan has none.
-func (p *Plan) Vertex(id int) *Vertex {
-	for _, v := range p.Vertices {
+func (p *Plan) Vertex(id int) *Vertex { return vertexByID(p.Vertices, id) }
+
+// vertexByID returns the vertex of vs with this id, nil when vs has none.
+func vertexByID(vs []*Vertex, id int) *Vertex {
+	for _, v := range vs {
 		if v.ID == id {
 			return v
 		}

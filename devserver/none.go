@@ -9,17 +9,6 @@ import "errors"
 // Available reports whether this build embeds the Temporal server.
 const Available = false
 
-// Options configure the embedded server.
-type Options struct {
-	IP        string
-	Port      int
-	DBFile    string
-	Namespace string
-	LogLevel  string
-	UI        string
-	OneJob    bool
-}
-
 // Server is never started in this build.
 type Server struct{}
 

@@ -6,19 +6,21 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/strait-dev/strait/internal/freeport"
 )
 
 // TestWebUI starts the embedded server with the Web UI and asks the UI for the page and for
 // the namespace's workflows, which it reads from the server.
 func TestWebUI(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Pick("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s, err := Start(Options{UI: addr})
 	if err != nil {
 		t.Fatal(err)

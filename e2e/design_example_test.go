@@ -26,10 +26,7 @@ import (
 func TestDesignExample(t *testing.T) {
 	dsn := sharedMariaDB(t)
 	kafka, adm := kafkaBroker(t)
-	es := os.Getenv("STRAIT_TEST_ELASTICSEARCH")
-	if es == "" {
-		t.Fatal("STRAIT_TEST_ELASTICSEARCH is not set: make test starts ZincSearch (make zincsearch) and sets it")
-	}
+	es := testServer(t, "STRAIT_TEST_ELASTICSEARCH", "ZincSearch (scripts/zincsearch.sh)")
 	seed := cdcKillSeed(t)
 	c := &cluster{ckpt: t.TempDir()}
 	c.addr = startTemporal(t)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,27 @@ func seatunnel(parts ...string) string {
 // in its testdata/seatunnel.
 func connectorSuite(connector string, parts ...string) string {
 	return filepath.Join(append([]string{"..", "connectors", connector, "testdata", "seatunnel"}, parts...)...)
+}
+
+// testServer is the address of a test server that the environment variable name holds
+// (`make test` starts the server and sets it); without it the test fails naming what starts
+// the server.
+func testServer(t *testing.T, name, startedBy string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("%s is not set: `make test` starts %s and sets it", name, startedBy)
+	}
+	return v
+}
+
+// mappedHost fails the test unless host, the name SeaTunnel's configs reach a test server
+// by, resolves (the server's script maps it).
+func mappedHost(t *testing.T, host, script string) {
+	t.Helper()
+	if addrs, err := net.LookupHost(host); err != nil || len(addrs) == 0 {
+		t.Fatalf("host %s does not resolve (%s start maps it): %v", host, script, err)
+	}
 }
 
 // run runs strait with args and returns its exit code and combined output.

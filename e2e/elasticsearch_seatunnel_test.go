@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,13 +26,8 @@ func esSuite(name string) string { return connectorSuite("elasticsearch", name) 
 // credentials; it returns the test server's URL.
 func esFront(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("STRAIT_TEST_ELASTICSEARCH")
-	if base == "" {
-		t.Fatal("STRAIT_TEST_ELASTICSEARCH is not set: make test starts ZincSearch (make zincsearch) and sets it")
-	}
-	if addrs, err := net.LookupHost("elasticsearch"); err != nil || len(addrs) == 0 {
-		t.Fatalf("host elasticsearch does not resolve (scripts/zincsearch.sh start maps it): %v", err)
-	}
+	base := testServer(t, "STRAIT_TEST_ELASTICSEARCH", "ZincSearch (scripts/zincsearch.sh)")
+	mappedHost(t, "elasticsearch", "scripts/zincsearch.sh")
 	target, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)

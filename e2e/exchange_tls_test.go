@@ -9,13 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/strait-dev/strait/exchange"
+	"github.com/strait-dev/strait/exchange/exchangetest"
 	"github.com/strait-dev/strait/internal/testcert"
-	exchangev1 "github.com/strait-dev/strait/proto/exchange/v1"
 )
 
 var exchangeAt = regexp.MustCompile(`exchange at (\S+) \(mTLS\)`)
@@ -89,7 +88,7 @@ func TestExchangeMTLS(t *testing.T) {
 			{"a certificate of another CA", credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: []tls.Certificate{intruder}}),
 				"certificate signed by unknown authority"},
 		} {
-			if err := transfer(t, m1Addr[1], tc.creds); err == nil {
+			if err := exchangetest.Transfer(t, m1Addr[1], tc.creds); err == nil {
 				t.Fatalf("%s: the exchange served a stream", tc.name)
 			}
 			eventually(t, 10*time.Second, tc.name+": m1 logs the refusal", func() bool {
@@ -187,24 +186,4 @@ func groupRunners(t *testing.T, addr, id string) (source, sink string) {
 		}
 	}
 	return source, sink
-}
-
-// transfer opens an exchange stream to addr with creds and returns why it failed.
-func transfer(t *testing.T, addr string, creds credentials.TransportCredentials) error {
-	t.Helper()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	stream, err := exchangev1.NewExchangeClient(cc).Transfer(ctx)
-	if err != nil {
-		return err
-	}
-	// TLS 1.3 ends a client's handshake before the server checked its certificate: the
-	// refusal arrives on the stream
-	_, err = stream.Recv()
-	return err
 }

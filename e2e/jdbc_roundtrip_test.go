@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -110,10 +109,7 @@ var writePaths = []struct{ name, opts string }{
 // the schema.
 func pgSchema(t *testing.T) (jdbcURL string, conn *pgx.Conn) {
 	t.Helper()
-	dsn := os.Getenv("STRAIT_TEST_POSTGRES")
-	if dsn == "" {
-		t.Fatal("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
-	}
+	dsn := testServer(t, "STRAIT_TEST_POSTGRES", "PostgreSQL (scripts/postgres.sh)")
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatalf("STRAIT_TEST_POSTGRES: %v", err)

@@ -17,10 +17,7 @@ import (
 // `make test` sets once scripts/postgres.sh has started it).
 func postgres(t *testing.T) *pgx.Conn {
 	t.Helper()
-	dsn := os.Getenv("STRAIT_TEST_POSTGRES")
-	if dsn == "" {
-		t.Fatal("STRAIT_TEST_POSTGRES is not set: `make test` starts PostgreSQL (scripts/postgres.sh) and sets it")
-	}
+	dsn := testServer(t, "STRAIT_TEST_POSTGRES", "PostgreSQL (scripts/postgres.sh)")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)

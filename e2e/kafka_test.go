@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,10 +19,7 @@ import (
 // scripts/kafka.sh), or a skip without it, as the PostgreSQL tests do.
 func kafkaBroker(t *testing.T) (string, *kadm.Client) {
 	t.Helper()
-	addr := os.Getenv("STRAIT_TEST_KAFKA")
-	if addr == "" {
-		t.Fatal("STRAIT_TEST_KAFKA is not set: `make test` starts the broker (scripts/kafka.sh) and sets it")
-	}
+	addr := testServer(t, "STRAIT_TEST_KAFKA", "the broker (scripts/kafka.sh)")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {
 		t.Fatal(err)

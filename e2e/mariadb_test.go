@@ -157,11 +157,7 @@ type mysqlDatabase struct {
 // sets once scripts/mariadb.sh has started it).
 func sharedMariaDB(t *testing.T) string {
 	t.Helper()
-	dsn := os.Getenv("STRAIT_TEST_MYSQL")
-	if dsn == "" {
-		t.Fatal("STRAIT_TEST_MYSQL is not set: `make test` starts MariaDB (scripts/mariadb.sh) and sets it")
-	}
-	return dsn
+	return testServer(t, "STRAIT_TEST_MYSQL", "MariaDB (scripts/mariadb.sh)")
 }
 
 // newMySQLDatabase creates a database named name on the server of dsn.

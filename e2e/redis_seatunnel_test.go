@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -24,13 +22,8 @@ func redisSuite(name string) string { return connectorSuite("redis", name) }
 // redisDB is a client of the test server's database db.
 func redisDB(t *testing.T, db int) *goredis.Client {
 	t.Helper()
-	u := os.Getenv("STRAIT_TEST_REDIS")
-	if u == "" {
-		t.Fatal("STRAIT_TEST_REDIS is not set: make test starts Redis (make redis) and sets it")
-	}
-	if addrs, err := net.LookupHost("redis-e2e"); err != nil || len(addrs) == 0 {
-		t.Fatalf("host redis-e2e does not resolve (scripts/redis.sh start maps it): %v", err)
-	}
+	u := testServer(t, "STRAIT_TEST_REDIS", "Redis (scripts/redis.sh)")
+	mappedHost(t, "redis-e2e", "scripts/redis.sh")
 	o, err := goredis.ParseURL(u)
 	if err != nil {
 		t.Fatal(err)

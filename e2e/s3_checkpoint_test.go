@@ -31,10 +31,8 @@ type testS3 struct {
 
 func s3Server(t *testing.T) *testS3 {
 	t.Helper()
-	endpoint, key, secret := os.Getenv("STRAIT_TEST_S3"), os.Getenv("STRAIT_TEST_S3_ACCESS_KEY"), os.Getenv("STRAIT_TEST_S3_SECRET_KEY")
-	if endpoint == "" {
-		t.Fatal("STRAIT_TEST_S3 is not set: `make test` starts SeaweedFS (scripts/s3.sh) and sets it")
-	}
+	endpoint := testServer(t, "STRAIT_TEST_S3", "SeaweedFS (scripts/s3.sh)")
+	key, secret := os.Getenv("STRAIT_TEST_S3_ACCESS_KEY"), os.Getenv("STRAIT_TEST_S3_SECRET_KEY")
 	if key == "" || secret == "" {
 		t.Fatal("STRAIT_TEST_S3 is set but STRAIT_TEST_S3_ACCESS_KEY or STRAIT_TEST_S3_SECRET_KEY is not")
 	}

@@ -227,19 +227,7 @@ func TestServerKilled(t *testing.T) {
 			c := newClient(t)
 			ctx := context.Background()
 			snd := mustOpen(t, ctx, c, lis.Addr().String(), key(0, 0))
-			b := seqBatch(0, 0, 100, strings.Repeat("k", 100))
-			defer b.Release()
-			var sent atomic.Int64
-			failed := make(chan error, 1)
-			go func() {
-				for {
-					if err := snd.Send(ctx, b); err != nil {
-						failed <- err
-						return
-					}
-					sent.Add(1)
-				}
-			}()
+			sent, failed := sendForever(ctx, snd, "k")
 			for deadline := time.Now().Add(10 * time.Second); sent.Load() == 0; time.Sleep(5 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatal("nothing sent within 10 s")
@@ -396,11 +384,7 @@ func TestConsumerDeadPeerDetected(t *testing.T) {
 		cancel()
 		snd.Close(ctx) // aborts: the frozen peer would take the client's keep-alive to notice
 	}()
-	b := seqBatch(0, 0, 1, "")
-	defer b.Release()
-	if err := snd.Send(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	mustSendOne(t, ctx, snd)
 	q.next(t, 5*time.Second)
 	proxy.freeze()
 	start := time.Now()
@@ -424,11 +408,7 @@ func TestProducerDeadPeerDetected(t *testing.T) {
 	c := newClient(t, WithKeepalive(time.Second, 2*time.Second)) // 10 s + 2 s in effect
 	ctx := context.Background()
 	snd := mustOpen(t, ctx, c, proxy.addr(), key(0, 0))
-	b := seqBatch(0, 0, 1, "")
-	defer b.Release()
-	if err := snd.Send(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	mustSendOne(t, ctx, snd)
 	proxy.freeze()
 	start := time.Now()
 	done := make(chan error, 1)
@@ -470,19 +450,7 @@ func TestConsumerGone(t *testing.T) {
 		c := newClient(t)
 		ctx := context.Background()
 		snd := mustOpen(t, ctx, c, lis.Addr().String(), key(0, 0))
-		b := seqBatch(0, 0, 100, strings.Repeat("u", 100))
-		defer b.Release()
-		failed := make(chan error, 1)
-		var sent atomic.Int64
-		go func() {
-			for {
-				if err := snd.Send(ctx, b); err != nil {
-					failed <- err
-					return
-				}
-				sent.Add(1)
-			}
-		}()
+		sent, failed := sendForever(ctx, snd, "u")
 		for last := int64(-1); sent.Load() != last; {
 			last = sent.Load()
 			time.Sleep(200 * time.Millisecond)
@@ -793,11 +761,7 @@ func TestStopTellsConsumers(t *testing.T) {
 	s, q, snd := openLink(t, 4, nil)
 	ctx := context.Background()
 	defer snd.Close(ctx)
-	b := seqBatch(0, 0, 1, "")
-	defer b.Release()
-	if err := snd.Send(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	mustSendOne(t, ctx, snd)
 	q.next(t, 5*time.Second)
 	s.Stop()
 	if r := q.next(t, time.Second); r.m.Failed == nil {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -107,6 +109,36 @@ func mustOpen(t testing.TB, ctx context.Context, c *Client, addr string, k Key) 
 		t.Fatal(err)
 	}
 	return snd
+}
+
+// mustSendOne sends a batch of one row on snd, failing the test when Send does.
+func mustSendOne(t testing.TB, ctx context.Context, snd *Sender) {
+	t.Helper()
+	b := seqBatch(0, 0, 1, "")
+	defer b.Release()
+	if err := snd.Send(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sendForever sends a batch of 100 rows, their payload fill repeated 100 times, on snd
+// until a Send fails, in a goroutine of its own; sent counts the batches sent, and failed
+// receives the error that stopped it.
+func sendForever(ctx context.Context, snd *Sender, fill string) (sent *atomic.Int64, failed <-chan error) {
+	sent = new(atomic.Int64)
+	errs := make(chan error, 1)
+	b := seqBatch(0, 0, 100, strings.Repeat(fill, 100))
+	go func() {
+		defer b.Release()
+		for {
+			if err := snd.Send(ctx, b); err != nil {
+				errs <- err
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+	return sent, errs
 }
 
 type received struct {

@@ -15,12 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/strait-dev/strait/exchange/exchangetest"
 	"github.com/strait-dev/strait/internal/testcert"
-	exchangev1 "github.com/strait-dev/strait/proto/exchange/v1"
 )
 
 // logBuffer is a slog destination a test reads while servers write to it.
@@ -137,7 +136,7 @@ func TestMTLSRefuses(t *testing.T) {
 		{
 			name: "a client without a certificate",
 			dial: func(t *testing.T, addr string) error {
-				return grpcDial(t, addr, credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}))
+				return exchangetest.Transfer(t, addr, credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}))
 			},
 			// a client outside Strait may see the refusal's alert or only the closed connection
 			client: "Unavailable", server: "client didn't provide a certificate",
@@ -155,7 +154,7 @@ func TestMTLSRefuses(t *testing.T) {
 		{
 			name: "a plain client",
 			dial: func(t *testing.T, addr string) error {
-				return grpcDial(t, addr, insecure.NewCredentials())
+				return exchangetest.Transfer(t, addr, insecure.NewCredentials())
 			},
 			client: "Unavailable", server: "first record does not look like a TLS handshake",
 		},
@@ -235,26 +234,6 @@ func TestTestCAScript(t *testing.T) {
 	if err := roundTrip(t, s, newClient(t, WithTLS(loadTLS(t, files("127.0.0.1", "runner-b.example")))), addr); err != nil {
 		t.Fatalf("127.0.0.1 to runner-b.example: %v", err)
 	}
-}
-
-// grpcDial opens a Transfer stream with creds and returns why it failed.
-func grpcDial(t *testing.T, addr string, creds credentials.TransportCredentials) error {
-	t.Helper()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	stream, err := exchangev1.NewExchangeClient(cc).Transfer(ctx)
-	if err != nil {
-		return err
-	}
-	// TLS 1.3 ends the client's handshake before the server checked its certificate: the
-	// refusal arrives on the stream
-	_, err = stream.Recv()
-	return err
 }
 
 func eventually(t *testing.T, within time.Duration, cond func() bool, what func() string) {

@@ -285,30 +285,21 @@ func envOptions(in contract.JobInput) Ordered {
 	if err != nil {
 		return out
 	}
-	var walk func(v *hocon.Value, prefix string)
-	walk = func(v *hocon.Value, prefix string) {
-		for _, f := range v.Fields {
-			k := f.Key
-			if prefix != "" {
-				k = prefix + "." + k
-			}
-			switch f.Value.Kind {
-			case hocon.Object:
-				walk(f.Value, k)
+	if env := root.Get("env"); env != nil && env.Kind == hocon.Object {
+		_ = env.Leaves(func(k string, v *hocon.Value) error {
+			switch v.Kind {
 			case hocon.Array:
-				b, _ := f.Value.MarshalJSON()
+				b, _ := v.MarshalJSON()
 				out = append(out, KV{k, string(b)})
 			case hocon.Bool:
-				out = append(out, KV{k, strconv.FormatBool(f.Value.Bool)})
+				out = append(out, KV{k, strconv.FormatBool(v.Bool)})
 			case hocon.Null:
 				out = append(out, KV{k, ""})
 			default:
-				out = append(out, KV{k, f.Value.Str})
+				out = append(out, KV{k, v.Str})
 			}
-		}
-	}
-	if env := root.Get("env"); env != nil && env.Kind == hocon.Object {
-		walk(env, "")
+			return nil
+		})
 	}
 	return out
 }

@@ -283,13 +283,23 @@ func (d *LogicalDag) warnUnused(o *config.Options, kind, name string) {
 	}
 }
 
-func (d *LogicalDag) buildSource(ctx context.Context, v *planvertex.Vertex, p *Plugin) error {
-	f, name, ok := connector.LookupSource(p.Name)
+// lookupPlugin finds the factory of p's plugin of this kind in the registry, names v's
+// plugin as registered, and returns the factory and p's options; an unknown name is an
+// error listing the known ones.
+func lookupPlugin[F any](v *planvertex.Vertex, p *Plugin, kind string, lookup func(string) (F, string, bool), known func() []string) (F, *config.Options, error) {
+	f, name, ok := lookup(p.Name)
 	if !ok {
-		return cfgErr("%s: unknown source plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SourceNames(), ", "), p.Pos)
+		return f, nil, cfgErr("%s: unknown %s plugin %q (known: %s) (at %s)", p.Where(), kind, p.Name, strings.Join(known(), ", "), p.Pos)
 	}
 	v.Plugin = name
-	o := config.New(p.Options, p.Where())
+	return f, config.New(p.Options, p.Where()), nil
+}
+
+func (d *LogicalDag) buildSource(ctx context.Context, v *planvertex.Vertex, p *Plugin) error {
+	f, o, err := lookupPlugin(v, p, "source", connector.LookupSource, connector.SourceNames)
+	if err != nil {
+		return err
+	}
 	src, err := f(&connector.SourceContext{Context: ctx, Options: o, Job: d.Job, Parallelism: v.Parallelism, OutputName: p.Output})
 	if err != nil {
 		return wrapPluginErr(p, err)
@@ -298,38 +308,34 @@ func (d *LogicalDag) buildSource(ctx context.Context, v *planvertex.Vertex, p *P
 		return cfgErr("%s: the source is unbounded and cannot run in a BATCH job; set env.job.mode = STREAMING", p.Where())
 	}
 	v.Tables = src.Tables()
-	d.warnUnused(o, "source", name)
+	d.warnUnused(o, "source", v.Plugin)
 	return nil
 }
 
 func (d *LogicalDag) buildTransform(ctx context.Context, v *planvertex.Vertex, p *Plugin) error {
-	f, name, ok := connector.LookupTransform(p.Name)
-	if !ok {
-		return cfgErr("%s: unknown transform plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.TransformNames(), ", "), p.Pos)
+	f, o, err := lookupPlugin(v, p, "transform", connector.LookupTransform, connector.TransformNames)
+	if err != nil {
+		return err
 	}
-	v.Plugin = name
-	o := config.New(p.Options, p.Where())
 	t, err := f(&connector.TransformContext{Context: ctx, Options: o, Job: d.Job, Inputs: v.InputTables})
 	if err != nil {
 		return wrapPluginErr(p, err)
 	}
 	v.Tables = t.Outputs()
-	d.warnUnused(o, "transform", name)
+	d.warnUnused(o, "transform", v.Plugin)
 	return nil
 }
 
 func (d *LogicalDag) buildSink(ctx context.Context, v *planvertex.Vertex, p *Plugin) error {
-	f, name, ok := connector.LookupSink(p.Name)
-	if !ok {
-		return cfgErr("%s: unknown sink plugin %q (known: %s) (at %s)", p.Where(), p.Name, strings.Join(connector.SinkNames(), ", "), p.Pos)
+	f, o, err := lookupPlugin(v, p, "sink", connector.LookupSink, connector.SinkNames)
+	if err != nil {
+		return err
 	}
-	v.Plugin = name
-	o := config.New(p.Options, p.Where())
 	if _, err := f(&connector.SinkContext{Context: ctx, Options: o, Job: d.Job, Inputs: v.InputTables}); err != nil {
 		return wrapPluginErr(p, err)
 	}
 	v.Tables = v.InputTables
-	d.warnUnused(o, "sink", name)
+	d.warnUnused(o, "sink", v.Plugin)
 	return nil
 }
 

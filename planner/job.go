@@ -234,29 +234,17 @@ func parseEnv(v *hocon.Value) (contract.Env, error) {
 			return env, o.Errorf("tag_filter", "expected an object of key = value")
 		}
 		env.TagFilter = map[string]string{}
-		var walk func(v *hocon.Value, prefix string) error
-		walk = func(v *hocon.Value, prefix string) error {
-			for _, f := range v.Fields {
-				k := f.Key
-				if prefix != "" {
-					k = prefix + "." + k
-				}
-				switch f.Value.Kind {
-				case hocon.Object:
-					if err := walk(f.Value, k); err != nil {
-						return err
-					}
-				case hocon.String, hocon.Number:
-					env.TagFilter[k] = f.Value.Str
-				case hocon.Bool:
-					env.TagFilter[k] = fmt.Sprint(f.Value.Bool)
-				default:
-					return o.Errorf("tag_filter."+k, "expected a string")
-				}
+		if err := tf.Leaves(func(k string, v *hocon.Value) error {
+			switch v.Kind {
+			case hocon.String, hocon.Number:
+				env.TagFilter[k] = v.Str
+			case hocon.Bool:
+				env.TagFilter[k] = fmt.Sprint(v.Bool)
+			default:
+				return o.Errorf("tag_filter."+k, "expected a string")
 			}
 			return nil
-		}
-		if err := walk(tf, ""); err != nil {
+		}); err != nil {
 			return env, err
 		}
 	}

@@ -16,8 +16,8 @@ host=${STRAIT_KAFKA_HOST:-127.0.0.1}
 addr="$host:$port"
 dir=${STRAIT_KAFKA_DIR:-${TMPDIR:-/tmp}/strait-kafka-$port}
 bin="$root/bin/tools/kfake"
-sudo=
-[ "$(id -u)" -eq 0 ] || sudo=sudo
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
 
 build() {
 	if [ -x "$bin" ] && [ -z "$(find "$root/tools/kfake" "$root/go.mod" -newer "$bin" -print -quit)" ]; then
@@ -31,45 +31,17 @@ answers() { "$bin" -ping "$addr" >/dev/null 2>&1; }
 
 start() {
 	build
-	map_host
+	# SeaTunnel's configs reach the broker as host `kafkaCluster`
+	map_host kafkaCluster
 	answers && return
 	mkdir -p "$dir"
-	if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
-		echo "kafka: process $(cat "$dir/pid") holds $dir but does not answer on $addr" >&2
-		exit 1
-	fi
+	refuse_running "$dir/pid" "$dir" "$addr" kafka
 	nohup "$bin" -host "$host" -port "$port" >"$dir/server.log" 2>&1 &
 	echo $! >"$dir/pid"
-	for _ in $(seq 1 100); do
-		answers && return
-		kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "kafka: the broker did not answer on $addr; its log:" >&2
-	tail -n 20 "$dir/server.log" >&2
-	exit 1
+	await_answer "$dir/pid" 100 "kafka: the broker did not answer on $addr" "$dir/server.log"
 }
 
-# SeaTunnel's configs reach the broker as host `kafkaCluster`
-map_host() {
-	if ! getent hosts kafkaCluster >/dev/null 2>&1; then
-		echo "127.0.0.1 kafkaCluster" | $sudo tee -a /etc/hosts >/dev/null
-	fi
-}
-
-stop() {
-	[ -f "$dir/pid" ] || return 0
-	local pid
-	pid=$(cat "$dir/pid")
-	if kill -0 "$pid" 2>/dev/null; then
-		kill "$pid"
-		for _ in $(seq 1 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
-	rm -f "$dir/pid"
-}
+stop() { stop_pid "$dir/pid" 50; }
 
 case "${1:-start}" in
 start) start ;;

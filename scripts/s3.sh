@@ -26,6 +26,8 @@ tools="$root/bin/tools"
 bin="$tools/weed"
 module=github.com/seaweedfs/seaweedfs/weed
 version=v0.0.0-20261109003541-7506e5f91cd6
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
 
 build() {
 	[ -x "$bin" ] && return
@@ -76,10 +78,7 @@ start() {
 	fi
 	build
 	mkdir -p "$dir/data"
-	if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
-		echo "s3: process $(cat "$dir/pid") holds $dir but does not answer on $addr" >&2
-		exit 1
-	fi
+	refuse_running "$dir/pid" "$dir" "$addr" s3
 	identities >"$dir/s3.json"
 	# SeaweedFS names the unix sockets of its internal gRPC ports after the port alone, in
 	# /tmp: a second server on this machine (another network namespace, as the multi-host
@@ -96,17 +95,8 @@ start() {
 		-s3.port.iceberg=0 -s3.port.lance=0 -master.telemetry=false \
 		>"$dir/server.log" 2>&1 </dev/null &
 	echo $! >"$dir/pid"
-	for _ in $(seq 1 600); do
-		if answers; then
-			make_bucket
-			return
-		fi
-		kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "s3: SeaweedFS did not answer on $addr; its log:" >&2
-	tail -n 20 "$dir/server.log" >&2
-	exit 1
+	await_answer "$dir/pid" 600 "s3: SeaweedFS did not answer on $addr" "$dir/server.log"
+	make_bucket
 }
 
 # make_bucket creates the test bucket when it is missing (a server started before)
@@ -118,19 +108,7 @@ make_bucket() {
 		{ echo "s3: could not create bucket $bucket at $url" >&2; exit 1; }
 }
 
-stop() {
-	[ -f "$dir/pid" ] || return 0
-	local pid
-	pid=$(cat "$dir/pid")
-	if kill -0 "$pid" 2>/dev/null; then
-		kill "$pid"
-		for _ in $(seq 1 100); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
-	rm -f "$dir/pid"
-}
+stop() { stop_pid "$dir/pid" 100; }
 
 case "${1:-start}" in
 start) start ;;

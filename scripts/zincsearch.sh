@@ -22,6 +22,8 @@ bin="$tools/zincsearch"
 src="$tools/zincsearch-src"
 module=github.com/zincsearch/zincsearch
 version=v0.4.10
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
 
 build() {
 	[ -x "$bin" ] && return
@@ -51,18 +53,10 @@ listening() {
 	curl -sS -o /dev/null --max-time 3 "http://127.0.0.1:$port/" 2>/dev/null
 }
 
-# SeaTunnel's Elasticsearch configs reach the server as host `elasticsearch` (its tests put
-# a TLS front on port 9200 there)
-map_host() {
-	if ! getent hosts elasticsearch >/dev/null 2>&1; then
-		sudo=
-		[ "$(id -u)" -eq 0 ] || sudo=sudo
-		echo "127.0.0.1 elasticsearch" | $sudo tee -a /etc/hosts >/dev/null
-	fi
-}
-
 start() {
-	map_host
+	# SeaTunnel's Elasticsearch configs reach the server as host `elasticsearch` (its tests
+	# put a TLS front on port 9200 there)
+	map_host elasticsearch
 	if answers; then
 		return
 	fi

@@ -29,29 +29,44 @@ import (
 
 // RegisterWorkflows registers the workflows under their explicit names.
 func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
-	r.RegisterWorkflowWithOptions(workflows.JobWorkflow, workflow.RegisterOptions{Name: contract.JobWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.PipelineWorkflow, workflow.RegisterOptions{Name: contract.PipelineWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
-	r.RegisterWorkflowWithOptions(workflows.ScheduledJobWorkflow, workflow.RegisterOptions{Name: contract.ScheduledJobWorkflowName})
+	for name, fn := range map[string]any{
+		contract.JobWorkflowName:             workflows.JobWorkflow,
+		contract.PipelineWorkflowName:        workflows.PipelineWorkflow,
+		contract.ResourceManagerWorkflowName: workflows.ResourceManagerWorkflow,
+		contract.ScheduledJobWorkflowName:    workflows.ScheduledJobWorkflow,
+	} {
+		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
+	}
 }
 
 // RegisterCoordinatorActivities registers the control plane's activities.
 func RegisterCoordinatorActivities(r sdkworker.ActivityRegistry, a *activities.Coordinator) {
-	r.RegisterActivityWithOptions(a.PlanJob, activity.RegisterOptions{Name: contract.PlanJobActivity})
-	r.RegisterActivityWithOptions(a.AllocateSlots, activity.RegisterOptions{Name: contract.AllocateActivity})
-	r.RegisterActivityWithOptions(a.CommitSinks, activity.RegisterOptions{Name: contract.CommitActivity})
-	r.RegisterActivityWithOptions(a.CommitCheckpoint, activity.RegisterOptions{Name: contract.CommitCheckpointActivity})
-	r.RegisterActivityWithOptions(a.PersistCheckpoint, activity.RegisterOptions{Name: contract.PersistCheckpointActivity})
-	r.RegisterActivityWithOptions(a.LoadCheckpoint, activity.RegisterOptions{Name: contract.LoadCheckpointActivity})
-	r.RegisterActivityWithOptions(a.DescribePipelines, activity.RegisterOptions{Name: contract.DescribePipelinesActivity})
+	registerActivities(r, map[string]any{
+		contract.PlanJobActivity:           a.PlanJob,
+		contract.AllocateActivity:          a.AllocateSlots,
+		contract.CommitActivity:            a.CommitSinks,
+		contract.CommitCheckpointActivity:  a.CommitCheckpoint,
+		contract.PersistCheckpointActivity: a.PersistCheckpoint,
+		contract.LoadCheckpointActivity:    a.LoadCheckpoint,
+		contract.DescribePipelinesActivity: a.DescribePipelines,
+	})
 }
 
 // RegisterRunnerActivities registers a runner's activities.
 func RegisterRunnerActivities(r sdkworker.ActivityRegistry, a *activities.Runner) {
-	r.RegisterActivityWithOptions(a.DeployTasks, activity.RegisterOptions{Name: contract.DeployActivity})
-	r.RegisterActivityWithOptions(a.CancelTasks, activity.RegisterOptions{Name: contract.CancelTasksActivity})
-	r.RegisterActivityWithOptions(a.TriggerCheckpoint, activity.RegisterOptions{Name: contract.TriggerCheckpointActivity})
-	r.RegisterActivityWithOptions(a.RunnerLease, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
+	registerActivities(r, map[string]any{
+		contract.DeployActivity:            a.DeployTasks,
+		contract.CancelTasksActivity:       a.CancelTasks,
+		contract.TriggerCheckpointActivity: a.TriggerCheckpoint,
+		contract.RunnerLeaseActivity:       a.RunnerLease,
+	})
+}
+
+// registerActivities registers each function under its name.
+func registerActivities(r sdkworker.ActivityRegistry, byName map[string]any) {
+	for name, fn := range byName {
+		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	}
 }
 
 // NewJobsWorker makes the worker that hosts the workflows and coordinator activities.

@@ -16,25 +16,12 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/devserver/devservertest"
 )
 
-// recordServer starts an embedded Temporal server for the test and returns a client of it;
-// both are closed when the test ends.
-func recordServer(t *testing.T) client.Client {
-	t.Helper()
-	srv, err := devserver.Start(devserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
+// recordServer starts an embedded Temporal server for a recording and returns a client of
+// it; both are closed when the test ends.
+func recordServer(t *testing.T) client.Client { return devservertest.Client(t) }
 
 // closedEvent waits for a run's close event and returns it.
 func closedEvent(t *testing.T, c client.Client, wid, runID string) *historypb.HistoryEvent {

@@ -151,11 +151,10 @@ output:
 			}),
 		"job time")
 
-	addr, ok := kafkaBroker("  Kafka -> mapping -> Kafka")
+	addr, tp, ok := brokerTopics("  Kafka -> mapping -> Kafka", "benthos")
 	if !ok {
 		return
 	}
-	tp := newTopics(addr, "benthos")
 	defer tp.close()
 	adm, topic := tp.adm, tp.create
 	src := topic("in")

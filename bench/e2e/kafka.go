@@ -111,11 +111,10 @@ func kafkaBench(bin, dir string, procs int) {
 	if rows <= 0 {
 		return
 	}
-	addr, ok := kafkaBroker("Kafka")
+	addr, tp, ok := brokerTopics("Kafka", "bench")
 	if !ok {
 		return
 	}
-	tp := newTopics(addr, "bench")
 	defer tp.close()
 	adm, topic := tp.adm, tp.create
 
@@ -198,14 +197,16 @@ func bareProduce(addr, topic string, rows, procs int) float64 {
 	return bareProduceOf(addr, topic, rows, procs, kafkaRecord)
 }
 
-// kafkaBroker is the address of the test broker STRAIT_TEST_KAFKA names; without one it says
-// that what is not measured.
-func kafkaBroker(what string) (string, bool) {
+// brokerTopics is the address of the test broker STRAIT_TEST_KAFKA names and the topics of
+// a measurement there, named after name; without a broker it says that what is not
+// measured.
+func brokerTopics(what, name string) (string, *topics, bool) {
 	addr := os.Getenv("STRAIT_TEST_KAFKA")
 	if addr == "" {
 		fmt.Printf("%s: not measured (STRAIT_TEST_KAFKA is not set; scripts/kafka.sh start runs the test broker)\n", what)
+		return "", nil, false
 	}
-	return addr, addr != ""
+	return addr, newTopics(addr, name), true
 }
 
 // firstErr keeps the first error its produce promise is handed.

@@ -113,6 +113,23 @@ func groupHelp(args []string, text string) bool {
 	return false
 }
 
+// runGroup runs the command args name in a command group, or prints the group's usage
+// when args ask for it, name none or name one it does not have.
+func runGroup(group, usage string, args []string, commands map[string]func([]string) int) int {
+	if groupHelp(args, usage) {
+		return 0
+	}
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "strait %s: unknown command %q\n\n%s", group, args[0], usage)
+	return 2
+}
+
 // loadEngine reads the engine config, reporting a bad one plainly.
 func loadEngine(path string) (*engineconfig.Config, bool) {
 	cfg, err := engineconfig.Load(path)

@@ -8,16 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strait-dev/strait/devserver"
+	"github.com/strait-dev/strait/devserver/devservertest"
 	"github.com/strait-dev/strait/internal/nettest"
 )
 
 func TestProbeTemporal(t *testing.T) {
-	srv, err := devserver.Start(devserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := devservertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := probeTemporal(ctx, srv.Address()); err != nil {

@@ -119,31 +119,15 @@ Every command takes Temporal's connection flags (--address, --namespace, --tls..
 `
 
 func jobCmd(args []string) int {
-	if groupHelp(args, jobUsage) {
-		return 0
-	}
-	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, jobUsage)
-		return 2
-	}
-	switch args[0] {
-	case "submit":
-		return jobSubmit(args[1:])
-	case "status":
-		return jobStatus(args[1:])
-	case "list":
-		return jobList(args[1:])
-	case "wait":
-		return jobWait(args[1:])
-	case "cancel":
-		return jobCancel(args[1:])
-	case "savepoint":
-		return jobSavepoint(args[1:])
-	case "restore":
-		return jobRestore(args[1:])
-	}
-	fmt.Fprintf(os.Stderr, "strait job: unknown command %q\n\n%s", args[0], jobUsage)
-	return 2
+	return runGroup("job", jobUsage, args, map[string]func([]string) int{
+		"submit":    jobSubmit,
+		"status":    jobStatus,
+		"list":      jobList,
+		"wait":      jobWait,
+		"cancel":    jobCancel,
+		"savepoint": jobSavepoint,
+		"restore":   jobRestore,
+	})
 }
 
 func jobID(s string) (int64, bool) {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -54,11 +52,9 @@ func runCmd(args []string) int {
 		return code
 	}
 	runPhases.mark("config")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop, n, shutdown := startNode(cfg)
 	defer stop()
-	n, shutdown, err := node.New(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+	if n == nil {
 		return 1
 	}
 	runPhases.mark("node")

@@ -25,25 +25,16 @@ Every command takes Temporal's connection flags; "strait schedule <command> --he
 `
 
 func scheduleCmd(args []string) int {
-	if groupHelp(args, scheduleUsage) {
-		return 0
-	}
-	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, scheduleUsage)
-		return 2
-	}
-	switch args[0] {
-	case "create":
-		return scheduleCreate(args[1:])
-	case "list":
-		return scheduleList(args[1:])
-	case "delete":
-		return scheduleByName("delete", args[1:], jobclient.DeleteSchedule)
-	case "trigger":
-		return scheduleByName("trigger", args[1:], jobclient.TriggerSchedule)
-	}
-	fmt.Fprintf(os.Stderr, "strait schedule: unknown command %q\n\n%s", args[0], scheduleUsage)
-	return 2
+	return runGroup("schedule", scheduleUsage, args, map[string]func([]string) int{
+		"create": scheduleCreate,
+		"list":   scheduleList,
+		"delete": func(args []string) int {
+			return scheduleByName("delete", args, jobclient.DeleteSchedule)
+		},
+		"trigger": func(args []string) int {
+			return scheduleByName("trigger", args, jobclient.TriggerSchedule)
+		},
+	})
 }
 
 func scheduleCreate(args []string) int {

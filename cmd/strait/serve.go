@@ -89,6 +89,18 @@ func (f connectFlags) applyTo(cfg *node.Config) bool {
 	return true
 }
 
+// startNode starts the process cfg composes under a context that SIGINT and SIGTERM
+// cancel; stop releases the signals. A nil node means it did not start (already reported).
+func startNode(cfg node.Config) (ctx context.Context, stop context.CancelFunc, n *node.Node, shutdown func(context.Context) error) {
+	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	n, shutdown, err := node.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+		return ctx, stop, nil, nil
+	}
+	return ctx, stop, n, shutdown
+}
+
 // addon is a part a command adds to a composed process once it runs (the gateway); it
 // returns how to stop it.
 type addon func(n *node.Node) (stop func(context.Context) error, err error)
@@ -96,11 +108,9 @@ type addon func(n *node.Node) (stop func(context.Context) error, err error)
 // serve starts a composed process and its addons and blocks until SIGINT or SIGTERM, then
 // drains them, the addons first.
 func serve(cfg node.Config, banner func(*node.Node), addons ...addon) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop, n, shutdown := startNode(cfg)
 	defer stop()
-	n, shutdown, err := node.New(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "strait: %v\n", err)
+	if n == nil {
 		return 1
 	}
 	var stops []func(context.Context) error

@@ -117,6 +117,32 @@ func (v *Value) Lookup(path string) *Value {
 	return cur
 }
 
+// Leaves calls fn, in file order, with each value below the object v that is not itself an
+// object, keyed by the dotted path of its keys from v. An error of fn stops the walk and is
+// returned.
+func (v *Value) Leaves(fn func(key string, leaf *Value) error) error {
+	return v.leaves("", fn)
+}
+
+func (v *Value) leaves(prefix string, fn func(string, *Value) error) error {
+	for _, f := range v.Fields {
+		k := f.Key
+		if prefix != "" {
+			k = prefix + "." + k
+		}
+		var err error
+		if f.Value.Kind == Object {
+			err = f.Value.leaves(k, fn)
+		} else {
+			err = fn(k, f.Value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // maxMarshalDepth stops MarshalJSON on values built by hand that are too
 // deep or cyclic.
 const maxMarshalDepth = 10000

@@ -337,6 +337,30 @@ func equalAny(a, b []any) bool {
 	return true
 }
 
+func TestLeaves(t *testing.T) {
+	v, err := Parse([]byte(`a = 1, b { c = x, d { e = [1], f = null } }, g = true`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := v.Leaves(func(k string, leaf *Value) error {
+		got = append(got, k+":"+strconv.Itoa(int(leaf.Kind)))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a:" + strconv.Itoa(int(Number)), "b.c:" + strconv.Itoa(int(String)), "b.d.e:" + strconv.Itoa(int(Array)),
+		"b.d.f:" + strconv.Itoa(int(Null)), "g:" + strconv.Itoa(int(Bool))}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("leaves %v, want %v", got, want)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := v.Leaves(func(string, *Value) error { n++; return stop }); err != stop || n != 1 {
+		t.Errorf("an error of fn: %v after %d calls, want stop after 1", err, n)
+	}
+}
+
 func TestMarshalJSON(t *testing.T) {
 	v := &Value{Kind: Object, Fields: []Field{
 		{"s", &Value{Kind: String, Str: "<&>\u2028\x01\x7f\xff\"\\\n\r\t"}},
