@@ -23,11 +23,7 @@ func runBroken(t *testing.T, name, text string, b breakage) {
 	if !strings.Contains(text, b.old) {
 		t.Fatalf("%s does not contain %q", name, b.old)
 	}
-	f := filepath.Join(t.TempDir(), filepath.Base(name))
-	if err := os.WriteFile(f, []byte(strings.Replace(text, b.old, b.new, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, out := run(t, "run", f)
+	code, out := run(t, "run", writeFile(t, name, strings.Replace(text, b.old, b.new, 1)))
 	if b.code == 2 {
 		if code != 2 {
 			t.Fatalf("exit %d, want 2 (a config error)\n%s", code, tail(out, 20))

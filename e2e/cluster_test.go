@@ -251,11 +251,7 @@ func jobStatus(t *testing.T, addr, id string) jobView {
 
 func writeJob(t *testing.T, text string) string {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "job.conf")
-	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return writeFile(t, "job.conf", text)
 }
 
 func submit(t *testing.T, addr, job string) string {

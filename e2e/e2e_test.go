@@ -278,3 +278,14 @@ func TestSeaTunnelDocExamples(t *testing.T) {
 		})
 	}
 }
+
+// writeFile writes text to a file of that name (its base name, when a path) in a temporary
+// folder of the test, readable by its owner alone (a job's config may hold secrets).
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), filepath.Base(name))
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

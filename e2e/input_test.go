@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,10 +15,7 @@ func TestConfigTooLargeForTemporal(t *testing.T) {
 		for b.Len() < mib<<20 {
 			b.WriteString("# " + strings.Repeat("x", 78) + "\n")
 		}
-		f := filepath.Join(t.TempDir(), "big.conf")
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		f := writeFile(t, "big.conf", b.String())
 		code, out := run(t, "run", f)
 		for _, want := range []string{f, "MiB", "Temporal refused as too large", "limit.blobSize.error"} {
 			if !strings.Contains(out, want) {

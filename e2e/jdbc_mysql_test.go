@@ -31,11 +31,7 @@ func jdbcMySQLConfig(t *testing.T, name, hostPort string) string {
 		`user = "root"`, `user = "test"`,
 		`password = "Abc!@#135_seatunnel"`, `password = "test"`,
 	).Replace(string(b))
-	f := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return writeFile(t, name, text)
 }
 
 // jdbcMySQLColumns are the columns of JdbcMysqlIT's tables (CREATE_SQL), with their types;

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,8 +117,7 @@ INSERT INTO public.sink VALUES (2, 'old', 1)`); err != nil {
 		t.Fatalf("public.sink holds %s, want %s\n%s", got, want, out)
 	}
 	// read back by the Jdbc source, split over two readers, and checked by Assert
-	check := filepath.Join(t.TempDir(), "read.conf")
-	if err := os.WriteFile(check, []byte(`env { parallelism = 2, job.mode = BATCH }
+	check := writeFile(t, "read.conf", `env { parallelism = 2, job.mode = BATCH }
 source {
   Jdbc {
     url = "jdbc:postgresql://postgresql:5432/test"
@@ -141,9 +139,7 @@ sink {
     }
   }
 }
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	if code, out := run(t, "run", check); code != 0 {
 		t.Fatalf("read back: exit %d\n%s", code, out)
 	}
@@ -174,10 +170,7 @@ func TestJdbcExactlyOnce(t *testing.T) {
 	if conf == string(src) {
 		t.Fatal("config not rewritten")
 	}
-	file := filepath.Join(t.TempDir(), "xa.conf")
-	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeFile(t, "xa.conf", conf)
 	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS public.sink_xa`); err != nil {
 		t.Fatal(err)
 	}

@@ -272,11 +272,7 @@ func localFileConfig(t *testing.T, name, root string) string {
 // runLocalFile runs a config's text, written to a file named as the config, with strait run.
 func runLocalFile(t *testing.T, name, text string) (int, string) {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), filepath.Base(name))
-	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return run(t, "run", f)
+	return run(t, "run", writeFile(t, name, text))
 }
 
 // checkLocalFileRun checks how a run ended: FINISHED (0), FAILED (1) or refused before it ran

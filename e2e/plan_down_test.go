@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,10 +39,7 @@ func TestPlanDatabaseDown(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := tc.addr(t)
 			job := strings.NewReplacer("%ADDR%", addr, "%TIMEOUT%", strconv.Itoa(timeout)).Replace(planDownJob)
-			file := filepath.Join(t.TempDir(), "down.conf")
-			if err := os.WriteFile(file, []byte(job), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			file := writeFile(t, "down.conf", job)
 			start := time.Now()
 			code, out := run(t, "plan", file)
 			took := time.Since(start)

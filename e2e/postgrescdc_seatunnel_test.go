@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,11 +184,7 @@ func copyWithHost(t *testing.T, path, host, hostPort string) string {
 	if !strings.Contains(string(b), host) {
 		t.Fatalf("%s does not name host %s", path, host)
 	}
-	f := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), host, hostPort)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return writeFile(t, path, strings.ReplaceAll(string(b), host, hostPort))
 }
 
 // submit runs a SeaTunnel config under a fixed job id; the job is canceled when the subtest

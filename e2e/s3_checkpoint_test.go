@@ -148,15 +148,6 @@ func (s *testS3) seatunnelYAML(t *testing.T, prefix string) string {
 `, prefix, e2eBucket, s.endpoint, s.key, s.secret))
 }
 
-func writeFile(t *testing.T, name, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // startIn starts a strait process whose temporary folder is its own (TMPDIR), as on a host
 // of its own: nothing it keeps locally is seen by another process.
 func startIn(t *testing.T, name, tmp string, args ...string) *proc {

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,13 +19,9 @@ func TestScheduleCommands(t *testing.T) {
 		code, _ := run(t, "schedule", "list", "--address", addr)
 		return code == 0
 	})
-	dir := t.TempDir()
-	job := filepath.Join(dir, "job.conf")
-	if err := os.WriteFile(job, []byte(`env { job.mode = "BATCH", job.name = "nightly_e2e" }
+	job := writeJob(t, `env { job.mode = "BATCH", job.name = "nightly_e2e" }
 source { FakeSource { row.num = 9, schema = { fields { id = bigint } } } }
-sink { Assert { rules { row_rules = [{ rule_type = MIN_ROW, rule_value = 9 }, { rule_type = MAX_ROW, rule_value = 9 }] } } }`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+sink { Assert { rules { row_rules = [{ rule_type = MIN_ROW, rule_value = 9 }, { rule_type = MAX_ROW, rule_value = 9 }] } } }`)
 	if code, out := run(t, "schedule", "create", "--address", addr, "--cron", "0 3 * * *", "nightly", job); code != 0 {
 		t.Fatalf("create: exit %d\n%s", code, out)
 	}
@@ -47,9 +41,8 @@ sink { Assert { rules { row_rules = [{ rule_type = MIN_ROW, rule_value = 9 }, { 
 	if code, out := run(t, "schedule", "delete", "--address", addr, "nightly"); code != 0 {
 		t.Fatalf("delete: exit %d\n%s", code, out)
 	}
-	bad := filepath.Join(dir, "bad.conf")
-	os.WriteFile(bad, []byte(`source { FakeSource { schema = { fields { id = bigint } } } }
-sink { Assert { rules { field_rules = [{ field_name = id, field_type = strng }] } } }`), 0o644)
+	bad := writeFile(t, "bad.conf", `source { FakeSource { schema = { fields { id = bigint } } } }
+sink { Assert { rules { field_rules = [{ field_name = id, field_type = strng }] } } }`)
 	if code, out := run(t, "schedule", "create", "--address", addr, "--every", "1h", "broken", bad); code != 2 || !strings.Contains(out, "strng") {
 		t.Fatalf("bad config: exit %d\n%s", code, out)
 	}

@@ -144,11 +144,7 @@ func fromTemplate(t *testing.T, template string, values map[string]string) strin
 	for k, v := range values {
 		text = strings.ReplaceAll(text, "${"+k+"}", v)
 	}
-	f := filepath.Join(t.TempDir(), strings.ReplaceAll(filepath.Base(template), "template", "job"))
-	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return writeFile(t, strings.ReplaceAll(filepath.Base(template), "template", "job"), text)
 }
 
 // TestSeaTunnelSuiteTextHeader is TextHeaderIT: the header template with text and csv, the
