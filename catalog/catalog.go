@@ -5,6 +5,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strait-dev/strait/types"
@@ -148,6 +149,9 @@ func (t *Table) Copy() *Table {
 		c.PrimaryKey = &pk
 	}
 	c.ConstraintKeys = append([]ConstraintKey(nil), t.ConstraintKeys...)
+	for i := range c.ConstraintKeys {
+		c.ConstraintKeys[i].Columns = slices.Clone(c.ConstraintKeys[i].Columns)
+	}
 	return &c
 }
 

@@ -27,12 +27,16 @@ func digits(s string) (int64, bool) {
 	return n, true
 }
 
-// epochDay is the epoch day of y-m-d, when that is a date.
-func epochDay(y, m, d int64) (int64, bool) {
-	if !civil.Valid(y, int(m), int(d)) {
+// epochDay is the epoch day of the date whose year, month and day are the digits y, m and
+// d, when they are digits and make a date.
+func epochDay(y, m, d string) (int64, bool) {
+	yn, ok1 := digits(y)
+	mn, ok2 := digits(m)
+	dn, ok3 := digits(d)
+	if !ok1 || !ok2 || !ok3 || !civil.Valid(yn, int(mn), int(dn)) {
 		return 0, false
 	}
-	return civil.EpochDay(y, int(m), int(d)), true
+	return civil.EpochDay(yn, int(mn), int(dn)), true
 }
 
 // splitDate reads yyyy?MM?dd where ? is sep.
@@ -40,33 +44,17 @@ func splitDate(s string, sep byte) (int64, bool) {
 	if len(s) != 10 || s[4] != sep || s[7] != sep {
 		return 0, false
 	}
-	y, ok1 := digits(s[:4])
-	m, ok2 := digits(s[5:7])
-	d, ok3 := digits(s[8:])
-	if !ok1 || !ok2 || !ok3 {
-		return 0, false
-	}
-	return epochDay(y, m, d)
+	return epochDay(s[:4], s[5:7], s[8:])
 }
 
 // ParseDate reads a date in the layouts SeaTunnel detects: yyyy-MM-dd, yyyy/MM/dd,
 // yyyy.MM.dd, yyyyMMdd and yyyy年MM月dd日. It returns days since 1970-01-01.
 func ParseDate(s string) (int64, bool) {
 	switch {
-	case len(s) == 10 && s[4] == '-':
-		return splitDate(s, '-')
-	case len(s) == 10 && s[4] == '/':
-		return splitDate(s, '/')
-	case len(s) == 10 && s[4] == '.':
-		return splitDate(s, '.')
+	case len(s) == 10 && (s[4] == '-' || s[4] == '/' || s[4] == '.'):
+		return splitDate(s, s[4])
 	case len(s) == 8:
-		y, ok1 := digits(s[:4])
-		m, ok2 := digits(s[4:6])
-		d, ok3 := digits(s[6:])
-		if !ok1 || !ok2 || !ok3 {
-			return 0, false
-		}
-		return epochDay(y, m, d)
+		return epochDay(s[:4], s[4:6], s[6:])
 	}
 	return parseCJKDate(s)
 }
@@ -76,13 +64,7 @@ func parseCJKDate(s string) (int64, bool) {
 	if len(s) != 4+3+2+3+2+3 || s[4:7] != "年" || s[9:12] != "月" || s[14:] != "日" {
 		return 0, false
 	}
-	y, ok1 := digits(s[:4])
-	m, ok2 := digits(s[7:9])
-	d, ok3 := digits(s[12:14])
-	if !ok1 || !ok2 || !ok3 {
-		return 0, false
-	}
-	return epochDay(y, m, d)
+	return epochDay(s[:4], s[7:9], s[12:14])
 }
 
 // ParseTime reads HH:mm:ss with an optional fraction of up to nine digits (12:34:56.789)

@@ -107,6 +107,42 @@ func scalarText(v *hocon.Value) (string, bool) {
 	return "", false
 }
 
+// A clock is how a date, a time or a timestamp is read: from text, or a keyword for the
+// current one.
+type clock struct {
+	like    string                     // what it is, with an example
+	layouts string                     // the layouts read besides the example's, for errors
+	now     string                     // the keyword of the current one
+	current func(time.Time) row.Value  // the current one, of the time now
+	parse   func(string) (int64, bool) // the text's value
+	value   func(int64) row.Value      // the typed value of parse's result
+}
+
+var clocks = map[types.Kind]clock{
+	types.Date: {`a date like "2012-12-21"`, ` (or yyyy/MM/dd, yyyy.MM.dd, yyyyMMdd)`,
+		"CURRENT_DATE", row.DateOf, ParseDate, row.DateValue},
+	types.Time: {`a time like "12:34:56"`, ` or "12:34:56.789"`,
+		"CURRENT_TIME", row.TimeOf, ParseTime, row.TimeValue},
+	types.Timestamp: {`a timestamp like "2012-12-21T12:34:56"`, ` (T or space, optional fraction, / or . in the date, or yyyyMMddHHmmss)`,
+		"CURRENT_TIMESTAMP", row.TimestampOf, ParseTimestamp, row.TimestampValue},
+}
+
+// clock converts v as k reads it.
+func (c *Converter) clock(v *hocon.Value, k clock) (row.Value, *Error) {
+	s, ok := scalarText(v)
+	if !ok {
+		return row.Value{}, fail(v, "expected %s, got %s", k.like, describe(v))
+	}
+	if strings.EqualFold(s, k.now) {
+		return k.current(c.now()), nil
+	}
+	n, ok := k.parse(s)
+	if !ok {
+		return row.Value{}, fail(v, "expected %s%s, got %s", k.like, k.layouts, describe(v))
+	}
+	return k.value(n), nil
+}
+
 func (c *Converter) conv(v *hocon.Value, t types.DataType) (row.Value, *Error) {
 	if v == nil || v.Kind == hocon.Null || t.Kind == types.Null {
 		return row.NullValue(), nil
@@ -188,45 +224,8 @@ func (c *Converter) conv(v *hocon.Value, t types.DataType) (row.Value, *Error) {
 			return row.Value{}, fail(v, "expected bytes as a base64 string, got %s", describe(v))
 		}
 		return row.BytesValue(b), nil
-	case types.Date:
-		s, ok := scalarText(v)
-		if !ok {
-			return row.Value{}, fail(v, "expected a date like \"2012-12-21\", got %s", describe(v))
-		}
-		if strings.EqualFold(s, "CURRENT_DATE") {
-			return row.DateOf(c.now()), nil
-		}
-		days, ok := ParseDate(s)
-		if !ok {
-			return row.Value{}, fail(v, "expected a date like \"2012-12-21\" (or yyyy/MM/dd, yyyy.MM.dd, yyyyMMdd), got %s", describe(v))
-		}
-		return row.DateValue(days), nil
-	case types.Time:
-		s, ok := scalarText(v)
-		if !ok {
-			return row.Value{}, fail(v, "expected a time like \"12:34:56\", got %s", describe(v))
-		}
-		if strings.EqualFold(s, "CURRENT_TIME") {
-			return row.TimeOf(c.now()), nil
-		}
-		nanos, ok := ParseTime(s)
-		if !ok {
-			return row.Value{}, fail(v, "expected a time like \"12:34:56\" or \"12:34:56.789\", got %s", describe(v))
-		}
-		return row.TimeValue(nanos), nil
-	case types.Timestamp:
-		s, ok := scalarText(v)
-		if !ok {
-			return row.Value{}, fail(v, "expected a timestamp like \"2012-12-21T12:34:56\", got %s", describe(v))
-		}
-		if strings.EqualFold(s, "CURRENT_TIMESTAMP") {
-			return row.TimestampOf(c.now()), nil
-		}
-		nanos, ok := ParseTimestamp(s)
-		if !ok {
-			return row.Value{}, fail(v, "expected a timestamp like \"2012-12-21T12:34:56\" (T or space, optional fraction, / or . in the date, or yyyyMMddHHmmss), got %s", describe(v))
-		}
-		return row.TimestampValue(nanos), nil
+	case types.Date, types.Time, types.Timestamp:
+		return c.clock(v, clocks[t.Kind])
 	case types.Array:
 		if v.Kind != hocon.Array {
 			return row.Value{}, fail(v, "expected a list for %s, got %s", t, describe(v))
@@ -265,18 +264,7 @@ func (c *Converter) conv(v *hocon.Value, t types.DataType) (row.Value, *Error) {
 			if err != nil {
 				return row.Value{}, err.prefix(strconv.Quote(f.Key))
 			}
-			replaced := false
-			for i := range m.Keys {
-				if row.Equal(m.Keys[i], k) {
-					m.Vals[i] = val
-					replaced = true
-					break
-				}
-			}
-			if !replaced {
-				m.Keys = append(m.Keys, k)
-				m.Vals = append(m.Vals, val)
-			}
+			m.Put(k, val)
 		}
 		return row.MapOfValues(m), nil
 	case types.Row:

@@ -2,6 +2,7 @@ package row
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -23,6 +24,36 @@ func CompareDecimal(a, b Value) int {
 	default:
 		return ua.Cmp(new(big.Int).Mul(ub, pow10(sa-sb)))
 	}
+}
+
+var float64Pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// DecimalFloat64 converts a decimal to the nearest float64; a decimal without its unscaled
+// value is NaN.
+func DecimalFloat64(v Value) float64 {
+	u := v.Unscaled()
+	if u == nil {
+		return math.NaN()
+	}
+	s := int(v.I)
+	if u.IsInt64() {
+		// below 2^53 the unscaled value and a power of ten up to 10^22 are exact floats, and
+		// one division or product of them rounds correctly
+		x := u.Int64()
+		if x > -(1<<53) && x < 1<<53 {
+			switch {
+			case s == 0:
+				return float64(x)
+			case s > 0 && s < len(float64Pow10):
+				return float64(x) / float64Pow10[s]
+			case s < 0 && -s < len(float64Pow10):
+				return float64(x) * float64Pow10[-s]
+			}
+		}
+	}
+	f, _ := DecimalRat(v).Float64()
+	return f
 }
 
 // ParseDecimal reads a decimal literal ("-12.5", "1e3", "99999.99999999") and rescales it to

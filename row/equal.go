@@ -33,6 +33,17 @@ func Equal(a, b Value) bool {
 	return a.I == b.I
 }
 
+// Put sets the value of key k: it replaces the value of a key Equal to k, or appends the
+// pair.
+func (m *MapValue) Put(k, val Value) {
+	if i := indexOfKey(m, k); i >= 0 {
+		m.Vals[i] = val
+		return
+	}
+	m.Keys = append(m.Keys, k)
+	m.Vals = append(m.Vals, val)
+}
+
 func indexOfKey(m *MapValue, k Value) int {
 	for i := range m.Keys {
 		if Equal(m.Keys[i], k) {

@@ -136,9 +136,7 @@ func (v Value) AsFloat64() (f float64, ok bool) {
 	case types.Double:
 		return v.Float64(), true
 	case types.Decimal:
-		r := new(big.Rat).SetFrac(v.Unscaled(), new(big.Int).Exp(big.NewInt(10), big.NewInt(v.I), nil))
-		f, _ := r.Float64()
-		return f, true
+		return DecimalFloat64(v), true
 	}
 	return 0, false
 }

@@ -161,36 +161,17 @@ func (p *typeParser) parseType(depth int) (DataType, error) {
 		}
 		return DecimalOf(prec, scale), nil
 	case "array":
-		if err := p.expect('<'); err != nil {
+		var elem [1]DataType
+		if err := p.typeArgs(elem[:], depth); err != nil {
 			return DataType{}, err
 		}
-		elem, err := p.parseType(depth + 1)
-		if err != nil {
-			return DataType{}, err
-		}
-		if err := p.expect('>'); err != nil {
-			return DataType{}, err
-		}
-		return ArrayOf(elem), nil
+		return ArrayOf(elem[0]), nil
 	case "map":
-		if err := p.expect('<'); err != nil {
+		var kv [2]DataType
+		if err := p.typeArgs(kv[:], depth); err != nil {
 			return DataType{}, err
 		}
-		key, err := p.parseType(depth + 1)
-		if err != nil {
-			return DataType{}, err
-		}
-		if err := p.expect(','); err != nil {
-			return DataType{}, err
-		}
-		val, err := p.parseType(depth + 1)
-		if err != nil {
-			return DataType{}, err
-		}
-		if err := p.expect('>'); err != nil {
-			return DataType{}, err
-		}
-		return MapOf(key, val), nil
+		return MapOf(kv[0], kv[1]), nil
 	}
 	if k, ok := keywords[word]; ok {
 		// varchar(255) and friends: a length is accepted and ignored
@@ -206,6 +187,27 @@ func (p *typeParser) parseType(depth int) (DataType, error) {
 		return Of(k), nil
 	}
 	return DataType{}, &ParseError{Input: p.src, Offset: start, Msg: fmt.Sprintf("unknown type %q", p.src[start:p.pos])}
+}
+
+// typeArgs reads the types of an array or a map between < and >, separated by commas: as
+// many as args holds.
+func (p *typeParser) typeArgs(args []DataType, depth int) error {
+	if err := p.expect('<'); err != nil {
+		return err
+	}
+	for i := range args {
+		if i > 0 {
+			if err := p.expect(','); err != nil {
+				return err
+			}
+		}
+		t, err := p.parseType(depth + 1)
+		if err != nil {
+			return err
+		}
+		args[i] = t
+	}
+	return p.expect('>')
 }
 
 func (p *typeParser) number() (int, error) {

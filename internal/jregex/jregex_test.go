@@ -8,24 +8,34 @@ import (
 
 // The expected values are what Java 8+ gives for the same calls.
 
-func TestReplaceAll(t *testing.T) {
-	for _, c := range []struct{ pattern, repl, in, want string }{
-		{"o*", "X", "foo", "XfXX"},
-		{"x*", "-", "abc", "-a-b-c-"},
-		{"a*", "x", "baaac", "xbxxcx"},
-		{" ", "_", "Joy Ding", "Joy_Ding"},
-		{".+", "b", "hello", "b"},
-		{"(\\w+)@(\\w+)", "$2 at $1", "me@home you@work", "home at me work at you"},
-		{"(a)", "$1b", "aa", "abab"},
-		{"(a)", "$10", "a", "a0"},
-		{"(a)", "\\$1", "a", "$1"},
-		{"(?<first>\\w)(\\w*)", "${first}.", "ab cd", "a. c."},
-		{"\\d", "#", "a1b22", "a#b##"},
-		{"^", "> ", "line", "> line"},
-		{"\\b", "|", "ab cd", "|ab| |cd|"},
-		{"", "-", "ab", "-a-b-"},
-		{"é", "e", "café", "cafe"},
-		{"a|", "X", "bab", "XbXXbX"},
+// TestReplace replaces every match (replaceAll), or with first only the first one
+// (replaceFirst).
+func TestReplace(t *testing.T) {
+	for _, c := range []struct {
+		first                   bool
+		pattern, repl, in, want string
+	}{
+		{false, "o*", "X", "foo", "XfXX"},
+		{false, "x*", "-", "abc", "-a-b-c-"},
+		{false, "a*", "x", "baaac", "xbxxcx"},
+		{false, " ", "_", "Joy Ding", "Joy_Ding"},
+		{false, ".+", "b", "hello", "b"},
+		{false, "(\\w+)@(\\w+)", "$2 at $1", "me@home you@work", "home at me work at you"},
+		{false, "(a)", "$1b", "aa", "abab"},
+		{false, "(a)", "$10", "a", "a0"},
+		{false, "(a)", "\\$1", "a", "$1"},
+		{false, "(?<first>\\w)(\\w*)", "${first}.", "ab cd", "a. c."},
+		{false, "\\d", "#", "a1b22", "a#b##"},
+		{false, "^", "> ", "line", "> line"},
+		{false, "\\b", "|", "ab cd", "|ab| |cd|"},
+		{false, "", "-", "ab", "-a-b-"},
+		{false, "é", "e", "café", "cafe"},
+		{false, "a|", "X", "bab", "XbXXbX"},
+		{true, ".+", "b", "hello", "b"},
+		{true, "o", "0", "foo", "f0o"},
+		{true, "(o+)", "[$1]", "foo boo", "f[oo] boo"},
+		{true, "x*", "-", "abc", "-abc"},
+		{true, "z", "-", "abc", "abc"},
 	} {
 		re, err := Compile(c.pattern)
 		if err != nil {
@@ -35,27 +45,12 @@ func TestReplaceAll(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q / %q: %v", c.pattern, c.repl, err)
 		}
-		if got := re.ReplaceAll(c.in, rep); got != c.want {
-			t.Errorf("%q.replaceAll(%q, %q) = %q, want %q", c.in, c.pattern, c.repl, got, c.want)
+		got, call := re.ReplaceAll(c.in, rep), "replaceAll"
+		if c.first {
+			got, call = re.ReplaceFirst(c.in, rep), "replaceFirst"
 		}
-	}
-}
-
-func TestReplaceFirst(t *testing.T) {
-	for _, c := range []struct{ pattern, repl, in, want string }{
-		{".+", "b", "hello", "b"},
-		{"o", "0", "foo", "f0o"},
-		{"(o+)", "[$1]", "foo boo", "f[oo] boo"},
-		{"x*", "-", "abc", "-abc"},
-		{"z", "-", "abc", "abc"},
-	} {
-		re := MustCompile(c.pattern)
-		rep, err := re.ParseReplacement(c.repl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := re.ReplaceFirst(c.in, rep); got != c.want {
-			t.Errorf("%q.replaceFirst(%q, %q) = %q, want %q", c.in, c.pattern, c.repl, got, c.want)
+		if got != c.want {
+			t.Errorf("%q.%s(%q, %q) = %q, want %q", c.in, call, c.pattern, c.repl, got, c.want)
 		}
 	}
 }

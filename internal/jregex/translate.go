@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -346,32 +347,30 @@ func (j *javaRegex) quoted() string {
 	return string(j.src[start:])
 }
 
+// classEscapes are the escapes that stand for a class; the letter in upper case stands for
+// its complement.
+var classEscapes = map[rune]runeSet{'d': javaDigit, 'w': javaWord, 's': javaSpace, 'h': javaHoriz, 'v': javaVert}
+
+// controlEscapes are the escapes that stand for a control character.
+var controlEscapes = map[rune]rune{'t': '\t', 'n': '\n', 'r': '\r', 'f': '\f', 'a': '\a', 'e': 0x1b}
+
 // escapeValue reads the escape after a backslash that stands for a class (set) or one
 // character (lit), inside or outside a class.
 func (j *javaRegex) escapeValue() (set runeSet, lit rune, err error) {
 	c := j.src[j.pos]
 	j.pos++
+	if c < utf8.RuneSelf {
+		if set, ok := classEscapes[unicode.ToLower(c)]; ok {
+			if unicode.IsUpper(c) {
+				set = set.complement()
+			}
+			return set, 0, nil
+		}
+		if r, ok := controlEscapes[c]; ok {
+			return nil, r, nil
+		}
+	}
 	switch c {
-	case 'd':
-		return javaDigit, 0, nil
-	case 'D':
-		return javaDigit.complement(), 0, nil
-	case 'w':
-		return javaWord, 0, nil
-	case 'W':
-		return javaWord.complement(), 0, nil
-	case 's':
-		return javaSpace, 0, nil
-	case 'S':
-		return javaSpace.complement(), 0, nil
-	case 'h':
-		return javaHoriz, 0, nil
-	case 'H':
-		return javaHoriz.complement(), 0, nil
-	case 'v':
-		return javaVert, 0, nil
-	case 'V':
-		return javaVert.complement(), 0, nil
 	case 'p', 'P':
 		s, err := j.property()
 		if err != nil {
@@ -381,18 +380,6 @@ func (j *javaRegex) escapeValue() (set runeSet, lit rune, err error) {
 			s = s.complement()
 		}
 		return s, 0, nil
-	case 't':
-		return nil, '\t', nil
-	case 'n':
-		return nil, '\n', nil
-	case 'r':
-		return nil, '\r', nil
-	case 'f':
-		return nil, '\f', nil
-	case 'a':
-		return nil, '\a', nil
-	case 'e':
-		return nil, 0x1b, nil
 	case '0':
 		return nil, j.octal(), nil
 	case 'c':

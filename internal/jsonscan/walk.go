@@ -144,27 +144,29 @@ func AppendUnescaped[T Text](dst []byte, raw T) []byte {
 		if i >= len(raw) {
 			break
 		}
-		switch e := raw[i]; e {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			var r rune
-			r, i = unicodeEscape(raw, i)
-			dst = utf8.AppendRune(dst, r)
-		default:
-			dst = append(dst, e)
+		if e := raw[i]; e != 'u' {
+			dst = append(dst, Escaped(e))
+			continue
 		}
+		var r rune
+		r, i = unicodeEscape(raw, i)
+		dst = utf8.AppendRune(dst, r)
 	}
 	return dst
 }
+
+// escaped maps the character after a backslash to the one the escape stands for.
+var escaped = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+	}
+	t['b'], t['f'], t['n'], t['r'], t['t'] = '\b', '\f', '\n', '\r', '\t'
+	return t
+}()
+
+// Escaped returns the character a backslash and c stand for: a control character for b, f,
+// n, r and t, c itself otherwise (\u escapes are not single characters).
+func Escaped(c byte) byte { return escaped[c] }
 
 // unicodeEscape decodes the \u escape whose u is raw[i], joined with a second one that
 // completes a surrogate pair, and returns the position of its last digit.

@@ -292,6 +292,7 @@ func TestRulesNameTheBreakingImport(t *testing.T) {
 		{"internal/jsonscan", module + "/connectors/all", true},
 		{"internal/civil", module + "/transform/sql", true},
 		{"internal/civil", module + "/types", false},
+		{"connectors/fake", module + "/internal/cputime", false},
 		{"cmd/strait", module + "/tools/docgen", true},
 		{"tools/docgen", module + "/connectors/all", false},
 	}

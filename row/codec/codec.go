@@ -376,6 +376,20 @@ func (d *decoder) length(what string, unit int) (int, error) {
 	return int(n), nil
 }
 
+// section reads the 8-byte length of the section that follows it and returns where the
+// section starts and ends; what names it in errors.
+func (d *decoder) section(what string) (start, end int, err error) {
+	if len(d.src)-d.pos < 8 {
+		return 0, 0, errorf(d.pos, "input ends inside the %s length", what)
+	}
+	n := binary.LittleEndian.Uint64(d.src[d.pos:])
+	if n > uint64(len(d.src)-d.pos-8) {
+		return 0, 0, errorf(d.pos, "%s length %d exceeds the remaining input", what, n)
+	}
+	start = d.pos + 8
+	return start, start + int(n), nil
+}
+
 func (d *decoder) str(at int, n uint64) (string, error) {
 	if n > uint64(len(d.strs)-d.spos) {
 		return "", errorf(at, "string of %d bytes exceeds the string area", n)
@@ -419,15 +433,10 @@ func (d *decoder) rowBatch(src []byte, into *row.Batch) error {
 	if err != nil {
 		return err
 	}
-	if len(src)-d.pos < 8 {
-		return errorf(d.pos, "input ends inside the rows length")
+	rowsAt, rowsEnd, err := d.section("rows")
+	if err != nil {
+		return err
 	}
-	rowsLen := binary.LittleEndian.Uint64(src[d.pos:])
-	if rowsLen > uint64(len(src)-d.pos-8) {
-		return errorf(d.pos, "rows length %d exceeds the remaining input", rowsLen)
-	}
-	rowsAt := d.pos + 8
-	rowsEnd := rowsAt + int(rowsLen)
 
 	// The dictionary and the string area, after the rows.
 	d.pos = rowsEnd
@@ -474,7 +483,7 @@ func (d *decoder) rowBatch(src []byte, into *row.Batch) error {
 
 	// The rows.
 	d.src, d.pos = src[:rowsEnd], rowsAt
-	if nrows > int(rowsLen)/2 {
+	if nrows > (rowsEnd-rowsAt)/2 {
 		return errorf(1, "row count %d exceeds the rows length", nrows)
 	}
 	if need := len(into.Rows) + nrows; cap(into.Rows) < need {
@@ -485,8 +494,14 @@ func (d *decoder) rowBatch(src []byte, into *row.Batch) error {
 	if err := d.rows(into, nrows, tables); err != nil {
 		return err
 	}
-	if d.pos != rowsEnd {
-		return errorf(d.pos, "%d bytes after the last row", rowsEnd-d.pos)
+	return d.consumed(rowsEnd, "row", areaAt)
+}
+
+// consumed checks that decoding has read the input up to end, where the last item (last)
+// should end, and every byte of the string area, which starts at areaAt.
+func (d *decoder) consumed(end int, last string, areaAt int) error {
+	if d.pos != end {
+		return errorf(d.pos, "%d bytes after the last %s", end-d.pos, last)
 	}
 	if d.spos != len(d.strs) {
 		return errorf(areaAt, "string area holds %d bytes no value uses", len(d.strs)-d.spos)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,16 +16,13 @@ import (
 	"github.com/strait-dev/strait/types"
 )
 
-// same compares two values exactly: type tag, representation, decimal scale.
+// same compares two values exactly: as row.Equal does, but a decimal's scale and the order
+// of a map's entries count too.
 func same(a, b row.Value) bool {
 	if a.T != b.T {
 		return false
 	}
 	switch a.T {
-	case types.Null:
-		return true
-	case types.String, types.Bytes:
-		return a.S == b.S
 	case types.Decimal:
 		ua, ub := a.Unscaled(), b.Unscaled()
 		if ua == nil {
@@ -35,7 +33,7 @@ func same(a, b row.Value) bool {
 		}
 		return a.I == b.I && ua.Cmp(ub) == 0
 	case types.Array, types.Row:
-		return sameValues(a.Fields(), b.Fields())
+		return slices.EqualFunc(a.Fields(), b.Fields(), same)
 	case types.Map:
 		ma, mb := a.Map(), b.Map()
 		if ma == nil {
@@ -44,21 +42,9 @@ func same(a, b row.Value) bool {
 		if mb == nil {
 			mb = &row.MapValue{}
 		}
-		return sameValues(ma.Keys, mb.Keys) && sameValues(ma.Vals, mb.Vals)
+		return slices.EqualFunc(ma.Keys, mb.Keys, same) && slices.EqualFunc(ma.Vals, mb.Vals, same)
 	}
-	return a.I == b.I
-}
-
-func sameValues(a, b []row.Value) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !same(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
+	return row.Equal(a, b)
 }
 
 func sameBatch(t *testing.T, want, got *row.Batch) {
@@ -256,23 +242,40 @@ func TestRoundTripRowsKindsTables(t *testing.T) {
 func TestDecodeAppendsAndKeepsOnError(t *testing.T) {
 	b := benchBatch(10)
 	defer b.Release()
-	enc := AppendBatch(nil, b)
+	decodeAppends(t, b, AppendBatch(nil, b))
+}
+
+// decodeAppends decodes enc, the encoding of b, twice into one batch, then enc cut short:
+// the rows of both decodes are appended, and the failed decode leaves them as they were.
+func decodeAppends(t *testing.T, b *row.Batch, enc []byte) {
+	t.Helper()
 	into := row.NewBatch(0)
 	defer into.Release()
-	if err := DecodeBatch(enc, into); err != nil {
-		t.Fatal(err)
+	mustDecode(t, enc, into)
+	mustDecode(t, enc, into)
+	n := 2 * b.Len()
+	if into.Len() != n {
+		t.Fatalf("decoding twice gives %d rows, want %d", into.Len(), n)
 	}
-	if err := DecodeBatch(enc, into); err != nil {
-		t.Fatal(err)
-	}
-	if into.Len() != 20 {
-		t.Fatalf("decoding twice gives %d rows, want 20", into.Len())
+	for i := range into.Rows {
+		w, g := &b.Rows[i%b.Len()], &into.Rows[i]
+		if g.Kind != w.Kind || g.Table != w.Table || !slices.EqualFunc(g.Fields, w.Fields, same) {
+			t.Fatalf("row %d: %+v, want %+v", i, g, w)
+		}
 	}
 	if err := DecodeBatch(enc[:len(enc)-1], into); err == nil {
 		t.Fatal("truncated input decoded")
 	}
-	if into.Len() != 20 {
-		t.Fatalf("a failed decode left %d rows, want 20", into.Len())
+	if into.Len() != n {
+		t.Fatalf("a failed decode left %d rows, want %d", into.Len(), n)
+	}
+}
+
+// mustDecode decodes enc into into, failing the test on an error.
+func mustDecode(t testing.TB, enc []byte, into *row.Batch) {
+	t.Helper()
+	if err := DecodeBatch(enc, into); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -283,9 +286,7 @@ func TestDecodeCopiesInput(t *testing.T) {
 	enc := AppendBatch(nil, b)
 	got := row.NewBatch(0)
 	defer got.Release()
-	if err := DecodeBatch(enc, got); err != nil {
-		t.Fatal(err)
-	}
+	mustDecode(t, enc, got)
 	clear(enc)
 	sameBatch(t, b, got)
 }
@@ -356,11 +357,7 @@ func TestCorruptInputFails(t *testing.T) {
 	one := func(value ...byte) []byte { // one row of one value; the value starts at offset 12
 		return mk(1, append([]byte{0, 1}, value...), []string{"t"}, "")
 	}
-	cases := []struct {
-		name  string
-		input []byte
-		want  string
-	}{
+	decodeFails(t, []corruptCase{
 		{"empty", nil, "empty input at offset 0"},
 		{"format", []byte{3}, "unknown format 3 at offset 0"},
 		{"format zero", []byte{0, 0}, "unknown format 0 at offset 0"},
@@ -392,17 +389,7 @@ func TestCorruptInputFails(t *testing.T) {
 		{"negative zero decimal", one(byte(types.Decimal), 0, 1), "negative zero decimal at offset 14"},
 		{"decimal scale", one(byte(types.Decimal), 0xff, 0xff, 0x7f, 0), "decimal scale -1048576 out of range at offset 12"},
 		{"decimal beyond input", one(byte(types.Decimal), 0, 0x10, 1), "decimal of 8 bytes exceeds the remaining input at offset 14"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			into := row.NewBatch(0)
-			defer into.Release()
-			err := DecodeBatch(c.input, into)
-			if err == nil || err.Error() != "row codec: "+c.want {
-				t.Fatalf("error %v, want %q", err, "row codec: "+c.want)
-			}
-		})
-	}
+	})
 	t.Run("too deep", func(t *testing.T) {
 		v := row.IntValue(1)
 		for i := 0; i <= MaxDepth; i++ {
@@ -418,6 +405,31 @@ func TestCorruptInputFails(t *testing.T) {
 			}
 		}
 	})
+}
+
+// corruptCase is an input DecodeBatch refuses, with the error it gives.
+type corruptCase struct {
+	name  string
+	input []byte
+	want  string
+}
+
+// decodeFails decodes each case's input, wanting its error and an untouched batch.
+func decodeFails(t *testing.T, cases []corruptCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			into := row.NewBatch(0)
+			defer into.Release()
+			err := DecodeBatch(c.input, into)
+			if err == nil || err.Error() != "row codec: "+c.want {
+				t.Fatalf("error %v, want %q", err, "row codec: "+c.want)
+			}
+			if into.Len() != 0 {
+				t.Fatalf("a failed decode left %d rows", into.Len())
+			}
+		})
+	}
 }
 
 // benchBatch builds n rows of (bigint id, string name, int age, double score, timestamp ts).

@@ -338,15 +338,11 @@ func (d *decoder) columnBatch(src []byte, into *row.Batch) error {
 	if err != nil {
 		return err
 	}
-	if len(src)-d.pos < 8 {
-		return errorf(d.pos, "input ends inside the columns length")
+	colsAt, colsEnd, err := d.section("columns")
+	if err != nil {
+		return err
 	}
-	colsLen := binary.LittleEndian.Uint64(src[d.pos:])
-	if colsLen > uint64(len(src)-d.pos-8) {
-		return errorf(d.pos, "columns length %d exceeds the remaining input", colsLen)
-	}
-	colsAt := d.pos + 8
-	colsEnd := colsAt + int(colsLen)
+	colsLen := uint64(colsEnd - colsAt)
 	// Every slot takes a byte: this bounds what the rows below allocate by the input.
 	if w == 0 && nrows > 0 {
 		return errorf(widthAt, "%d rows without columns", nrows)
@@ -432,13 +428,7 @@ func (d *decoder) columnBatch(src []byte, into *row.Batch) error {
 			return err
 		}
 	}
-	if d.pos != colsEnd {
-		return errorf(d.pos, "%d bytes after the last column", colsEnd-d.pos)
-	}
-	if d.spos != len(d.strs) {
-		return errorf(areaAt, "string area holds %d bytes no value uses", len(d.strs)-d.spos)
-	}
-	return nil
+	return d.consumed(colsEnd, "column", areaAt)
 }
 
 // column decodes the j-th column into the j-th field of rows, whose values are zeroed: the

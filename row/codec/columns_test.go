@@ -189,9 +189,7 @@ func TestColumnNullSlots(t *testing.T) {
 			}
 			got := row.NewBatch(0)
 			defer got.Release()
-			if err := DecodeBatch(enc, got); err != nil {
-				t.Fatal(err)
-			}
+			mustDecode(t, enc, got)
 			b.Rows[2].Fields[0] = row.NullValue()
 			sameBatch(t, b, got)
 			if f := got.Rows[2].Fields[0]; f != (row.Value{}) {
@@ -205,33 +203,10 @@ func TestColumnDecodeAppends(t *testing.T) {
 	b := columnBatch(10, row.StringValue("v"), []int{4}, true)
 	defer b.Release()
 	enc := AppendBatch(nil, b)
-	into := row.NewBatch(0)
-	defer into.Release()
-	for i := 0; i < 2; i++ {
-		if err := DecodeBatch(enc, into); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if into.Len() != 20 {
-		t.Fatalf("decoding twice gives %d rows, want 20", into.Len())
-	}
-	for i := range into.Rows {
-		w, g := &b.Rows[i%10], &into.Rows[i]
-		if g.Kind != w.Kind || g.Table != w.Table || !sameValues(g.Fields, w.Fields) {
-			t.Fatalf("row %d: %+v, want %+v", i, g, w)
-		}
-	}
-	if err := DecodeBatch(enc[:len(enc)-1], into); err == nil {
-		t.Fatal("truncated input decoded")
-	}
-	if into.Len() != 20 {
-		t.Fatalf("a failed decode left %d rows, want 20", into.Len())
-	}
+	decodeAppends(t, b, enc)
 	// a batch not from the pool: no capacity, no arena
 	var bare row.Batch
-	if err := DecodeBatch(enc, &bare); err != nil {
-		t.Fatal(err)
-	}
+	mustDecode(t, enc, &bare)
 	sameBatch(t, b, &bare)
 }
 
@@ -283,11 +258,7 @@ func TestColumnCorruptInputFails(t *testing.T) {
 		str     = byte(types.String)
 		array   = byte(types.Array)
 	)
-	cases := []struct {
-		name  string
-		input []byte
-		want  string
-	}{
+	decodeFails(t, []corruptCase{
 		{"no column count", []byte{2, 0}, "input ends inside column count at offset 2"},
 		{"huge row count", []byte{2, 0xff, 0xff, 0x03, 0}, "row count 65535 exceeds the remaining input at offset 1"},
 		{"short columns length", []byte{2, 0, 0, 0, 0}, "input ends inside the columns length at offset 3"},
@@ -325,20 +296,7 @@ func TestColumnCorruptInputFails(t *testing.T) {
 		{"corrupt value", mkCols(1, 1, []byte{0, array, 0, array, 5}, "t", ""), "array length 5 exceeds the remaining input at offset 15"},
 		{"bytes after the last column", mkCols(1, 1, []byte{0, tinyint, 0, 1, 9}, "t", ""), "1 bytes after the last column at offset 15"},
 		{"unused area", mkCols(1, 1, []byte{0, tinyint, 0, 1}, "t", "x"), "string area holds 1 bytes no value uses at offset 16"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			into := row.NewBatch(0)
-			defer into.Release()
-			err := DecodeBatch(c.input, into)
-			if err == nil || err.Error() != "row codec: "+c.want {
-				t.Fatalf("error %v, want %q", err, "row codec: "+c.want)
-			}
-			if into.Len() != 0 {
-				t.Fatalf("a failed decode left %d rows", into.Len())
-			}
-		})
-	}
+	})
 }
 
 // TestColumnAllocationBounded: a batch of one row and many columns of nulls is a few bytes a
@@ -360,9 +318,7 @@ func TestColumnAllocationBounded(t *testing.T) {
 	defer into.Release()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if err := DecodeBatch(enc, into); err != nil {
-		t.Fatal(err)
-	}
+	mustDecode(t, enc, into)
 	runtime.ReadMemStats(&after)
 	if into.Len() != 1 || len(into.Rows[0].Fields) != width {
 		t.Fatalf("decoded %d rows", into.Len())
@@ -419,8 +375,6 @@ func TestColumnFloatBits(t *testing.T) {
 	}
 	got := row.NewBatch(0)
 	defer got.Release()
-	if err := DecodeBatch(encodeColumns(t, b), got); err != nil {
-		t.Fatal(err)
-	}
+	mustDecode(t, encodeColumns(t, b), got)
 	sameBatch(t, b, got)
 }

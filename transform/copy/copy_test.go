@@ -69,10 +69,7 @@ func TestCopyIsDeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Rows[0].Fields[3].Elems()[0] = row.StringValue("changed")
-	if got := res.Rows[0].Fields[4].Elems()[0].S; got != "a" {
-		t.Fatalf("the copy shares its array with the source: %q", got)
-	}
+	transformtest.Unshared(t, res.Rows[0].Fields[3], res.Rows[0].Fields[4])
 	res.Release()
 }
 
@@ -92,14 +89,10 @@ func TestCopyErrors(t *testing.T) {
 // copy_transform.conf's two Copy transforms (the whole job runs in e2e): name copied to
 // name1, then id, name and the nested row copied once more, each copy equal to its source.
 func TestCopyE2E(t *testing.T) {
-	job := transformtest.BuildJob(t, transformtest.LoadJob(t, "transform/copy_transform.conf"))
-	want := "{id = int, name = string, c_row = {c_row = {c_int = int}}, name1 = string, id_1 = int, name2 = string, name3 = string, c_row_1 = {c_row = {c_int = int}}}"
-	if got := job.Output.RowType().String(); got != want {
-		t.Errorf("output %s\nwant %s", got, want)
-	}
-	nested := row.RowValue([]row.Value{row.RowValue([]row.Value{row.IntValue(7)})})
+	job := transformtest.BuildJobFile(t, "transform/copy_transform.conf",
+		"{id = int, name = string, c_row = {c_row = {c_int = int}}, name1 = string, id_1 = int, name2 = string, name3 = string, c_row_1 = {c_row = {c_int = int}}}")
 	in := transformtest.Batch(job.Source.ID(), row.Insert,
-		[]row.Value{row.IntValue(1), row.StringValue("Joy"), nested},
+		[]row.Value{row.IntValue(1), row.StringValue("Joy"), transformtest.CRow(7)},
 		[]row.Value{row.IntValue(2), row.NullValue(), row.NullValue()},
 	)
 	transformtest.RunRows(t, in, job.Transforms, "[1 Joy [[7]] Joy 1 Joy Joy [[7]]]", "[2 null null null 2 null null null]")

@@ -70,13 +70,10 @@ func TestFieldMapperErrors(t *testing.T) {
 // field_mapper_transform.conf's FieldMapper (the whole job runs in e2e): the mapped fields in
 // the mapping's order, renamed, the others dropped.
 func TestFieldMapperE2E(t *testing.T) {
-	job := transformtest.BuildJob(t, transformtest.LoadJob(t, "transform/field_mapper_transform.conf"))
-	if got := job.Output.RowType().String(); got != "{id = int, age_as = int, int1_as = int, name = string, c_row = {c_row = {c_int = int}}}" {
-		t.Errorf("output %s", got)
-	}
-	nested := row.RowValue([]row.Value{row.RowValue([]row.Value{row.IntValue(7)})})
+	job := transformtest.BuildJobFile(t, "transform/field_mapper_transform.conf",
+		"{id = int, age_as = int, int1_as = int, name = string, c_row = {c_row = {c_int = int}}}")
 	in := transformtest.Batch(job.Source.ID(), row.Insert,
-		[]row.Value{row.IntValue(1), row.StringValue("Joy"), row.IntValue(20), row.StringValue("s"), row.IntValue(5), row.BigIntValue(9), nested},
+		[]row.Value{row.IntValue(1), row.StringValue("Joy"), row.IntValue(20), row.StringValue("s"), row.IntValue(5), row.BigIntValue(9), transformtest.CRow(7)},
 		[]row.Value{row.IntValue(2), row.NullValue(), row.IntValue(30), row.NullValue(), row.NullValue(), row.NullValue(), row.NullValue()},
 	)
 	transformtest.RunRows(t, in, job.Transforms, "[1 20 5 Joy [[7]]]", "[2 30 null null null]")

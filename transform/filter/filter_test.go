@@ -97,15 +97,12 @@ func TestFilterMovesNestedValues(t *testing.T) {
 	tab := input(t)
 	tr := transformtest.MustBuild(t, "Filter", `include_fields = [tags]`, tab)
 	in := rows(tab)
-	nested := in.Rows[0].Fields[4].Elems()
+	nested := in.Rows[0].Fields[4]
 	out, err := tr.Process(t.Context(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nested[0] = row.StringValue("changed")
-	if got := out.Rows[0].Fields[0].Elems()[0].S; got != "a" {
-		t.Fatalf("nested value shared with the input: %q", got)
-	}
+	transformtest.Unshared(t, nested, out.Rows[0].Fields[0])
 	out.Release()
 }
 
@@ -126,7 +123,7 @@ func TestFilterErrors(t *testing.T) {
 // The Filter transforms of filter_transform.conf and fakesource_to_assert.conf (the whole
 // jobs run in e2e): the listed fields, in the listed order.
 func TestFilterE2E(t *testing.T) {
-	nested := row.RowValue([]row.Value{row.RowValue([]row.Value{row.IntValue(7)})})
+	nested := transformtest.CRow(7)
 	noon := row.TimeValue(int64(12*time.Hour + 34*time.Minute + 56*time.Second))
 	for _, c := range []struct {
 		file, schema string
@@ -138,10 +135,7 @@ func TestFilterE2E(t *testing.T) {
 		{"fake/fakesource_to_assert.conf", "{name = string, age = int, c_time = time}",
 			[]row.Value{row.StringValue("Joy"), row.IntValue(40000), noon}, "[Joy 40000 12:34:56]"},
 	} {
-		job := transformtest.BuildJob(t, transformtest.LoadJob(t, c.file))
-		if got := job.Output.RowType().String(); got != c.schema {
-			t.Errorf("%s: output %s, want %s", c.file, got, c.schema)
-		}
+		job := transformtest.BuildJobFile(t, c.file, c.schema)
 		rows, err := transformtest.Run(t, transformtest.Batch(job.Source.ID(), row.Insert, c.in), job.Transforms...)
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)

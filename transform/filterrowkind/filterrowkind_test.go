@@ -83,7 +83,7 @@ func TestFilterRowKindE2E(t *testing.T) {
 	for i, k := range []row.Kind{row.Insert, row.UpdateBefore, row.UpdateAfter, row.Delete, row.Insert, row.Delete} {
 		r := in.Add(k, job.Source.ID(), 4)
 		r.Fields[0], r.Fields[1], r.Fields[2] = row.IntValue(int32(i)), row.StringValue(fmt.Sprint("n", i)), row.IntValue(20)
-		r.Fields[3] = row.RowValue([]row.Value{row.RowValue([]row.Value{row.IntValue(int32(i))})})
+		r.Fields[3] = transformtest.CRow(int32(i))
 	}
 	rows, err := transformtest.Run(t, in, job.Transforms...)
 	if err != nil {

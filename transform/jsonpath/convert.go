@@ -141,27 +141,13 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 			return row.Value{}, convErr("%v", err)
 		}
 		return v, nil
-	case types.Date:
+	case types.Date, types.Time, types.Timestamp:
 		txt := c.text(s, i)
-		d, ok := parseDate(txt)
+		n, ok := parseClock(t.Kind, txt)
 		if !ok {
-			return row.Value{}, convErr("%q is not a date in a format SeaTunnel reads (yyyy-MM-dd, yyyy/MM/dd, yyyy.MM.dd, yyyyMMdd, yyyy年MM月dd日)", xform.Clip(txt))
+			return row.Value{}, convErr("%q is not %s", xform.Clip(txt), clockForms[t.Kind])
 		}
-		return row.DateValue(d), nil
-	case types.Time:
-		txt := c.text(s, i)
-		n, ok := xform.ParseClock(txt, false)
-		if !ok {
-			return row.Value{}, convErr("%q is not a time HH:mm:ss[.fraction]", xform.Clip(txt))
-		}
-		return row.TimeValue(n), nil
-	case types.Timestamp:
-		txt := c.text(s, i)
-		n, ok := parseTimestamp(txt)
-		if !ok {
-			return row.Value{}, convErr("%q is not a timestamp in a format SeaTunnel reads (such as yyyy-MM-dd HH:mm:ss[.fraction] or yyyy-MM-ddTHH:mm:ss)", xform.Clip(txt))
-		}
-		return row.TimestampValue(n), nil
+		return row.Value{T: t.Kind, I: n}, nil
 	case types.Bytes:
 		if ch != '"' {
 			return row.NullValue(), nil
@@ -212,14 +198,7 @@ func (c *converter) convert(s string, i int, t types.DataType) (row.Value, error
 			if val, err = c.convert(s, v, *t.Elem); err != nil {
 				return false
 			}
-			for j := range m.Keys {
-				if row.Equal(m.Keys[j], k) {
-					m.Vals[j] = val
-					return true
-				}
-			}
-			m.Keys = append(m.Keys, k)
-			m.Vals = append(m.Vals, val)
+			m.Put(k, val)
 			return true
 		})
 		if err != nil {
@@ -317,6 +296,25 @@ func isDecimalText(s string) bool {
 		}
 	}
 	return i == len(s)
+}
+
+// clockForms say what the text of a date, a time and a timestamp should be.
+var clockForms = map[types.Kind]string{
+	types.Date:      "a date in a format SeaTunnel reads (yyyy-MM-dd, yyyy/MM/dd, yyyy.MM.dd, yyyyMMdd, yyyy年MM月dd日)",
+	types.Time:      "a time HH:mm:ss[.fraction]",
+	types.Timestamp: "a timestamp in a format SeaTunnel reads (such as yyyy-MM-dd HH:mm:ss[.fraction] or yyyy-MM-ddTHH:mm:ss)",
+}
+
+// parseClock reads the text of a date (as days since the epoch), a time (nanoseconds of the
+// day) or a timestamp (nanoseconds since the epoch), as k says.
+func parseClock(k types.Kind, s string) (int64, bool) {
+	switch k {
+	case types.Date:
+		return parseDate(s)
+	case types.Time:
+		return xform.ParseClock(s, false)
+	}
+	return parseTimestamp(s)
 }
 
 // parseDate reads the date formats of SeaTunnel's DateUtils: yyyy-MM-dd (the date must exist)

@@ -18,71 +18,94 @@ const dataDoc = `{"data": {"c_string": "this is a string", "c_boolean": true, "c
  "c_double": 3.14, "c_decimal": 10.55, "c_date": "2023-10-29", "c_datetime": "16:12:43.459",
  "c_array": ["item1", "item2", "item3"]}}`
 
-func TestJsonPathDocExample(t *testing.T) {
-	tab := transformtest.Table(t, `data = string`)
-	tr := transformtest.MustBuild(t, "JsonPath", `
-columns = [
-  { "src_field" = "data", "path" = "$.data.c_string", "dest_field" = "c1_string" },
-  { "src_field" = "data", "path" = "$.data.c_boolean", "dest_field" = "c1_boolean", "dest_type" = "boolean" },
-  { "src_field" = "data", "path" = "$.data.c_integer", "dest_field" = "c1_integer", "dest_type" = "int" },
-  { "src_field" = "data", "path" = "$.data.c_float", "dest_field" = "c1_float", "dest_type" = "float" },
-  { "src_field" = "data", "path" = "$.data.c_double", "dest_field" = "c1_double", "dest_type" = "double" },
-  { "src_field" = "data", "path" = "$.data.c_decimal", "dest_field" = "c1_decimal", "dest_type" = "decimal(4,2)" },
-  { "src_field" = "data", "path" = "$.data.c_date", "dest_field" = "c1_date", "dest_type" = "date" },
-  { "src_field" = "data", "path" = "$.data.c_datetime", "dest_field" = "c1_datetime", "dest_type" = "time" },
-  { "src_field" = "data", "path" = "$.data.c_array", "dest_field" = "c1_array", "dest_type" = "array<string>" }
-]`, tab)
-	out := tr.Outputs()[0]
-	want := "{data = string, c1_string = string, c1_boolean = boolean, c1_integer = int, c1_float = float, c1_double = double, c1_decimal = decimal(4, 2), c1_date = date, c1_datetime = time, c1_array = array<string>}"
-	if got := out.RowType().String(); got != want {
-		t.Fatalf("output %s\nwant %s", got, want)
-	}
-	for _, c := range out.Columns[1:] {
-		if !c.Nullable || c.Length != 200 || c.DefaultValue != "" {
-			t.Errorf("column %+v", c)
+// dataColumns is the columns option of a JsonPath that reads the field data: each item is a
+// path, a destination field and its type (empty: string).
+func dataColumns(items ...[3]string) string {
+	var b strings.Builder
+	b.WriteString("columns = [\n")
+	for _, it := range items {
+		fmt.Fprintf(&b, "  { \"src_field\" = \"data\", \"path\" = %q, \"dest_field\" = %q", it[0], it[1])
+		if it[2] != "" {
+			fmt.Fprintf(&b, ", \"dest_type\" = %q", it[2])
 		}
+		b.WriteString(" }\n")
 	}
-	rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(dataDoc)}), tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := fmt.Sprint(rows[0].Fields[1:])
-	if got != "[this is a string true 42 3.14 3.14 10.55 2023-10-29 16:12:43.459 [item1, item2, item3]]" {
-		t.Fatalf("row %s", got)
-	}
-	for i, c := range out.Columns {
-		if v := rows[0].Fields[i]; v.T != c.Type.Kind {
-			t.Errorf("%s holds a %s", c.Name, v.T)
-		}
-	}
+	return b.String() + "]"
 }
 
-// TestJsonPathPermissiveText feeds the text SeaTunnel's own JsonPath test produces: its HOCON
-// template loses the inner quotes, and json-smart, which SeaTunnel reads JSON with, takes the
-// result anyway. Strait reads it the same way.
-func TestJsonPathPermissiveText(t *testing.T) {
-	tab := transformtest.Table(t, `data = string`)
-	tr := transformtest.MustBuild(t, "JsonPath", `
-columns = [
-  { "src_field" = "data", "path" = "$.data.c_string", "dest_field" = "s" },
-  { "src_field" = "data", "path" = "$.data.c_boolean", "dest_field" = "b", "dest_type" = "boolean" },
-  { "src_field" = "data", "path" = "$.data.c_integer", "dest_field" = "i", "dest_type" = "int" },
-  { "src_field" = "data", "path" = "$.data.c_decimal", "dest_field" = "d", "dest_type" = "decimal(4,2)" },
-  { "src_field" = "data", "path" = "$.data.c_date", "dest_field" = "dt", "dest_type" = "date" },
-  { "src_field" = "data", "path" = "$.data.c_datetime", "dest_field" = "tm", "dest_type" = "time" }
-]`, tab)
-	doc := `{data:{c_string: this is a string,c_boolean: true,c_integer: 42,c_decimal: 10.55,c_date:'2023-10-29',c_datetime:"16:12:43.459"}}`
-	rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(doc)}), tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(rows[0].Fields[1:]); got != "[this is a string true 42 10.55 2023-10-29 16:12:43.459]" {
-		t.Fatalf("row %s", got)
-	}
-	// text that even json-smart rejects is still an error naming the place
-	_, err = transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(`{data: [1, }`)}), tr)
-	if err == nil || !strings.Contains(err.Error(), "offset 11") {
-		t.Fatalf("error %v", err)
+// TestJsonPathData reads the document of SeaTunnel's JsonPath docs, and the text SeaTunnel's
+// own JsonPath test produces: its HOCON template loses the inner quotes, and json-smart, which
+// SeaTunnel reads JSON with, takes the result anyway. Strait reads it the same way. Text that
+// even json-smart rejects is still an error naming the place.
+func TestJsonPathData(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		columns [][3]string
+		doc     string
+		schema  string // the output table's row type
+		want    string // the row's new fields
+	}{
+		{
+			name: "doc example",
+			columns: [][3]string{
+				{"$.data.c_string", "c1_string", ""},
+				{"$.data.c_boolean", "c1_boolean", "boolean"},
+				{"$.data.c_integer", "c1_integer", "int"},
+				{"$.data.c_float", "c1_float", "float"},
+				{"$.data.c_double", "c1_double", "double"},
+				{"$.data.c_decimal", "c1_decimal", "decimal(4,2)"},
+				{"$.data.c_date", "c1_date", "date"},
+				{"$.data.c_datetime", "c1_datetime", "time"},
+				{"$.data.c_array", "c1_array", "array<string>"},
+			},
+			doc:    dataDoc,
+			schema: "{data = string, c1_string = string, c1_boolean = boolean, c1_integer = int, c1_float = float, c1_double = double, c1_decimal = decimal(4, 2), c1_date = date, c1_datetime = time, c1_array = array<string>}",
+			want:   "[this is a string true 42 3.14 3.14 10.55 2023-10-29 16:12:43.459 [item1, item2, item3]]",
+		},
+		{
+			name: "permissive text",
+			columns: [][3]string{
+				{"$.data.c_string", "s", ""},
+				{"$.data.c_boolean", "b", "boolean"},
+				{"$.data.c_integer", "i", "int"},
+				{"$.data.c_decimal", "d", "decimal(4,2)"},
+				{"$.data.c_date", "dt", "date"},
+				{"$.data.c_datetime", "tm", "time"},
+			},
+			doc:    `{data:{c_string: this is a string,c_boolean: true,c_integer: 42,c_decimal: 10.55,c_date:'2023-10-29',c_datetime:"16:12:43.459"}}`,
+			schema: "{data = string, s = string, b = boolean, i = int, d = decimal(4, 2), dt = date, tm = time}",
+			want:   "[this is a string true 42 10.55 2023-10-29 16:12:43.459]",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tab := transformtest.Table(t, `data = string`)
+			tr := transformtest.MustBuild(t, "JsonPath", dataColumns(c.columns...), tab)
+			out := tr.Outputs()[0]
+			if got := out.RowType().String(); got != c.schema {
+				t.Fatalf("output %s\nwant %s", got, c.schema)
+			}
+			for _, col := range out.Columns[1:] {
+				if !col.Nullable || col.Length != 200 || col.DefaultValue != "" {
+					t.Errorf("column %+v", col)
+				}
+			}
+			rows, err := transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(c.doc)}), tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(rows[0].Fields[1:]); got != c.want {
+				t.Fatalf("row %s\nwant %s", got, c.want)
+			}
+			for i, col := range out.Columns {
+				if v := rows[0].Fields[i]; v.T != col.Type.Kind {
+					t.Errorf("%s holds a %s", col.Name, v.T)
+				}
+			}
+			_, err = transformtest.Run(t, transformtest.Batch(tab.ID(), row.Insert, []row.Value{row.StringValue(`{data: [1, }`)}), tr)
+			if err == nil || !strings.Contains(err.Error(), "offset 11") {
+				t.Fatalf("error %v", err)
+			}
+		})
 	}
 }
 

@@ -115,22 +115,8 @@ func (p *permissive) value(st stopSet, depth int) error {
 }
 
 func (p *permissive) object(depth int) error {
-	p.i++ // {
-	p.out = append(p.out, '{')
-	first := true
-	for {
-		p.space()
-		if p.i >= len(p.s) {
-			return p.fail("a member or '}'")
-		}
+	return p.items('}', "a member or '}'", func() error {
 		switch p.s[p.i] {
-		case '}':
-			p.i++
-			p.out = append(p.out, '}')
-			return nil
-		case ',':
-			p.i++
-			continue
 		case ':', '[', ']', '{':
 			return p.fail("a member name")
 		}
@@ -148,50 +134,53 @@ func (p *permissive) object(depth int) error {
 			return p.fail("':'")
 		}
 		p.i++
-		if !first {
-			p.out = append(p.out, ',')
-		}
-		first = false
 		p.out = row.AppendJSONString(p.out, name)
 		p.out = append(p.out, ':')
 		if err := p.value(stopObject, depth); err != nil {
 			return err
 		}
 		p.space()
-		if p.i >= len(p.s) {
+		if p.i >= len(p.s) || p.s[p.i] != ',' && p.s[p.i] != '}' {
 			return p.fail("',' or '}'")
 		}
-		if c := p.s[p.i]; c != ',' && c != '}' {
-			return p.fail("',' or '}'")
-		}
-	}
+		return nil
+	})
 }
 
 func (p *permissive) array(depth int) error {
-	p.i++ // [
-	p.out = append(p.out, '[')
-	first := true
-	for {
-		p.space()
-		if p.i >= len(p.s) {
-			return p.fail("a value or ']'")
-		}
+	return p.items(']', "a value or ']'", func() error {
 		switch p.s[p.i] {
-		case ']':
-			p.i++
-			p.out = append(p.out, ']')
-			return nil
-		case ',':
-			p.i++
-			continue
 		case ':', '}':
 			return p.fail("a value")
+		}
+		return p.value(stopArray, depth)
+	})
+}
+
+// items reads an object or an array from its opening bracket to close: each item with item,
+// and written with a comma before all but the first; commas may repeat. Reaching the end of
+// the text before close fails wanting want.
+func (p *permissive) items(close byte, want string, item func() error) error {
+	p.out = append(p.out, p.s[p.i])
+	p.i++
+	for first := true; ; first = false {
+		p.space()
+		for p.i < len(p.s) && p.s[p.i] == ',' {
+			p.i++
+			p.space()
+		}
+		switch {
+		case p.i >= len(p.s):
+			return p.fail(want)
+		case p.s[p.i] == close:
+			p.i++
+			p.out = append(p.out, close)
+			return nil
 		}
 		if !first {
 			p.out = append(p.out, ',')
 		}
-		first = false
-		if err := p.value(stopArray, depth); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 	}
@@ -307,18 +296,8 @@ func (p *permissive) quoted() (string, error) {
 			e := p.s[p.i]
 			p.i++
 			switch e {
-			case 't':
-				b = append(b, '\t')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 'f':
-				b = append(b, '\f')
-			case 'b':
-				b = append(b, '\b')
-			case '\\', '/', '\'', '"':
-				b = append(b, e)
+			case 't', 'n', 'r', 'f', 'b', '\\', '/', '\'', '"':
+				b = append(b, jsonscan.Escaped(e))
 			case 'u', 'x':
 				n := 4
 				if e == 'x' {

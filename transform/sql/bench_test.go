@@ -7,6 +7,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/internal/cputime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/internal/transformtest"
 )
@@ -49,7 +50,7 @@ func benchBatches(b *testing.B, tab *catalog.Table, tr connector.Transform) {
 			ins[g] = in
 		}
 		b.StartTimer()
-		c0 := cpuTime()
+		c0 := cputime.Used()
 		for _, in := range ins {
 			out, err := tr.Process(ctx, in)
 			if err != nil {
@@ -57,7 +58,7 @@ func benchBatches(b *testing.B, tab *catalog.Table, tr connector.Transform) {
 			}
 			out.Release()
 		}
-		cpu += cpuTime() - c0
+		cpu += cputime.Used() - c0
 		rows += n * group
 	}
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")

@@ -148,7 +148,7 @@ func converter(from, to types.DataType) (convFn, error) {
 					}
 					return row.Value{T: k, I: q.Int64()}, nil
 				}
-				f, _ := numericFloat(v)
+				f, _ := v.AsFloat64()
 				f = math.Trunc(f)
 				if math.IsNaN(f) || f < float64(lo) || f > float64(hi) {
 					return row.Value{}, fmt.Errorf("%s is out of range for %s", text(v), k)
@@ -177,7 +177,7 @@ func converter(from, to types.DataType) (convFn, error) {
 		switch {
 		case fk.IsNumeric():
 			return func(_ *frame, v row.Value) (row.Value, error) {
-				f, _ := numericFloat(v)
+				f, _ := v.AsFloat64()
 				return mk(f), nil
 			}, nil
 		case fk == types.String:
@@ -305,7 +305,7 @@ func converter(from, to types.DataType) (convFn, error) {
 			}, nil
 		case fk.IsNumeric():
 			return func(_ *frame, v row.Value) (row.Value, error) {
-				f, _ := numericFloat(v)
+				f, _ := v.AsFloat64()
 				return row.BoolValue(f != 0), nil
 			}, nil
 		}

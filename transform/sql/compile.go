@@ -614,7 +614,7 @@ func floatArith(op byte, l, r *expr) *expr {
 	e := &expr{t: types.Of(types.Double)}
 	lg, rg := l.fg, r.fg
 	if r.isConst {
-		cst, _ := numericFloat(r.cv)
+		cst, _ := r.cv.AsFloat64()
 		if l.ref > 0 && l.kind() == types.Double && op != '%' {
 			i := l.ref - 1
 			e.cop = &colOp{col: i, op: op, f: cst, kind: types.Double}
@@ -871,13 +871,13 @@ func (c *compiler) compare(n Node, opText string, l, r *expr) (*expr, *Error) {
 		}
 	case catFloat:
 		if r.isConst && r.cv.T != types.Null {
-			cst, _ := numericFloat(r.cv)
+			cst, _ := r.cv.AsFloat64()
 			sv = floatCompareSel(op, l, cst)
 		}
 		lg, rg := l.fg, r.fg
 		if r.isConst && r.cv.T != types.Null && l.ref > 0 && l.kind() == types.Double {
 			i := l.ref - 1
-			cst, _ := numericFloat(r.cv)
+			cst, _ := r.cv.AsFloat64()
 			p = func(fr *frame) bool {
 				v := &fr.fields[i]
 				if v.T == types.Null {

@@ -113,10 +113,8 @@ func TestE2EFuncString(t *testing.T) {
 // binary_expression.conf: arithmetic on int and double columns, and string concatenation.
 func TestE2EBinaryExpression(t *testing.T) {
 	defer useUTC()()
-	job := transformtest.BuildJob(t, transformtest.LoadJob(t, "transform/binary_expression.conf"))
-	if got := job.Output.RowType().String(); got != "{id = int, id2 = int, price = double, price2 = double, price3 = double, name = string}" {
-		t.Errorf("binary_expression types: %s", got)
-	}
+	job := transformtest.BuildJobFile(t, "transform/binary_expression.conf",
+		"{id = int, id2 = int, price = double, price2 = double, price3 = double, name = string}")
 	rows := runRows(t, job, []row.Value{row.IntValue(1), row.StringValue("Joy Ding"), row.DoubleValue(134.22)})
 	if len(rows) != 1 || rowText(rows[0]) != "[2, 4, 44.74, 100.0, 18.619999999999994, Joy Ding_1]" {
 		t.Errorf("binary_expression: %v", rows)
@@ -140,16 +138,12 @@ func TestE2ECaseWhen(t *testing.T) {
 // replaced whole, the age incremented, pi() added.
 func TestE2ESqlTransformTypes(t *testing.T) {
 	defer useUTC()()
-	job := transformtest.BuildJob(t, transformtest.LoadJob(t, "transform/sql_transform.conf"))
-	got := job.Output.RowType().String()
-	want := "{id = int, name = string, age = int, pi = double, c_time = time, c_timestamp = timestamp, c_date = date, c_map = map<string, string>, c_array = array<int>, c_decimal = decimal(30, 8), c_row = {c_row = {c_int = int}}}"
-	if got != want {
-		t.Fatalf("output\n got %s\nwant %s", got, want)
-	}
+	job := transformtest.BuildJobFile(t, "transform/sql_transform.conf",
+		"{id = int, name = string, age = int, pi = double, c_time = time, c_timestamp = timestamp, c_date = date, c_map = map<string, string>, c_array = array<int>, c_decimal = decimal(30, 8), c_row = {c_row = {c_int = int}}}")
 	m := row.MapOfValues(&row.MapValue{Keys: []row.Value{row.StringValue("k")}, Vals: []row.Value{row.StringValue("v")}})
 	arr := row.ArrayValue([]row.Value{row.IntValue(1), row.IntValue(2)})
 	dec := decimal(t, "123.45678901", 30, 8)
-	nested := row.RowValue([]row.Value{row.RowValue([]row.Value{row.IntValue(7)})})
+	nested := transformtest.CRow(7)
 	tm := row.TimeValue(int64(10*time.Hour + 11*time.Minute))
 	ts := row.TimestampOf(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))
 	day := row.DateOf(time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC))
@@ -189,12 +183,8 @@ func TestE2EVariables(t *testing.T) {
 
 // inner_query.conf: nested rows and map keys.
 func TestE2EInnerQuery(t *testing.T) {
-	job := transformtest.BuildJob(t, transformtest.LoadJob(t, "transform-v2/sql_transform/inner_query.conf"))
-	got := job.Output.RowType().String()
-	want := "{c_date = date, c_string = string, c_inner_string = string, c_inner_timestamp = timestamp, inner_map = map<string, string>, map_val = string, map_not_exist_val = string}"
-	if got != want {
-		t.Fatalf("output\n got %s\nwant %s", got, want)
-	}
+	job := transformtest.BuildJobFile(t, "transform-v2/sql_transform/inner_query.conf",
+		"{c_date = date, c_string = string, c_inner_string = string, c_inner_timestamp = timestamp, inner_map = map<string, string>, map_val = string, map_not_exist_val = string}")
 	s := row.StringValue("innerQuery")
 	m := row.MapOfValues(&row.MapValue{Keys: []row.Value{s}, Vals: []row.Value{s}})
 	inner := row.RowValue([]row.Value{row.IntValue(1), s, row.TimestampValue(0), m})

@@ -228,7 +228,7 @@ func (e *expr) complete() *expr {
 				if v.T == types.Null {
 					return 0, false
 				}
-				return decimalFloat(v), true
+				return row.DecimalFloat64(v), true
 			}
 		}
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
@@ -293,28 +293,13 @@ func constExpr(t types.DataType, v row.Value, node Node) *expr {
 		e.ig = func(*frame) (int64, bool) { return i, true }
 		s := v.S
 		e.sg = func(*frame) (string, bool) { return s, true }
-		if f, ok := numericFloat(v); ok {
+		if f, ok := v.AsFloat64(); ok {
 			e.fg = func(*frame) (float64, bool) { return f, true }
 		}
 		b := v.T == types.Boolean && v.I != 0
 		e.pred = func(*frame) bool { return b }
 	}
 	return e.complete()
-}
-
-// numericFloat converts a numeric value to float64.
-func numericFloat(v row.Value) (float64, bool) {
-	switch v.T {
-	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		return float64(v.I), true
-	case types.Float:
-		return float64(v.Float32()), true
-	case types.Double:
-		return v.Float64(), true
-	case types.Decimal:
-		return decimalFloat(v), true
-	}
-	return 0, false
 }
 
 // columnExpr reads top-level column i of type t.

@@ -154,14 +154,13 @@ func javaIntOf(f float64) int64 {
 
 // argFloat reads argument i as a float64.
 func (c *compiler) argFloat(n *Call, args []*expr, i int) (floatFn, *Error) {
-	a := args[i]
-	switch k := a.kind(); {
-	case k == types.Null:
-		return func(*frame) (float64, bool) { return 0, false }, nil
-	case k.IsNumeric():
-		return a.fg, nil
+	if err := c.argNumber(n, args, i); err != nil {
+		return nil, err
 	}
-	return nil, c.errf(n.Args[i], "%s needs a number, %s is %s", fname(n), n.Args[i].String(), a.t)
+	if args[i].kind() == types.Null {
+		return func(*frame) (float64, bool) { return 0, false }, nil
+	}
+	return args[i].fg, nil
 }
 
 // argNumber checks that argument i is a number (or NULL).
@@ -186,29 +185,17 @@ func (c *compiler) args(n *Call, args []*expr) *argReader {
 	return &argReader{c: c, n: n, args: args}
 }
 
-func (a *argReader) str(i int) strFn {
-	if a.err != nil {
-		return nil
-	}
-	f, err := a.c.argStr(a.n, a.args, i)
-	a.err = err
-	return f
-}
+func (a *argReader) str(i int) strFn     { return readArg(a, i, (*compiler).argStr) }
+func (a *argReader) int(i int) intFn     { return readArg(a, i, (*compiler).argInt) }
+func (a *argReader) float(i int) floatFn { return readArg(a, i, (*compiler).argFloat) }
 
-func (a *argReader) int(i int) intFn {
+// readArg reads argument i with get, or returns nil when an earlier read failed.
+func readArg[F any](a *argReader, i int, get func(*compiler, *Call, []*expr, int) (F, *Error)) F {
 	if a.err != nil {
-		return nil
+		var none F
+		return none
 	}
-	f, err := a.c.argInt(a.n, a.args, i)
-	a.err = err
-	return f
-}
-
-func (a *argReader) float(i int) floatFn {
-	if a.err != nil {
-		return nil
-	}
-	f, err := a.c.argFloat(a.n, a.args, i)
+	f, err := get(a.c, a.n, a.args, i)
 	a.err = err
 	return f
 }
@@ -244,6 +231,19 @@ func both[A, B any](fr *frame, fa func(*frame) (A, bool), fb func(*frame) (B, bo
 		b, ok = fb(fr)
 	}
 	return a, b, ok
+}
+
+// strict2 is a function of two arguments that is null when either is: f computes it from
+// their values.
+func strict2[A, B, R any](fa func(*frame) (A, bool), fb func(*frame) (B, bool), f func(fr *frame, a A, b B) (R, bool)) func(*frame) (R, bool) {
+	return func(fr *frame) (R, bool) {
+		a, b, ok := both(fr, fa, fb)
+		if !ok {
+			var zero R
+			return zero, false
+		}
+		return f(fr, a, b)
+	}
 }
 
 // constStr returns argument i when it is a constant string (ok=false otherwise).

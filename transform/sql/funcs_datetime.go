@@ -546,11 +546,7 @@ func buildFormat(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	}
 	ig := x.ig
 	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := ig(fr)
-		if !ok {
-			return "", false
-		}
-		p, ok := pa.get(fr)
+		v, p, ok := both(fr, ig, pa.get)
 		if !ok {
 			return "", false
 		}
@@ -745,11 +741,7 @@ func buildFromUnixtime(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		}
 	}
 	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := secs(fr)
-		if !ok {
-			return "", false
-		}
-		p, ok := pa.get(fr)
+		v, p, ok := both(fr, secs, pa.get)
 		if !ok {
 			return "", false
 		}

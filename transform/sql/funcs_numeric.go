@@ -133,12 +133,8 @@ func buildLog(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		ar := c.args(n, args)
 		x := ar.float(0)
 		return ar.done(doubleExpr(func(fr *frame) (float64, bool) {
-			v, ok := x(fr)
+			v, ok := logOperand(fr, x, "argument")
 			if !ok {
-				return 0, false
-			}
-			if v <= 0 {
-				fr.fail(fmt.Errorf("LOG needs a positive argument, found %s", javaDouble(v)))
 				return 0, false
 			}
 			return math.Log(v), true
@@ -147,20 +143,12 @@ func buildLog(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	ar := c.args(n, args)
 	base, x := ar.float(0), ar.float(1)
 	return ar.done(doubleExpr(func(fr *frame) (float64, bool) {
-		b, ok := base(fr)
+		b, ok := logOperand(fr, base, "base")
 		if !ok {
 			return 0, false
 		}
-		if b <= 0 {
-			fr.fail(fmt.Errorf("LOG needs a positive base, found %s", javaDouble(b)))
-			return 0, false
-		}
-		v, ok := x(fr)
+		v, ok := logOperand(fr, x, "argument")
 		if !ok {
-			return 0, false
-		}
-		if v <= 0 {
-			fr.fail(fmt.Errorf("LOG needs a positive argument, found %s", javaDouble(v)))
 			return 0, false
 		}
 		switch b {
@@ -171,6 +159,20 @@ func buildLog(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		}
 		return math.Log(v) / math.Log(b), true
 	}))
+}
+
+// logOperand reads an operand of LOG: a null is not ok, and so is a number that is not
+// positive, which fails the row naming the operand as what.
+func logOperand(fr *frame, g floatFn, what string) (float64, bool) {
+	v, ok := g(fr)
+	if !ok {
+		return 0, false
+	}
+	if v <= 0 {
+		fr.fail(fmt.Errorf("LOG needs a positive %s, found %s", what, javaDouble(v)))
+		return 0, false
+	}
+	return v, true
 }
 
 // buildRand: RAND() is a pseudo-random number in [0, 1); RAND(seed) is the first number of
@@ -289,7 +291,7 @@ func buildMod(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		if x.T == types.Null || y.T == types.Null {
 			return row.Value{}
 		}
-		if f, _ := numericFloat(y); f == 0 {
+		if f, _ := y.AsFloat64(); f == 0 {
 			fr.fail(errModZero)
 			return row.Value{}
 		}
@@ -393,7 +395,7 @@ func roundValue(v row.Value, scale int, mode roundingMode) (row.Value, error) {
 		}
 		return row.Value{T: v.T, I: wrapInt(v.T, q.Int64())}, nil
 	case types.Float, types.Double:
-		f, _ := numericFloat(v)
+		f, _ := v.AsFloat64()
 		if scale == 0 && mode != halfUp {
 			switch mode {
 			case down:
@@ -437,13 +439,13 @@ func toRoundResult(v row.Value, rt types.DataType) row.Value {
 		if v.T == types.Double {
 			return v
 		}
-		if f, ok := numericFloat(v); ok {
+		if f, ok := v.AsFloat64(); ok {
 			return row.DoubleValue(f)
 		}
 	case types.Int:
 		switch v.T {
 		case types.Float, types.Double:
-			f, _ := numericFloat(v)
+			f, _ := v.AsFloat64()
 			return row.IntValue(int32(javaIntOf(f)))
 		case types.Decimal:
 			q := rescale(v.Unscaled(), int(v.I), 0, down)

@@ -156,11 +156,7 @@ func registerStringFuncs() {
 	register(&fnDef{min: 2, max: 2, build: func(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		ar := c.args(n, args)
 		s, cnt := ar.str(0), ar.int(1)
-		return ar.done(strExpr(func(fr *frame) (string, bool) {
-			v, k, ok := both(fr, s, cnt)
-			if !ok {
-				return "", false
-			}
+		return ar.done(strExpr(strict2(s, cnt, func(fr *frame, v string, k int64) (string, bool) {
 			if k <= 0 || v == "" {
 				return "", true
 			}
@@ -169,7 +165,7 @@ func registerStringFuncs() {
 				return "", false
 			}
 			return strings.Repeat(v, int(k)), true
-		}))
+		})))
 	}}, "REPEAT")
 	register(&fnDef{min: 2, max: 3, build: buildReplace}, "REPLACE")
 	register(strFunc1(func(_ *frame, s string) (string, error) { return soundex(s), nil }), "SOUNDEX")
@@ -543,11 +539,7 @@ func buildPad(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	right := fname(n) == "RPAD"
 	ar := c.args(n, args)
 	s, width, padding := ar.str(0), ar.int(1), ar.optStr(2)
-	return ar.done(strExpr(func(fr *frame) (string, bool) {
-		v, w, ok := both(fr, s, width)
-		if !ok {
-			return "", false
-		}
+	return ar.done(strExpr(strict2(s, width, func(fr *frame, v string, w int64) (string, bool) {
 		if w < 0 {
 			w = 0
 		}
@@ -570,7 +562,7 @@ func buildPad(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return v + pad, true
 		}
 		return pad + v, true
-	}))
+	})))
 }
 
 // buildTrim removes leading and/or trailing copies of one character (the first of the
@@ -684,15 +676,7 @@ func buildRegexpReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		}
 		fixedRepl = jr
 	}
-	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return "", false
-		}
-		re, ok := ra.get(fr)
-		if !ok {
-			return "", false
-		}
+	return strExpr(strict2(s, ra.get, func(fr *frame, v string, re *compiledRE) (string, bool) {
 		jr := fixedRepl
 		if jr == nil {
 			r, ok := repl(fr)
@@ -706,26 +690,18 @@ func buildRegexpReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			}
 		}
 		return re.java.ReplaceAll(v, jr), true
-	}), nil
+	})), nil
 }
 
 func buildRegexpLike(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	ar := c.args(n, args)
 	s, ra := ar.str(0), ar.regexp(1, 2, false)
-	return ar.done(boolExpr(func(fr *frame) (int64, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return 0, false
-		}
-		re, ok := ra.get(fr)
-		if !ok {
-			return 0, false
-		}
+	return ar.done(boolExpr(strict2(s, ra.get, func(fr *frame, v string, re *compiledRE) (int64, bool) {
 		if re.re.MatchString(v) {
 			return 1, true
 		}
 		return 0, true
-	}))
+	})))
 }
 
 // buildRegexpSubstr: REGEXP_SUBSTR(s, pattern[, position[, occurrence[, mode[, group]]]]);
@@ -746,15 +722,7 @@ func buildRegexpSubstr(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 		}
 		return def
 	}
-	return strExpr(func(fr *frame) (string, bool) {
-		v, ok := s(fr)
-		if !ok {
-			return "", false
-		}
-		re, ok := ra.get(fr)
-		if !ok {
-			return "", false
-		}
+	return strExpr(strict2(s, ra.get, func(fr *frame, v string, re *compiledRE) (string, bool) {
 		p := optional(pos, fr, 1) - 1
 		o := optional(occ, fr, 1)
 		g := optional(grp, fr, 0)
@@ -779,17 +747,13 @@ func buildRegexpSubstr(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return "", false
 		}
 		return v[start+m[2*g] : start+m[2*g+1]], true
-	}), nil
+	})), nil
 }
 
 func buildReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	ar := c.args(n, args)
 	s, search, repl := ar.str(0), ar.str(1), ar.optStr(2)
-	return ar.done(strExpr(func(fr *frame) (string, bool) {
-		v, q, ok := both(fr, s, search)
-		if !ok {
-			return "", false
-		}
+	return ar.done(strExpr(strict2(s, search, func(fr *frame, v string, q string) (string, bool) {
 		r := ""
 		if repl != nil {
 			r, _ = repl(fr)
@@ -798,7 +762,7 @@ func buildReplace(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return v, true
 		}
 		return strings.ReplaceAll(v, q, r), true
-	}))
+	})))
 }
 
 // soundex is the American Soundex code of s, as SeaTunnel computes it (letters only, H and W
@@ -902,11 +866,7 @@ func buildToChar(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 func buildTranslate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 	ar := c.args(n, args)
 	s, from, to := ar.str(0), ar.str(1), ar.str(2)
-	return ar.done(strExpr(func(fr *frame) (string, bool) {
-		v, f, ok := both(fr, s, from)
-		if !ok {
-			return "", false
-		}
+	return ar.done(strExpr(strict2(s, from, func(fr *frame, v string, f string) (string, bool) {
 		t, _ := to(fr)
 		fr2, tr := []rune(f), []rune(t)
 		var b strings.Builder
@@ -933,7 +893,7 @@ func buildTranslate(c *compiler, n *Call, args []*expr) (*expr, *Error) {
 			return v, true
 		}
 		return b.String(), true
-	}))
+	})))
 }
 
 func isTemporal(k types.Kind) bool {

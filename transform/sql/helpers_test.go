@@ -127,8 +127,8 @@ func same(a, b row.Value) bool {
 		return false
 	}
 	if a.T == types.Double || a.T == types.Float {
-		fa, _ := numericFloat(a)
-		fb, _ := numericFloat(b)
+		fa, _ := a.AsFloat64()
+		fb, _ := b.AsFloat64()
 		if math.IsNaN(fa) && math.IsNaN(fb) {
 			return true
 		}

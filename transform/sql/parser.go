@@ -291,6 +291,35 @@ const (
 	bpUnary   = 8
 )
 
+// infix is a binary operator as the parser reads it: its binding power (0: the token is no
+// binary operator) and the operator it stands for.
+type infix struct {
+	bp int
+	op string
+}
+
+// infixOps are the binary operators written with symbols; == and != stand for = and <>.
+var infixOps = map[string]infix{
+	"=": {bpCompare, "="}, "==": {bpCompare, "="}, "<>": {bpCompare, "<>"}, "!=": {bpCompare, "<>"},
+	"<": {bpCompare, "<"}, "<=": {bpCompare, "<="}, ">": {bpCompare, ">"}, ">=": {bpCompare, ">="},
+	"||": {bpConcat, "||"},
+	"+":  {bpAdd, "+"}, "-": {bpAdd, "-"},
+	"*": {bpMul, "*"}, "/": {bpMul, "/"}, "%": {bpMul, "%"},
+}
+
+// infixOf is the binary operator t is: OR, AND or one of infixOps.
+func infixOf(t token) infix {
+	switch {
+	case isKw(t, "OR"):
+		return infix{bpOr, "OR"}
+	case isKw(t, "AND"):
+		return infix{bpAnd, "AND"}
+	case t.kind == tOp:
+		return infixOps[t.text]
+	}
+	return infix{}
+}
+
 func (p *parser) enter(off int) *Error {
 	p.depth++
 	if p.depth > maxDepth {
@@ -311,27 +340,8 @@ func (p *parser) parseExpr(minBP int) (Node, *Error) {
 	}
 	for {
 		t := p.peek()
+		in := infixOf(t)
 		switch {
-		case isKw(t, "OR"):
-			if bpOr <= minBP {
-				return left, nil
-			}
-			p.next()
-			r, err := p.parseExpr(bpOr)
-			if err != nil {
-				return nil, err
-			}
-			left = &Binary{Op: "OR", Text: "OR", L: left, R: r, Off: t.off}
-		case isKw(t, "AND"):
-			if bpAnd <= minBP {
-				return left, nil
-			}
-			p.next()
-			r, err := p.parseExpr(bpAnd)
-			if err != nil {
-				return nil, err
-			}
-			left = &Binary{Op: "AND", Text: "AND", L: left, R: r, Off: t.off}
 		case isKw(t, "IS"):
 			if bpCompare <= minBP {
 				return left, nil
@@ -373,41 +383,24 @@ func (p *parser) parseExpr(minBP int) (Node, *Error) {
 			if err != nil {
 				return nil, err
 			}
-		case t.kind == tOp:
-			var bp int
-			op := t.text
-			switch op {
-			case "=", "==", "<>", "!=", "<", "<=", ">", ">=":
-				bp = bpCompare
-			case "||":
-				bp = bpConcat
-			case "+", "-":
-				bp = bpAdd
-			case "*", "/", "%":
-				bp = bpMul
-			case "::":
-				return nil, p.errorf(t.off, "the :: cast is not supported; use CAST(x AS type)")
-			case "[":
-				return nil, p.errorf(t.off, "array subscripts are not supported")
-			default:
-				return left, nil
-			}
-			if bp <= minBP {
+		case isOp(t, "::"):
+			return nil, p.errorf(t.off, "the :: cast is not supported; use CAST(x AS type)")
+		case isOp(t, "["):
+			return nil, p.errorf(t.off, "array subscripts are not supported")
+		case in.bp > 0:
+			if in.bp <= minBP {
 				return left, nil
 			}
 			p.next()
-			r, err := p.parseExpr(bp)
+			r, err := p.parseExpr(in.bp)
 			if err != nil {
 				return nil, err
 			}
-			norm := op
-			switch op {
-			case "==":
-				norm = "="
-			case "!=":
-				norm = "<>"
+			text := in.op // a keyword's text is its upper case
+			if t.kind == tOp {
+				text = t.text
 			}
-			left = &Binary{Op: norm, Text: op, L: left, R: r, Off: t.off}
+			left = &Binary{Op: in.op, Text: text, L: left, R: r, Off: t.off}
 		default:
 			return left, nil
 		}
@@ -427,24 +420,16 @@ func (p *parser) parsePredicateTail(x Node, not bool) (Node, *Error) {
 		if isKw(p.peek(), "SELECT") {
 			return nil, p.errorf(p.peek().off, "sub-queries are not supported")
 		}
-		var list []Node
 		if isOp(p.peek(), ")") {
 			return nil, p.errorf(p.peek().off, "IN needs at least one value")
 		}
-		for {
-			e, err := p.parseExpr(0)
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, e)
-			if isOp(p.peek(), ",") {
-				p.next()
-				continue
-			}
-			if _, err := p.expectOp(")"); err != nil {
-				return nil, err
-			}
-			break
+		e, err := p.parseExpr(0)
+		if err != nil {
+			return nil, err
+		}
+		list, err := p.parseListRest([]Node{e})
+		if err != nil {
+			return nil, err
 		}
 		return &In{X: x, List: list, Not: not, Off: t.off}, nil
 	case isKw(t, "LIKE"), isKw(t, "ILIKE"):
@@ -674,11 +659,8 @@ func (p *parser) parseCall() (Node, *Error) {
 		if err := p.expectKw("FROM"); err != nil {
 			return nil, err
 		}
-		x, err := p.parseExpr(0)
+		x, err := p.parseLastArg()
 		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expectOp(")"); err != nil {
 			return nil, err
 		}
 		return &Extract{Field: strings.ToUpper(f.text), X: x, Off: nameTok.off}, nil
@@ -710,11 +692,8 @@ func (p *parser) parseCall() (Node, *Error) {
 	switch {
 	case up == "POSITION" && isKw(p.peek(), "IN"):
 		p.next()
-		s, err := p.parseExpr(0)
+		s, err := p.parseLastArg()
 		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expectOp(")"); err != nil {
 			return nil, err
 		}
 		call.Args = []Node{e, s}
@@ -743,19 +722,39 @@ func (p *parser) parseCall() (Node, *Error) {
 		call.Text = text + ")"
 		return p.afterCall(call)
 	}
-	call.Args = append(call.Args, e)
+	if call.Args, err = p.parseListRest([]Node{e}); err != nil {
+		return nil, err
+	}
+	return p.afterCall(call)
+}
+
+// parseLastArg parses an expression and the ")" after it, which closes the call it ends.
+func (p *parser) parseLastArg() (Node, *Error) {
+	e, err := p.parseExpr(0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// parseListRest parses the rest of a list in parentheses whose first items are read: more
+// items after commas, then ")".
+func (p *parser) parseListRest(list []Node) ([]Node, *Error) {
 	for isOp(p.peek(), ",") {
 		p.next()
 		e, err := p.parseExpr(0)
 		if err != nil {
 			return nil, err
 		}
-		call.Args = append(call.Args, e)
+		list = append(list, e)
 	}
 	if _, err := p.expectOp(")"); err != nil {
 		return nil, err
 	}
-	return p.afterCall(call)
+	return list, nil
 }
 
 func (p *parser) afterCall(c *Call) (Node, *Error) {
@@ -776,11 +775,8 @@ func (p *parser) parseTrim(nameTok token) (Node, *Error) {
 	fn := map[string]string{"": "TRIM", "BOTH": "TRIM", "LEADING": "LTRIM", "TRAILING": "RTRIM"}[mode]
 	if isKw(p.peek(), "FROM") {
 		p.next()
-		s, err := p.parseExpr(0)
+		s, err := p.parseLastArg()
 		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expectOp(")"); err != nil {
 			return nil, err
 		}
 		text := nameTok.text + "(" + strings.TrimSpace(mode+" FROM ") + " " + s.String() + ")"
@@ -792,11 +788,8 @@ func (p *parser) parseTrim(nameTok token) (Node, *Error) {
 	}
 	if isKw(p.peek(), "FROM") {
 		p.next()
-		s, err := p.parseExpr(0)
+		s, err := p.parseLastArg()
 		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expectOp(")"); err != nil {
 			return nil, err
 		}
 		text := nameTok.text + "(" + strings.TrimSpace(mode+" "+e.String()) + " FROM " + s.String() + ")"
@@ -805,19 +798,11 @@ func (p *parser) parseTrim(nameTok token) (Node, *Error) {
 	if mode != "" {
 		return nil, p.unexpected(p.peek(), "FROM")
 	}
-	call := &Call{Name: nameTok.text, Args: []Node{e}, Off: nameTok.off}
-	for isOp(p.peek(), ",") {
-		p.next()
-		a, err := p.parseExpr(0)
-		if err != nil {
-			return nil, err
-		}
-		call.Args = append(call.Args, a)
-	}
-	if _, err := p.expectOp(")"); err != nil {
+	args, err := p.parseListRest([]Node{e})
+	if err != nil {
 		return nil, err
 	}
-	return call, nil
+	return &Call{Name: nameTok.text, Args: args, Off: nameTok.off}, nil
 }
 
 func (p *parser) parseTypeName() (TypeName, *Error) {

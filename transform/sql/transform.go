@@ -95,7 +95,6 @@ func outputTable(in *catalog.Table, p *Program) *catalog.Table {
 	out := in.Copy()
 	rt := p.Output()
 	out.Columns = make([]catalog.Column, rt.Len())
-	have := make(map[string]bool, rt.Len())
 	for i, name := range rt.Names {
 		col := catalog.Column{Name: name, Type: rt.Types[i], Nullable: true}
 		if src := p.SourceColumn(i); src >= 0 {
@@ -103,9 +102,8 @@ func outputTable(in *catalog.Table, p *Program) *catalog.Table {
 			col.Name, col.Type = name, rt.Types[i]
 		}
 		out.Columns[i] = col
-		have[name] = true
 	}
-	xform.KeepKeys(out, have)
+	out.KeepPresentKeys()
 	return out
 }
 

@@ -138,12 +138,19 @@ func TestProcess(t *testing.T) {
 		}
 	}
 
-	// SELECT * with WHERE: filtered in place, kinds and tables kept
-	in := mk()
-	out, err := build(t, "select * from people where age > 25 and email is null", tab).Process(ctx, in)
-	if err != nil {
-		t.Fatal(err)
+	// run processes a new batch of the four people with query
+	run := func(query string) (in, out *row.Batch) {
+		t.Helper()
+		in = mk()
+		out, err := build(t, query, tab).Process(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in, out
 	}
+
+	// SELECT * with WHERE: filtered in place, kinds and tables kept
+	in, out := run("select * from people where age > 25 and email is null")
 	if out != in {
 		t.Error("SELECT * WHERE should filter in place")
 	}
@@ -151,18 +158,13 @@ func TestProcess(t *testing.T) {
 	out.Release()
 
 	// SELECT * alone: the batch as it is
-	in = mk()
-	if out, _ = build(t, "select * from people", tab).Process(ctx, in); out != in || out.Len() != 4 {
+	if in, out = run("select * from people"); out != in || out.Len() != 4 {
 		t.Error("SELECT * should pass the batch through")
 	}
 	out.Release()
 
 	// a narrower projection: rewritten in place
-	in = mk()
-	out, err = build(t, "select upper(name) as n, age * 2 as a2, id from people where id % 2 = 1", tab).Process(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, out = run("select upper(name) as n, age * 2 as a2, id from people where id % 2 = 1")
 	if out != in {
 		t.Error("a narrower projection should be rewritten in place")
 	}
@@ -170,27 +172,15 @@ func TestProcess(t *testing.T) {
 	out.Release()
 
 	// columns that trade places go through scratch
-	in = mk()
-	out, err = build(t, "select email, name, id, age, tags from people", tab).Process(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, out = run("select email, name, id, age, tags from people")
 	check("swap", out, "+I db.people joy@x,Joy,1,20,[tJoy]; -U db.people null,May,2,30,[tMay]; +U db.people kin@x,Kin,3,40,[tKin]; -D db.people null,Dom,4,50,[tDom]")
 	out.Release()
-	in = mk()
-	out, err = build(t, "select age, id, id + age as s from people where age < 45", tab).Process(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, out = run("select age, id, id + age as s from people where age < 45")
 	check("swap2", out, "+I db.people 20,1,21; -U db.people 30,2,32; +U db.people 40,3,43")
 	out.Release()
 
 	// a wider projection: a new batch; nested values are copied out of the input's memory
-	in = mk()
-	out, err = build(t, "select *, tags as tags2, length(name) as len from people where id < 3", tab).Process(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, out = run("select *, tags as tags2, length(name) as len from people where id < 3")
 	if out == in {
 		t.Error("a wider projection needs a new batch")
 	}
@@ -207,7 +197,7 @@ func TestProcess(t *testing.T) {
 
 	// empty batches pass
 	empty := row.NewBatch(4)
-	if out, err = build(t, "select id from people", tab).Process(ctx, empty); err != nil || out.Len() != 0 {
+	if out, err := build(t, "select id from people", tab).Process(ctx, empty); err != nil || out.Len() != 0 {
 		t.Fatalf("empty: %v %v", out, err)
 	}
 }

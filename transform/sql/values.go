@@ -80,33 +80,6 @@ func pow10Big(n int) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
 
-var float64Pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// decimalFloat converts a decimal to the nearest float64.
-func decimalFloat(v row.Value) float64 {
-	u := v.Unscaled()
-	if u == nil {
-		return math.NaN()
-	}
-	s := int(v.I)
-	if u.IsInt64() {
-		x := u.Int64()
-		if x > -(1<<53) && x < 1<<53 {
-			switch {
-			case s == 0:
-				return float64(x)
-			case s > 0 && s < len(float64Pow10):
-				return float64(x) / float64Pow10[s]
-			case s < 0 && -s < len(float64Pow10):
-				return float64(x) * float64Pow10[-s]
-			}
-		}
-	}
-	f, _ := row.DecimalRat(v).Float64()
-	return f
-}
-
 // decimalOf builds a decimal value; u is owned by the value.
 func decimalOf(u *big.Int, scale int) row.Value { return row.DecimalValue(u, scale) }
 
@@ -257,8 +230,8 @@ func compareNumeric(a, b row.Value) int {
 		}
 		return row.CompareDecimal(row.DecimalValue(ua, sa), row.DecimalValue(ub, sb))
 	}
-	fa, _ := numericFloat(a)
-	fb, _ := numericFloat(b)
+	fa, _ := a.AsFloat64()
+	fb, _ := b.AsFloat64()
 	return cmpFloat(fa, fb)
 }
 

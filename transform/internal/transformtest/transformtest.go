@@ -216,6 +216,34 @@ func BuildJob(t testing.TB, root *hocon.Value) *Job {
 	return j
 }
 
+// BuildJobFile is BuildJob of the job file rel (as LoadJob finds it), checking that its
+// output row type prints as want.
+func BuildJobFile(t testing.TB, rel, want string) *Job {
+	t.Helper()
+	j := BuildJob(t, LoadJob(t, rel))
+	if got := j.Output.RowType().String(); got != want {
+		t.Fatalf("%s: output\n got %s\nwant %s", rel, got, want)
+	}
+	return j
+}
+
+// Unshared checks that the arrays a and b do not share their elements: writing to a's first
+// element leaves b's as it was.
+func Unshared(t testing.TB, a, b row.Value) {
+	t.Helper()
+	want := b.Elems()[0]
+	a.Elems()[0] = row.StringValue("changed")
+	if got := b.Elems()[0]; !row.Equal(got, want) {
+		t.Fatalf("the arrays share their elements: %v, was %v", got, want)
+	}
+}
+
+// CRow is the value of the c_row column of SeaTunnel's test jobs, {c_row = {c_int = int}},
+// holding n.
+func CRow(n int32) row.Value {
+	return row.RowValue([]row.Value{row.RowValue([]row.Value{row.IntValue(n)})})
+}
+
 func stringOpt(o *config.Options, key string) string {
 	s, _ := o.String(key, "")
 	return s

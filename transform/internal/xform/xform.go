@@ -145,41 +145,13 @@ func WithColumns(in *catalog.Table, cols []catalog.Column) (out *catalog.Table, 
 func Project(in *catalog.Table, idx []int, names []string) *catalog.Table {
 	out := in.Copy()
 	out.Columns = make([]catalog.Column, len(idx))
-	have := make(map[string]bool, len(idx))
 	for i, j := range idx {
 		c := in.Columns[j]
 		c.Name = names[i]
 		out.Columns[i] = c
-		have[names[i]] = true
 	}
-	KeepKeys(out, have)
+	out.KeepPresentKeys()
 	return out
-}
-
-// KeepKeys drops the primary key and the constraint keys of out that name a column not in
-// have (the output's column names), as SeaTunnel does for a table whose columns were picked;
-// the constraint keys kept get their own column lists.
-func KeepKeys(out *catalog.Table, have map[string]bool) {
-	if out.PrimaryKey != nil {
-		for _, c := range out.PrimaryKey.Columns {
-			if !have[c] {
-				out.PrimaryKey = nil
-				break
-			}
-		}
-	}
-	keys := out.ConstraintKeys[:0]
-	for _, k := range out.ConstraintKeys {
-		ok := true
-		for _, c := range k.Columns {
-			ok = ok && have[c.Name]
-		}
-		if ok {
-			k.Columns = append([]catalog.ConstraintCol(nil), k.Columns...)
-			keys = append(keys, k)
-		}
-	}
-	out.ConstraintKeys = keys
 }
 
 // Identity reports whether idx picks every one of width fields in order.

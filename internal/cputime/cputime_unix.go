@@ -1,15 +1,15 @@
 //go:build unix
 
-package sql_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time the process has used, to measure throughput per core on a busy
-// machine.
-func cpuTime() time.Duration {
+// Used is the CPU time, user and system, the process has used so far; zero when the system
+// does not say.
+func Used() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
