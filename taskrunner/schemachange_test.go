@@ -21,6 +21,7 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/contract"
 	"github.com/strait-dev/strait/exchange"
+	"github.com/strait-dev/strait/internal/sqltest"
 	"github.com/strait-dev/strait/taskrunner"
 )
 
@@ -127,68 +128,6 @@ type target struct {
 	rows    func(t *testing.T) string
 }
 
-// sqlRows renders a query's rows as text, NULL as NULL.
-func sqlRows(t *testing.T, db *sql.DB, q string) string {
-	t.Helper()
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "NULL"
-			if v.Valid {
-				parts[i] = v.String
-			}
-		}
-		out = append(out, "("+strings.Join(parts, ", ")+")")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(out, " ")
-}
-
-func pgRowsText(t *testing.T, conn *pgx.Conn, q string) string {
-	t.Helper()
-	rows, err := conn.Query(context.Background(), q, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "NULL"
-			if v != nil {
-				parts[i] = fmt.Sprint(v)
-			}
-		}
-		out = append(out, "("+strings.Join(parts, ", ")+")")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(out, " ")
-}
-
 // descQuery is SeaTunnel's check of the tables' DESC: each column's name, type,
 // nullability and default.
 const descQuery = "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s' ORDER BY ORDINAL_POSITION"
@@ -208,8 +147,8 @@ func mysqlTarget(t *testing.T, dsn string) target {
     primary_keys = ["id"]
     parallelism = 2
     partition_by = [id]`, mc.Addr, mc.DBName, mc.User, mc.Passwd, mc.DBName),
-		columns: func(t *testing.T) string { return sqlRows(t, db, fmt.Sprintf(descQuery, "sink")) },
-		rows:    func(t *testing.T) string { return sqlRows(t, db, "SELECT * FROM sink ORDER BY id") },
+		columns: func(t *testing.T) string { return sqltest.Rows(t, db, fmt.Sprintf(descQuery, "sink")) },
+		rows:    func(t *testing.T) string { return sqltest.Rows(t, db, "SELECT * FROM sink ORDER BY id") },
 	}
 }
 
@@ -244,9 +183,9 @@ func pgTarget(t *testing.T, url string) target {
     primary_keys = ["id"]
     is_exactly_once = true`, cfg.Host, cfg.Port, cfg.Database, cfg.User, cfg.Password, cfg.Database, schema),
 		columns: func(t *testing.T) string {
-			return pgRowsText(t, conn, "SELECT column_name FROM information_schema.columns WHERE table_schema = '"+schema+"' AND table_name = 'sink' ORDER BY ordinal_position")
+			return sqltest.PgRows(t, conn, "SELECT column_name FROM information_schema.columns WHERE table_schema = '"+schema+"' AND table_name = 'sink' ORDER BY ordinal_position")
 		},
-		rows: func(t *testing.T) string { return pgRowsText(t, conn, "SELECT * FROM "+schema+".sink ORDER BY id") },
+		rows: func(t *testing.T) string { return sqltest.PgRows(t, conn, "SELECT * FROM "+schema+".sink ORDER BY id") },
 	}
 }
 
@@ -470,7 +409,7 @@ sink {
   }
 }`, mc.Addr, mc.DBName, mc.User, mc.Passwd, mc.DBName, 6500+rand.IntN(1000), tgt.block)
 			job := newCDCJob(t, text)
-			sourceRows := func() string { return sqlRows(t, src, "SELECT * FROM products ORDER BY id") }
+			sourceRows := func() string { return sqltest.Rows(t, src, "SELECT * FROM products ORDER BY id") }
 			equal := func(epoch int, what string) {
 				t.Helper()
 				last := time.Now()
@@ -481,7 +420,7 @@ sink {
 						job.checkpoint(epoch)
 						last = time.Now()
 					}
-					if c.desc && sqlRows(t, src, fmt.Sprintf(descQuery, "products")) != tgt.columns(t) {
+					if c.desc && sqltest.Rows(t, src, fmt.Sprintf(descQuery, "products")) != tgt.columns(t) {
 						return false
 					}
 					return tgt.rows(t) == sourceRows()
