@@ -82,43 +82,35 @@ var (
 	transforms registry[TransformFactory]
 )
 
-// RegisterSource registers a source under its SeaTunnel plugin name, with its options as
-// the struct C (see config.Spec). The engine decodes the plugin's block into a C and hands
-// it to f; an option the spec does not know is warned about. Call it from init.
-func RegisterSource[C any](name, doc string, f func(ctx *SourceContext, c *C) (Source, error)) {
-	spec := config.SpecOf[C]()
-	sources.add(Plugin{Kind: "source", Name: name, Doc: doc, Spec: spec}, func(ctx *SourceContext) (Source, error) {
-		c, err := config.Decode[C](ctx.Options)
+// register adds a plugin whose options are the struct C to r: its factory decodes the
+// options of its context (options finds them there) into a C and hands it to f.
+func register[F ~func(X) (P, error), X, P, C any](r *registry[F], kind, name, doc string, options func(X) *config.Options, f func(X, *C) (P, error)) {
+	r.add(Plugin{Kind: kind, Name: name, Doc: doc, Spec: config.SpecOf[C]()}, func(ctx X) (P, error) {
+		c, err := config.Decode[C](options(ctx))
 		if err != nil {
-			return nil, err
+			var none P
+			return none, err
 		}
 		return f(ctx, c)
 	})
 }
 
+// RegisterSource registers a source under its SeaTunnel plugin name, with its options as
+// the struct C (see config.Spec). The engine decodes the plugin's block into a C and hands
+// it to f; an option the spec does not know is warned about. Call it from init.
+func RegisterSource[C any](name, doc string, f func(ctx *SourceContext, c *C) (Source, error)) {
+	register(&sources, "source", name, doc, func(ctx *SourceContext) *config.Options { return ctx.Options }, f)
+}
+
 // RegisterSink registers a sink under its SeaTunnel plugin name, with its options as C.
 func RegisterSink[C any](name, doc string, f func(ctx *SinkContext, c *C) (Sink, error)) {
-	spec := config.SpecOf[C]()
-	sinks.add(Plugin{Kind: "sink", Name: name, Doc: doc, Spec: spec}, func(ctx *SinkContext) (Sink, error) {
-		c, err := config.Decode[C](ctx.Options)
-		if err != nil {
-			return nil, err
-		}
-		return f(ctx, c)
-	})
+	register(&sinks, "sink", name, doc, func(ctx *SinkContext) *config.Options { return ctx.Options }, f)
 }
 
 // RegisterTransform registers a transform under its SeaTunnel plugin name, with its
 // options as C.
 func RegisterTransform[C any](name, doc string, f func(ctx *TransformContext, c *C) (Transform, error)) {
-	spec := config.SpecOf[C]()
-	transforms.add(Plugin{Kind: "transform", Name: name, Doc: doc, Spec: spec}, func(ctx *TransformContext) (Transform, error) {
-		c, err := config.Decode[C](ctx.Options)
-		if err != nil {
-			return nil, err
-		}
-		return f(ctx, c)
-	})
+	register(&transforms, "transform", name, doc, func(ctx *TransformContext) *config.Options { return ctx.Options }, f)
 }
 
 // LookupSource finds a source by name in any case; it returns the canonical name.

@@ -62,6 +62,14 @@ func BuildDecoded[C any](ctx *connector.SinkContext, build func(ctx *connector.S
 	})
 }
 
+// RegisterSink registers the sink name, whose options are the struct C (see config.Spec),
+// built by build once per input table (BuildDecoded).
+func RegisterSink[C any](name, doc string, build func(ctx *connector.SinkContext, c *C) (connector.Sink, error)) {
+	connector.RegisterSink(name, doc, func(ctx *connector.SinkContext, _ *C) (connector.Sink, error) {
+		return BuildDecoded(ctx, build)
+	})
+}
+
 // Sink writes each table with a sink of its own.
 type Sink struct {
 	ids   []string // the tables, in input order

@@ -100,3 +100,29 @@ func TestBuildDecoded(t *testing.T) {
 		}
 	}
 }
+
+// A sink registered with RegisterSink is listed with its options' spec, and the registry's
+// factory builds it once per input table.
+func TestRegisterSink(t *testing.T) {
+	RegisterSink("MultitableTestSink", "a sink of the package's tests", func(_ *connector.SinkContext, c *testOptions) (connector.Sink, error) {
+		return tableSink{c}, nil
+	})
+	build, name, ok := connector.LookupSink("multitabletestsink")
+	if !ok || name != "MultitableTestSink" {
+		t.Fatalf("not registered: %q %v", name, ok)
+	}
+	root, err := hocon.Parse([]byte(`path = "/data/${table_name}"`), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := &catalog.Table{Path: catalog.TablePath{Database: "db", Table: "users"}, Columns: []catalog.Column{{Name: "id"}}}
+	orders := &catalog.Table{Path: catalog.TablePath{Database: "db", Table: "orders"}, Columns: []catalog.Column{{Name: "id"}}}
+	s, err := build(&connector.SinkContext{Options: config.New(root, "sink[0] MultitableTestSink"), Inputs: []*catalog.Table{users, orders}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.(*Sink)
+	if got := m.sinks["db.orders"].(tableSink).c.Path; got != "/data/orders" {
+		t.Errorf("orders' sink built with path %q", got)
+	}
+}

@@ -14,16 +14,14 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connector/multitable"
+	"github.com/strait-dev/strait/connectors/internal/fieldtemplate"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
 func init() {
-	connector.RegisterSink("Elasticsearch", "Writes rows as Elasticsearch (7, 8) or OpenSearch documents with the bulk API: the index may name fields (${field}), "+
-		"primary_keys make the document ids, so CDC rows upsert and delete; save modes create, recreate or clear the index first.",
-		func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
-			return multitable.BuildDecoded(ctx, NewSink)
-		})
+	multitable.RegisterSink("Elasticsearch", "Writes rows as Elasticsearch (7, 8) or OpenSearch documents with the bulk API: the index may name fields (${field}), "+
+		"primary_keys make the document ids, so CDC rows upsert and delete; save modes create, recreate or clear the index first.", NewSink)
 }
 
 // SinkConfig is the Elasticsearch sink's options, SeaTunnel's.
@@ -45,7 +43,7 @@ type Sink struct {
 	where  string
 	table  *catalog.Table
 	rt     *types.RowType
-	index  indexTemplate
+	index  fieldtemplate.Template
 	keys   []int // the fields of the _id
 	client *client
 }
@@ -67,7 +65,7 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 	if c.MaxRetryCount < 0 {
 		return nil, o.Errorf("max_retry_count", "must not be negative, got %d", c.MaxRetryCount)
 	}
-	s.index = parseIndex(c.Index, s.rt)
+	s.index = fieldtemplate.Parse(c.Index, s.rt, false)
 	for _, k := range c.PrimaryKeys {
 		i := s.rt.Index(k)
 		if i < 0 {
@@ -82,60 +80,9 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 	return s, nil
 }
 
-// indexTemplate is the index option: literal parts and field references.
-type indexTemplate struct {
-	parts  []string // literal text, with a field reference after each but the last
-	fields []int
-}
-
-func parseIndex(s string, rt *types.RowType) indexTemplate {
-	var t indexTemplate
-	lit := ""
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			break
-		}
-		name := s[i+2 : i+j]
-		f := rt.Index(name)
-		if f < 0 {
-			lit += s[:i+j+1] // not a field: kept as written
-			s = s[i+j+1:]
-			continue
-		}
-		t.parts = append(t.parts, lit+s[:i])
-		t.fields = append(t.fields, f)
-		lit, s = "", s[i+j+1:]
-	}
-	t.parts = append(t.parts, lit+s)
-	return t
-}
-
-// static is the index when it names no field.
-func (t indexTemplate) static() (string, bool) {
-	if len(t.fields) == 0 {
-		return t.parts[0], true
-	}
-	return "", false
-}
-
-func (t indexTemplate) appendFor(buf []byte, fields []row.Value) []byte {
-	for i, p := range t.parts {
-		buf = append(buf, p...)
-		if i < len(t.fields) {
-			buf = row.AppendText(buf, fields[t.fields[i]])
-		}
-	}
-	return buf
-}
-
 // Setup applies the save modes to an index that names no field.
 func (s *Sink) Setup(ctx context.Context) error {
-	index, ok := s.index.static()
+	index, ok := s.index.Static()
 	if !ok {
 		return nil
 	}
@@ -293,9 +240,9 @@ func (w *writer) add(r *row.Row) error {
 		return nil // the before image of an update: its after image replaces the document
 	}
 	id := w.id(r.Fields)
-	index, static := s.index.static()
+	index, static := s.index.Static()
 	if !static {
-		w.buf = s.index.appendFor(w.buf[:0], r.Fields)
+		w.buf, _ = s.index.Append(w.buf[:0], r.Fields)
 		index = string(w.buf)
 	}
 	start := len(w.pending)

@@ -14,6 +14,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 	"github.com/strait-dev/strait/connectors/internal/splitassign"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
@@ -236,11 +237,7 @@ func esDuration(s string) (time.Duration, error) {
 func (s *Source) Boundedness() connector.Boundedness { return connector.Bounded }
 
 func (s *Source) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.indexes))
-	for i, ir := range s.indexes {
-		out[i] = ir.table
-	}
-	return out
+	return sourcekit.Tables(s.indexes, func(ir *indexRead) *catalog.Table { return ir.table })
 }
 
 // splitState is a split: the index (by its place among the source's) and how many of its
@@ -257,11 +254,9 @@ func (st splitState) split() connector.Split {
 
 // CreateEnumerator hands each index to a reader, in turn.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	var assigned []string
-	if len(state) > 0 {
-		if err := json.Unmarshal(state, &assigned); err != nil {
-			return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
-		}
+	assigned, err := splitassign.RestoreAs[[]string](state)
+	if err != nil {
+		return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
 	}
 	return &enumerator{Static: splitassign.New(ctx, assigned), src: s}, nil
 }
@@ -284,17 +279,16 @@ func (e *enumerator) Snapshot(int64) ([]byte, error) { return json.Marshal(e.Ass
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {
-	return &reader{src: s}, nil
+	valid := func(st *splitState) bool { return st.Index >= 0 && st.Index < len(s.indexes) }
+	return &reader{Queue: splitassign.NewQueue(s.where, valid), src: s}, nil
 }
 
 // reader reads its indexes one after the other, a page per poll.
 type reader struct {
-	src    *Source
-	splits []splitState
-	cur    *cursor
-	noMore bool
-	err    error
-	conv   literal.Converter
+	splitassign.Queue[splitState]
+	src  *Source
+	cur  *cursor
+	conv literal.Converter
 }
 
 // cursor is the read of one index under way.
@@ -310,30 +304,16 @@ type cursor struct {
 
 func (r *reader) Open(context.Context) error { return nil }
 
-func (r *reader) AddSplits(splits []connector.Split) {
-	for _, sp := range splits {
-		var st splitState
-		if err := json.Unmarshal(sp.Data, &st); err != nil || st.Index < 0 || st.Index >= len(r.src.indexes) {
-			r.err = fmt.Errorf("%s: bad split %q", r.src.where, sp.ID)
-			continue
-		}
-		r.splits = append(r.splits, st)
-	}
-}
-
-func (r *reader) NoMoreSplits() { r.noMore = true }
-
 // PollNext reads one page of the current index.
 func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
-	if r.err != nil {
-		return false, r.err
+	if err := r.Err(); err != nil {
+		return false, err
 	}
 	if r.cur == nil {
-		if len(r.splits) == 0 {
-			return r.noMore, nil
+		st, ok, ended := r.Next()
+		if !ok {
+			return ended, nil
 		}
-		st := r.splits[0]
-		r.splits = r.splits[1:]
 		r.cur = &cursor{st: st, ir: r.src.indexes[st.Index], skip: st.Emitted}
 	}
 	c := r.cur
@@ -478,7 +458,7 @@ func (r *reader) SnapshotState(int64) ([]connector.Split, error) {
 	if r.cur != nil {
 		out = append(out, r.cur.st.split())
 	}
-	for _, st := range r.splits {
+	for _, st := range r.Pending() {
 		out = append(out, st.split())
 	}
 	return out, nil

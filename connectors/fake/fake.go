@@ -18,6 +18,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 	"github.com/strait-dev/strait/connectors/internal/splitassign"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
@@ -49,20 +50,11 @@ func New(ctx *connector.SourceContext, c *Config) (connector.Source, error) {
 }
 
 // Boundedness is bounded in BATCH jobs and unbounded in STREAMING ones.
-func (s *Source) Boundedness() connector.Boundedness {
-	if s.mode == connector.Streaming {
-		return connector.Unbounded
-	}
-	return connector.Bounded
-}
+func (s *Source) Boundedness() connector.Boundedness { return sourcekit.Boundedness(s.mode) }
 
 // Tables lists the tables the source emits rows of.
 func (s *Source) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.tables))
-	for i, t := range s.tables {
-		out[i] = t.table
-	}
-	return out
+	return sourcekit.Tables(s.tables, func(t *tableConfig) *catalog.Table { return t.table })
 }
 
 // splitData is what a split carries: which rows it covers and how many were emitted.
@@ -226,21 +218,6 @@ func (r *reader) AddSplits(splits []connector.Split) {
 
 func (r *reader) NoMoreSplits() { r.noMore = true }
 
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // PollNext emits rows of the current split, up to the batch's capacity. A new split starts
 // only split.read-interval after the previous one started.
 func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
@@ -256,14 +233,14 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 			if !r.noMore {
 				wait = 10 * time.Millisecond
 			}
-			return false, sleep(ctx, wait)
+			return false, sourcekit.Sleep(ctx, wait)
 		}
 		if r.started {
 			if wait := time.Until(r.last.Add(r.interval)); wait > 0 {
 				if wait > maxPollWait {
-					return false, sleep(ctx, maxPollWait)
+					return false, sourcekit.Sleep(ctx, maxPollWait)
 				}
-				if err := sleep(ctx, wait); err != nil {
+				if err := sourcekit.Sleep(ctx, wait); err != nil {
 					return false, err
 				}
 			}

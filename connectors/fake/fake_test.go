@@ -14,6 +14,7 @@ import (
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/internal/cputime"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -688,7 +689,7 @@ schema { fields { id = bigint, name = string, age = int, score = double, ts = ti
 	batch := row.NewBatch(row.DefaultBatchSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	rows := 0
 	for rows < b.N {
 		batch.Reset()
@@ -697,7 +698,7 @@ schema { fields { id = bigint, name = string, age = int, score = double, ts = ti
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Used() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
 	}
 }

@@ -134,6 +134,21 @@ type genBuilder struct {
 	now  func() time.Time
 }
 
+// intOptions returns the template and the range an integer of kind k is generated from
+// (tinyint, smallint, int, or bigint for any other kind).
+func (g *genConfig) intOptions(k types.Kind) (tmpl []int64, lo, hi int64) {
+	switch k {
+	case types.TinyInt:
+		return g.tinyintTemplate, g.tinyintMin, g.tinyintMax
+	case types.SmallInt:
+		return g.smallintTemplate, g.smallintMin, g.smallintMax
+	case types.Int:
+		return g.intTemplate, g.intMin, g.intMax
+	default:
+		return g.bigintTemplate, g.bigintMin, g.bigintMax
+	}
+}
+
 func pickInt(tmpl []int64) func(r *rng) int64 {
 	n := uint64(len(tmpl))
 	return func(r *rng) int64 { return tmpl[r.below(n)] }
@@ -185,18 +200,7 @@ func (b *genBuilder) build(t types.DataType, spec *columnSpec) genFunc {
 		return func(r *rng) row.Value { return row.Value{T: types.Boolean, I: int64(r.next() >> 63)} }
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
 		var draw func(r *rng) int64
-		var tmpl []int64
-		var lo, hi int64
-		switch t.Kind {
-		case types.TinyInt:
-			tmpl, lo, hi = g.tinyintTemplate, g.tinyintMin, g.tinyintMax
-		case types.SmallInt:
-			tmpl, lo, hi = g.smallintTemplate, g.smallintMin, g.smallintMax
-		case types.Int:
-			tmpl, lo, hi = g.intTemplate, g.intMin, g.intMax
-		default:
-			tmpl, lo, hi = g.bigintTemplate, g.bigintMin, g.bigintMax
-		}
+		tmpl, lo, hi := g.intOptions(t.Kind)
 		if len(tmpl) > 0 {
 			draw = pickInt(tmpl)
 		} else {
@@ -271,17 +275,9 @@ func (b *genBuilder) build(t types.DataType, spec *columnSpec) genFunc {
 		n := g.mapSize
 		return func(r *rng) row.Value {
 			m := &row.MapValue{Keys: make([]row.Value, 0, n), Vals: make([]row.Value, 0, n)}
-		entries:
 			for i := 0; i < n; i++ {
-				k, v := key(r), val(r)
-				for j := range m.Keys {
-					if row.Equal(m.Keys[j], k) {
-						m.Vals[j] = v
-						continue entries
-					}
-				}
-				m.Keys = append(m.Keys, k)
-				m.Vals = append(m.Vals, v)
+				k := key(r)
+				m.Put(k, val(r))
 			}
 			return row.MapOfValues(m)
 		}
@@ -474,18 +470,7 @@ func (b *genBuilder) op(t types.DataType, spec *columnSpec) colOp {
 	case types.Boolean:
 		return colOp{code: opBool}
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		var tmpl []int64
-		var lo, hi int64
-		switch t.Kind {
-		case types.TinyInt:
-			tmpl, lo, hi = g.tinyintTemplate, g.tinyintMin, g.tinyintMax
-		case types.SmallInt:
-			tmpl, lo, hi = g.smallintTemplate, g.smallintMin, g.smallintMax
-		case types.Int:
-			tmpl, lo, hi = g.intTemplate, g.intMin, g.intMax
-		default:
-			tmpl, lo, hi = g.bigintTemplate, g.bigintMin, g.bigintMax
-		}
+		tmpl, lo, hi := g.intOptions(t.Kind)
 		if len(tmpl) > 0 {
 			return colOp{code: opIntTemplate, kind: t.Kind, ints: tmpl, span: uint64(len(tmpl))}
 		}

@@ -17,9 +17,7 @@ func Register[S, K any](name, sourceDoc, sinkDoc string,
 	newSource func(*connector.SourceContext, *S) (connector.Source, error),
 	newSink func(*connector.SinkContext, *K) (connector.Sink, error)) {
 	connector.RegisterSource(name, sourceDoc, newSource)
-	connector.RegisterSink(name, sinkDoc, func(ctx *connector.SinkContext, _ *K) (connector.Sink, error) {
-		return multitable.BuildDecoded(ctx, newSink)
-	})
+	multitable.RegisterSink(name, sinkDoc, newSink)
 	connector.OwnsPartitionBy("sink", name)
 }
 

@@ -26,6 +26,30 @@ func drain(rr format.Reader) error {
 	return nil
 }
 
+// fuzzFormat feeds arbitrary files to a record format's reader: it reads rows or returns an
+// error, never panics.
+func fuzzFormat(f *testing.F, fileFormat, schema string) {
+	tbl, vals := allTypes()
+	dir := f.TempDir()
+	s := mustSink(f, sinkConf(dir, "file_format_type = "+fileFormat), tbl)
+	writeAll(f, s, batchOf(tbl, parquetValues(vals), parquetValues(vals)))
+	for _, content := range files(f, filepath.Join(dir, "out")) {
+		f.Add([]byte(content))
+	}
+	src := mustSource(f, srcConf(filepath.Join(dir, "out"), "file_format_type = "+fileFormat+"\n"+schema+schemaOf(tbl)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rr, err := src.cfg.records.Open(bytes.NewReader(data), int64(len(data)), "fuzz", format.Split{})
+		if err != nil {
+			return
+		}
+		_ = drain(rr)
+	})
+}
+
+func FuzzParquetRead(f *testing.F) { fuzzFormat(f, "parquet", "") }
+
+func FuzzExcelRead(f *testing.F) { fuzzFormat(f, "excel", "skip_header_row_number = 1\n") }
+
 // FuzzXML reads arbitrary documents with the xml format, columns as attributes and as
 // elements: rows or an error, never a panic.
 func FuzzXML(f *testing.F) {

@@ -14,6 +14,7 @@ import (
 	"github.com/strait-dev/strait/connectors/internal/format"
 	"github.com/strait-dev/strait/connectors/internal/format/text"
 	"github.com/strait-dev/strait/connectors/internal/format/xml"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 	"github.com/strait-dev/strait/connectors/internal/splitassign"
 
 	"github.com/strait-dev/strait/catalog"
@@ -338,11 +339,7 @@ func (s *Source) Boundedness() connector.Boundedness { return connector.Bounded 
 
 // Tables are the tables the source emits, one per entry of tables_configs.
 func (s *Source) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.cfgs))
-	for i, c := range s.cfgs {
-		out[i] = c.table
-	}
-	return out
+	return sourcekit.Tables(s.cfgs, func(c *sourceConfig) *catalog.Table { return c.table })
 }
 
 // ---- enumerator ----

@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 )
 
 // client sends requests with SeaTunnel's retry rules: a request is tried up to attempts
@@ -22,6 +25,19 @@ type client struct {
 	attempts   int
 	multiplier time.Duration
 	max        time.Duration
+}
+
+// check says what is wrong with the request options, naming the option: an empty url, or
+// retry and timeout settings a client cannot be made with.
+func (c *RequestConfig) check(o *config.Options) error {
+	if strings.TrimSpace(c.URL) == "" {
+		return o.Errorf("url", "must not be empty")
+	}
+	if _, err := newClient(c); err != nil {
+		key, _, _ := strings.Cut(err.Error(), " ")
+		return o.Errorf(key, "%v", err)
+	}
+	return nil
 }
 
 func newClient(c *RequestConfig) (*client, error) {
@@ -120,12 +136,8 @@ func (c *client) do(ctx context.Context, req *request) ([]byte, error) {
 		wait := min(c.multiplier*cur, c.max)
 		prev, cur = cur, prev+cur
 		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return nil, ctx.Err()
-			case <-t.C:
+			if err := sourcekit.Sleep(ctx, wait); err != nil {
+				return nil, err
 			}
 		}
 	}

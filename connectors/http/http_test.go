@@ -218,37 +218,61 @@ func flaky(t *testing.T, n int32, status int) (*httpmock.Server, *atomic.Int32) 
 	return srv, &calls
 }
 
-func TestSourceRetries(t *testing.T) {
-	tests := []struct {
-		name     string
-		failures int32
-		status   int
-		retry    int
-		calls    int32
-		err      string // "" succeeds
-	}{
-		{"succeeds on the third try", 2, 503, 3, 3, ""},
-		{"gives up after the tries", 5, 503, 3, 3, "GET URL/rows: the server answered 503 Service Unavailable (3 attempts): busy"},
-		{"no retry without retry", 1, 500, 0, 1, "the server answered 500 Internal Server Error: busy"},
-		{"a 404 is not tried again", 1, 404, 3, 1, "GET URL/rows: the server answered 404 Not Found: busy"},
-	}
-	for _, tc := range tests {
+// retryCase is a server that answers status to the first failures requests and accepts
+// the next, and a client that tries retry times.
+type retryCase struct {
+	name      string
+	failures  int32
+	status    int
+	retry     int
+	calls     int32  // the requests the server gets
+	err       string // what the error contains, URL standing for the server's; "" succeeds
+	permanent bool   // the error is one no restart mends
+}
+
+// runRetryCases runs each case against a flaky server of its own: send makes the
+// requests, to the server at url with the retry option, and returns their error.
+func runRetryCases(t *testing.T, cases []retryCase, send func(t *testing.T, url string, retry int) error) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, calls := flaky(t, tc.failures, tc.status)
-			rows, err := readAll(t, fmt.Sprintf(`url = "%s/rows", format = json, retry = %d, retry_backoff_multiplier_ms = 1, retry_backoff_max_ms = 5
-				schema = { fields { name = string, age = int } }`, srv.URL, tc.retry))
-			if tc.err == "" {
-				if err != nil || len(rows) != 1 {
-					t.Fatalf("rows %v, err %v", texts(rows), err)
-				}
-			} else if want := strings.ReplaceAll(tc.err, "URL", srv.URL); err == nil || !strings.Contains(err.Error(), want) {
-				t.Fatalf("err %v, want it to contain %q", err, want)
-			}
-			if got := calls.Load(); got != tc.calls {
-				t.Errorf("%d requests, want %d", got, tc.calls)
-			}
+			tc.check(t, srv.URL, calls, send(t, srv.URL, tc.retry))
 		})
 	}
+}
+
+// check checks the outcome of tc against a flaky server at url: the error, and the
+// requests made.
+func (tc retryCase) check(t *testing.T, url string, calls *atomic.Int32, err error) {
+	t.Helper()
+	if tc.err == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else if want := strings.ReplaceAll(tc.err, "URL", url); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v, want it to contain %q", err, want)
+	} else if connector.IsPermanent(err) != tc.permanent {
+		t.Errorf("permanent %v, want %v", connector.IsPermanent(err), tc.permanent)
+	}
+	if got := calls.Load(); got != tc.calls {
+		t.Errorf("%d requests, want %d", got, tc.calls)
+	}
+}
+
+func TestSourceRetries(t *testing.T) {
+	runRetryCases(t, []retryCase{
+		{"succeeds on the third try", 2, 503, 3, 3, "", false},
+		{"gives up after the tries", 5, 503, 3, 3, "GET URL/rows: the server answered 503 Service Unavailable (3 attempts): busy", false},
+		{"no retry without retry", 1, 500, 0, 1, "the server answered 500 Internal Server Error: busy", false},
+		{"a 404 is not tried again", 1, 404, 3, 1, "GET URL/rows: the server answered 404 Not Found: busy", false},
+	}, func(t *testing.T, url string, retry int) error {
+		rows, err := readAll(t, fmt.Sprintf(`url = "%s/rows", format = json, retry = %d, retry_backoff_multiplier_ms = 1, retry_backoff_max_ms = 5
+			schema = { fields { name = string, age = int } }`, url, retry))
+		if err == nil && len(rows) != 1 {
+			t.Fatalf("rows %v", texts(rows))
+		}
+		return err
+	})
 }
 
 func TestSourceUnreachable(t *testing.T) {
@@ -378,41 +402,17 @@ func TestSinkPostsEachRow(t *testing.T) {
 }
 
 func TestSinkRefused(t *testing.T) {
-	tests := []struct {
-		name      string
-		failures  int32
-		status    int
-		retry     int
-		calls     int32
-		err       string
-		permanent bool
-	}{
+	runRetryCases(t, []retryCase{
 		{"503 then accepted", 2, 503, 3, 3, "", false},
 		{"503 after the tries", 9, 503, 2, 2, "POST URL/hook: the server answered 503 Service Unavailable (2 attempts): busy", false},
 		{"404 at once", 9, 404, 3, 1, "POST URL/hook: the server answered 404 Not Found: busy", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv, calls := flaky(t, tc.failures, tc.status)
-			w, err := newSink(t, fmt.Sprintf(`url = "%s/hook", retry = %d, retry_backoff_multiplier_ms = 1`, srv.URL, tc.retry))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = w.Write(context.Background(), sinkRows(t, 1))
-			if tc.err == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-			} else if want := strings.ReplaceAll(tc.err, "URL", srv.URL); err == nil || !strings.Contains(err.Error(), want) {
-				t.Fatalf("err %v, want it to contain %q", err, want)
-			} else if connector.IsPermanent(err) != tc.permanent {
-				t.Errorf("permanent %v, want %v", connector.IsPermanent(err), tc.permanent)
-			}
-			if got := calls.Load(); got != tc.calls {
-				t.Errorf("%d requests, want %d", got, tc.calls)
-			}
-		})
-	}
+	}, func(t *testing.T, url string, retry int) error {
+		w, err := newSink(t, fmt.Sprintf(`url = "%s/hook", retry = %d, retry_backoff_multiplier_ms = 1`, url, retry))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Write(context.Background(), sinkRows(t, 1))
+	})
 }
 
 // literalRow converts a HOCON list literal into the sink table's fields.

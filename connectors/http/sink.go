@@ -22,12 +22,8 @@ type Sink struct {
 // NewSink builds an Http sink from its options.
 func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) {
 	o := c.At
-	if strings.TrimSpace(c.URL) == "" {
-		return nil, o.Errorf("url", "must not be empty")
-	}
-	if _, err := newClient(&c.RequestConfig); err != nil {
-		key, _, _ := strings.Cut(err.Error(), " ")
-		return nil, o.Errorf(key, "%v", err)
+	if err := c.RequestConfig.check(o); err != nil {
+		return nil, err
 	}
 	s := &Sink{where: o.Where(), cfg: c, inputs: map[string]*catalog.Table{}}
 	for _, t := range ctx.Inputs {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/transform/jsonpath"
 	"github.com/strait-dev/strait/types"
@@ -49,12 +50,8 @@ type Source struct {
 // NewSource builds an Http source from its options.
 func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source, error) {
 	o := c.At
-	if strings.TrimSpace(c.URL) == "" {
-		return nil, o.Errorf("url", "must not be empty")
-	}
-	if _, err := newClient(&c.RequestConfig); err != nil {
-		key, _, _ := strings.Cut(err.Error(), " ")
-		return nil, o.Errorf(key, "%v", err)
+	if err := c.RequestConfig.check(o); err != nil {
+		return nil, err
 	}
 	if c.PollIntervalMS < 0 {
 		return nil, o.Errorf("poll_interval_millis", "must not be negative, got %d", c.PollIntervalMS)
@@ -110,12 +107,7 @@ func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source,
 }
 
 // Boundedness: BATCH jobs read the URL once.
-func (s *Source) Boundedness() connector.Boundedness {
-	if s.job.Mode == connector.Streaming {
-		return connector.Unbounded
-	}
-	return connector.Bounded
-}
+func (s *Source) Boundedness() connector.Boundedness { return sourcekit.Boundedness(s.job.Mode) }
 
 // Tables is the one table the source reads.
 func (s *Source) Tables() []*catalog.Table { return []*catalog.Table{s.table} }
@@ -250,14 +242,14 @@ func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
 		if r.noMore {
 			return true, nil
 		}
-		return false, wait(ctx, 10*time.Millisecond)
+		return false, sourcekit.Sleep(ctx, 10*time.Millisecond)
 	}
 	if r.state.Done {
 		return true, nil
 	}
 	if !r.due.IsZero() {
 		if d := time.Until(r.due); d > 0 {
-			return false, wait(ctx, min(d, 100*time.Millisecond))
+			return false, sourcekit.Sleep(ctx, min(d, 100*time.Millisecond))
 		}
 	}
 	rows, err := r.fetch(ctx, r.state.Page)
@@ -349,18 +341,6 @@ func withEntry(m map[string]string, k, v string) map[string]string {
 	}
 	out[k] = v
 	return out
-}
-
-// wait pauses for d or until ctx ends.
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // SnapshotState is the split with the page read next: the rows of a page not yet all

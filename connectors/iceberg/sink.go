@@ -27,11 +27,8 @@ import (
 )
 
 func init() {
-	connector.RegisterSink("Iceberg", "Writes rows to an Apache Iceberg table (a Hadoop catalog on a local folder or S3, or a REST catalog) "+
-		"as Parquet data files, committed exactly once per checkpoint in one snapshot; creates the table from the input's columns.",
-		func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
-			return multitable.BuildDecoded(ctx, NewSink)
-		})
+	multitable.RegisterSink("Iceberg", "Writes rows to an Apache Iceberg table (a Hadoop catalog on a local folder or S3, or a REST catalog) "+
+		"as Parquet data files, committed exactly once per checkpoint in one snapshot; creates the table from the input's columns.", NewSink)
 }
 
 // SinkConfig is the Iceberg sink's options, SeaTunnel's.

@@ -175,11 +175,9 @@ type enumState struct {
 // CreateEnumerator plans the snapshot's data files, one split each, handed to the readers
 // in turn.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	var st enumState
-	if len(state) > 0 {
-		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
-		}
+	st, err := splitassign.RestoreAs[enumState](state)
+	if err != nil {
+		return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
 	}
 	return &enumerator{Static: splitassign.New(ctx, st.Assigned), src: s, snapshot: st.Snapshot}, nil
 }

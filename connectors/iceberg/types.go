@@ -13,6 +13,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 
 	"github.com/strait-dev/strait/catalog"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -241,7 +242,7 @@ func appendValue(b array.Builder, v row.Value, it ice.Type, st types.DataType) e
 	case ice.TimestampType, ice.TimestampTzType:
 		switch v.T {
 		case types.Timestamp:
-			b.(*array.TimestampBuilder).Append(arrow.Timestamp(floorDiv(v.I, 1000)))
+			b.(*array.TimestampBuilder).Append(arrow.Timestamp(civil.FloorDiv(v.I, 1000)))
 		case types.Date:
 			b.(*array.TimestampBuilder).Append(arrow.Timestamp(v.I * 86400e6))
 		default:
@@ -329,14 +330,6 @@ func appendValue(b array.Builder, v row.Value, it ice.Type, st types.DataType) e
 		return fmt.Errorf("Strait does not write Iceberg type %s", it)
 	}
 	return nil
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 var bigTen = big.NewInt(10)
@@ -431,7 +424,7 @@ func valueOf(a arrow.Array, i int, t types.DataType) (row.Value, error) {
 			n *= 1e3
 		}
 		if t.Kind == types.Date {
-			return row.DateValue(floorDiv(n, 86400e9)), nil
+			return row.DateValue(civil.FloorDiv(n, 86400e9)), nil
 		}
 		return row.TimestampValue(n), nil
 	case *array.String: // the value aliases the array's buffer: copied

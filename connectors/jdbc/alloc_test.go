@@ -3,12 +3,9 @@ package jdbc
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/strait-dev/strait/connector"
-	"github.com/strait-dev/strait/row"
 )
 
 // TestPGSinkAllocatesNothingPerRow: on each PostgreSQL write path, writing a batch of rows
@@ -27,30 +24,16 @@ func TestPGSinkAllocatesNothingPerRow(t *testing.T) {
 		{"statements per row", "primary_keys = [id]\nenable_upsert = false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ddl := wideDDL
-			if strings.Contains(tc.opts, "[id]") {
-				ddl += "; ALTER TABLE wide ADD PRIMARY KEY (id)"
-			}
-			if _, err := conn.Exec(ctx, ddl); err != nil {
-				t.Fatal(err)
-			}
-			s, w := openWriter(t, genConf(url, "wide")+tc.opts+"\n", wideTable(), connector.WriterContext{Job: connector.Job{ID: 1}})
+			s, w := openWide(t, url, conn, tc.opts)
 			names := make([]string, perBatch)
 			for i := range names {
 				names[i] = wideName(int64(i))
 			}
-			batch := row.NewBatch(perBatch)
-			for range perBatch {
-				batch.Add(row.Insert, "fake", 4)
-			}
+			batch := wideBatch(perBatch)
 			next := int64(0)
 			write := func() {
 				for j := range batch.Rows {
-					f := batch.Rows[j].Fields
-					f[0] = row.BigIntValue(next)
-					f[1] = row.StringValue(names[j])
-					f[2] = row.DoubleValue(float64(next) / 7)
-					f[3] = row.TimestampValue(wideEpoch.Add(time.Duration(next) * time.Second).UnixNano())
+					setWide(batch.Rows[j].Fields, next, names[j])
 					next++
 				}
 				if err := w.Write(ctx, batch); err != nil {

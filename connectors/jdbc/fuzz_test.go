@@ -26,20 +26,25 @@ func replacePlaceholders(s string, with func(placeholder string) string) string 
 	return b.String()
 }
 
+// addSeeds adds the inputs to the fuzz test's corpus.
+func addSeeds(f *testing.F, inputs ...string) {
+	for _, s := range inputs {
+		f.Add(s)
+	}
+}
+
 // FuzzPositionalParams: any statement is rewritten or refused, never a panic; the rewrite
 // numbers the placeholders $1..$n in order and, for a statement without $, turning them
 // back into ? gives the statement again (but for spaces put between a placeholder and a
 // digit).
 func FuzzPositionalParams(f *testing.F) {
-	for _, s := range []string{
+	addSeeds(f,
 		"insert into t values (?, ?)",
 		"select '?', \"a?\" from t where x = ? -- ?\n and y = ?",
 		"/* ? */ ? 'it''s ?'",
 		"select 'x",
 		"/* open",
-	} {
-		f.Add(s)
-	}
+	)
 	f.Fuzz(func(t *testing.T, q string) {
 		out, n, err := positionalParams(q)
 		if err != nil {
@@ -68,14 +73,12 @@ func FuzzPositionalParams(f *testing.F) {
 // FuzzNamedParams: any statement is rewritten or refused, never a panic; for a statement
 // without $, putting :name back for each $n gives the statement again.
 func FuzzNamedParams(f *testing.F) {
-	for _, s := range []string{
+	addSeeds(f,
 		"insert into t (a, b) values(:user_id, :name)",
 		"select :a::text, ':b', \":c\" -- :d\n, x[1:2]",
 		"/* :x */ :_y1 'it''s :z'",
 		"select ':x",
-	} {
-		f.Add(s)
-	}
+	)
 	f.Fuzz(func(t *testing.T, q string) {
 		out, names, err := namedParams(q)
 		if err != nil || strings.Contains(q, "$") {

@@ -55,6 +55,10 @@ func (mc *myConn) bindQuery(query string) (sinkQuery, int, []string, error) {
 	return sinkQuery{parts: parts}, 0, names, err
 }
 
+// mysqlLexis: MySQL's literals also escape with a backslash, its names are quoted with
+// backquotes, and # starts a comment.
+var mysqlLexis = sqlLexis{quotes: "'\"`", backslashIn: `'"`, hashComments: true}
+
 // mysqlQueryParts cuts a query at its placeholders (? when positional, else :name), so
 // that each row's statement is its parts with the row's literals between them; names are
 // the fields of the named placeholders, in order. Placeholders in string literals ('...',
@@ -62,64 +66,26 @@ func (mc *myConn) bindQuery(query string) (sinkQuery, int, []string, error) {
 // are left alone, as are casts (::).
 func mysqlQueryParts(q string, positional bool) (parts, names []string, err error) {
 	q = strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for ; j < len(q); j++ {
-				if q[j] == '\\' && c != '`' {
-					j++
-					continue
-				}
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j++
-						continue
-					}
-					break
-				}
+	last, err := rewritePlaceholders(q, mysqlLexis, func(b *strings.Builder, rest string) int {
+		n := 1
+		if !positional {
+			var name string
+			if name, n = namedPlaceholder(rest); name == "" {
+				b.WriteString(rest[:n]) // a cast, or no placeholder
+				return n
 			}
-			if j >= len(q) {
-				return nil, nil, fmt.Errorf("unterminated %c at offset %d", c, i)
-			}
-			b.WriteString(q[i : j+1])
-			i = j
-		case c == '#' || (c == '-' && strings.HasPrefix(q[i:], "-- ")):
-			j := strings.IndexByte(q[i:], '\n')
-			if j < 0 {
-				j = len(q) - i
-			}
-			b.WriteString(q[i : i+j])
-			i += j - 1
-		case c == '/' && strings.HasPrefix(q[i:], "/*"):
-			j := strings.Index(q[i+2:], "*/")
-			if j < 0 {
-				return nil, nil, fmt.Errorf("unterminated comment at offset %d", i)
-			}
-			b.WriteString(q[i : i+j+4])
-			i += j + 3
-		case positional && c == '?':
-			parts = append(parts, b.String())
-			b.Reset()
-		case !positional && c == ':' && strings.HasPrefix(q[i:], "::"):
-			b.WriteString("::")
-			i++
-		case !positional && c == ':' && i+1 < len(q) && (q[i+1] == '_' || isLetter(q[i+1])):
-			j := i + 1
-			for j < len(q) && (q[j] == '_' || q[j] == '.' || isLetter(q[j]) || (q[j] >= '0' && q[j] <= '9')) {
-				j++
-			}
-			names = append(names, q[i+1:j])
-			parts = append(parts, b.String())
-			b.Reset()
-			i = j - 1
-		default:
-			b.WriteByte(c)
+			names = append(names, name)
+		} else if rest[0] != '?' {
+			return 0
 		}
+		parts = append(parts, b.String())
+		b.Reset()
+		return n
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	return append(parts, b.String()), names, nil
+	return append(parts, last), names, nil
 }
 
 // openSink opens a connection of the setup or the committer.

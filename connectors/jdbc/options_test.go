@@ -28,49 +28,48 @@ func buildPlugin(t *testing.T, ctx context.Context, kind, conf string) (error, [
 	return err, conntest.Unknown(t, kind, "Jdbc", o, "plugin_input", "plugin_output")
 }
 
-// warned builds the plugin of kind from conf and checks its warnings about unknown options
-// are want.
-func warned(t *testing.T, kind, conf string, want []string) {
+// warnCase is options added to a plugin's block, and the warnings about unknown options
+// the plugin should give for them.
+type warnCase struct {
+	name, opts string
+	want       []string
+}
+
+// warned builds the plugin of kind from conf and the options of each case, and checks its
+// warnings about unknown options are the case's.
+func warned(t *testing.T, kind, conf string, cases []warnCase) {
 	t.Helper()
-	err, got := buildPlugin(t, context.Background(), kind, conf)
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err, got := buildPlugin(t, context.Background(), kind, conf+tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conntest.Warnings(t, got, tc.want)
+		})
 	}
-	conntest.Warnings(t, got, want)
 }
 
 func TestSinkUnknownOptionsAreWarned(t *testing.T) {
 	const conf = "url = \"jdbc:postgresql://127.0.0.1:1/test\"\nuser = test\ngenerate_sink_sql = true\n"
-	for _, tc := range []struct {
-		name, opts string
-		want       []string
-	}{
+	warned(t, "sink", conf, []warnCase{
 		{"options without effect are known", "max_commit_attempts = 5\ntransaction_timeout_sec = 60\ncreate_index = false\nxa_data_source_class_name = org.postgresql.xa.PGXADataSource\ncompatible_mode = x\nsupport_upsert_by_query_primary_key_exist = true\nproperties { ssl = false }", nil},
 		{"a misspelt option", "bacth_size = 10", []string{`unknown option "bacth_size" (did you mean "batch_size"?) at job.conf:4:14`}},
 		{"a misspelt option of the catalog", "tablePrefx = p_", []string{`unknown option "tablePrefx" (did you mean "tablePrefix"?) at job.conf:4:14`}},
 		{"a source option", "split.size = 10", []string{`unknown option "split.size" at job.conf:4:14`}},
-	} {
-		t.Run(tc.name, func(t *testing.T) { warned(t, "sink", conf+tc.opts, tc.want) })
-	}
+	})
 }
 
 func TestSourceUnknownOptionsAreWarned(t *testing.T) {
 	url, conn := testDB(t)
-	if _, err := conn.Exec(context.Background(), "CREATE TABLE src (id INT PRIMARY KEY, name TEXT)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, conn, "CREATE TABLE src (id INT PRIMARY KEY, name TEXT)")
 	conf := "url = \"" + url + "\"\n"
-	for _, tc := range []struct {
-		name, opts string
-		want       []string
-	}{
+	warned(t, "source", conf, []warnCase{
 		{"options without effect are known", "table_path = src\nfetch_size = 100\nuse_select_count = true\nskip_analyze = true\ndialect = postgres", nil},
 		{"a misspelt option", "table_path = src\nsplit.sizee = 10", []string{`unknown option "split.sizee" (did you mean "split.size"?) at job.conf:3:15`}},
 		{"a misspelt option of a listed table", "table_list = [{ table_path = src, partition_colum = id }]", []string{`unknown option "table_list[0].partition_colum" (did you mean "table_list[0].partition_column"?) at job.conf:2:53`}},
 		{"a sink option", "table_path = src\nis_exactly_once = true", []string{`unknown option "is_exactly_once" at job.conf:3:19`}},
-	} {
-		t.Run(tc.name, func(t *testing.T) { warned(t, "source", conf+tc.opts, tc.want) })
-	}
+	})
 }
 
 func TestRequiredOptions(t *testing.T) {

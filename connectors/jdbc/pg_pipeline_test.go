@@ -58,9 +58,7 @@ func TestSinkPipelinedFlushError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			url, conn := testDB(t)
 			ctx := context.Background()
-			if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT CHECK (score >= 0))"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, conn, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT CHECK (score >= 0))")
 			_, w := openWriter(t, genConf(url, "sink")+fmt.Sprintf("batch_size = %d\n", tc.batch)+tc.opts+"\n", scoreTable(), connector.WriterContext{Job: connector.Job{ID: 42}})
 			if pw, ok := w.(*writer); !ok || (pw.copy != "") != tc.copy {
 				t.Fatalf("the writer (%T) does not write its flushes as COPY = %v", w, tc.copy)
@@ -224,9 +222,7 @@ func TestSinkExactlyOnceCopyError(t *testing.T) {
 		t.Run(opts, func(t *testing.T) {
 			url, conn := testDB(t)
 			ctx := context.Background()
-			if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT CHECK (score >= 0))"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, conn, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT CHECK (score >= 0))")
 			s, w := openWriter(t, genConf(url, "sink")+"batch_size = 10\nis_exactly_once = true\n"+opts+"\n", scoreTable(), connector.WriterContext{Job: connector.Job{ID: 4343}, Epoch: 1})
 			// a good checkpoint first: the rows of the second are counted on from it
 			info := conntest.WritePrepare(ctx, t, w, 1, scoreRows(5, 0))

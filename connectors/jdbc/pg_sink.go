@@ -52,7 +52,7 @@ func (cc *connConfig) bindQuery(query string) (sinkQuery, int, []string, error) 
 // $2, ...), leaving those in string literals, quoted identifiers and comments alone.
 func positionalParams(q string) (string, int, error) {
 	n := 0
-	out, err := rewritePlaceholders(q, func(b *strings.Builder, rest string) int {
+	out, err := rewritePlaceholders(q, pgLexis, func(b *strings.Builder, rest string) int {
 		if rest[0] != '?' {
 			return 0
 		}
@@ -66,83 +66,26 @@ func positionalParams(q string) (string, int, error) {
 	return out, n, err
 }
 
+// pgLexis: PostgreSQL's literals and quoted names double their quote to escape it.
+var pgLexis = sqlLexis{quotes: `'"`}
+
 // namedParams turns SeaTunnel's named placeholders (:field) of a statement into
-// PostgreSQL's ($1, $2, ...), one per occurrence, and returns the field each binds. A name
-// starts with a letter or an underscore; casts (::) and the placeholders in string
-// literals, quoted identifiers and comments are left alone.
+// PostgreSQL's ($1, $2, ...), one per occurrence, and returns the field each binds; casts
+// (::) and the placeholders in string literals, quoted identifiers and comments are left
+// alone.
 func namedParams(q string) (string, []string, error) {
 	var names []string
-	out, err := rewritePlaceholders(q, func(b *strings.Builder, rest string) int {
-		if rest[0] != ':' {
-			return 0
+	out, err := rewritePlaceholders(q, pgLexis, func(b *strings.Builder, rest string) int {
+		name, n := namedPlaceholder(rest)
+		if name == "" {
+			b.WriteString(rest[:n]) // a cast, or no placeholder
+			return n
 		}
-		if len(rest) > 1 && rest[1] == ':' {
-			b.WriteString("::")
-			return 2
-		}
-		j := 1
-		for j < len(rest) && (rest[j] == '_' || rest[j] == '.' || isLetter(rest[j]) || (j > 1 && rest[j] >= '0' && rest[j] <= '9')) {
-			j++
-		}
-		if j == 1 || rest[1] == '.' {
-			return 0
-		}
-		names = append(names, rest[1:j])
+		names = append(names, name)
 		fmt.Fprintf(b, "$%d", len(names))
-		return j
+		return n
 	})
 	return out, names, err
-}
-
-func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 }
-
-// rewritePlaceholders copies a statement, offering each position outside string literals,
-// quoted identifiers and comments to at, which writes a replacement and returns how many
-// bytes it stands for (0 copies the byte as it is).
-func rewritePlaceholders(q string, at func(b *strings.Builder, rest string) int) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := i + 1
-			for ; j < len(q); j++ {
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j++
-						continue
-					}
-					break
-				}
-			}
-			if j >= len(q) {
-				return "", fmt.Errorf("unterminated %c at offset %d", c, i)
-			}
-			b.WriteString(q[i : j+1])
-			i = j
-		case c == '-' && i+1 < len(q) && q[i+1] == '-':
-			j := strings.IndexByte(q[i:], '\n')
-			if j < 0 {
-				j = len(q) - i
-			}
-			b.WriteString(q[i : i+j])
-			i += j - 1
-		case c == '/' && i+1 < len(q) && q[i+1] == '*':
-			j := strings.Index(q[i+2:], "*/")
-			if j < 0 {
-				return "", fmt.Errorf("unterminated comment at offset %d", i)
-			}
-			b.WriteString(q[i : i+j+4])
-			i += j + 3
-		default:
-			if n := at(&b, q[i:]); n > 0 {
-				i += n - 1
-				continue
-			}
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
 }
 
 // openSink opens a connection of the setup or the committer.

@@ -232,9 +232,7 @@ func (c *pgCursor) read(out *row.Batch, t *srcTable) (bool, error) {
 func (c *pgCursor) close() {
 	c.rows = nil
 	if c.pg != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c.pg.Close(ctx)
-		cancel()
+		pgwire.Close(c.pg)
 		c.pg = nil
 	}
 }

@@ -152,96 +152,90 @@ func commitIfAny(t *testing.T, s *Sink, w connector.Writer, cp int64) bool {
 	return true
 }
 
-// TestMySQLSchemaChanges: the writer alters its table as the changes say (the source's
-// MySQL types and defaults, NOT NULL and NULL, FIRST and AFTER), writes every row with the
-// columns of its moment, and a writer restored from a state before the last three changes
-// writes the rows after it again without applying any change twice.
-func TestMySQLSchemaChanges(t *testing.T) {
+// inCommitModes runs test as a subtest with auto commit, then with exactly once.
+func inCommitModes(t *testing.T, test func(t *testing.T, exactlyOnce bool)) {
 	for _, exactlyOnce := range []bool{false, true} {
 		name := "auto commit"
 		if exactlyOnce {
 			name = "exactly once"
 		}
-		t.Run(name, func(t *testing.T) {
-			db := newMyDB(t)
-			db.exec(t, productsDDL)
-			conf := "generate_sink_sql = true\ntable = products"
-			if exactlyOnce {
-				conf += "\nis_exactly_once = true\nxa_data_source_class_name = \"com.mysql.cj.jdbc.MysqlXADataSource\""
-			}
-			s, err := newSink(t, db.conf(conf), products())
-			if err != nil {
-				t.Fatal(err)
-			}
-			state := evolve(t, s, exactlyOnce)
-			if id, ok := s.StateTable(state); !ok || id != "shop.products" {
-				t.Fatalf("the state names table %q (%v), want shop.products", id, ok)
-			}
-			desc := "(id, int(11), NO, NULL) (name, longtext, YES, NULL) (add_column1, varchar(64), NO, 'yy') (add_column, bigint(20), NO, 1)"
-			query := "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COALESCE(COLUMN_DEFAULT, 'NULL') FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '" + db.name + "' AND TABLE_NAME = 'products' ORDER BY ORDINAL_POSITION"
-			if got := db.dump(t, query); got != desc {
-				t.Fatalf("columns\n%s\nwant\n%s", got, desc)
-			}
-			if got := db.dump(t, "SELECT id, name, add_column1, add_column FROM products ORDER BY id"); got != wantProducts {
-				t.Fatalf("rows\n%s\nwant\n%s", got, wantProducts)
-			}
-			replay(t, s, state)
-			if got := db.dump(t, query); got != desc {
-				t.Fatalf("columns after the replay\n%s\nwant\n%s", got, desc)
-			}
-			if got := db.dump(t, "SELECT id, name, add_column1, add_column FROM products ORDER BY id"); got != wantProducts {
-				t.Fatalf("rows after the replay\n%s\nwant\n%s", got, wantProducts)
-			}
-			if left := db.xaLeft(t, s.cfg.tag); left != "" {
-				t.Fatalf("XA transactions left: %s", left)
-			}
-		})
+		t.Run(name, func(t *testing.T) { test(t, exactlyOnce) })
 	}
+}
+
+// TestMySQLSchemaChanges: the writer alters its table as the changes say (the source's
+// MySQL types and defaults, NOT NULL and NULL, FIRST and AFTER), writes every row with the
+// columns of its moment, and a writer restored from a state before the last three changes
+// writes the rows after it again without applying any change twice.
+func TestMySQLSchemaChanges(t *testing.T) {
+	inCommitModes(t, func(t *testing.T, exactlyOnce bool) {
+		db := newMyDB(t)
+		db.exec(t, productsDDL)
+		conf := "generate_sink_sql = true\ntable = products"
+		if exactlyOnce {
+			conf += "\nis_exactly_once = true\nxa_data_source_class_name = \"com.mysql.cj.jdbc.MysqlXADataSource\""
+		}
+		s, err := newSink(t, db.conf(conf), products())
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := evolve(t, s, exactlyOnce)
+		if id, ok := s.StateTable(state); !ok || id != "shop.products" {
+			t.Fatalf("the state names table %q (%v), want shop.products", id, ok)
+		}
+		desc := "(id, int(11), NO, NULL) (name, longtext, YES, NULL) (add_column1, varchar(64), NO, 'yy') (add_column, bigint(20), NO, 1)"
+		query := "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COALESCE(COLUMN_DEFAULT, 'NULL') FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '" + db.name + "' AND TABLE_NAME = 'products' ORDER BY ORDINAL_POSITION"
+		if got := db.dump(t, query); got != desc {
+			t.Fatalf("columns\n%s\nwant\n%s", got, desc)
+		}
+		if got := db.dump(t, "SELECT id, name, add_column1, add_column FROM products ORDER BY id"); got != wantProducts {
+			t.Fatalf("rows\n%s\nwant\n%s", got, wantProducts)
+		}
+		replay(t, s, state)
+		if got := db.dump(t, query); got != desc {
+			t.Fatalf("columns after the replay\n%s\nwant\n%s", got, desc)
+		}
+		if got := db.dump(t, "SELECT id, name, add_column1, add_column FROM products ORDER BY id"); got != wantProducts {
+			t.Fatalf("rows after the replay\n%s\nwant\n%s", got, wantProducts)
+		}
+		if left := db.xaLeft(t, s.cfg.tag); left != "" {
+			t.Fatalf("XA transactions left: %s", left)
+		}
+	})
 }
 
 // TestPostgresSchemaChanges: the same changes on PostgreSQL: columns added (the source's
 // type where PostgreSQL reads it as the column's type), dropped, renamed and retyped, with
 // the defaults PostgreSQL reads; a replay applies none twice.
 func TestPostgresSchemaChanges(t *testing.T) {
-	for _, exactlyOnce := range []bool{false, true} {
-		name := "auto commit"
+	inCommitModes(t, func(t *testing.T, exactlyOnce bool) {
+		url, conn := testDB(t)
+		mustExec(t, conn, productsDDL)
+		conf := genConf(url, "products")
 		if exactlyOnce {
-			name = "exactly once"
+			conf += "is_exactly_once = true\n"
 		}
-		t.Run(name, func(t *testing.T) {
-			url, conn := testDB(t)
-			ctx := context.Background()
-			if _, err := conn.Exec(ctx, productsDDL); err != nil {
-				t.Fatal(err)
-			}
-			conf := genConf(url, "products")
-			if exactlyOnce {
-				conf += "is_exactly_once = true\n"
-			}
-			s, err := newSink(t, conf, products())
-			if err != nil {
-				t.Fatal(err)
-			}
-			state := evolve(t, s, exactlyOnce)
-			desc := "(id,integer,NO,NULL) (name,text,YES,NULL) (add_column1,character varying,NO,'yy'::character varying) (add_column,bigint,NO,1)"
-			query := "SELECT column_name, data_type, is_nullable, COALESCE(column_default, 'NULL') FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'products' ORDER BY ordinal_position"
-			wantDump(t, conn, query, desc, "columns")
-			want := strings.ReplaceAll(strings.ReplaceAll(wantProducts, ", ", ","), "NULL", "NULL")
-			wantDump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id", want, "rows")
-			replay(t, s, state)
-			wantDump(t, conn, query, desc, "columns after the replay")
-			wantDump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id", want, "rows after the replay")
-			wantDump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'strait-42-"+s.cfg.tag+"-%'", "(0)", "prepared transactions left")
-		})
-	}
+		s, err := newSink(t, conf, products())
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := evolve(t, s, exactlyOnce)
+		desc := "(id,integer,NO,NULL) (name,text,YES,NULL) (add_column1,character varying,NO,'yy'::character varying) (add_column,bigint,NO,1)"
+		query := "SELECT column_name, data_type, is_nullable, COALESCE(column_default, 'NULL') FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'products' ORDER BY ordinal_position"
+		wantDump(t, conn, query, desc, "columns")
+		want := strings.ReplaceAll(strings.ReplaceAll(wantProducts, ", ", ","), "NULL", "NULL")
+		wantDump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id", want, "rows")
+		replay(t, s, state)
+		wantDump(t, conn, query, desc, "columns after the replay")
+		wantDump(t, conn, "SELECT id, name, add_column1, add_column FROM products ORDER BY id", want, "rows after the replay")
+		wantDump(t, conn, "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'strait-42-"+s.cfg.tag+"-%'", "(0)", "prepared transactions left")
+	})
 }
 
 // A sink with a query cannot follow a change; a change of another table is refused.
 func TestSchemaChangeRefused(t *testing.T) {
 	url, conn := testDB(t)
-	if _, err := conn.Exec(context.Background(), productsDDL); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, conn, productsDDL)
 	for _, c := range []struct{ conf, table, want string }{
 		{"url = \"" + url + "\"\nquery = \"insert into products values (?, ?, ?)\"\n", "shop.products", "a sink with a query cannot follow a schema change"},
 		{genConf(url, "products"), "shop.other", "a schema change of table shop.other reached the writer of table shop.products"},

@@ -16,10 +16,7 @@ import (
 func init() {
 	// one sink per input table, with ${table_name} and the other table placeholders of the
 	// options replaced for it: each table's options are decoded again
-	connector.RegisterSink("Jdbc", "Writes rows to a PostgreSQL, MySQL or MariaDB table: generated upserts and deletes applied per batch (multi-row statements on MySQL), a query per row, or COPY (PostgreSQL); with is_exactly_once, one prepared transaction (PostgreSQL) or XA transaction (MySQL) per checkpoint. Save modes create or clear the table first.",
-		func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
-			return multitable.BuildDecoded(ctx, NewSink)
-		})
+	multitable.RegisterSink("Jdbc", "Writes rows to a PostgreSQL, MySQL or MariaDB table: generated upserts and deletes applied per batch (multi-row statements on MySQL), a query per row, or COPY (PostgreSQL); with is_exactly_once, one prepared transaction (PostgreSQL) or XA transaction (MySQL) per checkpoint. Save modes create or clear the table first.", NewSink)
 }
 
 // SinkConfig is the Jdbc sink's options.
@@ -280,6 +277,99 @@ func (c *sinkConfig) parseQuery(o *config.Options, query string) error {
 	c.nParams = len(c.queryFields)
 	return nil
 }
+
+// sqlLexis is how a dialect writes string literals, quoted names and comments, the places
+// a statement's placeholders are not looked for in.
+type sqlLexis struct {
+	quotes      string // the bytes that open and close a literal or a quoted name
+	backslashIn string // the quotes in which a backslash escapes the next byte
+	// hashComments: # starts a comment too, and -- starts one only before a space
+	hashComments bool
+}
+
+// lineComment reports whether rest starts a comment that runs to the end of its line.
+func (l sqlLexis) lineComment(rest string) bool {
+	if l.hashComments {
+		return rest[0] == '#' || strings.HasPrefix(rest, "-- ")
+	}
+	return strings.HasPrefix(rest, "--")
+}
+
+// rewritePlaceholders copies a statement, offering each position outside string literals,
+// quoted names and comments to at, which writes a replacement and returns how many bytes
+// it stands for (0 copies the byte as it is).
+func rewritePlaceholders(q string, lex sqlLexis, at func(b *strings.Builder, rest string) int) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case strings.IndexByte(lex.quotes, c) >= 0:
+			escapes := strings.IndexByte(lex.backslashIn, c) >= 0
+			j := i + 1
+			for ; j < len(q); j++ {
+				if escapes && q[j] == '\\' {
+					j++
+					continue
+				}
+				if q[j] == c {
+					if j+1 < len(q) && q[j+1] == c {
+						j++
+						continue
+					}
+					break
+				}
+			}
+			if j >= len(q) {
+				return "", fmt.Errorf("unterminated %c at offset %d", c, i)
+			}
+			b.WriteString(q[i : j+1])
+			i = j
+		case lex.lineComment(q[i:]):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i
+			}
+			b.WriteString(q[i : i+j])
+			i += j - 1
+		case strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return "", fmt.Errorf("unterminated comment at offset %d", i)
+			}
+			b.WriteString(q[i : i+j+4])
+			i += j + 3
+		default:
+			if n := at(&b, q[i:]); n > 0 {
+				i += n - 1
+				continue
+			}
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// namedPlaceholder reads SeaTunnel's named placeholder (:field) at the start of rest: the
+// field and how many bytes it stands for. A cast (::) stands for 2 bytes and names no
+// field; rest starting otherwise is n 0. A name starts with a letter or an underscore.
+func namedPlaceholder(rest string) (name string, n int) {
+	if rest[0] != ':' {
+		return "", 0
+	}
+	if len(rest) > 1 && rest[1] == ':' {
+		return "", 2
+	}
+	j := 1
+	for j < len(rest) && (rest[j] == '_' || rest[j] == '.' || isLetter(rest[j]) || (j > 1 && rest[j] >= '0' && rest[j] <= '9')) {
+		j++
+	}
+	if j == 1 || rest[1] == '.' {
+		return "", 0
+	}
+	return rest[1:j], j
+}
+
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 }
 
 // parseTarget reads the table the sink writes: the database and table options (by
 // default the url's database and the input table's name) as the driver reads them, then

@@ -21,7 +21,6 @@ import (
 // path; rows/s is the figure to read.
 func BenchmarkSink(b *testing.B) {
 	url, conn := testDB(b)
-	ctx := context.Background()
 	for _, bc := range []struct{ name, opts string }{
 		{"upsert", "primary_keys = [pk_id]"},
 		{"copy", "use_copy_statement = true"},
@@ -30,9 +29,7 @@ func BenchmarkSink(b *testing.B) {
 		{"upsert_exactly_once", "primary_keys = [pk_id]\nis_exactly_once = true"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS bench; CREATE UNLOGGED TABLE bench (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
-				b.Fatal(err)
-			}
+			mustExec(b, conn, "DROP TABLE IF EXISTS bench; CREATE UNLOGGED TABLE bench (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)")
 			opts := bc.opts
 			if opts == "" {
 				opts = "primary_keys = []"
@@ -95,6 +92,35 @@ const wideDDL = "DROP TABLE IF EXISTS wide; CREATE TABLE wide (id BIGINT, name T
 
 var wideEpoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// openWide creates the table wide, id its primary key when opts make it the key, and opens
+// a writer of a sink generating its statements for it, opts added to its options.
+func openWide(t testing.TB, url string, conn *pgx.Conn, opts string) (*Sink, connector.Writer) {
+	t.Helper()
+	ddl := wideDDL
+	if strings.Contains(opts, "primary_keys = [id]") {
+		ddl += "; ALTER TABLE wide ADD PRIMARY KEY (id)"
+	}
+	mustExec(t, conn, ddl)
+	return openWriter(t, genConf(url, "wide")+opts+"\n", wideTable(), connector.WriterContext{Job: connector.Job{ID: 1}})
+}
+
+// wideBatch is a batch of n rows of wideTable, for setWide to fill.
+func wideBatch(n int) *row.Batch {
+	batch := row.NewBatch(n)
+	for range n {
+		batch.Add(row.Insert, "fake", 4)
+	}
+	return batch
+}
+
+// setWide sets the fields of a row of wideTable to those of row id, named name.
+func setWide(f []row.Value, id int64, name string) {
+	f[0] = row.BigIntValue(id)
+	f[1] = row.StringValue(name)
+	f[2] = row.DoubleValue(float64(id) / 7)
+	f[3] = row.TimestampValue(wideEpoch.Add(time.Duration(id) * time.Second).UnixNano())
+}
+
 // BenchmarkSinkDefaults writes rows of wideTable at SeaTunnel's defaults (batch_size 1000,
 // auto_commit on) in batches of 1,000 rows as a source hands them over, with a checkpoint
 // every 100,000 rows, through each path; pgx-copyfrom is the anchor: pgx streaming the
@@ -111,32 +137,14 @@ func BenchmarkSinkDefaults(b *testing.B) {
 		{"upsert", "primary_keys = [id]"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			ddl := wideDDL
-			if strings.Contains(bc.opts, "primary_keys") {
-				ddl += "; ALTER TABLE wide ADD PRIMARY KEY (id)"
-			}
-			if _, err := conn.Exec(ctx, ddl); err != nil {
-				b.Fatal(err)
-			}
-			s, w := openWriter(b, genConf(url, "wide")+bc.opts+"\n", wideTable(), connector.WriterContext{Job: connector.Job{ID: 1}})
+			s, w := openWide(b, url, conn, bc.opts)
 			com, _ := s.CreateCommitter()
-			batch := row.NewBatch(perBatch)
-			for i := 0; i < perBatch; i++ {
-				batch.Add(row.Insert, "fake", 4)
-			}
-			benchWrites(b, w, com, batch, 100, func(f []row.Value, id int64) {
-				f[0] = row.BigIntValue(id)
-				f[1] = row.StringValue(wideName(id))
-				f[2] = row.DoubleValue(float64(id) / 7)
-				f[3] = row.TimestampValue(wideEpoch.Add(time.Duration(id) * time.Second).UnixNano())
-			})
+			benchWrites(b, w, com, wideBatch(perBatch), 100, func(f []row.Value, id int64) { setWide(f, id, wideName(id)) })
 			b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
 		})
 	}
 	b.Run("pgx-copyfrom", func(b *testing.B) {
-		if _, err := conn.Exec(ctx, wideDDL); err != nil {
-			b.Fatal(err)
-		}
+		mustExec(b, conn, wideDDL)
 		total := int64(b.N) * perBatch
 		next := int64(0)
 		vals := make([]any, 4)
@@ -164,9 +172,7 @@ func BenchmarkSinkDefaults(b *testing.B) {
 func BenchmarkSinkCopyPerBatch(b *testing.B) {
 	_, conn := testDB(b)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, wideDDL); err != nil {
-		b.Fatal(err)
-	}
+	mustExec(b, conn, wideDDL)
 	rows := make([][]any, 1000)
 	for i := range rows {
 		rows[i] = make([]any, 4)

@@ -47,9 +47,7 @@ func openWriter(t testing.TB, src string, in *catalog.Table, wc connector.Writer
 func sinkOfTable(t *testing.T, ddl, opts string) (*Sink, *pgx.Conn) {
 	t.Helper()
 	url, conn := testDB(t)
-	if _, err := conn.Exec(context.Background(), ddl); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, conn, ddl)
 	s, err := newSink(t, genConf(url, "sink")+opts, scoreTable())
 	if err != nil {
 		t.Fatal(err)
@@ -76,10 +74,7 @@ func restoreWriter(t *testing.T, s *Sink, wc connector.WriterContext, epoch int,
 func keylessWriter(t *testing.T, extra string, wc connector.WriterContext) (connector.Writer, *pgx.Conn) {
 	t.Helper()
 	url, conn := testDB(t)
-	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, conn, "CREATE TABLE sink (pk_id BIGINT, name TEXT, score INT)")
 	_, w := openWriter(t, genConf(url, "sink")+"primary_keys = []\n"+extra+"\n", scoreTable(), wc)
 	return w, conn
 }
@@ -202,12 +197,9 @@ func TestSinkChangelog(t *testing.T) {
 		{"exactly once", "is_exactly_once = true\nxa_data_source_class_name = org.postgresql.xa.PGXADataSource", "(1,A_1,100) (3,C,100)"},
 		{"auto_commit off", "auto_commit = false", "(1,A_1,100) (3,C,100)"},
 	}
-	ctx := context.Background()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS sink; CREATE TABLE sink (pk_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(255), score INT)"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, conn, "DROP TABLE IF EXISTS sink; CREATE TABLE sink (pk_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(255), score INT)")
 			s, err := newSink(t, genConf(url, "sink")+`primary_keys = ["pk_id"]
 `+tc.opts, scoreTable())
 			if err != nil {
@@ -279,10 +271,7 @@ func TestSinkTypes(t *testing.T) {
 // TestSinkQuery runs a configured query with ? placeholders for every row, whatever its kind.
 func TestSinkQuery(t *testing.T) {
 	url, conn := testDB(t)
-	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE log (id BIGINT, name TEXT, note TEXT)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, conn, "CREATE TABLE log (id BIGINT, name TEXT, note TEXT)")
 	s, err := newSink(t, `url = "`+url+`"
 user = test
 password = test
@@ -400,9 +389,7 @@ custom_sql = "insert into saved.scores values (9, 'z', 9)"`); err != nil {
 func TestSinkErrors(t *testing.T) {
 	url, conn := testDB(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, conn, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)")
 	conf := `url = "` + url + `"
 user = test
 password = test
@@ -430,18 +417,10 @@ password = test
 		t.Fatalf("missing table: %v", err)
 	}
 	// a value the column cannot take names the field and the row
-	s, err = newSink(t, conf+"generate_sink_sql = true\ndatabase = test\ntable = sink", catalog.FromRowType(catalog.TablePath{Table: "fake"}, &types.RowType{
+	_, w := openWriter(t, conf+"generate_sink_sql = true\ndatabase = test\ntable = sink", catalog.FromRowType(catalog.TablePath{Table: "fake"}, &types.RowType{
 		Names: []string{"pk_id", "name", "score"},
 		Types: []types.DataType{types.Of(types.BigInt), types.Of(types.String), types.Of(types.String)},
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close(ctx)
+	}), connector.WriterContext{Job: connector.Job{ID: 42}})
 	b := row.NewBatch(2)
 	r := b.Add(row.Insert, "fake", 3)
 	r.Fields[0], r.Fields[1], r.Fields[2] = row.BigIntValue(1), row.StringValue("a"), row.StringValue("12")
@@ -491,17 +470,14 @@ enable_upsert = false
 // macaddr, an enum) take the value's text, on every write path.
 func TestSinkTextColumns(t *testing.T) {
 	url, conn := testDB(t)
-	ctx := context.Background()
 	in := catalog.FromRowType(catalog.TablePath{Table: "net"}, &types.RowType{
 		Names: []string{"id", "addr", "mac", "mood"},
 		Types: []types.DataType{types.Of(types.BigInt), types.Of(types.String), types.Of(types.String), types.Of(types.String)},
 	})
 	for _, opts := range []string{"primary_keys = [id]", "primary_keys = [id]\nenable_upsert = false", "primary_keys = []\nuse_copy_statement = true"} {
-		if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS net; DROP TYPE IF EXISTS mood;
+		mustExec(t, conn, `DROP TABLE IF EXISTS net; DROP TYPE IF EXISTS mood;
 CREATE TYPE mood AS ENUM ('sad', 'happy');
-CREATE TABLE net (id BIGINT PRIMARY KEY, addr INET, mac MACADDR, mood mood)`); err != nil {
-			t.Fatal(err)
-		}
+CREATE TABLE net (id BIGINT PRIMARY KEY, addr INET, mac MACADDR, mood mood)`)
 		s, err := newSink(t, genConf(url, "net")+opts, in)
 		if err != nil {
 			t.Fatal(err)
@@ -560,24 +536,14 @@ func TestSinkTableNaming(t *testing.T) {
 func TestSinkRefusedWriteIsPermanent(t *testing.T) {
 	url, conn := testDB(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSink(t, `url = "`+url+`"
+	mustExec(t, conn, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)")
+	_, w := openWriter(t, `url = "`+url+`"
 query = "insert into sink values (?, ?, ?)"
-`, scoreTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWriter(connector.WriterContext{Job: connector.Job{ID: 42}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close(ctx)
+`, scoreTable(), connector.WriterContext{Job: connector.Job{ID: 42}})
 	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1, row.Insert, 1, "B", 2)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.PrepareCommit(ctx, 1)
+	_, err := w.PrepareCommit(ctx, 1)
 	if err == nil || !connector.IsPermanent(err) || !strings.Contains(err.Error(), "duplicate key") {
 		t.Fatalf("duplicate key: %v (permanent %v)", err, connector.IsPermanent(err))
 	}
@@ -590,7 +556,7 @@ query = "insert into sink values (?, ?, ?)"
 func TestSinkQueryWins(t *testing.T) {
 	url, conn := testDB(t)
 	ctx := context.Background()
-	srcExec(t, conn, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT); CREATE TABLE copied (pk_id BIGINT, name TEXT, score INT)")
+	mustExec(t, conn, "CREATE TABLE sink (pk_id BIGINT PRIMARY KEY, name TEXT, score INT); CREATE TABLE copied (pk_id BIGINT, name TEXT, score INT)")
 	exists := func(table string) bool {
 		var ok bool
 		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&ok); err != nil {
@@ -615,7 +581,7 @@ table = copied
 query = "insert into sink (pk_id, name, score) values (?, ?, ?)"`, "copied"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srcExec(t, conn, "TRUNCATE sink, copied")
+			mustExec(t, conn, "TRUNCATE sink, copied")
 			s, err := newSink(t, `url = "`+url+`"
 `+tc.opts, scoreTable())
 			if err != nil {
@@ -651,7 +617,7 @@ func TestSinkFieldIdeKeepsSchema(t *testing.T) {
 	url, conn := testDB(t)
 	ctx := context.Background()
 	schema := srcSchema(t, conn)
-	srcExec(t, conn, `CREATE TABLE "PG_IDE_SINK_TABLE" ("PK_ID" BIGINT PRIMARY KEY, "NAME" TEXT, "SCORE" INT)`)
+	mustExec(t, conn, `CREATE TABLE "PG_IDE_SINK_TABLE" ("PK_ID" BIGINT PRIMARY KEY, "NAME" TEXT, "SCORE" INT)`)
 	s, err := newSink(t, genConf(url, `"`+schema+`.pg_ide_sink_table"`)+`field_ide = UPPERCASE
 primary_keys = [pk_id]
 `, scoreTable())
@@ -669,7 +635,7 @@ primary_keys = [pk_id]
 		t.Errorf("an upper-case schema was created")
 	}
 	// without the table, the save mode creates it so, in the schema as written
-	srcExec(t, conn, `DROP TABLE "PG_IDE_SINK_TABLE"`)
+	mustExec(t, conn, `DROP TABLE "PG_IDE_SINK_TABLE"`)
 	if err := s.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -700,7 +666,7 @@ func TestNamedParams(t *testing.T) {
 // names, by name, and leaves the others out.
 func TestSinkNamedQuery(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, "CREATE TABLE log (id BIGINT, note TEXT)")
+	mustExec(t, conn, "CREATE TABLE log (id BIGINT, note TEXT)")
 	s, err := newSink(t, `url = "`+url+`"
 generate_sink_sql = true
 query = "insert into log (note, id) values (:name || '/' || :score::text, :pk_id)"
@@ -751,9 +717,7 @@ func TestSinkLostConnectionFails(t *testing.T) {
 func TestSinkExactlyOnceAbortEndsOnlyItsOwn(t *testing.T) {
 	url, conn := testDB(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE sink_abort (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, conn, "CREATE TABLE sink_abort (pk_id BIGINT PRIMARY KEY, name TEXT, score INT)")
 	s, w := openWriter(t, genConf(url, "sink_abort")+"primary_keys = [pk_id]\nis_exactly_once = true\n", scoreTable(), connector.WriterContext{Index: 0, Parallelism: 1, Job: connector.Job{ID: 43}, Epoch: 1})
 	if err := w.Write(ctx, scoreBatch(row.Insert, 1, "A", 1)); err != nil {
 		t.Fatal(err)

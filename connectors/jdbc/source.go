@@ -10,6 +10,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 )
 
 func init() {
@@ -421,9 +422,5 @@ func (s *Source) Boundedness() connector.Boundedness { return connector.Bounded 
 
 // Tables lists the tables the source reads, in the order of the options.
 func (s *Source) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.tables))
-	for i, t := range s.tables {
-		out[i] = t.table
-	}
-	return out
+	return sourcekit.Tables(s.tables, func(t *srcTable) *catalog.Table { return t.table })
 }

@@ -22,7 +22,7 @@ func BenchmarkSourceRead(b *testing.B) {
 	const rows = 200_000
 	url, conn := testDB(b)
 	ctx := context.Background()
-	srcExec(b, conn, `CREATE TABLE bench (id bigint PRIMARY KEY, n int, f float8, s text, ts timestamp);
+	mustExec(b, conn, `CREATE TABLE bench (id bigint PRIMARY KEY, n int, f float8, s text, ts timestamp);
 		INSERT INTO bench SELECT i, i % 1000, i / 7.0, 'name-' || i, timestamp '2024-01-01' + i * interval '1 second'
 		FROM generate_series(1, 200000) i;
 		ANALYZE bench`)

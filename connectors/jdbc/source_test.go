@@ -51,13 +51,6 @@ func readSource(t testing.TB, s *Source, p int) [][]row.Row {
 
 var srcFlatten = conntest.Flatten
 
-func srcExec(t testing.TB, conn *pgx.Conn, sql string, args ...any) {
-	t.Helper()
-	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
 func srcSchema(t testing.TB, conn *pgx.Conn) string {
 	t.Helper()
 	var s string
@@ -122,7 +115,7 @@ INSERT INTO all_types (id) VALUES (2);
 
 func TestSourceTypes(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, allTypesDDL)
+	mustExec(t, conn, allTypesDDL)
 	schema := srcSchema(t, conn)
 
 	day := func(y int, m time.Month, d int) row.Value {
@@ -281,13 +274,13 @@ func TestSourceTypes(t *testing.T) {
 
 func TestSourceArrayErrors(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE grid (id int, g int[]); INSERT INTO grid VALUES (1, '{{1,2},{3,4}}')`)
+	mustExec(t, conn, `CREATE TABLE grid (id int, g int[]); INSERT INTO grid VALUES (1, '{{1,2},{3,4}}')`)
 	s := mustTestSource(t, srcConf(url, `table_path = "grid"`), 1)
 	_, err := conntest.Rows(context.Background(), s, 1)
 	if err == nil || !strings.Contains(err.Error(), `column "g"`) || !strings.Contains(err.Error(), "2-dimensional") {
 		t.Errorf("err = %v", err)
 	}
-	srcExec(t, conn, `CREATE TABLE far (ts timestamp); INSERT INTO far VALUES ('9999-12-31 23:59:59')`)
+	mustExec(t, conn, `CREATE TABLE far (ts timestamp); INSERT INTO far VALUES ('9999-12-31 23:59:59')`)
 	s = mustTestSource(t, srcConf(url, `table_path = "far"`), 1)
 	_, err = conntest.Rows(context.Background(), s, 1)
 	if err == nil || !strings.Contains(err.Error(), "9999-12-31 23:59:59") {
@@ -297,7 +290,7 @@ func TestSourceArrayErrors(t *testing.T) {
 
 func TestSourceSplitParallel(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE big (id bigint PRIMARY KEY, g int, name text);
+	mustExec(t, conn, `CREATE TABLE big (id bigint PRIMARY KEY, g int, name text);
 		INSERT INTO big SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE i % 97 END, 'n' || i FROM generate_series(1, 1000) i`)
 	for _, tc := range []struct {
 		name   string
@@ -358,7 +351,7 @@ func TestSourceSplitParallel(t *testing.T) {
 
 func TestSourceQueryWhere(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE people (id int PRIMARY KEY, name text NOT NULL);
+	mustExec(t, conn, `CREATE TABLE people (id int PRIMARY KEY, name text NOT NULL);
 		INSERT INTO people SELECT i, 'p' || i FROM generate_series(1, 100) i`)
 	schema := srcSchema(t, conn)
 	for _, tc := range []struct {
@@ -408,7 +401,7 @@ func TestSourceQueryWhere(t *testing.T) {
 
 func TestSourceTableList(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE a (id int PRIMARY KEY, x text);
+	mustExec(t, conn, `CREATE TABLE a (id int PRIMARY KEY, x text);
 		CREATE TABLE b (k bigint, y float8);
 		INSERT INTO a SELECT i, 'a' || i FROM generate_series(1, 50) i;
 		INSERT INTO b SELECT i, i / 2.0 FROM generate_series(1, 30) i`)
@@ -446,7 +439,7 @@ func TestSourceTableList(t *testing.T) {
 
 func TestSourceSnapshotRestore(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE r (id int PRIMARY KEY); INSERT INTO r SELECT generate_series(1, 100)`)
+	mustExec(t, conn, `CREATE TABLE r (id int PRIMARY KEY); INSERT INTO r SELECT generate_series(1, 100)`)
 	ctx := context.Background()
 	s := mustTestSource(t, srcConf(url, `table_path = "r"
 		split.size = 25`), 2)
@@ -480,7 +473,7 @@ func TestSourceSnapshotRestore(t *testing.T) {
 	rd.Close()
 
 	// the restored enumerator plans nothing again: the table may be gone
-	srcExec(t, conn, `ALTER TABLE r RENAME TO r_old; CREATE VIEW r AS SELECT * FROM r_old`)
+	mustExec(t, conn, `ALTER TABLE r RENAME TO r_old; CREATE VIEW r AS SELECT * FROM r_old`)
 	ec2 := conntest.NewEnumContext(2)
 	conntest.RunEnumerator(ctx, t, s, ec2, state)
 	if len(ec2.Assigned[0]) != 0 || len(ec2.Assigned[1]) != 2 || !ec2.NoMore[0] || !ec2.NoMore[1] {
@@ -509,7 +502,7 @@ func TestSourceSnapshotRestore(t *testing.T) {
 
 func TestSourceErrors(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE e (id int, s text, f float8, b bool)`)
+	mustExec(t, conn, `CREATE TABLE e (id int, s text, f float8, b bool)`)
 	for _, tc := range []struct {
 		name string
 		conf string
@@ -568,9 +561,9 @@ func TestSourceErrors(t *testing.T) {
 
 func TestSourceChangedColumns(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, `CREATE TABLE ch (id int, v numeric(10,2)); INSERT INTO ch VALUES (1, 2.5)`)
+	mustExec(t, conn, `CREATE TABLE ch (id int, v numeric(10,2)); INSERT INTO ch VALUES (1, 2.5)`)
 	s := mustTestSource(t, srcConf(url, `table_path = "ch"`), 1)
-	srcExec(t, conn, `ALTER TABLE ch ALTER COLUMN v TYPE numeric(12,4)`)
+	mustExec(t, conn, `ALTER TABLE ch ALTER COLUMN v TYPE numeric(12,4)`)
 	_, err := conntest.Rows(context.Background(), s, 1)
 	if err == nil || !strings.Contains(err.Error(), `column "v" changed since the job started`) {
 		t.Errorf("err = %v", err)

@@ -140,12 +140,7 @@ func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte)
 
 func (e *sourceEnumerator) Open(context.Context) error { return nil }
 
-func (e *sourceEnumerator) parallelism() int {
-	if p := e.ctx.Parallelism(); p > 0 {
-		return p
-	}
-	return 1
-}
+func (e *sourceEnumerator) parallelism() int { return max(1, e.ctx.Parallelism()) }
 
 // Run plans the splits (reading each split column's range and the row counts) and assigns
 // them to the registered readers.

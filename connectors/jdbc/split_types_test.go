@@ -43,7 +43,7 @@ ANALYZE st;
 // every row exactly once, NULLs of the split column included, in more than one split.
 func TestSourceSplitTypes(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, splitTypesDDL)
+	mustExec(t, conn, splitTypesDDL)
 	cols := []string{"i8", "dec", "nu", "f8", "f4", "m", "s", "c", "t", "u", "d", "ts", "tstz"}
 	modes := []struct{ name, body string }{
 		{"fixed", `query = "select * from st"
@@ -93,7 +93,7 @@ func TestSourceSplitTypes(t *testing.T) {
 // buckets.
 func TestSourceSplitBounds(t *testing.T) {
 	url, conn := testDB(t)
-	srcExec(t, conn, splitTypesDDL)
+	mustExec(t, conn, splitTypesDDL)
 	for _, tc := range []struct {
 		col, lower, upper, where string
 	}{

@@ -1,6 +1,7 @@
 package jdbc
 
 import (
+	"context"
 	"net/url"
 	"testing"
 
@@ -32,4 +33,12 @@ func testDB(t testing.TB) (jdbcURL string, conn *pgx.Conn) {
 		q.Set("password", db.Config.Password)
 	}
 	return db.JDBCURL(q), db.Conn
+}
+
+// mustExec runs a statement on conn, failing the test when it fails.
+func mustExec(t testing.TB, conn *pgx.Conn, sql string, args ...any) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
 }

@@ -16,11 +16,7 @@ var allocFreeFormats = []string{formatJSON, "debezium_json", "canal_json", "maxw
 func TestDecodeAllocatesNothingPerRecord(t *testing.T) {
 	for _, format := range allocFreeFormats {
 		t.Run(format, func(t *testing.T) {
-			enc := mustEncoder(t, format, benchType)
-			rec, err := enc.encode(nil, row.Insert, benchFields(1234567))
-			if err != nil {
-				t.Fatal(err)
-			}
+			rec := benchRecord(t, format)
 			dec := mustDecoder(t, format, benchType)
 			out := row.NewBatch(1024)
 			defer out.Release()

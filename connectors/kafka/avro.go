@@ -10,6 +10,7 @@ import (
 	"github.com/hamba/avro/v2"
 
 	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -332,7 +333,7 @@ func (c *avroCodec) write(v row.Value, t types.DataType) error {
 	case types.Date:
 		w.WriteInt(int32(v.I))
 	case types.Timestamp:
-		w.WriteLong(floorDiv(v.I, 1e6))
+		w.WriteLong(civil.FloorDiv(v.I, 1e6))
 	case types.Decimal:
 		return c.writeDecimal(v, t)
 	case types.Array:
@@ -345,14 +346,6 @@ func (c *avroCodec) write(v row.Value, t types.DataType) error {
 		return fmt.Errorf("type %s has no avro type", t)
 	}
 	return nil
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 func (c *avroCodec) writeDecimal(v row.Value, t types.DataType) error {

@@ -42,16 +42,20 @@ func benchDecode(b *testing.B, dec decoder, rec []byte) {
 	}
 }
 
+// benchRecord is the insert of the row benchFields(1234567) encoded in format.
+func benchRecord(t testing.TB, format string) []byte {
+	t.Helper()
+	rec, err := mustEncoder(t, format, benchType).encode(nil, row.Insert, benchFields(1234567))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func BenchmarkDecode(b *testing.B) {
 	for _, format := range []string{formatJSON, formatText, formatAvro, "debezium_json"} {
 		b.Run(format, func(b *testing.B) {
-			enc := mustEncoder(b, format, benchType)
-			rec, err := enc.encode(nil, row.Insert, benchFields(1234567))
-			if err != nil {
-				b.Fatal(err)
-			}
-			dec := mustDecoder(b, format, benchType)
-			benchDecode(b, dec, rec)
+			benchDecode(b, mustDecoder(b, format, benchType), benchRecord(b, format))
 		})
 	}
 }

@@ -145,11 +145,7 @@ func (c *clientConfig) apply(k, v string, producer bool, sasl *saslConfig) error
 	case "fetch.min.bytes":
 		return c.withInt(v, func(n int) kgo.Opt { return kgo.FetchMinBytes(int32(n)) })
 	case "fetch.max.wait.ms":
-		d, err := millis(v)
-		if err != nil {
-			return err
-		}
-		c.opts = append(c.opts, kgo.FetchMaxWait(d))
+		return c.withMillis(v, func(d time.Duration) kgo.Opt { return kgo.FetchMaxWait(d) })
 	case "acks":
 		switch strings.ToLower(v) {
 		case "0":
@@ -172,25 +168,13 @@ func (c *clientConfig) apply(k, v string, producer bool, sasl *saslConfig) error
 		}
 		c.opts = append(c.opts, kgo.ProducerBatchCompression(codec))
 	case "linger.ms":
-		d, err := millis(v)
-		if err != nil {
-			return err
-		}
-		c.opts = append(c.opts, kgo.ProducerLinger(d))
+		return c.withMillis(v, func(d time.Duration) kgo.Opt { return kgo.ProducerLinger(d) })
 	case "batch.size", "max.request.size":
 		return c.withInt(v, func(n int) kgo.Opt { return kgo.ProducerBatchMaxBytes(int32(n)) })
 	case "delivery.timeout.ms":
-		d, err := millis(v)
-		if err != nil {
-			return err
-		}
-		c.opts = append(c.opts, kgo.RecordDeliveryTimeout(d))
+		return c.withMillis(v, func(d time.Duration) kgo.Opt { return kgo.RecordDeliveryTimeout(d) })
 	case "transaction.timeout.ms":
-		d, err := millis(v)
-		if err != nil {
-			return err
-		}
-		c.opts = append(c.opts, kgo.TransactionTimeout(d))
+		return c.withMillis(v, func(d time.Duration) kgo.Opt { return kgo.TransactionTimeout(d) })
 	default:
 		if !ignoredKeys[k] {
 			slog.Info("kafka: setting without effect here, ignored", "key", k, "producer", producer)
@@ -205,6 +189,15 @@ func (c *clientConfig) withInt(v string, opt func(int) kgo.Opt) error {
 		return err
 	}
 	c.opts = append(c.opts, opt(n))
+	return nil
+}
+
+func (c *clientConfig) withMillis(v string, opt func(time.Duration) kgo.Opt) error {
+	d, err := millis(v)
+	if err != nil {
+		return err
+	}
+	c.opts = append(c.opts, opt(d))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/internal/civil"
 	"github.com/strait-dev/strait/literal"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
@@ -82,7 +83,7 @@ func debeziumValue(v *hocon.Value, t types.DataType, logical string) (out row.Va
 		case types.Date:
 			if known && unit != int64(24*time.Hour) {
 				// a timestamp's count into a date: its day
-				return row.DateValue(floorDiv(n*unit, int64(24*time.Hour))), true
+				return row.DateValue(civil.FloorDiv(n*unit, int64(24*time.Hour))), true
 			}
 			return row.DateValue(n), true
 		case types.Time:

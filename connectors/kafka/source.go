@@ -10,6 +10,7 @@ import (
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -241,20 +242,11 @@ func parseSpecificOffset(key, val string) (string, int32, int64, error) {
 }
 
 // Boundedness: BATCH jobs read to the end offsets seen at start.
-func (s *Source) Boundedness() connector.Boundedness {
-	if s.job.Mode == connector.Streaming {
-		return connector.Unbounded
-	}
-	return connector.Bounded
-}
+func (s *Source) Boundedness() connector.Boundedness { return sourcekit.Boundedness(s.job.Mode) }
 
 // Tables are the tables of the topic configurations.
 func (s *Source) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.sets))
-	for i, set := range s.sets {
-		out[i] = set.table
-	}
-	return out
+	return sourcekit.Tables(s.sets, func(set *topicSet) *catalog.Table { return set.table })
 }
 
 // setOf returns the topic configuration that reads topic.

@@ -47,6 +47,7 @@ type debeziumTable struct {
 	topic       string
 	keySchema   string // the key's "schema" member, or ""
 	valueSchema string // the envelope's
+	all         []int  // every column's index: the columns of a row image
 	loc         *time.Location
 	buf         []byte
 	before      []row.Value // an update's before image, until its after image comes
@@ -75,6 +76,10 @@ func debeziumCatalog(t *cdcTable) *catalog.Table {
 
 func newDebeziumTable(t *cdcTable, o *debeziumOptions, loc *time.Location) *debeziumTable {
 	d := &debeziumTable{t: t, o: o, loc: loc, topic: o.server + "." + t.name.db + "." + t.name.table}
+	d.all = make([]int, len(t.cols))
+	for i := range d.all {
+		d.all[i] = i
+	}
 	if o.keySchema && len(t.keyIdx) > 0 {
 		d.keySchema = d.structSchema(d.topic+".Key", false, t.keyIdx)
 	}
@@ -135,9 +140,9 @@ func (d *debeziumTable) value(c *change) string {
 		b = append(b, `,"payload":`...)
 	}
 	b = append(b, `{"before":`...)
-	b = d.appendStruct(b, c.before, nil)
+	b = d.appendStruct(b, c.before, d.all)
 	b = append(b, `,"after":`...)
-	b = d.appendStruct(b, c.after, nil)
+	b = d.appendStruct(b, c.after, d.all)
 	b = append(b, `,"source":{"version":"`+debeziumVersion+`","connector":"mysql","name":`...)
 	b = appendJSONString(b, d.o.server)
 	b = append(b, `,"ts_ms":`...)
@@ -176,22 +181,13 @@ func (d *debeziumTable) value(c *change) string {
 	return string(b)
 }
 
-// appendStruct appends the columns idx (every column when nil) of a row as an object, or
-// null for no row.
+// appendStruct appends the columns idx of a row as an object, or null for no row.
 func (d *debeziumTable) appendStruct(b []byte, fields []row.Value, idx []int) []byte {
 	if fields == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, '{')
-	n := len(d.t.cols)
-	if idx != nil {
-		n = len(idx)
-	}
-	for k := range n {
-		i := k
-		if idx != nil {
-			i = idx[k]
-		}
+	for k, i := range idx {
 		if k > 0 {
 			b = append(b, ',')
 		}
@@ -301,20 +297,11 @@ func (c *column) connectType() (typ, name, params string) {
 	return "string", "", ""
 }
 
-// structSchema is the Kafka Connect schema of a struct of the columns idx (every column
-// when nil).
+// structSchema is the Kafka Connect schema of a struct of the columns idx.
 func (d *debeziumTable) structSchema(name string, optional bool, idx []int) string {
 	var b strings.Builder
 	b.WriteString(`{"type":"struct","fields":[`)
-	n := len(d.t.cols)
-	if idx != nil {
-		n = len(idx)
-	}
-	for k := range n {
-		i := k
-		if idx != nil {
-			i = idx[k]
-		}
+	for k, i := range idx {
 		if k > 0 {
 			b.WriteByte(',')
 		}
@@ -356,7 +343,7 @@ const debeziumTransaction = `{"type":"struct","fields":[{"type":"string","option
 
 // envelopeSchema is the schema of the value: Debezium's envelope.
 func (d *debeziumTable) envelopeSchema() string {
-	value := d.structSchema(d.topic+".Value", true, nil)
+	value := d.structSchema(d.topic+".Value", true, d.all)
 	field := func(s, name string) string { return s[:len(s)-1] + `,"field":"` + name + `"}` }
 	return `{"type":"struct","fields":[` + field(value, "before") + `,` + field(value, "after") + `,` + debeziumSource +
 		`,{"type":"string","optional":false,"field":"op"},{"type":"int64","optional":true,"field":"ts_ms"},` + debeziumTransaction +

@@ -85,7 +85,7 @@ func (e *enumerator) Run(ctx context.Context) error {
 			return err
 		}
 		st.Started = s.startup != startInitial
-		e.pending = append(e.pending, encodeSplit(streamSplitID, splitData{Stream: st}))
+		e.pending = append(e.pending, splitData{Stream: st}.Encode(streamSplitID))
 	}
 	e.prepared = true
 	return nil

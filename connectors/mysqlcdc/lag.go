@@ -2,7 +2,6 @@ package mysqlcdc
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -125,11 +124,7 @@ func listLogFiles(ctx context.Context, src *Source) ([]logFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals, ptrs := textRow(len(cols))
 	var out []logFile
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {

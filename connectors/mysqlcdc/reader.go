@@ -384,7 +384,7 @@ func (r *reader) SnapshotState(int64) ([]connector.Split, error) {
 		if r.stream != nil {
 			st = r.stream.state()
 		}
-		out = append(out, encodeSplit(streamSplitID, splitData{Stream: &st}))
+		out = append(out, splitData{Stream: &st}.Encode(streamSplitID))
 	}
 	return out, nil
 }

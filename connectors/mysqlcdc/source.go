@@ -12,14 +12,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strait-dev/strait/connectors/internal/cdc"
-
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/binlog"
+	"github.com/strait-dev/strait/connectors/internal/cdc"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 )
 
 func init() {
@@ -267,10 +267,11 @@ func (s *Source) readURL(c *Config) error {
 	if u.Port() == "" {
 		host = net.JoinHostPort(u.Hostname(), "3306")
 	}
-	timeout, err := parseDuration(o, "connect.timeout.ms", c.ConnectTimeout)
+	timeout, err := cdc.ParseDuration(o, "connect.timeout.ms", c.ConnectTimeout)
 	if err != nil {
 		return err
 	}
+	timeout = max(timeout, time.Second)
 	s.addr = host
 	s.bcfg = binlog.Config{Addr: host, User: c.Username, Password: c.Password, Timeout: timeout}
 	mc := mysql.NewConfig()
@@ -325,67 +326,24 @@ func parseOneID(s string) (uint32, error) {
 	return uint32(n), err
 }
 
-func parseDuration(o *config.Options, key, s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return 0, o.Errorf(key, "must not be negative, got %d", n)
-		}
-		return max(time.Duration(n)*time.Millisecond, time.Second), nil
-	}
-	d, err := time.ParseDuration(strings.ReplaceAll(strings.ToLower(s), " ", ""))
-	if err != nil || d < 0 {
-		return 0, o.Errorf(key, "%q is not a duration (milliseconds, or as 30s)", s)
-	}
-	return max(d, time.Second), nil
-}
-
 // tableName is a captured table: database and table.
 type tableName struct{ db, table string }
 
 func (n tableName) String() string { return n.db + "." + n.table }
 
-// readTableNames reads table-names (database.table) and the primary keys
-// table-names-config gives.
+// readTableNames reads table-names (database.table), of the databases database-names
+// names when it does, and the primary keys table-names-config gives.
 func readTableNames(c *Config) ([]tableName, map[tableName][]string, error) {
-	o := c.At
-	var names []tableName
-	seen := map[tableName]bool{}
-	for _, item := range c.TableNames {
-		for _, n := range strings.Split(item, ",") {
-			if n = strings.TrimSpace(n); n == "" {
-				continue
+	var inDatabases func(string, tableName) error
+	if len(c.DatabaseNames) > 0 {
+		inDatabases = func(n string, t tableName) error {
+			if !containsFold(c.DatabaseNames, t.db) {
+				return fmt.Errorf("table %s is not in database-names (%s)", n, strings.Join(c.DatabaseNames, ", "))
 			}
-			t, err := parseTableName(n)
-			if err != nil {
-				return nil, nil, o.Errorf("table-names", "%v", err)
-			}
-			if len(c.DatabaseNames) > 0 && !containsFold(c.DatabaseNames, t.db) {
-				return nil, nil, o.Errorf("table-names", "table %s is not in database-names (%s)", n, strings.Join(c.DatabaseNames, ", "))
-			}
-			if !seen[t] {
-				seen[t] = true
-				names = append(names, t)
-			}
+			return nil
 		}
 	}
-	if len(names) == 0 {
-		return nil, nil, o.Errorf("table-names", "names no table")
-	}
-	pks := map[tableName][]string{}
-	for _, e := range c.TableNamesConfig {
-		t, err := parseTableName(e.Table)
-		if err != nil {
-			return nil, nil, e.At.Errorf("table", "%v", err)
-		}
-		if !seen[t] {
-			return nil, nil, e.At.Errorf("table", "table %s is not in table-names", e.Table)
-		}
-		if len(e.PrimaryKeys) > 0 {
-			pks[t] = e.PrimaryKeys
-		}
-	}
-	return names, pks, nil
+	return cdc.TableNames(c.At, c.TableNames, c.TableNamesConfig, parseTableName, inDatabases)
 }
 
 func parseTableName(s string) (tableName, error) {
@@ -480,12 +438,10 @@ func (s *Source) Boundedness() connector.Boundedness {
 
 // Tables lists the captured tables, in the order of table-names.
 func (s *Source) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.tables))
-	for i, t := range s.tables {
-		out[i] = t.table
+	return sourcekit.Tables(s.tables, func(t *cdcTable) *catalog.Table {
 		if t.dbz != nil {
-			out[i] = debeziumCatalog(t)
+			return debeziumCatalog(t)
 		}
-	}
-	return out
+		return t.table
+	})
 }

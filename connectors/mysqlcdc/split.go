@@ -3,12 +3,12 @@ package mysqlcdc
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/cdc"
 	"github.com/strait-dev/strait/connectors/internal/keyrange"
 )
 
@@ -51,10 +51,7 @@ func (p position) String() string {
 }
 
 // splitData is what a split carries: a range of a table's snapshot, or the log.
-type splitData struct {
-	Snapshot *snapshotSplit `json:"snapshot,omitempty"`
-	Stream   *streamSplit   `json:"stream,omitempty"`
-}
+type splitData = cdc.Split[streamSplit]
 
 // snapshotSplit is a range of a table's rows, read by one SELECT (keyrange.Range).
 type snapshotSplit = keyrange.Range
@@ -90,20 +87,8 @@ type streamSplit struct {
 	Tables []storedTable `json:"tables,omitempty"`
 }
 
-func encodeSplit(id string, d splitData) connector.Split {
-	b, _ := json.Marshal(d)
-	return connector.Split{ID: id, Data: b}
-}
-
 func decodeSplit(s connector.Split) (splitData, error) {
-	var d splitData
-	if err := json.Unmarshal(s.Data, &d); err != nil {
-		return d, err
-	}
-	if (d.Snapshot == nil) == (d.Stream == nil) {
-		return d, fmt.Errorf("neither a snapshot nor a log split")
-	}
-	return d, nil
+	return cdc.DecodeSplit[streamSplit](s, "log")
 }
 
 // statement is the SQL that reads the split's rows of table t.
@@ -124,11 +109,7 @@ func (s *Source) planSnapshot(ctx context.Context, db *sql.DB, t *cdcTable) ([]c
 		nullable = t.table.Columns[t.keyCol].Nullable
 	}
 	ranges := keyrange.Plan(t.id, t.key, minK.Int64, maxK.Int64, minK.Valid, count, s.splitSize, nullable)
-	out := make([]connector.Split, len(ranges))
-	for i := range ranges {
-		out[i] = encodeSplit(t.id+"-"+strconv.Itoa(i), splitData{Snapshot: &ranges[i]})
-	}
-	return out, nil
+	return cdc.SnapshotSplits(t.id, ranges), nil
 }
 
 // masterPosition is the end of the server's log: where the next transaction goes.
@@ -146,11 +127,7 @@ func (s *Source) masterPosition(ctx context.Context, db *sql.DB) (position, erro
 	if !rows.Next() {
 		return p, fmt.Errorf("%s: the server at %s does not write a binary log (SHOW MASTER STATUS is empty); capturing changes needs log_bin on", s.where, s.addr)
 	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals, ptrs := textRow(len(cols))
 	if err := rows.Scan(ptrs...); err != nil {
 		return p, fmt.Errorf("%s: read the position of the binary log: %s", s.where, errorText(err))
 	}
@@ -177,11 +154,7 @@ func (s *Source) firstPosition(ctx context.Context, db *sql.DB) (position, error
 	}
 	defer rows.Close()
 	cols, _ := rows.Columns()
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals, ptrs := textRow(len(cols))
 	if !rows.Next() {
 		return position{}, fmt.Errorf("%s: the server keeps no binary log files", s.where)
 	}
@@ -189,4 +162,15 @@ func (s *Source) firstPosition(ctx context.Context, db *sql.DB) (position, error
 		return position{}, fmt.Errorf("%s: list the binary log files: %s", s.where, errorText(err))
 	}
 	return position{File: vals[0].String, Pos: 4}, nil
+}
+
+// textRow is a row of n columns read as text, and the pointers rows.Scan fills it through:
+// the rows of SHOW statements, whose columns differ from one server version to another.
+func textRow(n int) ([]sql.NullString, []any) {
+	vals := make([]sql.NullString, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, ptrs
 }

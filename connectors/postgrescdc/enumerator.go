@@ -76,12 +76,7 @@ func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte)
 
 func (e *enumerator) Open(context.Context) error { return nil }
 
-func (e *enumerator) parallelism() int {
-	if p := e.ctx.Parallelism(); p > 0 {
-		return p
-	}
-	return 1
-}
+func (e *enumerator) parallelism() int { return max(1, e.ctx.Parallelism()) }
 
 // Run prepares the job on a fresh start: in a STREAMING job the publication and the
 // replication slot, and the snapshot splits unless startup.mode skips the snapshot. A

@@ -164,7 +164,7 @@ func (r *reader) SnapshotState(checkpoint int64) ([]connector.Split, error) {
 		sp := streamSplitOf(*p)
 		d, _ := decodeSplit(sp)
 		d.Stream.Parked = true
-		out = append(out, encodeSplit(streamSplitID, d))
+		out = append(out, d.Encode(streamSplitID))
 	}
 	return out, nil
 }

@@ -5,18 +5,17 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/strait-dev/strait/connectors/internal/cdc"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/cdc"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
+	"github.com/strait-dev/strait/connectors/internal/sourcekit"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -209,8 +208,11 @@ func (s *Source) readConn(c *Config) error {
 	if c.Password != nil {
 		s.conn.Password = *c.Password
 	}
-	if s.conn.Timeout, err = parseDuration(o, "connect.timeout.ms", c.ConnectTimeout, 30*time.Second); err != nil {
-		return err
+	s.conn.Timeout = 30 * time.Second
+	if strings.TrimSpace(c.ConnectTimeout) != "" {
+		if s.conn.Timeout, err = cdc.ParseDuration(o, "connect.timeout.ms", c.ConnectTimeout); err != nil {
+			return err
+		}
 	}
 	s.conn.Timeout = max(s.conn.Timeout, time.Second)
 	if c.MaxRetries < 0 || c.MaxRetries > math.MaxInt32 {
@@ -251,63 +253,11 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-// parseDuration reads a duration given in milliseconds, or as a duration string ("30s");
-// def when it is empty.
-func parseDuration(o *config.Options, key, s string, def time.Duration) (time.Duration, error) {
-	if s = strings.TrimSpace(s); s == "" {
-		return def, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return 0, o.Errorf(key, "must not be negative, got %d", n)
-		}
-		return time.Duration(n) * time.Millisecond, nil
-	}
-	d, err := time.ParseDuration(strings.ReplaceAll(strings.ToLower(s), " ", ""))
-	if err != nil || d < 0 {
-		return 0, o.Errorf(key, "%q is not a duration (milliseconds, or as 30s)", s)
-	}
-	return d, nil
-}
-
 // readTableNames reads table-names (database.schema.table, or schema.table in the url's
 // database) and the primary keys table-names-config gives.
 func readTableNames(c *Config, database string) ([]pgwire.TableName, map[pgwire.TableName][]string, error) {
-	o := c.At
-	var names []pgwire.TableName
-	seen := map[pgwire.TableName]bool{}
-	for _, item := range c.TableNames {
-		for _, n := range strings.Split(item, ",") {
-			if n = strings.TrimSpace(n); n == "" {
-				continue
-			}
-			t, err := parseCaptured(n, database)
-			if err != nil {
-				return nil, nil, o.Errorf("table-names", "%v", err)
-			}
-			if !seen[t] {
-				seen[t] = true
-				names = append(names, t)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return nil, nil, o.Errorf("table-names", "names no table")
-	}
-	pks := map[pgwire.TableName][]string{}
-	for _, e := range c.TableNamesConfig {
-		t, err := parseCaptured(e.Table, database)
-		if err != nil {
-			return nil, nil, e.At.Errorf("table", "%v", err)
-		}
-		if !seen[t] {
-			return nil, nil, e.At.Errorf("table", "table %s is not in table-names", e.Table)
-		}
-		if len(e.PrimaryKeys) > 0 {
-			pks[t] = e.PrimaryKeys
-		}
-	}
-	return names, pks, nil
+	parse := func(s string) (pgwire.TableName, error) { return parseCaptured(s, database) }
+	return cdc.TableNames(c.At, c.TableNames, c.TableNamesConfig, parse, nil)
 }
 
 // parseCaptured reads database.schema.table or schema.table; the database must be the url's.
@@ -478,9 +428,5 @@ func (s *Source) Boundedness() connector.Boundedness {
 
 // Tables lists the captured tables, in the order of table-names.
 func (s *Source) Tables() []*catalog.Table {
-	out := make([]*catalog.Table, len(s.tables))
-	for i, t := range s.tables {
-		out[i] = t.table
-	}
-	return out
+	return sourcekit.Tables(s.tables, func(t *cdcTable) *catalog.Table { return t.table })
 }

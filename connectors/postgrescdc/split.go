@@ -2,15 +2,14 @@ package postgrescdc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/cdc"
 	"github.com/strait-dev/strait/connectors/internal/keyrange"
 	"github.com/strait-dev/strait/connectors/internal/pgwire"
 )
@@ -19,12 +18,7 @@ import (
 const streamSplitID = "stream"
 
 // splitData is what a split carries: a range of a table's snapshot, or the change stream.
-type splitData struct {
-	// Snapshot is set for a snapshot split.
-	Snapshot *snapshotSplit `json:"snapshot,omitempty"`
-	// Stream is set for the stream split.
-	Stream *streamSplit `json:"stream,omitempty"`
-}
+type splitData = cdc.Split[streamSplit]
 
 // snapshotSplit is a range of a table's rows, read by one SELECT (keyrange.Range).
 type snapshotSplit = keyrange.Range
@@ -41,20 +35,8 @@ type streamSplit struct {
 	Parked bool `json:"parked,omitempty"`
 }
 
-func encodeSplit(id string, d splitData) connector.Split {
-	b, _ := json.Marshal(d)
-	return connector.Split{ID: id, Data: b}
-}
-
 func decodeSplit(s connector.Split) (splitData, error) {
-	var d splitData
-	if err := json.Unmarshal(s.Data, &d); err != nil {
-		return d, err
-	}
-	if (d.Snapshot == nil) == (d.Stream == nil) {
-		return d, fmt.Errorf("neither a snapshot nor a stream split")
-	}
-	return d, nil
+	return cdc.DecodeSplit[streamSplit](s, "stream")
 }
 
 func streamSplitOf(p position) connector.Split {
@@ -62,7 +44,7 @@ func streamSplitOf(p position) connector.Split {
 	if p.tx != 0 {
 		st.Tx, st.Done = p.tx.String(), p.done
 	}
-	return encodeSplit(streamSplitID, splitData{Stream: st})
+	return splitData{Stream: st}.Encode(streamSplitID)
 }
 
 // position is a place in the change stream: see streamSplit.
@@ -116,9 +98,5 @@ func (s *Source) planSnapshot(ctx context.Context, pg *pgx.Conn, t *cdcTable) ([
 		nullable = t.table.Columns[i].Nullable
 	}
 	ranges := keyrange.Plan(t.id, t.key, minK.Int64, maxK.Int64, minK.Valid, rows, s.splitSize, nullable)
-	out := make([]connector.Split, len(ranges))
-	for i := range ranges {
-		out[i] = encodeSplit(t.id+"-"+strconv.Itoa(i), splitData{Snapshot: &ranges[i]})
-	}
-	return out, nil
+	return cdc.SnapshotSplits(t.id, ranges), nil
 }

@@ -215,11 +215,7 @@ func (s *stream) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		conn.Close(cctx)
-		cancel()
-	}()
+	defer pgwire.Close(conn)
 	var received pglogrepl.LSN
 	status := func() error {
 		flushed := pglogrepl.LSN(s.confirmed.Load())

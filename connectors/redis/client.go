@@ -43,6 +43,18 @@ const (
 	ioTimeout   = time.Minute
 )
 
+// checkValues checks the options of the values read or written that the source and the
+// sink share: batch_size at least 1, and a field_delimiter in format text.
+func checkValues(o *config.Options, batchSize int, format, fieldDelimiter string) error {
+	if batchSize < 1 {
+		return o.Errorf("batch_size", "must be at least 1, got %d", batchSize)
+	}
+	if format == "text" && fieldDelimiter == "" {
+		return o.Errorf("field_delimiter", "must not be empty")
+	}
+	return nil
+}
+
 // check validates the connection options, naming the option at fault.
 func (c *ConnOptions) check(o *config.Options) error {
 	switch c.Mode {

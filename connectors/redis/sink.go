@@ -13,16 +13,14 @@ import (
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connector/multitable"
+	"github.com/strait-dev/strait/connectors/internal/fieldtemplate"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
 
 func init() {
-	connector.RegisterSink("Redis", "Writes rows to Redis (a server or a Redis Cluster) as SeaTunnel does: each row's value set as a key, "+
-		"its fields in a hash, or pushed to a list, set or sorted set; the key may name fields, writes go in pipelines of batch_size rows.",
-		func(ctx *connector.SinkContext, _ *SinkConfig) (connector.Sink, error) {
-			return multitable.BuildDecoded(ctx, NewSink)
-		})
+	multitable.RegisterSink("Redis", "Writes rows to Redis (a server or a Redis Cluster) as SeaTunnel does: each row's value set as a key, "+
+		"its fields in a hash, or pushed to a list, set or sorted set; the key may name fields, writes go in pipelines of batch_size rows.", NewSink)
 }
 
 // SinkConfig is the Redis sink's options, SeaTunnel's.
@@ -45,7 +43,7 @@ type Sink struct {
 	cfg   *SinkConfig
 	where string
 	rt    *types.RowType
-	key   keyTemplate
+	key   fieldtemplate.Template
 	value int // the value_field's index, -1 when not a field
 	hashK int // hash_key_field's index, -1 when not a field
 	hashV int // hash_value_field's index, -1 when not a field
@@ -63,11 +61,8 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 	if strings.TrimSpace(c.Key) == "" {
 		return nil, o.Errorf("key", "option is required")
 	}
-	if c.BatchSize < 1 {
-		return nil, o.Errorf("batch_size", "must be at least 1, got %d", c.BatchSize)
-	}
-	if c.Format == "text" && c.FieldDelimiter == "" {
-		return nil, o.Errorf("field_delimiter", "must not be empty")
+	if err := checkValues(o, c.BatchSize, c.Format, c.FieldDelimiter); err != nil {
+		return nil, err
 	}
 	if c.HashValueField != "" && c.HashKeyField == "" {
 		return nil, o.Errorf("hash_key_field", "is required with hash_value_field")
@@ -94,66 +89,17 @@ func NewSink(ctx *connector.SinkContext, c *SinkConfig) (connector.Sink, error) 
 	return s, nil
 }
 
-// keyTemplate is the key option: literal parts with a field's value after each but the last.
-type keyTemplate struct {
-	parts  []string
-	fields []int
-	names  []string
-}
-
 // parseKey reads the key option. Without custom keys, a key that is a field's name is that
 // field's value; with them, ${field} and {field} placeholders of fields are replaced (others
 // stay as written).
-func parseKey(s string, custom bool, rt *types.RowType) keyTemplate {
-	var t keyTemplate
-	if !custom {
-		if i := rt.Index(s); i >= 0 {
-			return keyTemplate{parts: []string{"", ""}, fields: []int{i}, names: []string{s}}
-		}
-		return keyTemplate{parts: []string{s}}
+func parseKey(s string, custom bool, rt *types.RowType) fieldtemplate.Template {
+	if custom {
+		return fieldtemplate.Parse(s, rt, true)
 	}
-	lit := ""
-	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			break
-		}
-		name := s[i+1 : i+j]
-		start := i
-		if i > 0 && s[i-1] == '$' {
-			start = i - 1
-		}
-		f := rt.Index(name)
-		if f < 0 {
-			lit += s[:i+j+1] // not a field: kept as written
-			s = s[i+j+1:]
-			continue
-		}
-		t.parts = append(t.parts, lit+s[:start])
-		t.fields = append(t.fields, f)
-		t.names = append(t.names, name)
-		lit, s = "", s[i+j+1:]
+	if i := rt.Index(s); i >= 0 {
+		return fieldtemplate.Field(i, s)
 	}
-	t.parts = append(t.parts, lit+s)
-	return t
-}
-
-func (t keyTemplate) appendFor(buf []byte, fields []row.Value) ([]byte, error) {
-	for i, p := range t.parts {
-		buf = append(buf, p...)
-		if i < len(t.fields) {
-			v := fields[t.fields[i]]
-			if v.IsNull() {
-				return buf, fmt.Errorf("field %s of the key is null", t.names[i])
-			}
-			buf = row.AppendText(buf, v)
-		}
-	}
-	return buf, nil
+	return fieldtemplate.Literal(s)
 }
 
 // CreateWriter makes the writer of one subtask.
@@ -196,10 +142,9 @@ func (w *writer) Write(ctx context.Context, b *row.Batch) error {
 // add buffers a row's write. Every row kind is written, as SeaTunnel's sink does.
 func (w *writer) add(fields []row.Value) error {
 	s := w.s
-	var err error
-	w.buf, err = s.key.appendFor(w.buf[:0], fields)
-	if err != nil {
-		return connector.Permanent(fmt.Errorf("%s: option key %q: %w", s.where, s.cfg.Key, err))
+	var null string
+	if w.buf, null = s.key.Append(w.buf[:0], fields); null != "" {
+		return connector.Permanent(fmt.Errorf("%s: option key %q: field %s of the key is null", s.where, s.cfg.Key, null))
 	}
 	o := op{key: string(w.buf)}
 	switch {

@@ -63,11 +63,8 @@ func NewSource(ctx *connector.SourceContext, c *SourceConfig) (connector.Source,
 	if strings.TrimSpace(c.Keys) == "" {
 		return nil, o.Errorf("keys", "option is required: the pattern of the keys read")
 	}
-	if c.BatchSize < 1 {
-		return nil, o.Errorf("batch_size", "must be at least 1, got %d", c.BatchSize)
-	}
-	if c.Format == "text" && c.FieldDelimiter == "" {
-		return nil, o.Errorf("field_delimiter", "must not be empty")
+	if err := checkValues(o, c.BatchSize, c.Format, c.FieldDelimiter); err != nil {
+		return nil, err
 	}
 	if c.ReadKeyEnabled && strings.TrimSpace(c.KeyFieldName) == "" {
 		return nil, o.Errorf("key_field_name", "must not be empty with read_key_enabled")
@@ -140,11 +137,9 @@ func (st splitState) split() connector.Split {
 
 // CreateEnumerator hands each server to scan to a reader, in turn.
 func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte) (connector.Enumerator, error) {
-	var st enumState
-	if len(state) > 0 {
-		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
-		}
+	st, err := splitassign.RestoreAs[enumState](state)
+	if err != nil {
+		return nil, fmt.Errorf("%s: enumerator state: %w", s.where, err)
 	}
 	return &enumerator{Static: splitassign.New(ctx, st.Assigned), src: s, nodes: st.Nodes}, nil
 }
@@ -183,18 +178,17 @@ func (e *enumerator) Snapshot(int64) ([]byte, error) {
 
 // CreateReader makes the reader of one subtask.
 func (s *Source) CreateReader(connector.ReaderContext) (connector.Reader, error) {
-	return &reader{src: s}, nil
+	valid := func(st *splitState) bool { return st.Node != "" }
+	return &reader{Queue: splitassign.NewQueue(s.where, valid), src: s}, nil
 }
 
 // reader scans its servers one after the other, a SCAN step per poll: the step's keys'
 // values are fetched in one pipeline and emitted as rows, up to a batch at a time.
 type reader struct {
-	src    *Source
-	splits []splitState
-	cur    *scan
-	noMore bool
-	err    error
-	conv   literal.Converter
+	splitassign.Queue[splitState]
+	src  *Source
+	cur  *scan
+	conv literal.Converter
 }
 
 // scan is the read of one server under way.
@@ -210,30 +204,16 @@ type scan struct {
 
 func (r *reader) Open(context.Context) error { return nil }
 
-func (r *reader) AddSplits(splits []connector.Split) {
-	for _, sp := range splits {
-		var st splitState
-		if err := json.Unmarshal(sp.Data, &st); err != nil || st.Node == "" {
-			r.err = fmt.Errorf("%s: bad split %q", r.src.where, sp.ID)
-			continue
-		}
-		r.splits = append(r.splits, st)
-	}
-}
-
-func (r *reader) NoMoreSplits() { r.noMore = true }
-
 // PollNext emits pending rows, or takes the next SCAN step.
 func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
-	if r.err != nil {
-		return false, r.err
+	if err := r.Err(); err != nil {
+		return false, err
 	}
 	if r.cur == nil {
-		if len(r.splits) == 0 {
-			return r.noMore, nil
+		st, ok, ended := r.Next()
+		if !ok {
+			return ended, nil
 		}
-		st := r.splits[0]
-		r.splits = r.splits[1:]
 		r.cur = &scan{st: st, client: r.src.cfg.nodeClient(st.Node), skip: st.Emitted}
 		r.cur.st.Emitted = 0
 	}
@@ -526,7 +506,7 @@ func (r *reader) SnapshotState(int64) ([]connector.Split, error) {
 		}
 		out = append(out, st.split())
 	}
-	for _, st := range r.splits {
+	for _, st := range r.Pending() {
 		out = append(out, st.split())
 	}
 	return out, nil

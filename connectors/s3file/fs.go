@@ -117,18 +117,23 @@ func (f *FS) Walk(root string, visit func(p string, size int64) bool) error {
 		visit(root, e.Size)
 		return nil
 	}
-	pages := s3.NewListObjectsV2Paginator(f.client, &s3.ListObjectsV2Input{Bucket: &f.bucket, Prefix: aws.String(dirPrefix(root))})
+	return f.eachObject(root, func(o types.Object) bool {
+		k := aws.ToString(o.Key)
+		return strings.HasSuffix(k, "/") || visit("/"+k, aws.ToInt64(o.Size))
+	})
+}
+
+// eachObject calls fn with every object below the directory p, in key order, until fn
+// returns false.
+func (f *FS) eachObject(p string, fn func(o types.Object) bool) error {
+	pages := s3.NewListObjectsV2Paginator(f.client, &s3.ListObjectsV2Input{Bucket: &f.bucket, Prefix: aws.String(dirPrefix(p))})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(f.ctx)
 		if err != nil {
-			return fmt.Errorf("list %s: %w", f.where(root), err)
+			return fmt.Errorf("list %s: %w", f.where(p), err)
 		}
 		for _, o := range page.Contents {
-			k := aws.ToString(o.Key)
-			if strings.HasSuffix(k, "/") {
-				continue
-			}
-			if !visit("/"+k, aws.ToInt64(o.Size)) {
+			if !fn(o) {
 				return nil
 			}
 		}
@@ -271,15 +276,12 @@ func (f *FS) RemoveAll(p string) error {
 	if k := key(p); k != "" {
 		keys = append(keys, k)
 	}
-	pages := s3.NewListObjectsV2Paginator(f.client, &s3.ListObjectsV2Input{Bucket: &f.bucket, Prefix: aws.String(dirPrefix(p))})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(f.ctx)
-		if err != nil {
-			return fmt.Errorf("list %s: %w", f.where(p), err)
-		}
-		for _, o := range page.Contents {
-			keys = append(keys, aws.ToString(o.Key))
-		}
+	err := f.eachObject(p, func(o types.Object) bool {
+		keys = append(keys, aws.ToString(o.Key))
+		return true
+	})
+	if err != nil {
+		return err
 	}
 	return f.deleteKeys(keys)
 }

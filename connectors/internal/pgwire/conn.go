@@ -148,3 +148,11 @@ func (c *ConnConfig) Connect(ctx context.Context) (*pgx.Conn, error) {
 		}
 	}
 }
+
+// Close closes a connection (a pgx.Conn, or a replication pgconn.PgConn), giving the
+// server at most 5 seconds to hear of it.
+func Close(conn interface{ Close(context.Context) error }) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = conn.Close(ctx)
+}

@@ -7,7 +7,6 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -126,9 +125,7 @@ func (r *Reader) Unfinished(dst []connector.Split) []connector.Split {
 func (r *Reader) Close() {
 	r.rows = nil
 	if r.pg != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r.pg.Close(ctx)
-		cancel()
+		pgwire.Close(r.pg)
 		r.pg = nil
 	}
 }

@@ -41,13 +41,26 @@ func newFixture(t *testing.T, n int) *fixture {
 	return f
 }
 
-func (f *fixture) reader() *Reader {
-	return &Reader{Where: "source[0] Test", Connect: func(ctx context.Context) (*pgx.Conn, error) {
+// reader is a reader of the fixture's schema with the splits queued, closed when the test
+// ends.
+func (f *fixture) reader(t *testing.T, splits ...Split) *Reader {
+	r := &Reader{Where: "source[0] Test", Connect: func(ctx context.Context) (*pgx.Conn, error) {
 		f.conns++
 		cfg := f.db.Config.Copy()
 		cfg.RuntimeParams["search_path"] = f.db.Schema
 		return pgx.ConnectConfig(ctx, cfg)
 	}}
+	t.Cleanup(r.Close)
+	for _, sp := range splits {
+		r.Add(sp)
+	}
+	return r
+}
+
+// newBatch is a batch of size rows and a decoder that reads into it.
+func newBatch(size int) (*row.Batch, *pgwire.Decoder) {
+	out := row.NewBatch(size)
+	return out, &pgwire.Decoder{Batch: out}
 }
 
 func (f *fixture) split(id, where string) Split {
@@ -67,11 +80,9 @@ func ids(splits []connector.Split) string {
 func readAll(t *testing.T, r *Reader, size int, check func(batch int, unfinished string)) []row.Row {
 	t.Helper()
 	var got []row.Row
-	var dec pgwire.Decoder
 	for batch := 0; r.Busy(); batch++ {
-		out := row.NewBatch(size)
-		dec.Batch = out
-		if err := r.Read(context.Background(), out, &dec); err != nil {
+		out, dec := newBatch(size)
+		if err := r.Read(context.Background(), out, dec); err != nil {
 			t.Fatal(err)
 		}
 		for i := range out.Rows {
@@ -88,11 +99,7 @@ func readAll(t *testing.T, r *Reader, size int, check func(batch int, unfinished
 // unfinished splits are the one being read and those queued.
 func TestReadSplits(t *testing.T) {
 	f := newFixture(t, 25)
-	r := f.reader()
-	defer r.Close()
-	r.Add(f.split("t-0", "id <= 10"))
-	r.Add(f.split("t-1", "id > 10 AND id <= 12"))
-	r.Add(f.split("t-2", "id > 12"))
+	r := f.reader(t, f.split("t-0", "id <= 10"), f.split("t-1", "id > 10 AND id <= 12"), f.split("t-2", "id > 12"))
 	if got := ids(r.Unfinished(nil)); got != "t-0,t-1,t-2" {
 		t.Fatalf("before reading: %s", got)
 	}
@@ -124,14 +131,9 @@ func TestReadSplits(t *testing.T) {
 // the split, and it stays unfinished.
 func TestReadErrors(t *testing.T) {
 	f := newFixture(t, 3)
-	r := f.reader()
-	defer r.Close()
-	r.Add(f.split("t-0", "id <= 1"))
-	r.Add(Split{Split: connector.Split{ID: "t-1"}, Table: "db.public.t", SQL: "SELECT id, s FROM nope", Cols: f.cols})
-	var dec pgwire.Decoder
-	out := row.NewBatch(10)
-	dec.Batch = out
-	err := r.Read(context.Background(), out, &dec)
+	r := f.reader(t, f.split("t-0", "id <= 1"), Split{Split: connector.Split{ID: "t-1"}, Table: "db.public.t", SQL: "SELECT id, s FROM nope", Cols: f.cols})
+	out, dec := newBatch(10)
+	err := r.Read(context.Background(), out, dec)
 	if err == nil || !strings.Contains(err.Error(), "source[0] Test: table db.public.t: split t-1: ") || !strings.Contains(err.Error(), `"nope" does not exist`) {
 		t.Fatalf("error %v", err)
 	}
@@ -140,10 +142,8 @@ func TestReadErrors(t *testing.T) {
 	}
 
 	// a table whose columns changed since the columns were read
-	r2 := f.reader()
-	defer r2.Close()
-	r2.Add(Split{Split: connector.Split{ID: "t-2"}, Table: "db.public.t", SQL: "SELECT id::int AS id, s FROM t", Cols: f.cols})
-	if err := r2.Read(context.Background(), out, &dec); err == nil || !strings.Contains(err.Error(), `split t-2: column "id" changed since the job started`) {
+	r2 := f.reader(t, Split{Split: connector.Split{ID: "t-2"}, Table: "db.public.t", SQL: "SELECT id::int AS id, s FROM t", Cols: f.cols})
+	if err := r2.Read(context.Background(), out, dec); err == nil || !strings.Contains(err.Error(), `split t-2: column "id" changed since the job started`) {
 		t.Errorf("changed columns: %v", err)
 	}
 }
@@ -152,16 +152,11 @@ func TestReadErrors(t *testing.T) {
 // where it was once called again with a live one.
 func TestReadCancelled(t *testing.T) {
 	f := newFixture(t, 5)
-	r := f.reader()
-	defer r.Close()
-	r.Add(f.split("t-0", "id <= 2"))
-	r.Add(f.split("t-1", "id > 2"))
+	r := f.reader(t, f.split("t-0", "id <= 2"), f.split("t-1", "id > 2"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	var dec pgwire.Decoder
-	out := row.NewBatch(10)
-	dec.Batch = out
-	if err := r.Read(ctx, out, &dec); !errors.Is(err, context.Canceled) || err != ctx.Err() {
+	out, dec := newBatch(10)
+	if err := r.Read(ctx, out, dec); !errors.Is(err, context.Canceled) || err != ctx.Err() {
 		t.Fatalf("cancelled: %v", err)
 	}
 	if out.Len() != 0 || ids(r.Unfinished(nil)) != "t-0,t-1" || f.conns != 0 {

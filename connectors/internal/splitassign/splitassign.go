@@ -7,6 +7,7 @@ package splitassign
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/strait-dev/strait/connector"
@@ -107,8 +108,12 @@ type State struct {
 }
 
 // Restore reads a State snapshot; an empty one is a fresh start.
-func Restore(state []byte) (State, error) {
-	var st State
+func Restore(state []byte) (State, error) { return RestoreAs[State](state) }
+
+// RestoreAs reads an enumerator's JSON snapshot of a source's own shape; an empty one is a
+// fresh start, the zero T.
+func RestoreAs[T any](state []byte) (T, error) {
+	var st T
 	if len(state) == 0 {
 		return st, nil
 	}
@@ -120,3 +125,52 @@ func Restore(state []byte) (State, error) {
 func (s *Static) SnapshotState() ([]byte, error) {
 	return json.Marshal(State{Assigned: s.Assigned()})
 }
+
+// Queue is a reader's side of Static: the splits handed to it, each decoded from its JSON
+// data into a T, read one after the other. A reader embeds it for AddSplits and
+// NoMoreSplits.
+type Queue[T any] struct {
+	where   string
+	valid   func(*T) bool
+	pending []T
+	noMore  bool
+	err     error
+}
+
+// NewQueue makes a reader's queue; where names the plugin in errors, and valid says
+// whether a decoded split is one of the source's.
+func NewQueue[T any](where string, valid func(*T) bool) Queue[T] {
+	return Queue[T]{where: where, valid: valid}
+}
+
+// AddSplits queues the splits; one that does not decode or is not valid is kept as Err.
+func (q *Queue[T]) AddSplits(splits []connector.Split) {
+	for _, sp := range splits {
+		var st T
+		if err := json.Unmarshal(sp.Data, &st); err != nil || !q.valid(&st) {
+			q.err = fmt.Errorf("%s: bad split %q", q.where, sp.ID)
+			continue
+		}
+		q.pending = append(q.pending, st)
+	}
+}
+
+// NoMoreSplits records that the enumerator hands out no more splits.
+func (q *Queue[T]) NoMoreSplits() { q.noMore = true }
+
+// Err is the error of a split that was bad, nil when none was.
+func (q *Queue[T]) Err() error { return q.err }
+
+// Next takes the next split to read. When none is queued, ok is false and ended says
+// whether the reader has read all it will get.
+func (q *Queue[T]) Next() (st T, ok, ended bool) {
+	if len(q.pending) == 0 {
+		return st, false, q.noMore
+	}
+	st = q.pending[0]
+	q.pending = q.pending[1:]
+	return st, true, false
+}
+
+// Pending lists the splits queued and not taken yet, in their order.
+func (q *Queue[T]) Pending() []T { return q.pending }

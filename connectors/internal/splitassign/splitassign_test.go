@@ -82,3 +82,34 @@ func TestStateAndStartBy(t *testing.T) {
 		t.Fatalf("snapshot %s %v", b, err)
 	}
 }
+
+// A reader's queue hands its splits out in order, keeps a bad one as its error, and ends
+// once told there are no more and all were taken.
+func TestQueue(t *testing.T) {
+	type state struct {
+		N int `json:"n"`
+	}
+	q := NewQueue("Src", func(st *state) bool { return st.N > 0 })
+	q.AddSplits([]connector.Split{{ID: "a", Data: []byte(`{"n":1}`)}, {ID: "b", Data: []byte(`{"n":2}`)}})
+	if q.Err() != nil {
+		t.Fatal(q.Err())
+	}
+	if st, ok, _ := q.Next(); !ok || st.N != 1 {
+		t.Fatalf("first: %v %v", st, ok)
+	}
+	if got := q.Pending(); len(got) != 1 || got[0].N != 2 {
+		t.Fatalf("pending: %v", got)
+	}
+	q.Next()
+	if _, ok, ended := q.Next(); ok || ended {
+		t.Fatalf("empty before NoMoreSplits: ok %v ended %v", ok, ended)
+	}
+	q.NoMoreSplits()
+	if _, ok, ended := q.Next(); ok || !ended {
+		t.Fatalf("empty after NoMoreSplits: ok %v ended %v", ok, ended)
+	}
+	q.AddSplits([]connector.Split{{ID: "c", Data: []byte(`{"n":0}`)}, {ID: "d", Data: []byte(`{`)}})
+	if err := q.Err(); err == nil || err.Error() != `Src: bad split "d"` {
+		t.Fatalf("bad split: %v", err)
+	}
+}

@@ -112,6 +112,50 @@ func (p *jsonScanner) peek() byte {
 
 func (p *jsonScanner) describe() string { return jsonscan.Describe(p.s, p.i) }
 
+// open passes the space after an array's or object's opening byte and, when the container
+// is empty, its closing byte end; it says whether a member follows.
+func (p *jsonScanner) open(end byte) bool {
+	p.ws()
+	if p.peek() == end {
+		p.i++
+		return false
+	}
+	return true
+}
+
+// key reads an object member's key and the ':' after it.
+func (p *jsonScanner) key() ([]byte, error) {
+	p.ws()
+	if p.peek() != '"' {
+		return nil, p.errorf("expected a key, found %s", p.describe())
+	}
+	key, err := p.str()
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.peek() != ':' {
+		return nil, p.errorf("expected ':', found %s", p.describe())
+	}
+	p.i++
+	return key, nil
+}
+
+// more reads what follows a member of an array or object closed by end: a ',', when another
+// member follows, or end.
+func (p *jsonScanner) more(end byte) (bool, error) {
+	p.ws()
+	switch p.peek() {
+	case ',':
+		p.i++
+		return true, nil
+	case end:
+		p.i++
+		return false, nil
+	}
+	return false, p.errorf("expected ',' or '%c', found %s", end, p.describe())
+}
+
 // str reads a string starting at its opening quote.
 func (p *jsonScanner) str() ([]byte, error) {
 	end, escaped, err := jsonscan.String(p.s, p.i, &jsonRules)
@@ -252,7 +296,8 @@ func (d *Lines) DecodeRecord(msg []byte, add func() []row.Value, drop func()) (i
 	return n, nil
 }
 
-// object reads the object at p into fields.
+// object reads the object at p into fields. It reads keys and separators itself rather than
+// through key and more, which are not inlined: this is the per-line hot path.
 func (d *Lines) object(p *jsonScanner, fields []row.Value) error {
 	d.next = 0
 	if p.peek() != '{' {
@@ -517,39 +562,27 @@ func (p *jsonScanner) array(t *types.DataType) (row.Value, error) {
 		rowFields = make([]row.Value, t.Row.Len())
 	}
 	n := 0
-	p.ws()
-	if p.peek() == ']' {
-		p.i++
-	} else {
-		for {
-			if t.Kind == types.Row {
-				if n < len(rowFields) {
-					v, err := p.value(&t.Row.Types[n])
-					if err != nil {
-						return row.Value{}, fieldError(t.Row.Names[n], err)
-					}
-					rowFields[n] = v
-				} else if err := p.skip(); err != nil {
-					return row.Value{}, err
-				}
-			} else {
-				v, err := p.value(t.Elem)
+	for more := p.open(']'); more; n++ {
+		if t.Kind == types.Row {
+			if n < len(rowFields) {
+				v, err := p.value(&t.Row.Types[n])
 				if err != nil {
-					return row.Value{}, elemError(n, err)
+					return row.Value{}, fieldError(t.Row.Names[n], err)
 				}
-				elems = append(elems, v)
+				rowFields[n] = v
+			} else if err := p.skip(); err != nil {
+				return row.Value{}, err
 			}
-			n++
-			p.ws()
-			if p.peek() == ',' {
-				p.i++
-				continue
+		} else {
+			v, err := p.value(t.Elem)
+			if err != nil {
+				return row.Value{}, elemError(n, err)
 			}
-			if p.peek() == ']' {
-				p.i++
-				break
-			}
-			return row.Value{}, p.errorf("expected ',' or ']', found %s", p.describe())
+			elems = append(elems, v)
+		}
+		var err error
+		if more, err = p.more(']'); err != nil {
+			return row.Value{}, err
 		}
 	}
 	if t.Kind == types.Row {
@@ -575,66 +608,34 @@ func (p *jsonScanner) object(t *types.DataType) (row.Value, error) {
 	} else {
 		m = &row.MapValue{}
 	}
-	p.ws()
-	if p.peek() == '}' {
-		p.i++
-	} else {
-		for {
-			p.ws()
-			if p.peek() != '"' {
-				return row.Value{}, p.errorf("expected a key, found %s", p.describe())
-			}
-			key, err := p.str()
-			if err != nil {
+	for more := p.open('}'); more; {
+		key, err := p.key()
+		if err != nil {
+			return row.Value{}, err
+		}
+		if t.Kind == types.Row {
+			if i := t.Row.Index(string(key)); i >= 0 {
+				v, err := p.value(&t.Row.Types[i])
+				if err != nil {
+					return row.Value{}, fieldError(string(key), err)
+				}
+				rowFields[i] = v
+			} else if err := p.skip(); err != nil {
 				return row.Value{}, err
 			}
-			p.ws()
-			if p.peek() != ':' {
-				return row.Value{}, p.errorf("expected ':', found %s", p.describe())
+		} else {
+			k, err := p.d.mapKey(key, t.Key)
+			if err != nil {
+				return row.Value{}, fmt.Errorf("map key %s: %w", text.Quote(key), err)
 			}
-			p.i++
-			if t.Kind == types.Row {
-				if i := t.Row.Index(string(key)); i >= 0 {
-					v, err := p.value(&t.Row.Types[i])
-					if err != nil {
-						return row.Value{}, fieldError(string(key), err)
-					}
-					rowFields[i] = v
-				} else if err := p.skip(); err != nil {
-					return row.Value{}, err
-				}
-			} else {
-				k, err := p.d.mapKey(key, t.Key)
-				if err != nil {
-					return row.Value{}, fmt.Errorf("map key %s: %w", text.Quote(key), err)
-				}
-				v, err := p.value(t.Elem)
-				if err != nil {
-					return row.Value{}, fmt.Errorf("map value of %s: %w", text.Quote(key), err)
-				}
-				replaced := false
-				for i := range m.Keys {
-					if row.Equal(m.Keys[i], k) {
-						m.Vals[i] = v
-						replaced = true
-						break
-					}
-				}
-				if !replaced {
-					m.Keys = append(m.Keys, k)
-					m.Vals = append(m.Vals, v)
-				}
+			v, err := p.value(t.Elem)
+			if err != nil {
+				return row.Value{}, fmt.Errorf("map value of %s: %w", text.Quote(key), err)
 			}
-			p.ws()
-			if p.peek() == ',' {
-				p.i++
-				continue
-			}
-			if p.peek() == '}' {
-				p.i++
-				break
-			}
-			return row.Value{}, p.errorf("expected ',' or '}', found %s", p.describe())
+			m.Put(k, v)
+		}
+		if more, err = p.more('}'); err != nil {
+			return row.Value{}, err
 		}
 	}
 	if t.Kind == types.Row {

@@ -575,9 +575,9 @@ func leafConv(t pq.Type, ft types.DataType) pqConv {
 	if lt := t.LogicalType(); lt != nil {
 		switch v := lt.Value.(type) {
 		case *pqformat.TimeType:
-			return timeConv(t.Kind(), v.Unit)
+			return unitConv(v.Unit, cvTimeMillis, cvTimeMicros, cvTimeNanos)
 		case *pqformat.TimestampType:
-			c := timestampConv(v.Unit)
+			c := unitConv(v.Unit, cvTsMillis, cvTsMicros, cvTsNanos)
 			if v.IsAdjustedToUTC {
 				c += cvTsMillisUTC - cvTsMillis
 			}
@@ -629,24 +629,15 @@ func leafConv(t pq.Type, ft types.DataType) pqConv {
 	return cvInt32
 }
 
-func timeConv(k pq.Kind, u pqformat.TimeUnit) pqConv {
+// unitConv picks the conversion of a time unit: micros, nanos, or millis for any other.
+func unitConv(u pqformat.TimeUnit, millis, micros, nanos pqConv) pqConv {
 	switch u.Value.(type) {
 	case *pqformat.MicroSeconds:
-		return cvTimeMicros
+		return micros
 	case *pqformat.NanoSeconds:
-		return cvTimeNanos
+		return nanos
 	}
-	return cvTimeMillis
-}
-
-func timestampConv(u pqformat.TimeUnit) pqConv {
-	switch u.Value.(type) {
-	case *pqformat.MicroSeconds:
-		return cvTsMicros
-	case *pqformat.NanoSeconds:
-		return cvTsNanos
-	}
-	return cvTsMillis
+	return millis
 }
 
 // skip consumes the entry of a null (or empty) value in every leaf below n.
