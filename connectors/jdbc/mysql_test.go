@@ -2,7 +2,6 @@ package jdbc
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/connectors/internal/mytest"
+	"github.com/strait-dev/strait/internal/sqltest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -36,39 +36,7 @@ func newMyDB(t testing.TB) *myDB {
 func (d *myDB) exec(t testing.TB, stmts ...string) { d.Run(t, stmts...) }
 
 // dump renders a query's rows as (a, b) (c, d), NULL as NULL.
-func (d *myDB) dump(t testing.TB, query string) string {
-	t.Helper()
-	rows, err := d.Query(query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.RawBytes, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, "("+strings.Join(parts, ", ")+")")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(out, " ")
-}
+func (d *myDB) dump(t testing.TB, query string) string { return sqltest.Rows(t, d.DB.DB, query) }
 
 // conf is the connection options of the test database, then body.
 // exactlyOnceSink creates the table sink (pk_id, name, score) and returns the options of an
