@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strait-dev/strait/row/rowtest"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -706,7 +708,7 @@ func BenchmarkTransfer(b *testing.B) {
 	defer accept(s, 0, q)()
 	c := newClient(b)
 	ctx := context.Background()
-	batch := benchBatch(row.DefaultBatchSize)
+	batch := rowtest.Batch(row.DefaultBatchSize)
 	defer batch.Release()
 	consumed := make(chan int, 1)
 	go func() {

@@ -194,22 +194,6 @@ func seqBatch(producer, seq, n int, payload string) *row.Batch {
 	return b
 }
 
-// benchBatch builds n rows of (bigint id, string name, int age, double score, timestamp ts).
-func benchBatch(n int) *row.Batch {
-	names := []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy-ann"}
-	b := row.NewBatch(n)
-	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
-	for i := 0; i < n; i++ {
-		r := b.Add(row.Insert, "fake", 5)
-		r.Fields[0] = row.BigIntValue(int64(i) * 7919)
-		r.Fields[1] = row.StringValue(names[i%len(names)])
-		r.Fields[2] = row.IntValue(int32(18 + i%60))
-		r.Fields[3] = row.DoubleValue(float64(i) * 1.25)
-		r.Fields[4] = row.TimestampValue(base + int64(i)*int64(time.Millisecond))
-	}
-	return b
-}
-
 // blackhole is a TCP proxy that can freeze: it stops forwarding but keeps both sockets open,
 // as a network partition or a frozen host would.
 type blackhole struct {

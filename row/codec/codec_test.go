@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strait-dev/strait/row/rowtest"
+
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -240,7 +242,7 @@ func TestRoundTripRowsKindsTables(t *testing.T) {
 }
 
 func TestDecodeAppendsAndKeepsOnError(t *testing.T) {
-	b := benchBatch(10)
+	b := rowtest.Batch(10)
 	defer b.Release()
 	decodeAppends(t, b, AppendBatch(nil, b))
 }
@@ -432,23 +434,6 @@ func decodeFails(t *testing.T, cases []corruptCase) {
 	}
 }
 
-// benchBatch builds n rows of (bigint id, string name, int age, double score, timestamp ts).
-func benchBatch(n int) *row.Batch {
-	b := row.NewBatch(n)
-	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
-	for i := 0; i < n; i++ {
-		r := b.Add(row.Insert, "fake", 5)
-		r.Fields[0] = row.BigIntValue(int64(i) * 7919)
-		r.Fields[1] = row.StringValue(names[i%len(names)])
-		r.Fields[2] = row.IntValue(int32(18 + i%60))
-		r.Fields[3] = row.DoubleValue(float64(i) * 1.25)
-		r.Fields[4] = row.TimestampValue(base + int64(i)*int64(time.Millisecond))
-	}
-	return b
-}
-
-var names = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy-ann"}
-
 // allocTarget fails the benchmark when one call of f allocates more than want times: the
 // allocation targets of the hot path, checked where `make bench` measures it.
 func allocTarget(b *testing.B, what string, want float64, f func()) {
@@ -462,7 +447,7 @@ func allocTarget(b *testing.B, what string, want float64, f func()) {
 }
 
 func BenchmarkEncode(b *testing.B) {
-	batch := benchBatch(row.DefaultBatchSize)
+	batch := rowtest.Batch(row.DefaultBatchSize)
 	defer batch.Release()
 	buf := AppendBatch(nil, batch)
 	allocTarget(b, "encoding a batch", 0, func() { buf = AppendBatch(buf[:0], batch) })
@@ -477,7 +462,7 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	batch := benchBatch(row.DefaultBatchSize)
+	batch := rowtest.Batch(row.DefaultBatchSize)
 	defer batch.Release()
 	buf := AppendBatch(nil, batch)
 	into := row.NewBatch(0)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strait-dev/strait/row/rowtest"
+
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -101,7 +103,7 @@ func TestColumnLayoutChosen(t *testing.T) {
 		b       *row.Batch
 		columns bool
 	}{
-		{"bench batch", benchBatch(100), true},
+		{"bench batch", rowtest.Batch(100), true},
 		{"one row", build(add(row.Delete, "t", row.IntValue(1), row.StringValue("x"))), true},
 		{"row kinds mixed", build(add(row.Insert, "t", row.IntValue(1)), add(row.UpdateBefore, "t", row.IntValue(2)), add(row.UpdateAfter, "t", row.IntValue(3)), add(row.Delete, "t", row.IntValue(4))), true},
 		{"same table name, other bytes", build(add(row.Insert, "t", row.IntValue(1)), add(row.Insert, otherT, row.IntValue(2))), true},
@@ -332,7 +334,7 @@ func TestColumnAllocationBounded(t *testing.T) {
 // BenchmarkColumnsWithNulls encodes and decodes a batch in the column layout with nulls and
 // every row kind: no allocation to encode, one (the string area) to decode.
 func BenchmarkColumnsWithNulls(b *testing.B) {
-	batch := benchBatch(1024)
+	batch := rowtest.Batch(1024)
 	defer batch.Release()
 	for i := range batch.Rows {
 		if i%7 == 0 {

@@ -3,6 +3,8 @@ package codec
 import (
 	"testing"
 
+	"github.com/strait-dev/strait/row/rowtest"
+
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -10,7 +12,7 @@ import (
 // FuzzDecodeBatch feeds arbitrary bytes to the decoder: it must fail cleanly or decode a batch
 // that encodes and decodes again to the same rows.
 func FuzzDecodeBatch(f *testing.F) {
-	seeds := []*row.Batch{benchBatch(3)}
+	seeds := []*row.Batch{rowtest.Batch(3)}
 	b := row.NewBatch(0)
 	r := b.Add(row.UpdateBefore, "a.b", 9)
 	r.Fields[0] = row.NullValue()
