@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -237,30 +236,9 @@ func produceEventsErr(addr, topic string, lo, hi int, encode func(int) string) e
 // @timestamp left out); none when the index does not exist yet.
 func esDocs(t *testing.T, base, index string) map[string]string {
 	t.Helper()
-	body := []byte(`{"query":{"match_all":{}},"size":10000}`)
-	req, err := http.NewRequest(http.MethodPost, strings.TrimRight(base, "/")+"/"+index+"/_search", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if u := req.URL.User; u != nil {
-		p, _ := u.Password()
-		req.SetBasicAuth(u.Username(), p)
-		req.URL.User = nil
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := esDo(t, base, http.MethodPost, "/"+index+"/_search", `{"query":{"match_all":{}},"size":10000}`)
 	defer resp.Body.Close()
-	var r struct {
-		Hits struct {
-			Hits []struct {
-				ID     string         `json:"_id"`
-				Source map[string]any `json:"_source"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
+	var r esSearchResult
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&r) != nil {
 		return map[string]string{}
 	}

@@ -58,17 +58,17 @@ func esFront(t *testing.T) string {
 	return base
 }
 
-// esRequest sends a request to the test server and decodes its answer.
-func esRequest(t *testing.T, base, method, path, body string, out any) {
+// esDo sends a request to the test server, as the user its address names; the caller reads
+// and closes the answer.
+func esDo(t *testing.T, base, method, path, body string) *http.Response {
 	t.Helper()
-	u, _ := url.Parse(base)
-	req, err := http.NewRequest(method, strings.TrimRight(base, "/")+path, bytes.NewReader([]byte(body)))
+	req, err := http.NewRequest(method, strings.TrimRight(base, "/")+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.User != nil {
-		p, _ := u.User.Password()
-		req.SetBasicAuth(u.User.Username(), p)
+	if u := req.URL.User; u != nil {
+		p, _ := u.Password()
+		req.SetBasicAuth(u.Username(), p)
 		req.URL.User = nil
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -76,6 +76,13 @@ func esRequest(t *testing.T, base, method, path, body string, out any) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+// esRequest sends a request to the test server and decodes its answer.
+func esRequest(t *testing.T, base, method, path, body string, out any) {
+	t.Helper()
+	resp := esDo(t, base, method, path, body)
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		var b bytes.Buffer
@@ -87,6 +94,16 @@ func esRequest(t *testing.T, base, method, path, body string, out any) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// esSearchResult is a search's answer: the documents found, each with its id.
+type esSearchResult struct {
+	Hits struct {
+		Hits []struct {
+			ID     string         `json:"_id"`
+			Source map[string]any `json:"_source"`
+		} `json:"hits"`
+	} `json:"hits"`
 }
 
 // esDeleteIndex removes an index an earlier run left (ZincSearch's own API: its
@@ -108,13 +125,7 @@ func esSources(t *testing.T, base, index string, n int) []map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var r struct {
-			Hits struct {
-				Hits []struct {
-					Source map[string]any `json:"_source"`
-				} `json:"hits"`
-			} `json:"hits"`
-		}
+		var r esSearchResult
 		esRequest(t, base, http.MethodPost, "/"+index+"/_search", `{"query":{"match_all":{}},"size":1000}`, &r)
 		if len(r.Hits.Hits) == n {
 			out := make([]map[string]any, 0, n)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"math/big"
 	"os"
 	"strings"
 	"testing"
@@ -21,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/strait-dev/strait/config/hocon"
+	"github.com/strait-dev/strait/internal/kafkatest"
 )
 
 // SeaTunnel's own Kafka end-to-end configs (connector-kafka-e2e), kept unchanged in
@@ -39,46 +38,6 @@ func seatunnelKafka(t *testing.T) (string, *kadm.Client) {
 		t.Fatalf("SeaTunnel's configs reach the broker at kafkaCluster:9092; STRAIT_TEST_KAFKA is %s", addr)
 	}
 	return addr, adm
-}
-
-// kafkaRecordJSON is a record as SeaTunnel's json format writes the row KafkaIT generates.
-func kafkaRecordJSON(id int) string {
-	return fmt.Sprintf(`{"id":%d,"c_map":{"key":1},"c_array":[1],"c_string":"string","c_boolean":false,"c_tinyint":1,`+
-		`"c_smallint":1,"c_int":1,"c_bigint":1,"c_float":1.1,"c_double":1.1,"c_decimal":1.1,"c_bytes":"dGVzdA==",`+
-		`"c_date":"2024-01-01","c_timestamp":"2024-01-01T12:59:23"}`, id)
-}
-
-// kafkaRecordText is the same row as SeaTunnel's text format writes it with delimiter ",".
-func kafkaRecordText(id int) string {
-	return fmt.Sprintf("%d,key\x031,1,string,false,1,1,1,1,1.1,1.1,1.1,test,2024-01-01,2024-01-01 12:59:23", id)
-}
-
-// kafkaAvroSchema is the schema SeaTunnel's avro format derives from KafkaIT's row type.
-var kafkaAvroSchema = avro.MustParse(`{"type":"record","name":"SeaTunnelRecord","fields":[
-{"name":"id","type":"long"},{"name":"c_map","type":{"type":"map","values":"int"}},
-{"name":"c_array","type":{"type":"array","items":"int"}},{"name":"c_string","type":"string"},
-{"name":"c_boolean","type":"boolean"},{"name":"c_tinyint","type":"int"},{"name":"c_smallint","type":"int"},
-{"name":"c_int","type":"int"},{"name":"c_bigint","type":"long"},{"name":"c_float","type":"float"},
-{"name":"c_double","type":"double"},
-{"name":"c_decimal","type":{"type":"bytes","logicalType":"decimal","precision":2,"scale":1}},
-{"name":"c_bytes","type":"bytes"},{"name":"c_date","type":{"type":"int","logicalType":"date"}},
-{"name":"c_timestamp","type":{"type":"long","logicalType":"local-timestamp-millis"}}]}`)
-
-// javaAvro encodes as Java's GenericDatumWriter does: array and map blocks carry counts only.
-var javaAvro = avro.Config{DisableBlockSizeHeader: true}.Freeze()
-
-// kafkaRecordAvro is the row KafkaIT generates as SeaTunnel's avro format writes it.
-func kafkaRecordAvro(id int) string {
-	at := time.Date(2024, 1, 1, 12, 59, 23, 0, time.UTC)
-	b, err := javaAvro.Marshal(kafkaAvroSchema, map[string]any{
-		"id": int64(id), "c_map": map[string]any{"key": 1}, "c_array": []any{1}, "c_string": "string",
-		"c_boolean": false, "c_tinyint": 1, "c_smallint": 1, "c_int": 1, "c_bigint": int64(1), "c_float": float32(1.1),
-		"c_double": 1.1, "c_decimal": big.NewRat(11, 10), "c_bytes": []byte("test"), "c_date": at, "c_timestamp": at,
-	})
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }
 
 // prepareTopic creates a topic of a fixed name afresh (one an earlier run left is deleted
@@ -184,25 +143,25 @@ type kafkaSourceCase struct {
 var kafkaSourceCases = []kafkaSourceCase{
 	// testSourceKafka: the 100 json records of startUp, read from each start mode (latest,
 	// in a BATCH job, stops where it starts and reads none)
-	{config: "kafka/kafkasource_earliest_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 100"}},
-	{config: "kafka/kafkasource_latest_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON},
-	{config: "kafka/kafkasource_specific_offsets_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 50"}},
-	{config: "kafka/kafkasource_timestamp_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 100"}},
+	{config: "kafka/kafkasource_earliest_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkatest.RecordJSON, want: []string{"Total Read Count : 100"}},
+	{config: "kafka/kafkasource_latest_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkatest.RecordJSON},
+	{config: "kafka/kafkasource_specific_offsets_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkatest.RecordJSON, want: []string{"Total Read Count : 50"}},
+	{config: "kafka/kafkasource_timestamp_to_console.conf", topic: "test_topic_source", hi: 100, encode: kafkatest.RecordJSON, want: []string{"Total Read Count : 100"}},
 	// testSourceKafkaStartConfig: without an offset of the group on the fresh topic, reading
 	// starts at its end (auto.offset.reset is latest)
-	{config: "kafka/kafkasource_group_offset_to_console.conf", topic: "test_topic_group", lo: 100, hi: 150, encode: kafkaRecordJSON},
+	{config: "kafka/kafkasource_group_offset_to_console.conf", topic: "test_topic_group", lo: 100, hi: 150, encode: kafkatest.RecordJSON},
 	// testSourceKafkaJsonToConsole, the text tests and max.poll.records = 1
-	{config: "jsonFormatIT/kafka_source_json_to_console.conf", topic: "test_topic_json", hi: 100, encode: kafkaRecordJSON, want: []string{"Total Read Count : 100"}},
-	{config: "textFormatIT/kafka_source_text_to_console.conf", topic: "test_topic_text", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
-	{config: "textFormatIT/kafka_source_text_to_console_assert_catalog_table.conf", topic: "test_topic_text", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
+	{config: "jsonFormatIT/kafka_source_json_to_console.conf", topic: "test_topic_json", hi: 100, encode: kafkatest.RecordJSON, want: []string{"Total Read Count : 100"}},
+	{config: "textFormatIT/kafka_source_text_to_console.conf", topic: "test_topic_text", hi: 100, encode: kafkatest.RecordText, want: []string{"Total Read Count : 100"}},
+	{config: "textFormatIT/kafka_source_text_to_console_assert_catalog_table.conf", topic: "test_topic_text", hi: 100, encode: kafkatest.RecordText, want: []string{"Total Read Count : 100"}},
 	// testKafkaAvroToAssert: SeaTunnel's avro records of the same rows
-	{config: "avro/kafka_avro_to_assert.conf", topic: "test_avro_topic", hi: 100, encode: kafkaRecordAvro, want: []string{"Total Read Count : 100"}},
-	{config: "kafka/kafka_source_to_assert_with_max_poll_records_1.conf", topic: "test_topic_text_max_poll_records_1", hi: 100, encode: kafkaRecordText, want: []string{"Total Read Count : 100"}},
+	{config: "avro/kafka_avro_to_assert.conf", topic: "test_avro_topic", hi: 100, encode: kafkatest.RecordAvro, want: []string{"Total Read Count : 100"}},
+	{config: "kafka/kafka_source_to_assert_with_max_poll_records_1.conf", topic: "test_topic_text_max_poll_records_1", hi: 100, encode: kafkatest.RecordText, want: []string{"Total Read Count : 100"}},
 	// json records read as text do not parse: skip reads none and counts the 100 skipped as
 	// failed, fail fails the job naming the first record
-	{config: "kafka/kafkasource_format_error_handle_way_skip_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkaRecordJSON,
+	{config: "kafka/kafkasource_format_error_handle_way_skip_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkatest.RecordJSON,
 		want: []string{"Total Read Count : 0", "Total Failed Count : 100"}},
-	{config: "kafka/kafkasource_format_error_handle_way_fail_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkaRecordJSON,
+	{config: "kafka/kafkasource_format_error_handle_way_fail_to_console.conf", topic: "test_topic_error_message", hi: 100, encode: kafkatest.RecordJSON,
 		code: 1, want: []string{"topic test_topic_error_message partition 0 offset 0"}},
 }
 
@@ -278,7 +237,7 @@ func TestSeaTunnelKafkaCommitOffset(t *testing.T) {
 	addr, adm := seatunnelKafka(t)
 	const topic, group = "test_topic_group_with_commit_offset", "SeaTunnel-Consumer-Group"
 	const config = "kafka/kafkasource_group_offset_to_console_with_commit_offset.conf"
-	prepareTopic(t, addr, adm, topic, 0, 100, kafkaRecordJSON)
+	prepareTopic(t, addr, adm, topic, 0, 100, kafkatest.RecordJSON)
 	ctx := context.Background()
 	if _, err := adm.DeleteGroup(ctx, group); err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		t.Fatalf("delete group: %v", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strait-dev/strait/internal/kafkatest"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -63,19 +64,7 @@ func committedValues(t *testing.T, addr string, adm *kadm.Client, topic string) 
 // openTxns lists the transactions of a prefix the broker holds open.
 func openTxns(t *testing.T, adm *kadm.Client, prefix string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	listed, err := adm.ListTransactions(ctx, nil, []string{"Ongoing"})
-	if err != nil {
-		t.Fatalf("list transactions: %v", err)
-	}
-	var out []string
-	listed.Each(func(tx kadm.ListedTransaction) {
-		if strings.HasPrefix(tx.TxnID, prefix) {
-			out = append(out, tx.TxnID)
-		}
-	})
-	return out
+	return kafkatest.OpenTransactions(t, adm, prefix)
 }
 
 // exactlyOnceRecords is the input of the kill tests: n JSON records on a topic of three

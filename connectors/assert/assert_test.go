@@ -11,6 +11,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/benchwrite"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -520,17 +521,7 @@ func BenchmarkAssertWrite(b *testing.B) {
 	for i := 0; i < row.DefaultBatchSize; i++ {
 		fullRow(batch, "t")
 	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	rows := 0
-	for rows < b.N {
-		if err := w.Write(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
-		rows += batch.Len()
-	}
-	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	benchwrite.Batches(b, w, batch)
 }
 
 func TestUnknownOptionsAreWarned(t *testing.T) {

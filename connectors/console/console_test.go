@@ -13,6 +13,7 @@ import (
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/config/hocon"
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/benchwrite"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -223,17 +224,7 @@ func benchWrite(b *testing.B, src string) {
 	}
 	w, _ := s.CreateWriter(connector.WriterContext{}, nil)
 	batch := benchBatch()
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	rows := 0
-	for rows < b.N {
-		if err := w.Write(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
-		rows += batch.Len()
-	}
-	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	benchwrite.Batches(b, w, batch)
 }
 
 // BenchmarkConsolePrint formats five columns per row into a discarded output.

@@ -214,30 +214,3 @@ func FuzzAvroDecode(f *testing.F) {
 		}
 	})
 }
-
-// seatunnelAvroSchema is the schema SeaTunnel derives from KafkaIT's row type, written out.
-const seatunnelAvroSchema = `{"type":"record","name":"SeaTunnelRecord","fields":[
-{"name":"id","type":"long"},{"name":"c_map","type":{"type":"map","values":"int"}},
-{"name":"c_array","type":{"type":"array","items":"int"}},{"name":"c_string","type":"string"},
-{"name":"c_boolean","type":"boolean"},{"name":"c_tinyint","type":"int"},{"name":"c_smallint","type":"int"},
-{"name":"c_int","type":"int"},{"name":"c_bigint","type":"long"},{"name":"c_float","type":"float"},
-{"name":"c_double","type":"double"},
-{"name":"c_decimal","type":{"type":"bytes","logicalType":"decimal","precision":2,"scale":1}},
-{"name":"c_bytes","type":"bytes"},{"name":"c_date","type":{"type":"int","logicalType":"date"}},
-{"name":"c_timestamp","type":{"type":"long","logicalType":"local-timestamp-millis"}}]}`
-
-// seatunnelAvro is the row KafkaIT generates as SeaTunnel's avro format writes it, encoded by
-// hamba/avro's generic encoder.
-func seatunnelAvro(id int) string {
-	schema := avro.MustParse(seatunnelAvroSchema)
-	at := time.Date(2024, 1, 1, 12, 59, 23, 0, time.UTC)
-	b, err := avro.Config{DisableBlockSizeHeader: true}.Freeze().Marshal(schema, map[string]any{
-		"id": int64(id), "c_map": map[string]any{"key": 1}, "c_array": []any{1}, "c_string": "string",
-		"c_boolean": false, "c_tinyint": 1, "c_smallint": 1, "c_int": 1, "c_bigint": int64(1), "c_float": float32(1.1),
-		"c_double": 1.1, "c_decimal": big.NewRat(11, 10), "c_bytes": []byte("test"), "c_date": at, "c_timestamp": at,
-	})
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}

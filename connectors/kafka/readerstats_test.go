@@ -7,6 +7,7 @@ import (
 
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/internal/kafkatest"
 )
 
 // earliestReader is a STREAMING reader, from the earliest record, of a new topic of one
@@ -28,7 +29,7 @@ func earliestReader(t *testing.T, addr string, options string, records ...string
 func TestSkippedRecordsAreCounted(t *testing.T) {
 	addr := testBroker(t)
 	r, _ := earliestReader(t, addr, "format_error_handle_way = skip",
-		seatunnelJSON(0), `{"id": "not a number"}`, `{"id":`, seatunnelJSON(3), `not json`, seatunnelJSON(5))
+		kafkatest.RecordJSON(0), `{"id": "not a number"}`, `{"id":`, kafkatest.RecordJSON(3), `not json`, kafkatest.RecordJSON(5))
 	counted, ok := r.(interface{ RowsFailed() int64 })
 	if !ok {
 		t.Fatal("the reader does not count the records it skips")
@@ -50,7 +51,7 @@ func TestRecordsBehind(t *testing.T) {
 	addr := testBroker(t)
 	var vals []string
 	for i := 0; i < 50; i++ {
-		vals = append(vals, seatunnelJSON(i))
+		vals = append(vals, kafkatest.RecordJSON(i))
 	}
 	r, topic := earliestReader(t, addr, "", vals...)
 	lr := r.(*reader)
@@ -67,7 +68,7 @@ func TestRecordsBehind(t *testing.T) {
 	if n := lr.RecordsBehind()[key]; n != 0 {
 		t.Fatalf("after every record: lag %v", lr.RecordsBehind())
 	}
-	produce(t, addr, topic, 0, seatunnelJSON(50), seatunnelJSON(51))
+	produce(t, addr, topic, 0, kafkatest.RecordJSON(50), kafkatest.RecordJSON(51))
 	readUntil(t, r, 1)
 	if n := lr.RecordsBehind()[key]; n > 1 {
 		t.Fatalf("one of two new records read: lag %d", n)

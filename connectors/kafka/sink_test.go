@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
+	"github.com/strait-dev/strait/internal/kafkatest"
 	"github.com/strait-dev/strait/row"
 	"github.com/strait-dev/strait/types"
 )
@@ -193,20 +192,7 @@ func TestSinkTopicAndPartitions(t *testing.T) {
 // openTransactions lists the transactions of a sink's prefix the broker holds open.
 func openTransactions(t testing.TB, addr, prefix string) []string {
 	t.Helper()
-	adm := adminClient(t, addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	listed, err := adm.ListTransactions(ctx, nil, []string{"Ongoing"})
-	if err != nil {
-		t.Fatalf("list transactions: %v", err)
-	}
-	var out []string
-	listed.Each(func(tx kadm.ListedTransaction) {
-		if strings.HasPrefix(tx.TxnID, prefix) {
-			out = append(out, tx.TxnID)
-		}
-	})
-	return out
+	return kafkatest.OpenTransactions(t, adminClient(t, addr), prefix)
 }
 
 // EXACTLY_ONCE: a checkpoint's records stay invisible to a read_committed consumer until

@@ -18,20 +18,9 @@ import (
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/internal/freeport"
+	"github.com/strait-dev/strait/internal/kafkatest"
 	"github.com/strait-dev/strait/row"
 )
-
-// seatunnelJSON is a record as SeaTunnel's json format writes the row KafkaIT generates.
-func seatunnelJSON(id int) string {
-	return fmt.Sprintf(`{"id":%d,"c_map":{"key":1},"c_array":[1],"c_string":"string","c_boolean":false,"c_tinyint":1,`+
-		`"c_smallint":1,"c_int":1,"c_bigint":1,"c_float":1.1,"c_double":1.1,"c_decimal":1.1,"c_bytes":"dGVzdA==",`+
-		`"c_date":"2024-01-01","c_timestamp":"2024-01-01T12:59:23"}`, id)
-}
-
-// seatunnelText is the same row as SeaTunnel's text format writes it with delimiter ",".
-func seatunnelText(id int) string {
-	return fmt.Sprintf("%d,key\x031,1,string,false,1,1,1,1,1.1,1.1,1.1,test,2024-01-01,2024-01-01 12:59:23", id)
-}
 
 const seatunnelSchema = `schema = { fields {
   id = bigint
@@ -88,9 +77,9 @@ func TestSourceFormatsBatch(t *testing.T) {
 		encode func(int) string
 		extra  string
 	}{
-		{"json", seatunnelJSON, ""},
-		{"text", seatunnelText, `field_delimiter = ","`},
-		{"avro", seatunnelAvro, ""},
+		{"json", kafkatest.RecordJSON, ""},
+		{"text", kafkatest.RecordText, `field_delimiter = ","`},
+		{"avro", kafkatest.RecordAvro, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.format, func(t *testing.T) {
@@ -146,14 +135,14 @@ func TestSourceStartModes(t *testing.T) {
 	addr := testBroker(t)
 	topic := newTopic(t, addr, 1)
 	for i := 0; i < 20; i++ {
-		produce(t, addr, topic, 0, seatunnelJSON(i))
+		produce(t, addr, topic, 0, kafkatest.RecordJSON(i))
 	}
 	// the records' timestamps are when they were written: the 11th of 20 starts a second half
 	adm := adminClient(t, addr)
 	ctx := context.Background()
 	half := time.Now()
 	for i := 20; i < 30; i++ {
-		produce(t, addr, topic, 0, seatunnelJSON(i))
+		produce(t, addr, topic, 0, kafkatest.RecordJSON(i))
 	}
 	after, err := adm.ListOffsetsAfterMilli(ctx, half.UnixMilli(), topic)
 	if err != nil {
@@ -230,7 +219,7 @@ func TestSourceRestoreAndCommitOnCheckpoint(t *testing.T) {
 	for p := int32(0); p < 2; p++ {
 		var vals []string
 		for i := 0; i < 10; i++ {
-			vals = append(vals, seatunnelJSON(int(p)*100+i))
+			vals = append(vals, kafkatest.RecordJSON(int(p)*100+i))
 		}
 		produce(t, addr, topic, p, vals...)
 	}
@@ -287,7 +276,7 @@ func TestSourceRestoreAndCommitOnCheckpoint(t *testing.T) {
 	r1.Close()
 
 	for p := int32(0); p < 2; p++ {
-		produce(t, addr, topic, p, seatunnelJSON(int(p)*100+10))
+		produce(t, addr, topic, p, kafkatest.RecordJSON(int(p)*100+10))
 	}
 	r2 := streamingReader(t, src, state)
 	rest := readUntil(t, r2, 22-7)
@@ -304,7 +293,7 @@ func TestSourceRestoreAndCommitOnCheckpoint(t *testing.T) {
 func TestSourceBadRecord(t *testing.T) {
 	addr := testBroker(t)
 	topic := newTopic(t, addr, 1)
-	produce(t, addr, topic, 0, seatunnelJSON(0), `{"id": "not a number"}`, `{"id":`, seatunnelJSON(3))
+	produce(t, addr, topic, 0, kafkatest.RecordJSON(0), `{"id": "not a number"}`, `{"id":`, kafkatest.RecordJSON(3))
 	block := fmt.Sprintf("bootstrap.servers = %q\ntopic = %q\nstart_mode = earliest\nschema = { fields { id = bigint } }\n", addr, topic)
 	src := mustSource(t, connector.Batch, 1, block+"format_error_handle_way = fail")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -358,8 +347,8 @@ func TestSourceBrokerAndTopicErrors(t *testing.T) {
 func TestSourceTablesConfigs(t *testing.T) {
 	addr := testBroker(t)
 	a, b := newTopic(t, addr, 1), newTopic(t, addr, 2)
-	produce(t, addr, a, 0, seatunnelJSON(1), seatunnelJSON(2), seatunnelJSON(3))
-	produce(t, addr, b, 1, seatunnelText(10), seatunnelText(11))
+	produce(t, addr, a, 0, kafkatest.RecordJSON(1), kafkatest.RecordJSON(2), kafkatest.RecordJSON(3))
+	produce(t, addr, b, 1, kafkatest.RecordText(10), kafkatest.RecordText(11))
 	src := mustSource(t, connector.Batch, 2, fmt.Sprintf(`bootstrap.servers = %q
 tables_configs = [
   { topic = %q, format = json, start_mode = specific_offsets, start_mode.offsets = { %s-0 = 1 }, schema = { fields { id = bigint } } }
