@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/strait-dev/strait/internal/jsonscan"
 )
 
 type tokKind uint8
@@ -287,19 +289,7 @@ func numberLen(s string, i int) int {
 			j++
 		}
 	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
-			j = k
-		}
-	}
-	return j - i
+	return jsonscan.ExponentEnd(s, j) - i
 }
 
 // isNumber reports whether s is exactly one JSON number.
@@ -366,25 +356,13 @@ func (l *lexer) readQuoted() (string, error) {
 	}
 }
 
+// hex4 reads the four hex digits of a \u escape and steps over them.
 func (l *lexer) hex4() (rune, bool) {
-	if l.i+4 > len(l.src) {
-		return 0, false
+	r, ok := jsonscan.Hex4(l.src, l.i)
+	if ok {
+		l.advance(4)
 	}
-	var r rune
-	for _, c := range []byte(l.src[l.i : l.i+4]) {
-		switch {
-		case isDigit(c):
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	l.advance(4)
-	return r, true
+	return r, ok
 }
 
 // lexTriple reads a """...""" string. Its content is raw; quotes just before

@@ -306,17 +306,12 @@ func (r *reader) Open(context.Context) error { return nil }
 
 // PollNext reads one page of the current index.
 func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
-	if err := r.Err(); err != nil {
-		return false, err
+	c, ok, ended, err := splitassign.Current(&r.Queue, &r.cur, func(st splitState) *cursor {
+		return &cursor{st: st, ir: r.src.indexes[st.Index], skip: st.Emitted}
+	})
+	if !ok {
+		return ended, err
 	}
-	if r.cur == nil {
-		st, ok, ended := r.Next()
-		if !ok {
-			return ended, nil
-		}
-		r.cur = &cursor{st: st, ir: r.src.indexes[st.Index], skip: st.Emitted}
-	}
-	c := r.cur
 	page, err := r.page(ctx, c)
 	if err != nil {
 		return false, fmt.Errorf("%s: index %s: %w", r.src.where, c.ir.cfg.Index, err)

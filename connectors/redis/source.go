@@ -206,18 +206,14 @@ func (r *reader) Open(context.Context) error { return nil }
 
 // PollNext emits pending rows, or takes the next SCAN step.
 func (r *reader) PollNext(ctx context.Context, out *row.Batch) (bool, error) {
-	if err := r.Err(); err != nil {
-		return false, err
+	c, ok, ended, err := splitassign.Current(&r.Queue, &r.cur, func(st splitState) *scan {
+		c := &scan{st: st, client: r.src.cfg.nodeClient(st.Node), skip: st.Emitted}
+		c.st.Emitted = 0
+		return c
+	})
+	if !ok {
+		return ended, err
 	}
-	if r.cur == nil {
-		st, ok, ended := r.Next()
-		if !ok {
-			return ended, nil
-		}
-		r.cur = &scan{st: st, client: r.src.cfg.nodeClient(st.Node), skip: st.Emitted}
-		r.cur.st.Emitted = 0
-	}
-	c := r.cur
 	if len(c.rows) == 0 {
 		if c.stepped {
 			if c.next == 0 {

@@ -211,7 +211,7 @@ func escapeLen[T Text](s T, i int) (int, error) {
 	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 		return 2, nil
 	case 'u':
-		if _, ok := hex4(s, i+2); !ok {
+		if _, ok := Hex4(s, i+2); !ok {
 			return 0, errAt(i, `bad \u escape`)
 		}
 		return 6, nil
@@ -253,6 +253,22 @@ func Number[T Text](s T, i int) (int, error) {
 	return i, nil
 }
 
+// ExponentEnd is the end of the exponent of a number (e or E, a sign maybe, digits) at s[i],
+// or i when there is none there: an e without digits is not one.
+func ExponentEnd[T Text](s T, i int) int {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return i
+	}
+	k := i + 1
+	if k < len(s) && (s[k] == '+' || s[k] == '-') {
+		k++
+	}
+	if end := digitsEnd(s, k); end > k {
+		return end
+	}
+	return i
+}
+
 func digitsEnd[T Text](s T, i int) int {
 	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
 		i++
@@ -260,8 +276,8 @@ func digitsEnd[T Text](s T, i int) int {
 	return i
 }
 
-// hex4 reads the four hex digits at s[i].
-func hex4[T Text](s T, i int) (rune, bool) {
+// Hex4 reads the four hex digits at s[i] (a \u escape's), as JSON and HOCON write them.
+func Hex4[T Text](s T, i int) (rune, bool) {
 	if i+4 > len(s) {
 		return 0, false
 	}

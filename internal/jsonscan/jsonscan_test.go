@@ -226,3 +226,28 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestExponentEndAndHex4(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		i    int
+		want int
+	}{
+		{"1e5", 1, 3}, {"1E+10,", 1, 5}, {"2e-3x", 1, 4}, {"1e", 1, 1}, {"1e+", 1, 1}, {"1ex", 1, 1}, {"12", 2, 2}, {"1.5", 1, 1},
+	} {
+		if got := ExponentEnd(tc.s, tc.i); got != tc.want {
+			t.Errorf("ExponentEnd(%q, %d) = %d, want %d", tc.s, tc.i, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		s  string
+		r  rune
+		ok bool
+	}{
+		{"00e9", 0xe9, true}, {"D83D", 0xd83d, true}, {"abcF", 0xabcf, true}, {"12g4", 0, false}, {"123", 0, false},
+	} {
+		if r, ok := Hex4(tc.s, 0); r != tc.r || ok != tc.ok {
+			t.Errorf("Hex4(%q) = %x %v, want %x %v", tc.s, r, ok, tc.r, tc.ok)
+		}
+	}
+}

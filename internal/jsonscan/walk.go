@@ -171,7 +171,7 @@ func Escaped(c byte) byte { return escaped[c] }
 // unicodeEscape decodes the \u escape whose u is raw[i], joined with a second one that
 // completes a surrogate pair, and returns the position of its last digit.
 func unicodeEscape[T Text](raw T, i int) (rune, int) {
-	r, ok := hex4(raw, i+1)
+	r, ok := Hex4(raw, i+1)
 	if !ok {
 		return utf8.RuneError, i
 	}
@@ -180,7 +180,7 @@ func unicodeEscape[T Text](raw T, i int) (rune, int) {
 		return r, i
 	}
 	if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-		if r2, ok := hex4(raw, i+3); ok {
+		if r2, ok := Hex4(raw, i+3); ok {
 			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
 				return d, i + 6
 			}

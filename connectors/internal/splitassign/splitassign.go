@@ -172,5 +172,22 @@ func (q *Queue[T]) Next() (st T, ok, ended bool) {
 	return st, true, false
 }
 
+// Current is a poll's read under way: *cur, or one opened with open on the next split when
+// *cur is nil. A bad split's error is err; with nothing to read, ok is false and ended says
+// whether the reader has read all it will get.
+func Current[T, C any](q *Queue[T], cur **C, open func(T) *C) (c *C, ok, ended bool, err error) {
+	if err := q.Err(); err != nil {
+		return nil, false, false, err
+	}
+	if *cur == nil {
+		st, ok, ended := q.Next()
+		if !ok {
+			return nil, false, ended, nil
+		}
+		*cur = open(st)
+	}
+	return *cur, true, false, nil
+}
+
 // Pending lists the splits queued and not taken yet, in their order.
 func (q *Queue[T]) Pending() []T { return q.pending }

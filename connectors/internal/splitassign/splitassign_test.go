@@ -113,3 +113,39 @@ func TestQueue(t *testing.T) {
 		t.Fatalf("bad split: %v", err)
 	}
 }
+
+// Current keeps the read under way, opens the next split's when there is none, says when
+// the reader has ended, and reports a bad split before anything else.
+func TestCurrent(t *testing.T) {
+	type state struct {
+		N int `json:"n"`
+	}
+	type read struct{ n, polls int }
+	q := NewQueue("Src", func(st *state) bool { return st.N > 0 })
+	q.AddSplits([]connector.Split{{ID: "a", Data: []byte(`{"n":1}`)}})
+	var cur *read
+	opened := 0
+	open := func(st state) *read { opened++; return &read{n: st.N} }
+	for range 2 {
+		c, ok, ended, err := Current(&q, &cur, open)
+		if !ok || ended || err != nil || c.n != 1 {
+			t.Fatalf("read of split 1: %v %v %v %v", c, ok, ended, err)
+		}
+		c.polls++
+	}
+	if opened != 1 || cur.polls != 2 {
+		t.Fatalf("opened %d reads, polled %d times, want 1 and 2", opened, cur.polls)
+	}
+	cur = nil
+	if _, ok, ended, err := Current(&q, &cur, open); ok || ended || err != nil {
+		t.Fatalf("nothing queued: ok %v ended %v err %v", ok, ended, err)
+	}
+	q.NoMoreSplits()
+	if _, ok, ended, err := Current(&q, &cur, open); ok || !ended || err != nil {
+		t.Fatalf("after NoMoreSplits: ok %v ended %v err %v", ok, ended, err)
+	}
+	q.AddSplits([]connector.Split{{ID: "b", Data: []byte(`{`)}})
+	if _, ok, _, err := Current(&q, &cur, open); ok || err == nil {
+		t.Fatalf("bad split: ok %v err %v", ok, err)
+	}
+}

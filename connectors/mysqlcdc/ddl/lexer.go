@@ -3,6 +3,8 @@ package ddl
 import (
 	"fmt"
 	"strings"
+
+	"github.com/strait-dev/strait/internal/jsonscan"
 )
 
 // tokKind is a token's kind.
@@ -82,16 +84,7 @@ func lex(s string) ([]token, error) {
 			for j < len(s) && (isDigit(s[j]) || s[j] == '.') {
 				j++
 			}
-			if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-				k := j + 1
-				if k < len(s) && (s[k] == '+' || s[k] == '-') {
-					k++
-				}
-				if k < len(s) && isDigit(s[k]) {
-					for j = k; j < len(s) && isDigit(s[j]); j++ {
-					}
-				}
-			}
+			j = jsonscan.ExponentEnd(s, j)
 			if j < len(s) && isWordChar(s[j]) {
 				// a name that starts with digits (1col), as MySQL allows
 				for j < len(s) && isWordChar(s[j]) {
