@@ -12,7 +12,9 @@
 // iceberg.table.partition-keys), recreate it, or delete its rows, before the job first runs.
 // Without upsert mode the sink appends INSERT rows and refuses change rows; with it, each
 // writer keeps a key's last change of a checkpoint and writes an equality delete file of the
-// keys changed beside a data file of the rows that stand, committed in one row delta.
+// keys changed beside a data file of the rows that stand, committed in one row delta. With
+// schema evolution the sink also follows the schema changes a change source passes on,
+// evolving the table's schema (schemachange.go).
 //
 // The source reads a table's snapshot (the current one, or use_snapshot_id /
 // use_snapshot_timestamp), one split per data file handed to the readers in turn, with the

@@ -39,7 +39,7 @@ type SinkConfig struct {
 	PrimaryKeys     string            `opt:"iceberg.table.primary-keys" doc:"comma-separated columns that identify a row: the identifier fields of a table the sink creates (required columns); without it the input's primary key"`
 	PartitionKeys   string            `opt:"iceberg.table.partition-keys" doc:"comma-separated partition fields of a table the sink creates: a column (identity), or year(c), month(c), day(c), hour(c), bucket(c, n), truncate(c, n)"`
 	UpsertMode      bool              `opt:"iceberg.table.upsert-mode-enabled" default:"false" doc:"write change rows by the primary key (the table's identifier fields, else iceberg.table.primary-keys, else the input's): an INSERT or UPDATE_AFTER replaces the key's row, a DELETE deletes it (equality deletes); without it the sink appends INSERT rows and refuses the others"`
-	SchemaEvolution bool              `opt:"iceberg.table.schema-evolution-enabled" default:"false" doc:"before the job first writes, add the input's columns that the table lacks (and widen int to long, float to double) instead of failing"`
+	SchemaEvolution bool              `opt:"iceberg.table.schema-evolution-enabled" default:"false" doc:"before the job first writes, add the input's columns that the table lacks (and widen int to long, float to double) instead of failing; while the job runs, follow the schema changes a change source passes on (columns added, dropped, renamed, widened)"`
 	CommitBranch    string            `opt:"iceberg.table.commit-branch" doc:"the branch snapshots are committed to instead of main; a missing branch is created at main's current snapshot"`
 	SchemaSaveMode  string            `opt:"schema_save_mode" default:"CREATE_SCHEMA_WHEN_NOT_EXIST" enum:"RECREATE_SCHEMA,CREATE_SCHEMA_WHEN_NOT_EXIST,ERROR_WHEN_SCHEMA_NOT_EXIST,IGNORE" doc:"before the job's first run: RECREATE_SCHEMA drops the table (with its files) and creates it from the input's columns, CREATE_SCHEMA_WHEN_NOT_EXIST creates it when missing (and its namespace), ERROR_WHEN_SCHEMA_NOT_EXIST fails when it is missing, IGNORE does nothing"`
 	DataSaveMode    string            `opt:"data_save_mode" default:"APPEND_DATA" enum:"DROP_DATA,APPEND_DATA,ERROR_WHEN_DATA_EXISTS" doc:"before the job's first run: DROP_DATA deletes the table's rows (a snapshot that removes every data file), APPEND_DATA keeps them, ERROR_WHEN_DATA_EXISTS fails when the table holds rows"`
@@ -425,11 +425,16 @@ func (s *Sink) evolve(ctx context.Context, tbl *table.Table) (*table.Table, erro
 // ---- the writer ----
 
 // CreateWriter makes the writer of one subtask. A restored writer starts empty: what it
-// prepared before is in the checkpoints' commit infos, and rows after them are read again.
-func (s *Sink) CreateWriter(ctx connector.WriterContext, _ [][]byte) (connector.Writer, error) {
+// prepared before is in the checkpoints' commit infos, and rows after them are read again;
+// its state keeps only the input's columns after the schema changes it followed.
+func (s *Sink) CreateWriter(ctx connector.WriterContext, states [][]byte) (connector.Writer, error) {
+	in, err := s.restoredInput(states)
+	if err != nil {
+		return nil, err
+	}
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	return &writer{s: s, id: fmt.Sprintf("%d-e%d-%s", ctx.Index, ctx.Epoch, hex.EncodeToString(rnd[:]))}, nil
+	return &writer{s: s, input: in, evolved: in != s.input, id: fmt.Sprintf("%d-e%d-%s", ctx.Index, ctx.Epoch, hex.EncodeToString(rnd[:]))}, nil
 }
 
 // CreateCommitter makes the committer, which adds the prepared files to the table.
@@ -441,6 +446,10 @@ func (s *Sink) CreateCommitter() (connector.Committer, error) { return &committe
 type writer struct {
 	s  *Sink
 	id string // the subtask, the attempt and a random part: names its transactions
+	// input is the input table's columns as the rows have them: the plan's, or as they
+	// are after the schema changes the writer followed (evolved)
+	input   *catalog.Table
+	evolved bool
 
 	tbl     *table.Table // the target, with the write properties over its own
 	schema  *arrow.Schema
@@ -498,22 +507,22 @@ func (w *writer) open(ctx context.Context) error {
 	sc := tbl.Schema()
 	w.fields = sc.Fields()
 	w.cols = make([]int, len(w.fields))
-	used := make([]bool, len(s.input.Columns))
+	used := make([]bool, len(w.input.Columns))
 	for i, f := range w.fields {
 		w.cols[i] = -1
-		for j, c := range s.input.Columns {
+		for j, c := range w.input.Columns {
 			if c.Name == f.Name || !s.cfg.CaseSensitive && strings.EqualFold(c.Name, f.Name) {
 				w.cols[i], used[j] = j, true
 				break
 			}
 		}
 		if w.cols[i] < 0 && f.Required {
-			return connector.Permanent(s.errorf("required column %s is not in the input (%s)", f.Name, columnNames(s.input)))
+			return connector.Permanent(s.errorf("required column %s is not in the input (%s)", f.Name, columnNames(w.input)))
 		}
 	}
 	for j, u := range used {
 		if !u {
-			return connector.Permanent(s.errorf("the table has no column %s (case_sensitive = %t); with iceberg.table.schema-evolution-enabled the sink adds it before the job", s.input.Columns[j].Name, s.cfg.CaseSensitive))
+			return connector.Permanent(s.errorf("the table has no column %s (case_sensitive = %t); with iceberg.table.schema-evolution-enabled the sink adds it before the job", w.input.Columns[j].Name, s.cfg.CaseSensitive))
 		}
 	}
 	w.schema, err = table.SchemaToArrowSchema(sc, nil, true, false)
@@ -574,7 +583,7 @@ func (w *writer) appendRow(fields []row.Value) error {
 			w.reset()
 			return connector.Permanent(s.errorf("column %s is required and the row's value is null", f.Name))
 		}
-		if err := appendValue(fb, v, f.Type, s.input.Columns[j].Type); err != nil {
+		if err := appendValue(fb, v, f.Type, w.input.Columns[j].Type); err != nil {
 			// the builders hold part of this row: drop what is buffered and fail
 			w.reset()
 			return connector.Permanent(s.errorf("column %s: %v", f.Name, err))
@@ -684,9 +693,15 @@ func (w *writer) PrepareCommit(ctx context.Context, checkpointID int64) ([]byte,
 	return out, nil
 }
 
-// SnapshotState keeps nothing: prepared files travel in the commit infos, and rows not
-// prepared are read again after a restore.
-func (w *writer) SnapshotState(int64) ([]byte, error) { return nil, nil }
+// SnapshotState keeps the input's columns once a schema change altered them (nil before):
+// prepared files travel in the commit infos, and rows not prepared are read again after a
+// restore.
+func (w *writer) SnapshotState(int64) ([]byte, error) {
+	if !w.evolved {
+		return nil, nil
+	}
+	return json.Marshal(writerState{Input: w.input})
+}
 
 func (w *writer) Close(context.Context) error {
 	if w.rb != nil {

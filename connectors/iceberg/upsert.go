@@ -44,8 +44,8 @@ func (w *writer) openUpsert(sc *ice.Schema) error {
 	if len(names) == 0 {
 		names = s.primary
 	}
-	if len(names) == 0 && s.input.PrimaryKey != nil {
-		names = s.input.PrimaryKey.Columns
+	if len(names) == 0 && w.input.PrimaryKey != nil {
+		names = w.input.PrimaryKey.Columns
 	}
 	if len(names) == 0 {
 		return connector.Permanent(s.errorf("iceberg.table.upsert-mode-enabled needs a key: the table has no identifier fields, and neither iceberg.table.primary-keys nor the input names one"))
@@ -130,7 +130,7 @@ func (w *writer) upsert(b *row.Batch) error {
 				return connector.Permanent(s.errorf("a %s row's key column %s is null", rw.Kind, w.fields[k].Name))
 			}
 			key[i] = v.Clone()
-			kb = row.AppendJSONAs(kb, v, s.input.Columns[w.cols[k]].Type)
+			kb = row.AppendJSONAs(kb, v, w.input.Columns[w.cols[k]].Type)
 			kb = append(kb, 0)
 		}
 		ks := string(kb)
@@ -153,7 +153,7 @@ func (w *writer) upsert(b *row.Batch) error {
 			for i, k := range w.parts {
 				v := rw.Fields[w.cols[k]]
 				part[i] = v.Clone()
-				pb = row.AppendJSONAs(pb, v, s.input.Columns[w.cols[k]].Type)
+				pb = row.AppendJSONAs(pb, v, w.input.Columns[w.cols[k]].Type)
 				pb = append(pb, 0)
 			}
 			if !slices.Contains(c.oldKs, string(pb)) {
@@ -191,7 +191,7 @@ func (w *writer) prepareUpsert(ctx context.Context) ([]ice.DataFile, error) {
 			} else {
 				k, v = w.parts[p-len(w.keys)], part[p-len(w.keys)]
 			}
-			if err := appendValue(db.Field(j), v, w.fields[k].Type, s.input.Columns[w.cols[k]].Type); err != nil {
+			if err := appendValue(db.Field(j), v, w.fields[k].Type, w.input.Columns[w.cols[k]].Type); err != nil {
 				return connector.Permanent(s.errorf("key column %s: %v", w.fields[k].Name, err))
 			}
 		}
