@@ -62,6 +62,11 @@ type SourceContext struct {
 	Parallelism int
 	// OutputName is the dataset name the source produces (plugin_output), if any.
 	OutputName string
+	// Planned are the tables the job was planned with, when the source is built where the
+	// job runs; nil while the job is planned. A source that learns its tables' columns from
+	// a database as it is built may find them changed since (an ALTER between the planning
+	// and the start), which the rest of the job, planned with the old ones, would not follow.
+	Planned []*catalog.Table
 }
 
 // Source is a configured source plugin.

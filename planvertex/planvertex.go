@@ -108,7 +108,8 @@ func Job(j contract.Job) connector.Job {
 // Source builds a source vertex's plugin, to run with parallelism readers.
 func (v *Vertex) Source(job connector.Job, parallelism int) (connector.Source, error) {
 	return build(v, "source", connector.LookupSource, func(f connector.SourceFactory, o *config.Options) (connector.Source, error) {
-		return f(&connector.SourceContext{Context: context.Background(), Options: o, Job: job, Parallelism: parallelism, OutputName: v.Output})
+		return f(&connector.SourceContext{Context: context.Background(), Options: o, Job: job, Parallelism: parallelism, OutputName: v.Output,
+			Planned: v.Tables})
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/cdc"
 )
 
 // enumState is the enumerator's snapshot.
@@ -48,12 +49,16 @@ func (s *Source) CreateEnumerator(ctx connector.EnumeratorContext, state []byte)
 func (e *enumerator) Open(context.Context) error { return nil }
 
 // Run plans the job on a fresh start: the snapshot splits unless startup.mode skips the
-// snapshot and, in a STREAMING job, where the log is read from.
+// snapshot and, in a STREAMING job, where the log is read from. A table altered since the
+// job was planned fails it (cdc.Unchanged).
 func (e *enumerator) Run(ctx context.Context) error {
 	if e.prepared {
 		return nil
 	}
 	s := e.src
+	if err := cdc.Unchanged(s.where, s.planned, s.Tables()); err != nil {
+		return err
+	}
 	db, err := s.open(ctx)
 	if err != nil {
 		return err

@@ -100,6 +100,7 @@ type Source struct {
 	evolve    bool             // schema-changes.enabled
 	tables    []*cdcTable
 	byID      map[string]*cdcTable
+	planned   []*catalog.Table // the tables the job was planned with, where it runs
 }
 
 // NewSource builds a MySQL-CDC source from its options. It connects to the server to learn
@@ -107,7 +108,7 @@ type Source struct {
 // server writes the log Strait reads: within the planning deadline, and at most
 // connect.timeout.ms for every attempt to connect.
 func NewSource(ctx *connector.SourceContext, c *Config) (connector.Source, error) {
-	s := &Source{where: c.At.Where(), streaming: ctx.Job.Mode == connector.Streaming, byID: map[string]*cdcTable{}}
+	s := &Source{where: c.At.Where(), streaming: ctx.Job.Mode == connector.Streaming, byID: map[string]*cdcTable{}, planned: ctx.Planned}
 	if err := s.readOptions(c); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package mysqlcdc
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -297,4 +300,54 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("got %v, want the statement named and why it is not passed on", err)
 		}
 	})
+}
+
+// A table altered between the job's planning and its start: the source built where the job
+// runs reads the new columns, which the job planned with the old ones would not follow, and
+// the ALTER is before the log position the job starts from. Its enumerator fails the job,
+// naming the table's columns then and now, before it hands out a split; a restored one,
+// whose checkpoint holds the columns it reads, is not checked.
+func TestTableAlteredAfterPlanning(t *testing.T) {
+	db := newTestDB(t)
+	db.exec(t, "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))", "INSERT INTO items VALUES (1, 'a')")
+	conf := db.conf("items", "")
+	planned := mustSource(t, conf, connector.Streaming).Tables()
+	build := func() *Source {
+		t.Helper()
+		s, _, err := conntest.BuildSourceIn(t, "MySQL-CDC", conf, connector.SourceContext{Job: connector.Job{ID: 1, Mode: connector.Streaming}, Parallelism: 1, Planned: planned})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.(*Source)
+	}
+	newHarness(t, build(), 1, nil, nil) // unchanged: it starts
+
+	db.exec(t, "ALTER TABLE items ADD COLUMN added INT")
+	src := build()
+	ec := conntest.NewEnumContext(1)
+	en, err := src.CreateEnumerator(ec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer en.Close()
+	err = en.Run(context.Background())
+	want := "table " + db.name + ".items changed after the job was planned: its columns were {id = int, name = string} and are {id = int, name = string, added = int}"
+	if err == nil || !strings.Contains(err.Error(), want) || !connector.IsPermanent(err) {
+		t.Fatalf("enumerator: %v, want a permanent error with %q", err, want)
+	}
+	if a := ec.Assigned[0]; len(a) != 0 {
+		t.Fatalf("splits handed out: %v", a)
+	}
+	state, err := json.Marshal(enumState{Prepared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, err := src.CreateEnumerator(conntest.NewEnumContext(1), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	if err := restored.Run(context.Background()); err != nil {
+		t.Fatalf("restored enumerator: %v", err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/cdc"
 )
 
 // enumState is the enumerator's snapshot.
@@ -81,9 +82,15 @@ func (e *enumerator) parallelism() int { return max(1, e.ctx.Parallelism()) }
 // Run prepares the job on a fresh start: in a STREAMING job the publication and the
 // replication slot, and the snapshot splits unless startup.mode skips the snapshot. A
 // restored enumerator captures the tables added to table-names since its checkpoint:
-// it adds them to the publication and plans their snapshot.
+// it adds them to the publication and plans their snapshot. A table altered since the job
+// was planned fails a fresh start (cdc.Unchanged).
 func (e *enumerator) Run(ctx context.Context) error {
 	s := e.src
+	if !e.prepared {
+		if err := cdc.Unchanged(s.where, s.planned, s.Tables()); err != nil {
+			return err
+		}
+	}
 	var fresh []*cdcTable
 	for _, t := range s.tables {
 		if !e.tables[t.id] {

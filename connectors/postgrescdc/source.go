@@ -87,6 +87,7 @@ type Source struct {
 	tables      []*cdcTable
 	byID        map[string]*cdcTable
 	byName      map[pgwire.TableName]*cdcTable
+	planned     []*catalog.Table // the tables the job was planned with, where it runs
 }
 
 // cdcTable is one captured table: its catalog table and how its rows are read and decoded.
@@ -122,6 +123,7 @@ func NewSource(ctx *connector.SourceContext, c *Config) (connector.Source, error
 		parallelism: max(ctx.Parallelism, 1),
 		byID:        map[string]*cdcTable{},
 		byName:      map[pgwire.TableName]*cdcTable{},
+		planned:     ctx.Planned,
 	}
 	if err := s.readOptions(c); err != nil {
 		return nil, err

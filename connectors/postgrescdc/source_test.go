@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strait-dev/strait/connector"
+	"github.com/strait-dev/strait/connectors/internal/conntest"
 	"github.com/strait-dev/strait/row"
 )
 
@@ -476,5 +477,33 @@ func TestPositionBeforeResumedTransaction(t *testing.T) {
 	s.inTx, s.pos = false, 250
 	if p := s.position(); p.lsn != 250 || p.tx != 0 {
 		t.Errorf("position %+v", p)
+	}
+}
+
+// A table altered between the job's planning and its start fails the fresh start, naming
+// its columns then and now, before the slot is made or a split handed out.
+func TestTableAlteredAfterPlanning(t *testing.T) {
+	db := newTestDB(t)
+	db.exec(t, tableT)
+	conf := db.options([]string{"t"}, "")
+	planned := mustSource(t, conf, connector.Streaming, 1).Tables()
+	db.exec(t, "ALTER TABLE t ADD COLUMN added int")
+	s, _, err := conntest.BuildSourceIn(t, "Postgres-CDC", conf, connector.SourceContext{Job: connector.Job{ID: 1, Mode: connector.Streaming}, Parallelism: 1, Planned: planned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec := newEnumContext(1)
+	en, err := s.CreateEnumerator(ec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer en.Close()
+	err = en.Run(context.Background())
+	want := "table " + db.table("t") + " changed after the job was planned"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "added = int}") || !connector.IsPermanent(err) {
+		t.Fatalf("enumerator: %v, want a permanent error with %q", err, want)
+	}
+	if len(ec.Assigned[0]) != 0 {
+		t.Fatalf("splits handed out: %v", ec.Assigned[0])
 	}
 }

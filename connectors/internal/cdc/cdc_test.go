@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
 	"github.com/strait-dev/strait/connector"
 	"github.com/strait-dev/strait/connectors/internal/keyrange"
+	"github.com/strait-dev/strait/types"
 )
 
 type testStream struct {
@@ -98,5 +100,47 @@ func TestTableNames(t *testing.T) {
 		if _, _, err := TableNames(o, tc.names, tc.configs, parse, onlyD); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %v: %v, want %q", tc.names, tc.configs, err, tc.want)
 		}
+	}
+}
+
+// A change source's tables at a fresh start are the planned ones, or the job fails naming
+// the table's columns then and now; a table the plan does not name, or no plan, passes.
+func TestUnchanged(t *testing.T) {
+	table := func(name string, cols ...string) *catalog.Table {
+		tb := &catalog.Table{Path: catalog.TablePath{Database: "shop", Table: name}}
+		for i := 0; i < len(cols); i += 2 {
+			tb.Columns = append(tb.Columns, catalog.Column{Name: cols[i], Type: types.MustParse(cols[i+1])})
+		}
+		return tb
+	}
+	planned := []*catalog.Table{table("a", "id", "int", "name", "string"), table("b", "id", "bigint")}
+	for _, tc := range []struct {
+		name string
+		now  []*catalog.Table
+		want string
+	}{
+		{"the same", []*catalog.Table{table("a", "id", "int", "name", "string"), table("b", "id", "bigint")}, ""},
+		{"a table not planned", []*catalog.Table{table("c", "x", "int")}, ""},
+		{"a column added", []*catalog.Table{table("a", "id", "int", "name", "string", "added", "int")},
+			"src: table shop.a changed after the job was planned: its columns were {id = int, name = string} and are {id = int, name = string, added = int}; submit the job again"},
+		{"a type changed", []*catalog.Table{table("a", "id", "int", "name", "string"), table("b", "id", "decimal(20, 0)")},
+			"table shop.b changed after the job was planned: its columns were {id = bigint} and are {id = decimal(20, 0)}"},
+		{"a column renamed", []*catalog.Table{table("a", "id", "int", "title", "string")}, "and are {id = int, title = string}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Unchanged("src", planned, tc.now)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !connector.IsPermanent(err) {
+				t.Fatalf("error %v, want a permanent one with %q", err, tc.want)
+			}
+		})
+	}
+	if err := Unchanged("src", nil, planned); err != nil {
+		t.Fatalf("no plan to compare with: %v", err)
 	}
 }

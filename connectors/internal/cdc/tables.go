@@ -1,9 +1,12 @@
 package cdc
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/connector"
 )
 
 // TableNames reads table-names, each entry a list of tables separated by commas, into the
@@ -48,4 +51,27 @@ func TableNames[N comparable](o *config.Options, tableNames []string, configs []
 		}
 	}
 	return names, pks, nil
+}
+
+// Unchanged checks, at a job's fresh start, that the tables a change source reads now have
+// the columns the job was planned with (planned, nil when there is no plan to compare
+// with). A table altered in between would be read with columns the rest of the job does not
+// know, and the change itself is in the log before the position the source starts from, so
+// nothing would pass it on: the job fails, naming the table and its columns then and now.
+func Unchanged(where string, planned, now []*catalog.Table) error {
+	byID := make(map[string]*catalog.Table, len(planned))
+	for _, t := range planned {
+		byID[t.ID()] = t
+	}
+	for _, t := range now {
+		p := byID[t.ID()]
+		if p == nil {
+			continue
+		}
+		if was, is := p.RowType().String(), t.RowType().String(); was != is {
+			return connector.Permanent(fmt.Errorf("%s: table %s changed after the job was planned: its columns were %s and are %s; submit the job again to read it as it is",
+				where, t.ID(), was, is))
+		}
+	}
+	return nil
 }
