@@ -497,10 +497,21 @@ func newResourceEnv(timeout time.Duration, lease func(context.Context, contract.
 	return env
 }
 
-// holdLease is a runner lease that holds until it is canceled.
-func holdLease(ctx context.Context, _ contract.LeaseInput) error {
-	<-ctx.Done()
-	return ctx.Err()
+// holdLease is a live runner's lease: it heartbeats until it is canceled. The test
+// environment times heartbeats by the wall clock, so a lease that never heartbeat would
+// expire after its heartbeat timeout (6 s) of real time on a loaded machine and end the
+// run early with a lost runner.
+func holdLease(ctx context.Context, in contract.LeaseInput) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		activity.RecordHeartbeat(ctx, in.Generation)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 // registerRunners has the runners register with the resource manager as it starts.
