@@ -110,18 +110,7 @@ func (rr *rmRecorder) startWorker(queue string, jobs bool) worker.Worker {
 	if jobs {
 		w.RegisterWorkflowWithOptions(ResourceManagerWorkflow, workflow.RegisterOptions{Name: contract.ResourceManagerWorkflowName})
 	} else {
-		w.RegisterActivityWithOptions(func(ctx context.Context, in contract.LeaseInput) error {
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			for {
-				activity.RecordHeartbeat(ctx, in.Generation)
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-tick.C:
-				}
-			}
-		}, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
+		w.RegisterActivityWithOptions(holdLease, activity.RegisterOptions{Name: contract.RunnerLeaseActivity})
 	}
 	if err := w.Start(); err != nil {
 		rr.t.Fatal(err)
