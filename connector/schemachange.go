@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -290,4 +291,27 @@ type SchemaChangeApplier interface {
 // of them prepared, and only then applies the change on each.
 type SchemaChangePreparer interface {
 	PrepareSchemaChange(ctx context.Context, c *SchemaChange) error
+}
+
+// RestoredInput is the input table that the states of a restored writer keep under
+// "input" for the planned table: the table as the schema changes the writer followed
+// before the checkpoint left it, which the rows after the checkpoint have. Nil when no
+// state keeps one (the writer followed no change). A state that is not JSON is an error.
+func RestoredInput(planned *catalog.Table, states [][]byte) (*catalog.Table, error) {
+	var in *catalog.Table
+	for _, raw := range states {
+		if len(raw) == 0 {
+			continue
+		}
+		var st struct {
+			Input *catalog.Table `json:"input"`
+		}
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("bad writer state: %v", err)
+		}
+		if st.Input != nil && st.Input.ID() == planned.ID() {
+			in = st.Input
+		}
+	}
+	return in, nil
 }

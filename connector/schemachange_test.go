@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -95,5 +96,54 @@ func TestSchemaChangeApplyErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "table shop.products") {
 			t.Errorf("%s: %v, want %q", c.change, err, c.want)
 		}
+	}
+}
+
+// A restored writer's input is the one its states keep for the planned table (the last
+// state that keeps one), none when no state does; a state that is not JSON is an error.
+func TestRestoredInput(t *testing.T) {
+	planned := &catalog.Table{Path: catalog.TablePath{Database: "shop", Table: "t"}}
+	state := func(table string, cols ...string) []byte {
+		in := &catalog.Table{Path: catalog.TablePath{Database: "shop", Table: table}}
+		for _, c := range cols {
+			in.Columns = append(in.Columns, catalog.Column{Name: c, Type: types.Of(types.Int)})
+		}
+		b, err := json.Marshal(map[string]any{"input": in, "next_checkpoint": 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name   string
+		states [][]byte
+		want   string // the columns of the input found, "-" for none
+	}{
+		{"no states", nil, "-"},
+		{"states without an input", [][]byte{nil, []byte(`{"next_checkpoint":3}`)}, "-"},
+		{"another table's", [][]byte{state("u", "a")}, "-"},
+		{"the table's", [][]byte{state("t", "a", "b"), nil}, "a,b"},
+		{"the last of two", [][]byte{state("t", "a"), state("t", "a", "c")}, "a,c"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := RestoredInput(planned, tc.states)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := "-"
+			if in != nil {
+				var names []string
+				for _, c := range in.Columns {
+					names = append(names, c.Name)
+				}
+				got = strings.Join(names, ",")
+			}
+			if got != tc.want {
+				t.Fatalf("input %s, want %s", got, tc.want)
+			}
+		})
+	}
+	if _, err := RestoredInput(planned, [][]byte{[]byte("{")}); err == nil || !strings.Contains(err.Error(), "bad writer state") {
+		t.Fatalf("a state that is not JSON: %v", err)
 	}
 }

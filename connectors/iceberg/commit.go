@@ -169,8 +169,12 @@ func (c *committer) commit(ctx context.Context, checkpointID int64, infos []*com
 
 // isConflict reports whether a commit failed because the table changed under it: trying
 // again on the new metadata may succeed. Any other failure is tried again by the engine.
+// The REST catalog says so with ErrCommitFailed; the Hadoop and SQL catalogs check the
+// commit's requirements against the table's current metadata and return the one that
+// failed as a plain error, which iceberg-go words "Requirement failed: ...".
 func isConflict(err error) bool {
-	return errors.Is(err, table.ErrCommitFailed) || errors.Is(err, table.ErrCommitDiverged)
+	return errors.Is(err, table.ErrCommitFailed) || errors.Is(err, table.ErrCommitDiverged) ||
+		err != nil && strings.Contains(err.Error(), "Requirement failed:")
 }
 
 // createBranch creates the sink's branch at main's current snapshot, as SeaTunnel does

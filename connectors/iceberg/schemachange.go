@@ -2,7 +2,6 @@ package iceberg
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,18 +40,12 @@ type writerState struct {
 
 // restoredInput is the input table a restored writer's state keeps, or the plan's.
 func (s *Sink) restoredInput(states [][]byte) (*catalog.Table, error) {
-	in := s.input
-	for _, raw := range states {
-		if len(raw) == 0 {
-			continue
-		}
-		var st writerState
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, connector.Permanent(s.errorf("bad writer state: %v", err))
-		}
-		if st.Input != nil && st.Input.ID() == s.input.ID() {
-			in = st.Input
-		}
+	in, err := connector.RestoredInput(s.input, states)
+	if err != nil {
+		return nil, connector.Permanent(s.errorf("%v", err))
+	}
+	if in == nil {
+		return s.input, nil
 	}
 	return in, nil
 }
@@ -149,6 +142,11 @@ func moveFields(fields []row.Value, from []int) []row.Value {
 	return out
 }
 
+// alterAttempts bounds a writer's tries to alter the table. A conflict is another commit
+// to the table between the writer's load and its own, mostly another writer's of the same
+// change, which the next load finds made: two tries are the rule, a busy table needs more.
+const alterAttempts = 10
+
 // alterTable evolves the table's schema as the change says, unless it has already. Writers
 // of the same sink alter it at about the same time: one whose commit conflicts with
 // another's loads the table again and finds what is left to do.
@@ -171,7 +169,7 @@ func (s *Sink) alterTable(ctx context.Context, ch *connector.SchemaChange) error
 			return connector.Permanent(s.errorf("schema change of %s: %v", ch, err))
 		}
 		if _, err := tx.Commit(ctx); err != nil {
-			if isConflict(err) && attempt < 10 {
+			if isConflict(err) && attempt < alterAttempts {
 				continue
 			}
 			return s.errorf("schema change of %s: commit the schema: %v", ch, err)
@@ -212,9 +210,12 @@ func (s *Sink) schemaUpdates(u *table.UpdateSchema, tbl *table.Table, ch *connec
 	n := 0
 	for _, cc := range ch.Columns {
 		name := cc.Column.Name
-		typ, err := icebergType(cc.Column.Type, new(int))
-		if cc.Op != connector.DropColumn && err != nil {
-			return 0, fmt.Errorf("column %s: %v", name, err)
+		var typ ice.Type // the column's type after the change; a drop has none
+		if cc.Op != connector.DropColumn {
+			var err error
+			if typ, err = icebergType(cc.Column.Type, new(int)); err != nil {
+				return 0, fmt.Errorf("column %s: %v", name, err)
+			}
 		}
 		did := 0
 		path := []string{name} // the column as the update names it

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/connector"
@@ -36,7 +39,7 @@ func evolvingChanges() []*connector.SchemaChange {
 		change("2", connector.ColumnChange{Op: connector.ModifyColumn, Column: column("n", "bigint")}),
 		change("3", connector.ColumnChange{Op: connector.ChangeColumn, Name: "name", Column: column("title", "string")}),
 		change("4", connector.ColumnChange{Op: connector.DropColumn, Name: "added"},
-			connector.ColumnChange{Op: connector.AddColumn, Column: column("last", "double")}),
+			connector.ColumnChange{Op: connector.AddColumn, Column: catalog.Column{Name: "last", Type: types.Of(types.Double)}}), // NOT NULL
 	}
 }
 
@@ -89,18 +92,22 @@ func TestSchemaChangesAppend(t *testing.T) {
 				t.Fatalf("change %s: %v", ch.ID, err)
 			}
 		}
+		if k == 0 {
+			if got := tableColumns(loadTable(t, s)); got != "id long, added string, name string, n int" {
+				t.Fatalf("after ADD ... AFTER id the table's columns are %s", got)
+			}
+		}
 		write(w1, k+1, int64(10*(k+1)+1))
 		write(w2, k+1, int64(10*(k+1)+2))
 	}
 	commit(t, s, 1, checkpoint(t, 1, w1, w2))
 
 	tbl := loadTable(t, s)
-	var names []string
-	for _, f := range tbl.Schema().Fields() {
-		names = append(names, f.Name+" "+f.Type.String())
-	}
-	if got, want := strings.Join(names, ", "), "id long, title string, n long, last double"; got != want {
+	if got, want := tableColumns(tbl), "id long, title string, n long, last double"; got != want {
 		t.Fatalf("the table's columns are %s, want %s", got, want)
+	}
+	if f, _ := tbl.Schema().FindFieldByName("last"); f.Required {
+		t.Fatal("a NOT NULL column added to a table with rows is required")
 	}
 	out := &catalog.Table{Columns: []catalog.Column{column("id", "bigint"), column("title", "string"), column("n", "bigint"), column("last", "double")}}
 	got := readBack(t, tbl, "", out)
@@ -145,6 +152,54 @@ func TestSchemaChangesAppend(t *testing.T) {
 	}
 	if id := loadTable(t, s).Schema().ID; id != schemaID {
 		t.Fatalf("a change applied already made schema %d of %d", id, schemaID)
+	}
+}
+
+// tableColumns is the table's top-level columns and their types, in order.
+func tableColumns(tbl *table.Table) string {
+	var names []string
+	for _, f := range tbl.Schema().Fields() {
+		names = append(names, f.Name+" "+f.Type.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// TestSchemaChangeWritersAtOnce: the writers of a sink alter the table at the same moment;
+// each commit that conflicts with another's loads the table again, so every writer
+// succeeds and each change makes one schema.
+func TestSchemaChangeWritersAtOnce(t *testing.T) {
+	ctx := context.Background()
+	s := mustSink(t, hadoopConf(t, "atonce")+"iceberg.table.schema-evolution-enabled = true\n", 34, evolvingInput())
+	const writers = 4
+	ws := make([]connector.Writer, writers)
+	for i := range ws {
+		ws[i] = newWriter(t, s, i)
+	}
+	schemas := len(loadTable(t, s).Metadata().Schemas())
+	changes := evolvingChanges()
+	for _, ch := range changes {
+		errs := make(chan error, writers)
+		var start sync.WaitGroup
+		start.Add(1)
+		for _, w := range ws {
+			go func() {
+				start.Wait()
+				errs <- w.(connector.SchemaChangeApplier).ApplySchemaChange(ctx, ch)
+			}()
+		}
+		start.Done()
+		for range writers {
+			if err := <-errs; err != nil {
+				t.Fatalf("change %s: %v", ch.ID, err)
+			}
+		}
+	}
+	tbl := loadTable(t, s)
+	if got, want := tableColumns(tbl), "id long, title string, n long, last double"; got != want {
+		t.Fatalf("the table's columns are %s, want %s", got, want)
+	}
+	if got := len(tbl.Metadata().Schemas()) - schemas; got != len(changes) {
+		t.Fatalf("%d schemas made by %d changes", got, len(changes))
 	}
 }
 

@@ -113,25 +113,6 @@ func (c *sinkConfig) evolve(ch *connector.SchemaChange) (*catalog.Table, map[str
 	return in, renames, nil
 }
 
-// restoredInput is the input table a restored writer's state keeps, when it keeps one of
-// the planned input's table; nil when none.
-func restoredInput(c *sinkConfig, states [][]byte) (*catalog.Table, error) {
-	var in *catalog.Table
-	for _, raw := range states {
-		if len(raw) == 0 {
-			continue
-		}
-		var st writerState
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, fmt.Errorf("bad writer state: %v", err)
-		}
-		if st.Input != nil && st.Input.ID() == c.input.ID() {
-			in = st.Input
-		}
-	}
-	return in, nil
-}
-
 // restore returns the config of a writer restored from states: the input table the states
 // keep (a writer that applied schema changes before the checkpoint) or else the planned
 // one, written where the target has its columns; the config as it is for a writer that
@@ -140,7 +121,7 @@ func (c *sinkConfig) restore(ctx context.Context, states [][]byte, columns func(
 	if len(states) == 0 || c.mode == modeQuery {
 		return c, nil
 	}
-	in, err := restoredInput(c, states)
+	in, err := connector.RestoredInput(c.input, states)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.where, err)
 	}
