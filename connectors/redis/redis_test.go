@@ -545,6 +545,99 @@ func TestSourceRestore(t *testing.T) {
 	conntest.EachOnce(t, seen, 120)
 }
 
+// SCAN returns a key again when the keyspace shrinks during the scan (the server's table
+// is resized to fewer buckets and the cursor's buckets are walked anew): the source reads
+// each key once all the same. Most of a database's keys are deleted part-way through a read
+// with one key a SCAN step, and the read goes on once the server has shrunk its table.
+func TestSourceKeyspaceShrinks(t *testing.T) {
+	const db, targets, fillers = 7, 64, 8000
+	ctx := context.Background()
+	p := prefix(t, db)
+	c := client(t, db)
+	for i := 0; i < fillers; i += 500 {
+		kv := make([]any, 0, 1000)
+		for j := i; j < i+500; j++ {
+			kv = append(kv, fmt.Sprintf("%s:f:%d", p, j), "x")
+		}
+		if err := c.MSet(ctx, kv...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < targets; i++ {
+		c.Set(ctx, fmt.Sprintf("%s:t:%02d", p, i), fmt.Sprintf("v%02d", i), 0)
+	}
+	mainTable := func() int64 { return hashTableBytes(t, c, db) }
+	full := mainTable()
+	src := mustSource(t, conn(t)+fmt.Sprintf("db_num = %d\nkeys = %q\ndata_type = key\nbatch_size = 1\n", db, p+":t:*"))
+	ec := conntest.NewEnumContext(1)
+	conntest.RunEnumerator(ctx, t, src, ec, nil)
+	r := conntest.OpenReader(t, src, connector.ReaderContext{Parallelism: 1}, ec.Assigned[0])
+	defer r.Close()
+	seen := map[string]int{}
+	out := row.NewBatch(16)
+	poll := func() bool {
+		out.Reset()
+		done := conntest.Poll(ctx, t, r, out)
+		for _, rw := range out.Rows {
+			seen[rowText(rw.Fields)]++
+		}
+		return done
+	}
+	for len(seen) < targets*3/8 {
+		if poll() {
+			t.Fatalf("the read ended after %d keys", len(seen))
+		}
+	}
+	pipe := c.Pipeline()
+	for i := 0; i < fillers; i++ {
+		pipe.Unlink(ctx, fmt.Sprintf("%s:f:%d", p, i))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for mainTable() > full/8 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server's table of database %d did not shrink: %d bytes, %d when full", db, mainTable(), full)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for !poll() {
+	}
+	conntest.EachOnce(t, seen, targets)
+}
+
+// hashTableBytes is the size of database db's table of keys (MEMORY STATS
+// overhead.hashtable.main), which falls when the server shrinks the table.
+func hashTableBytes(t *testing.T, c *goredis.Client, db int) int64 {
+	t.Helper()
+	stats, err := c.Do(context.Background(), "MEMORY", "STATS").Result()
+	if err != nil {
+		t.Fatalf("MEMORY STATS: %v", err)
+	}
+	if n, ok := field(field(stats, fmt.Sprintf("db.%d", db)), "overhead.hashtable.main").(int64); ok {
+		return n
+	}
+	t.Fatalf("MEMORY STATS has no overhead.hashtable.main of db.%d: %v", db, stats)
+	return 0
+}
+
+// field is the value of name in a reply that is a map (RESP3) or a list of names and
+// values (RESP2).
+func field(reply any, name string) any {
+	switch m := reply.(type) {
+	case map[any]any:
+		return m[name]
+	case []any:
+		for i := 0; i+1 < len(m); i += 2 {
+			if m[i] == name {
+				return m[i+1]
+			}
+		}
+	}
+	return nil
+}
+
 // Options the source refuses name themselves.
 func TestSourceOptions(t *testing.T) {
 	for _, tc := range []struct{ conf, option string }{

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"sort"
 	"strings"
@@ -200,6 +201,27 @@ type scan struct {
 	skip    int64         // rows of the first step to pass over (emitted before a restore)
 	stepped bool          // a step was taken: next is known
 	noType  bool          // the server has no SCAN TYPE (before Redis 6): keys' types are checked
+	seen    keySet        // the keys read so far: SCAN returns a key again when the keyspace shrinks
+}
+
+// keySet remembers keys by a 128-bit hash, about 32 bytes a key however long the key.
+type keySet struct {
+	seeds [2]maphash.Seed
+	m     map[[2]uint64]struct{}
+}
+
+// add reports whether key is new to the set, and remembers it.
+func (s *keySet) add(key string) bool {
+	if s.m == nil {
+		s.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+		s.m = make(map[[2]uint64]struct{})
+	}
+	h := [2]uint64{maphash.String(s.seeds[0], key), maphash.String(s.seeds[1], key)}
+	if _, ok := s.m[h]; ok {
+		return false
+	}
+	s.m[h] = struct{}{}
+	return true
 }
 
 func (r *reader) Open(context.Context) error { return nil }
@@ -274,6 +296,13 @@ func (r *reader) step(ctx context.Context, c *scan) error {
 	}
 	c.next, c.stepped = next, true
 	c.rows = c.rows[:0]
+	fresh := keys[:0]
+	for _, k := range keys {
+		if c.seen.add(k) {
+			fresh = append(fresh, k)
+		}
+	}
+	keys = fresh
 	if len(keys) == 0 {
 		return nil
 	}
