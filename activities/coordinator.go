@@ -165,7 +165,7 @@ func setupSinks(ctx context.Context, plan *contract.Plan) error {
 		if err != nil {
 			return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 		}
-		s, err := v.Sink(planvertex.Job(plan.Job))
+		s, err := v.Sink(plan.Job)
 		if err != nil {
 			return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 		}
@@ -235,7 +235,7 @@ func (a *Coordinator) CommitSinks(ctx context.Context, in contract.CommitInput) 
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("commit checkpoint %d: %v", in.CheckpointID, err), contract.ConfigErrorType, nil)
 	}
-	sink, err := v.Sink(planvertex.Job(in.Job))
+	sink, err := v.Sink(in.Job)
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ConfigErrorType, nil)
 	}

@@ -14,24 +14,21 @@ import (
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/config"
+	"github.com/strait-dev/strait/jobinfo"
 	"github.com/strait-dev/strait/row"
 )
 
 // JobMode is SeaTunnel's env.job.mode.
-type JobMode string
+type JobMode = jobinfo.Mode
 
 // The job modes.
 const (
-	Batch     JobMode = "BATCH"
-	Streaming JobMode = "STREAMING"
+	Batch     = jobinfo.Batch
+	Streaming = jobinfo.Streaming
 )
 
 // Job is what a plugin may know about the job it runs in.
-type Job struct {
-	ID   int64   `json:"id"`
-	Name string  `json:"name"`
-	Mode JobMode `json:"mode"`
-}
+type Job = jobinfo.Job
 
 // Boundedness says whether a source ends by itself.
 type Boundedness int

@@ -1,22 +1,22 @@
 package contract
 
-import "time"
+import (
+	"time"
+
+	"github.com/strait-dev/strait/jobinfo"
+)
 
 // JobMode is SeaTunnel's env.job.mode.
-type JobMode string
+type JobMode = jobinfo.Mode
 
 // The job modes.
 const (
-	Batch     JobMode = "BATCH"
-	Streaming JobMode = "STREAMING"
+	Batch     = jobinfo.Batch
+	Streaming = jobinfo.Streaming
 )
 
 // Job identifies a job to the plugins that run in it.
-type Job struct {
-	ID   int64   `json:"id"`
-	Name string  `json:"name"`
-	Mode JobMode `json:"mode"`
-}
+type Job = jobinfo.Job
 
 // JobInput starts a job: the plain JSON a user may also give to `temporal workflow start
 // --type JobWorkflow --task-queue strait-jobs --input '{"config": "env {...} ..."}'`.

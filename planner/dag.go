@@ -55,7 +55,7 @@ func BuildDag(ctx context.Context, jc *JobConfig, job connector.Job) (*LogicalDa
 		return nil, cfgErr("%s: a job needs at least one source and one sink", jc.File)
 	}
 	job.Name = jc.Env.Name
-	job.Mode = connector.JobMode(jc.Env.Mode)
+	job.Mode = jc.Env.Mode
 	d := &LogicalDag{Job: job, Env: jc.Env}
 	simple := len(jc.Sources) == 1 && len(jc.Transforms) <= 1 && len(jc.Sinks) == 1
 	if !simple {

@@ -38,7 +38,7 @@ func PlanContext(ctx context.Context, src contract.ConfigSource, job connector.J
 // straight chains of equal parallelism into task groups: the plan as the control plane
 // carries it.
 func Physical(d *LogicalDag) *contract.Plan {
-	pp := &contract.Plan{Job: contract.Job{ID: d.Job.ID, Name: d.Job.Name, Mode: contract.JobMode(d.Job.Mode)}, Env: d.Env,
+	pp := &contract.Plan{Job: d.Job, Env: d.Env,
 		Vertices: make([]*contract.Vertex, len(d.Vertices)), Warnings: d.Warnings}
 	for i, v := range d.Vertices {
 		pp.Vertices[i] = v.Vertex

@@ -95,11 +95,6 @@ func (v *Vertex) ParseOptions() (*config.Options, error) {
 	return config.New(root, v.Where), nil
 }
 
-// Job is the contract's job as the plugins know it.
-func Job(j contract.Job) connector.Job {
-	return connector.Job{ID: j.ID, Name: j.Name, Mode: connector.JobMode(j.Mode)}
-}
-
 // Where a plugin runs, it is built again from the options the plan carries. The planner built
 // it once already, so an error here means the two builds disagree (another version, say).
 // These builds have no planning deadline of their own: a plugin that reaches out bounds

@@ -44,7 +44,7 @@ type execution struct {
 }
 
 func newExecution(r *Runner, d contract.Deployment) (*execution, error) {
-	ex := &execution{r: r, d: d, job: planvertex.Job(d.Job), vertices: map[int]*planvertex.Vertex{}, coords: map[int]*splitCoordinator{},
+	ex := &execution{r: r, d: d, job: d.Job, vertices: map[int]*planvertex.Vertex{}, coords: map[int]*splitCoordinator{},
 		inboxes: map[contract.TaskID]*inbox{}}
 	for _, cv := range d.Vertices {
 		v, err := planvertex.Decode(cv)

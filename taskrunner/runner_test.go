@@ -122,7 +122,7 @@ func sinkOf(t testing.TB, d contract.Deployment) connector.Sink {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := v.Sink(planvertex.Job(d.Job))
+		s, err := v.Sink(d.Job)
 		if err != nil {
 			t.Fatal(err)
 		}

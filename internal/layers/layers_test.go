@@ -65,7 +65,12 @@ var rules = []rule{
 		why:    "the contract is the one thing every side speaks, so it depends on no other part of Strait and runs no workflow code",
 		from:   []string{"./contract"},
 		forbid: []string{"./...", "go.temporal.io/sdk/workflow", "go.temporal.io/sdk/client", "go.temporal.io/sdk/activity", "go.temporal.io/sdk/worker"},
-		allow:  []string{"./types"},
+		allow:  []string{"./types", "./jobinfo"},
+	},
+	{
+		why:    "jobinfo is the job's identity, named alike by the plugin API and the contract: it imports nothing of Strait",
+		from:   []string{"./jobinfo"},
+		forbid: []string{"./..."},
 	},
 	{
 		why:    "the runner runs tasks and knows no workflow: its control calls arrive through activities, its reports leave through a Reporter",
@@ -267,6 +272,8 @@ func TestRulesNameTheBreakingImport(t *testing.T) {
 		{"worker", module + "/workflows", false},
 		{"contract", module + "/planner", true},
 		{"contract", module + "/types", false},
+		{"contract", module + "/jobinfo", false},
+		{"jobinfo", module + "/types", true},
 		{"contract", "go.temporal.io/sdk/workflow", true},
 		{"contract", "go.temporal.io/sdk/temporal", false},
 		{"connector", "go.temporal.io/sdk/temporal", true},
