@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/strait-dev/strait/internal/javatime"
 	"github.com/strait-dev/strait/types"
@@ -345,13 +346,32 @@ const hexDigits = "0123456789ABCDEF"
 
 // AppendJSONString appends s as a JSON string the way Jackson (SeaTunnel's JSON library)
 // writes it: quotes and backslashes escaped, \b \t \n \f \r in short form, other control
-// characters as \u00XX, everything else (UTF-8 included) as is.
-func AppendJSONString(buf []byte, s string) []byte {
+// characters as \u00XX, everything else (UTF-8 included) as is. A byte that is not UTF-8
+// becomes U+FFFD, as a Java string decoded from it holds, so the output is always JSON.
+func AppendJSONString(buf []byte, s string) []byte { return appendJSONText(buf, s) }
+
+// AppendJSONBytes appends the text s as AppendJSONString does, without making a string of it.
+func AppendJSONBytes(buf []byte, s []byte) []byte { return appendJSONText(buf, s) }
+
+func appendJSONText[T string | []byte](buf []byte, s T) []byte {
 	buf = append(buf, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			// at most a rune's four bytes are converted: no allocation for []byte
+			if r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))])); r != utf8.RuneError || n != 1 {
+				i += n
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			buf = utf8.AppendRune(buf, utf8.RuneError)
+			i++
+			start = i
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
 			continue
 		}
 		buf = append(buf, s[start:i]...)
@@ -371,7 +391,8 @@ func AppendJSONString(buf []byte, s string) []byte {
 		default:
 			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')

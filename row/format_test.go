@@ -1,8 +1,10 @@
 package row
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,9 +92,25 @@ func TestDecimal(t *testing.T) {
 }
 
 func TestAppendJSONString(t *testing.T) {
-	got := string(AppendJSONString(nil, "a\"b\\c\n\x01é"))
-	if got != `"a\"b\\c\n\u0001é"` {
-		t.Fatalf("%s", got)
+	for _, tc := range []struct{ in, want string }{
+		{"a\"b\\c\n\x01é", `"a\"b\\c\n\u0001é"`},
+		{"\b\f\r\t\x1f", `"\b\f\r\t\u001F"`},
+		{"ok \xff bad \xe2\x82 cut", "\"ok \ufffd bad \ufffd\ufffd cut\""},
+		{"€ 𝄞", `"€ 𝄞"`},
+	} {
+		if got := string(AppendJSONString(nil, tc.in)); got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.in, got, tc.want)
+		}
+		if got := string(AppendJSONBytes(nil, []byte(tc.in))); got != tc.want {
+			t.Errorf("%q as bytes: %s, want %s", tc.in, got, tc.want)
+		}
+		if !json.Valid([]byte(tc.want)) {
+			t.Errorf("%s is not JSON", tc.want)
+		}
+	}
+	text, buf := []byte(strings.Repeat("naïve \xff text ", 20)), make([]byte, 0, 1024)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendJSONBytes(buf[:0], text) }); n != 0 {
+		t.Errorf("AppendJSONBytes allocates %v times", n)
 	}
 	if _, err := ParseDecimal("1e999999999", 38, 2); err == nil {
 		t.Fatal("a huge exponent must be refused")

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/strait-dev/strait/catalog"
 	"github.com/strait-dev/strait/row"
@@ -144,7 +143,7 @@ func (d *debeziumTable) value(c *change) string {
 	b = append(b, `,"after":`...)
 	b = d.appendStruct(b, c.after, d.all)
 	b = append(b, `,"source":{"version":"`+debeziumVersion+`","connector":"mysql","name":`...)
-	b = appendJSONString(b, d.o.server)
+	b = row.AppendJSONString(b, d.o.server)
 	b = append(b, `,"ts_ms":`...)
 	b = strconv.AppendInt(b, c.tsMillis, 10)
 	b = append(b, `,"snapshot":`...)
@@ -154,19 +153,19 @@ func (d *debeziumTable) value(c *change) string {
 		b = append(b, `"false"`...)
 	}
 	b = append(b, `,"db":`...)
-	b = appendJSONString(b, d.t.name.db)
+	b = row.AppendJSONString(b, d.t.name.db)
 	b = append(b, `,"sequence":null,"table":`...)
-	b = appendJSONString(b, d.t.name.table)
+	b = row.AppendJSONString(b, d.t.name.table)
 	b = append(b, `,"server_id":`...)
 	b = strconv.AppendUint(b, uint64(c.serverID), 10)
 	b = append(b, `,"gtid":`...)
 	if c.gtid == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, c.gtid)
+		b = row.AppendJSONString(b, c.gtid)
 	}
 	b = append(b, `,"file":`...)
-	b = appendJSONString(b, c.file)
+	b = row.AppendJSONString(b, c.file)
 	b = append(b, `,"pos":`...)
 	b = strconv.AppendUint(b, uint64(c.pos), 10)
 	b = append(b, `,"row":0,"thread":null,"query":null},"op":"`...)
@@ -191,7 +190,7 @@ func (d *debeziumTable) appendStruct(b []byte, fields []row.Value, idx []int) []
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, d.t.cols[i].name)
+		b = row.AppendJSONString(b, d.t.cols[i].name)
 		b = append(b, ':')
 		b = d.t.cols[i].appendDebezium(b, &fields[i], d.loc)
 	}
@@ -219,7 +218,7 @@ func (c *column) appendDebezium(b []byte, v *row.Value, loc *time.Location) []by
 	case types.Decimal:
 		return row.AppendDecimal(b, *v)
 	case types.String:
-		return appendJSONString(b, v.Str())
+		return row.AppendJSONString(b, v.Str())
 	case types.Bytes:
 		b = append(b, '"')
 		b = base64.StdEncoding.AppendEncode(b, []byte(v.Str()))
@@ -232,14 +231,14 @@ func (c *column) appendDebezium(b []byte, v *row.Value, loc *time.Location) []by
 		if c.dec == decTimestamp { // io.debezium.time.ZonedTimestamp, in UTC
 			t := v.Time()
 			at := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
-			return appendJSONString(b, at.UTC().Format("2006-01-02T15:04:05.999999Z"))
+			return row.AppendJSONString(b, at.UTC().Format("2006-01-02T15:04:05.999999Z"))
 		}
 		if c.frac > 3 { // io.debezium.time.MicroTimestamp
 			return strconv.AppendInt(b, v.Int()/1000, 10)
 		}
 		return strconv.AppendInt(b, v.Int()/1_000_000, 10) // io.debezium.time.Timestamp
 	}
-	return appendJSONString(b, v.String())
+	return row.AppendJSONString(b, v.String())
 }
 
 // connectType is a column's Kafka Connect schema: its type and, for logical types, its name
@@ -287,9 +286,9 @@ func (c *column) connectType() (typ, name, params string) {
 	}
 	switch c.dec {
 	case decEnum:
-		return "string", "io.debezium.data.Enum", `{"allowed":` + string(appendJSONString(nil, strings.Join(c.members, ","))) + `}`
+		return "string", "io.debezium.data.Enum", `{"allowed":` + string(row.AppendJSONString(nil, strings.Join(c.members, ","))) + `}`
 	case decSet:
-		return "string", "io.debezium.data.EnumSet", `{"allowed":` + string(appendJSONString(nil, strings.Join(c.members, ","))) + `}`
+		return "string", "io.debezium.data.EnumSet", `{"allowed":` + string(row.AppendJSONString(nil, strings.Join(c.members, ","))) + `}`
 	}
 	if c.dataTyp == "json" {
 		return "string", "io.debezium.data.Json", ""
@@ -315,11 +314,11 @@ func (d *debeziumTable) structSchema(name string, optional bool, idx []int) stri
 			b.WriteString(`,"parameters":` + params)
 		}
 		b.WriteString(`,"field":`)
-		b.Write(appendJSONString(nil, c.name))
+		b.Write(row.AppendJSONString(nil, c.name))
 		b.WriteByte('}')
 	}
 	b.WriteString(`],"optional":` + strconv.FormatBool(optional) + `,"name":`)
-	b.Write(appendJSONString(nil, name))
+	b.Write(row.AppendJSONString(nil, name))
 	b.WriteByte('}')
 	return b.String()
 }
@@ -347,45 +346,7 @@ func (d *debeziumTable) envelopeSchema() string {
 	field := func(s, name string) string { return s[:len(s)-1] + `,"field":"` + name + `"}` }
 	return `{"type":"struct","fields":[` + field(value, "before") + `,` + field(value, "after") + `,` + debeziumSource +
 		`,{"type":"string","optional":false,"field":"op"},{"type":"int64","optional":true,"field":"ts_ms"},` + debeziumTransaction +
-		`],"optional":false,"name":` + string(appendJSONString(nil, d.topic+".Envelope")) + `}`
-}
-
-// appendJSONString appends s as a JSON string (invalid UTF-8 as U+FFFD).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, "\ufffd"...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
+		`],"optional":false,"name":` + string(row.AppendJSONString(nil, d.topic+".Envelope")) + `}`
 }
 
 // appendJSONFloat appends a float as JSON has it; NaN and the infinities, which JSON has

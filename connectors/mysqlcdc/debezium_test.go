@@ -153,13 +153,3 @@ debezium {
 		t.Fatalf("topics and keys %v, want %v", got, want)
 	}
 }
-
-func TestAppendJSONString(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain": `"plain"`, `q"b\`: `"q\"b\\"`, "\n\t\r\x01": `"\n\t\r\u0001"`, "é中😀": `"é中😀"`, "\xff": "\"\ufffd\"",
-	} {
-		if got := string(appendJSONString(nil, in)); got != want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/strait-dev/strait/row"
 )
 
 // MySQL's binary JSON (the JSON column of MySQL 5.7 and 8; MariaDB's JSON is text): a type
@@ -112,7 +113,7 @@ func jsonValue(out []byte, t byte, b []byte, depth int) ([]byte, error) {
 		if err != nil || n > len(b)-used {
 			return nil, errJSON
 		}
-		return appendQuoted(out, b[used:used+n]), nil
+		return row.AppendJSONBytes(out, b[used:used+n]), nil
 	case jsonOpaque:
 		return jsonOpaqueValue(out, b)
 	}
@@ -173,7 +174,7 @@ func jsonContainer(out []byte, t byte, b []byte, depth int) ([]byte, error) {
 			if off+n > len(b) {
 				return nil, errJSON
 			}
-			out = appendQuoted(out, b[off:off+n])
+			out = row.AppendJSONBytes(out, b[off:off+n])
 			out = append(out, ": "...)
 		}
 		at := header + i*valEntry
@@ -295,46 +296,4 @@ func appendPackedTemporal(out []byte, ft byte, packed int64) []byte {
 		out = appendPadded(out, micros, 6)
 	}
 	return out
-}
-
-// appendQuoted appends s as a JSON string.
-func appendQuoted(out []byte, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	out = append(out, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			out = append(out, c)
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				out = append(out, `\ufffd`...)
-			} else {
-				out = append(out, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		switch c {
-		case '"', '\\':
-			out = append(out, '\\', c)
-		case '\n':
-			out = append(out, `\n`...)
-		case '\r':
-			out = append(out, `\r`...)
-		case '\t':
-			out = append(out, `\t`...)
-		case '\b':
-			out = append(out, `\b`...)
-		case '\f':
-			out = append(out, `\f`...)
-		default:
-			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		}
-		i++
-	}
-	return append(out, '"')
 }
