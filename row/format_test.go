@@ -214,3 +214,21 @@ func BenchmarkAppendText(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendJSONString writes the strings of a JSON document: ASCII names and values,
+// text with accents and CJK, and text with quotes and newlines to escape.
+func BenchmarkAppendJSONString(b *testing.B) {
+	for _, bc := range []struct{ name, s string }{
+		{"ascii", "order-2024-000123 shipped to 42 Harbour Street, Springfield"},
+		{"utf8", "Zoë Saldaña, Ærøskøbing, 東京都千代田区, São Paulo"},
+		{"escapes", "line one\n\"quoted\" \\ back\ttab\r\n"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			buf := make([]byte, 0, 256)
+			b.SetBytes(int64(len(bc.s)))
+			for b.Loop() {
+				buf = AppendJSONString(buf[:0], bc.s)
+			}
+		})
+	}
+}
