@@ -354,48 +354,79 @@ func AppendJSONString(buf []byte, s string) []byte { return appendJSONText(buf, 
 func AppendJSONBytes(buf []byte, s []byte) []byte { return appendJSONText(buf, s) }
 
 func appendJSONText[T string | []byte](buf []byte, s T) []byte {
+	mark := len(buf)
 	buf = append(buf, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	var high byte // every byte or'ed: at or above utf8.RuneSelf when s is not ASCII
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			// at most a rune's four bytes are converted: no allocation for []byte
-			if r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))])); r != utf8.RuneError || n != 1 {
-				i += n
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			buf = utf8.AppendRune(buf, utf8.RuneError)
-			i++
-			start = i
-			continue
-		}
+		high |= c
 		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
 			continue
 		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
+		buf = appendJSONEscape(append(buf, s[start:i]...), c)
+		start = i + 1
+	}
+	if high >= utf8.RuneSelf && !validUTF8(s) {
+		return appendJSONReplacing(buf[:mark], s)
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// appendJSONReplacing is appendJSONText for text that is not UTF-8, rune by rune.
+func appendJSONReplacing[T string | []byte](buf []byte, s T) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			// at most a rune's four bytes are converted: no allocation for []byte
+			r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			if r == utf8.RuneError && n == 1 {
+				buf = utf8.AppendRune(buf, utf8.RuneError)
+			} else {
+				buf = append(buf, s[i:i+n]...)
+			}
+			i += n
+			continue
+		case c >= 0x20 && c != '"' && c != '\\':
+			buf = append(buf, c)
+		default:
+			buf = appendJSONEscape(buf, c)
+		}
+		i++
+	}
+	return append(buf, '"')
+}
+
+func validUTF8[T string | []byte](s T) bool {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.ValidString(v)
+	case []byte:
+		return utf8.Valid(v)
+	}
+	return false
+}
+
+// appendJSONEscape appends the escape of a quote, a backslash or a control character.
+func appendJSONEscape(buf []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(buf, '\\', c)
+	case '\b':
+		return append(buf, '\\', 'b')
+	case '\t':
+		return append(buf, '\\', 't')
+	case '\n':
+		return append(buf, '\\', 'n')
+	case '\f':
+		return append(buf, '\\', 'f')
+	case '\r':
+		return append(buf, '\\', 'r')
+	}
+	return append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 }
 
 // AppendJSONObject appends a row as a JSON object of its fields by name, in SeaTunnel's
