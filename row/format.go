@@ -4,9 +4,9 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/strait-dev/strait/internal/javatime"
+	"github.com/strait-dev/strait/internal/jsontext"
 	"github.com/strait-dev/strait/types"
 )
 
@@ -342,92 +342,9 @@ func AppendTimestamp(buf []byte, nanos int64) []byte {
 // String renders the value as AppendText does.
 func (v Value) String() string { return string(AppendText(nil, v)) }
 
-const hexDigits = "0123456789ABCDEF"
-
 // AppendJSONString appends s as a JSON string the way Jackson (SeaTunnel's JSON library)
-// writes it: quotes and backslashes escaped, \b \t \n \f \r in short form, other control
-// characters as \u00XX, everything else (UTF-8 included) as is. A byte that is not UTF-8
-// becomes U+FFFD, as a Java string decoded from it holds, so the output is always JSON.
-func AppendJSONString(buf []byte, s string) []byte { return appendJSONText(buf, s) }
-
-// AppendJSONBytes appends the text s as AppendJSONString does, without making a string of it.
-func AppendJSONBytes(buf []byte, s []byte) []byte { return appendJSONText(buf, s) }
-
-func appendJSONText[T string | []byte](buf []byte, s T) []byte {
-	mark := len(buf)
-	buf = append(buf, '"')
-	start := 0
-	var high byte // every byte or'ed: at or above utf8.RuneSelf when s is not ASCII
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		high |= c
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf = appendJSONEscape(append(buf, s[start:i]...), c)
-		start = i + 1
-	}
-	if high >= utf8.RuneSelf && !validUTF8(s) {
-		return appendJSONReplacing(buf[:mark], s)
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
-}
-
-// appendJSONReplacing is appendJSONText for text that is not UTF-8, rune by rune.
-func appendJSONReplacing[T string | []byte](buf []byte, s T) []byte {
-	buf = append(buf, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c >= utf8.RuneSelf:
-			// at most a rune's four bytes are converted: no allocation for []byte
-			r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-			if r == utf8.RuneError && n == 1 {
-				buf = utf8.AppendRune(buf, utf8.RuneError)
-			} else {
-				buf = append(buf, s[i:i+n]...)
-			}
-			i += n
-			continue
-		case c >= 0x20 && c != '"' && c != '\\':
-			buf = append(buf, c)
-		default:
-			buf = appendJSONEscape(buf, c)
-		}
-		i++
-	}
-	return append(buf, '"')
-}
-
-func validUTF8[T string | []byte](s T) bool {
-	switch v := any(s).(type) {
-	case string:
-		return utf8.ValidString(v)
-	case []byte:
-		return utf8.Valid(v)
-	}
-	return false
-}
-
-// appendJSONEscape appends the escape of a quote, a backslash or a control character.
-func appendJSONEscape(buf []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(buf, '\\', c)
-	case '\b':
-		return append(buf, '\\', 'b')
-	case '\t':
-		return append(buf, '\\', 't')
-	case '\n':
-		return append(buf, '\\', 'n')
-	case '\f':
-		return append(buf, '\\', 'f')
-	case '\r':
-		return append(buf, '\\', 'r')
-	}
-	return append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-}
+// writes it (jsontext.Append): every JSON writer of the sinks and formats goes through it.
+func AppendJSONString(buf []byte, s string) []byte { return jsontext.Append(buf, s) }
 
 // AppendJSONObject appends a row as a JSON object of its fields by name, in SeaTunnel's
 // json format: nested rows as objects, arrays of rows as arrays of objects, every other

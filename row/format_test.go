@@ -1,10 +1,8 @@
 package row
 
 import (
-	"encoding/json"
 	"math"
 	"math/big"
-	"strings"
 	"testing"
 	"time"
 )
@@ -91,27 +89,7 @@ func TestDecimal(t *testing.T) {
 	}
 }
 
-func TestAppendJSONString(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"a\"b\\c\n\x01é", `"a\"b\\c\n\u0001é"`},
-		{"\b\f\r\t\x1f", `"\b\f\r\t\u001F"`},
-		{"ok \xff bad \xe2\x82 cut", "\"ok \ufffd bad \ufffd\ufffd cut\""},
-		{"€ 𝄞", `"€ 𝄞"`},
-	} {
-		if got := string(AppendJSONString(nil, tc.in)); got != tc.want {
-			t.Errorf("%q: %s, want %s", tc.in, got, tc.want)
-		}
-		if got := string(AppendJSONBytes(nil, []byte(tc.in))); got != tc.want {
-			t.Errorf("%q as bytes: %s, want %s", tc.in, got, tc.want)
-		}
-		if !json.Valid([]byte(tc.want)) {
-			t.Errorf("%s is not JSON", tc.want)
-		}
-	}
-	text, buf := []byte(strings.Repeat("naïve \xff text ", 20)), make([]byte, 0, 1024)
-	if n := testing.AllocsPerRun(100, func() { buf = AppendJSONBytes(buf[:0], text) }); n != 0 {
-		t.Errorf("AppendJSONBytes allocates %v times", n)
-	}
+func TestParseDecimalHugeExponent(t *testing.T) {
 	if _, err := ParseDecimal("1e999999999", 38, 2); err == nil {
 		t.Fatal("a huge exponent must be refused")
 	}
@@ -212,23 +190,5 @@ func BenchmarkAppendText(b *testing.B) {
 		for _, v := range vals {
 			buf = AppendText(buf, v)
 		}
-	}
-}
-
-// BenchmarkAppendJSONString writes the strings of a JSON document: ASCII names and values,
-// text with accents and CJK, and text with quotes and newlines to escape.
-func BenchmarkAppendJSONString(b *testing.B) {
-	for _, bc := range []struct{ name, s string }{
-		{"ascii", "order-2024-000123 shipped to 42 Harbour Street, Springfield"},
-		{"utf8", "Zoë Saldaña, Ærøskøbing, 東京都千代田区, São Paulo"},
-		{"escapes", "line one\n\"quoted\" \\ back\ttab\r\n"},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			buf := make([]byte, 0, 256)
-			b.SetBytes(int64(len(bc.s)))
-			for b.Loop() {
-				buf = AppendJSONString(buf[:0], bc.s)
-			}
-		})
 	}
 }

@@ -28,7 +28,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/strait-dev/strait/internal/jsontext"
 )
 
 // Kind is the type of a Value.
@@ -171,17 +172,17 @@ func appendJSON(b []byte, v *Value, depth int) ([]byte, error) {
 		if isNumber(v.Str) {
 			b = append(b, v.Str...)
 		} else {
-			b = appendQuoted(b, v.Str)
+			b = jsontext.Append(b, v.Str)
 		}
 	case String:
-		b = appendQuoted(b, v.Str)
+		b = jsontext.Append(b, v.Str)
 	case Object:
 		b = append(b, '{')
 		for i, f := range v.Fields {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuoted(b, f.Key)
+			b = jsontext.Append(b, f.Key)
 			b = append(b, ':')
 			if b, err = appendJSON(b, f.Value, depth+1); err != nil {
 				return nil, err
@@ -203,44 +204,6 @@ func appendJSON(b []byte, v *Value, depth int) ([]byte, error) {
 		return nil, fmt.Errorf("hocon: cannot encode value of %v", v.Kind)
 	}
 	return b, nil
-}
-
-// appendQuoted appends s as a JSON string. Invalid UTF-8 becomes U+FFFD.
-func appendQuoted(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
 }
 
 // KeyValue is one entry of an OrderedMap.

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/strait-dev/strait/row"
+	"github.com/strait-dev/strait/internal/jsontext"
 )
 
 // MySQL's binary JSON (the JSON column of MySQL 5.7 and 8; MariaDB's JSON is text): a type
@@ -113,7 +113,7 @@ func jsonValue(out []byte, t byte, b []byte, depth int) ([]byte, error) {
 		if err != nil || n > len(b)-used {
 			return nil, errJSON
 		}
-		return row.AppendJSONBytes(out, b[used:used+n]), nil
+		return jsontext.Append(out, b[used:used+n]), nil
 	case jsonOpaque:
 		return jsonOpaqueValue(out, b)
 	}
@@ -174,7 +174,7 @@ func jsonContainer(out []byte, t byte, b []byte, depth int) ([]byte, error) {
 			if off+n > len(b) {
 				return nil, errJSON
 			}
-			out = row.AppendJSONBytes(out, b[off:off+n])
+			out = jsontext.Append(out, b[off:off+n])
 			out = append(out, ": "...)
 		}
 		at := header + i*valEntry
