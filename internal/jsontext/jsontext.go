@@ -3,7 +3,10 @@
 // JSON documents and the config's JSON.
 package jsontext
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 const hexDigits = "0123456789ABCDEF"
 
@@ -11,9 +14,9 @@ const hexDigits = "0123456789ABCDEF"
 // writes it: quotes and backslashes escaped, \b \t \n \f \r in short form, other control
 // characters as \u00XX, everything else (UTF-8 included) as is. A byte that is not UTF-8
 // becomes U+FFFD, as a Java string decoded from it holds, so the output is always JSON.
-// Text that is ASCII is read once; other text is checked for UTF-8 once more. Nothing
-// allocates but the growth of buf.
-func Append[T string | []byte](buf []byte, s T) []byte {
+// ASCII text is read once; other text is checked for UTF-8 once more. Nothing allocates but
+// the growth of buf.
+func Append(buf []byte, s string) []byte {
 	mark := len(buf)
 	buf = append(buf, '"')
 	start := 0
@@ -27,22 +30,27 @@ func Append[T string | []byte](buf []byte, s T) []byte {
 		buf = appendEscape(append(buf, s[start:i]...), c)
 		start = i + 1
 	}
-	if high >= utf8.RuneSelf && !validUTF8(s) {
+	if high >= utf8.RuneSelf && !utf8.ValidString(s) {
 		return appendReplacing(buf[:mark], s)
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
 
+// AppendBytes appends the text b as Append does, without copying it into a string: the
+// string viewing b is read during the call only.
+func AppendBytes(buf []byte, b []byte) []byte {
+	return Append(buf, unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
 // appendReplacing is Append for text that is not UTF-8, rune by rune.
-func appendReplacing[T string | []byte](buf []byte, s T) []byte {
+func appendReplacing(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c >= utf8.RuneSelf:
-			// at most a rune's four bytes are converted: no allocation for []byte
-			r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			r, n := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && n == 1 {
 				buf = utf8.AppendRune(buf, utf8.RuneError)
 			} else {
@@ -58,16 +66,6 @@ func appendReplacing[T string | []byte](buf []byte, s T) []byte {
 		i++
 	}
 	return append(buf, '"')
-}
-
-func validUTF8[T string | []byte](s T) bool {
-	switch v := any(s).(type) {
-	case string:
-		return utf8.ValidString(v)
-	case []byte:
-		return utf8.Valid(v)
-	}
-	return false
 }
 
 // appendEscape appends the escape of a quote, a backslash or a control character.

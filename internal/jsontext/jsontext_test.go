@@ -20,7 +20,7 @@ func TestAppend(t *testing.T) {
 		if got := string(Append(nil, tc.in)); got != tc.want {
 			t.Errorf("%q: %s, want %s", tc.in, got, tc.want)
 		}
-		if got := string(Append([]byte("x"), []byte(tc.in))); got != "x"+tc.want {
+		if got := string(AppendBytes([]byte("x"), []byte(tc.in))); got != "x"+tc.want {
 			t.Errorf("%q as bytes after x: %s, want x%s", tc.in, got, tc.want)
 		}
 		var back string
@@ -29,8 +29,8 @@ func TestAppend(t *testing.T) {
 		}
 	}
 	text, buf := []byte(strings.Repeat("naïve \xff text\n", 20)), make([]byte, 0, 1024)
-	if n := testing.AllocsPerRun(100, func() { buf = Append(buf[:0], text) }); n != 0 {
-		t.Errorf("Append of bytes allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendBytes(buf[:0], text) }); n != 0 {
+		t.Errorf("AppendBytes allocates %v times", n)
 	}
 }
 
@@ -42,7 +42,7 @@ func FuzzAppend(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		out := Append(nil, s)
-		if string(Append(nil, []byte(s))) != string(out) {
+		if string(AppendBytes(nil, []byte(s))) != string(out) {
 			t.Fatalf("%q: bytes and string differ", s)
 		}
 		var back string

@@ -113,7 +113,7 @@ func jsonValue(out []byte, t byte, b []byte, depth int) ([]byte, error) {
 		if err != nil || n > len(b)-used {
 			return nil, errJSON
 		}
-		return jsontext.Append(out, b[used:used+n]), nil
+		return jsontext.AppendBytes(out, b[used:used+n]), nil
 	case jsonOpaque:
 		return jsonOpaqueValue(out, b)
 	}
@@ -174,7 +174,7 @@ func jsonContainer(out []byte, t byte, b []byte, depth int) ([]byte, error) {
 			if off+n > len(b) {
 				return nil, errJSON
 			}
-			out = jsontext.Append(out, b[off:off+n])
+			out = jsontext.AppendBytes(out, b[off:off+n])
 			out = append(out, ": "...)
 		}
 		at := header + i*valEntry
