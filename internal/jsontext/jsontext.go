@@ -38,7 +38,7 @@ func Append(buf []byte, s string) []byte {
 }
 
 // AppendBytes appends the text b as Append does, without copying it into a string: the
-// string viewing b is read during the call only.
+// string viewing b is read during the call only, so b must not lie in buf's spare capacity.
 func AppendBytes(buf []byte, b []byte) []byte {
 	return Append(buf, unsafe.String(unsafe.SliceData(b), len(b)))
 }
