@@ -45,7 +45,7 @@ func (s *Sink) restoredInput(states [][]byte) (*catalog.Table, error) {
 		return nil, connector.Permanent(s.errorf("%v", err))
 	}
 	if in == nil {
-		return s.input, nil
+		in = s.input
 	}
 	return in, nil
 }
